@@ -1,0 +1,38 @@
+/*
+ * arena.h - bump allocation for the memory of one compilation.
+ *
+ * AST nodes, interned names and diagnostics live in one arena and are freed
+ * as a whole with arena_release(). Allocation returns NULL when memory runs
+ * out; nothing is freed piecemeal.
+ */
+#ifndef PTM_ARENA_H
+#define PTM_ARENA_H
+
+#include <stddef.h>
+
+struct arena_chunk;
+
+struct arena {
+    struct arena_chunk *head; /* newest chunk; older ones hang off ->prev */
+    size_t total;             /* bytes obtained from malloc, for reports */
+};
+
+void arena_init(struct arena *a);
+void arena_release(struct arena *a);
+
+/* Zeroed, aligned for any object; NULL when out of memory. */
+void *arena_alloc(struct arena *a, size_t size);
+/* Copy of s[0..len) plus a terminating NUL; NULL when out of memory. */
+char *arena_strndup(struct arena *a, const char *s, size_t len);
+
+/* Allocation with fault injection: tests make the Nth call fail. */
+void *ptm_malloc(size_t size);
+void *ptm_realloc(void *p, size_t size);
+void ptm_free(void *p);
+
+/* Make the nth future ptm_malloc/ptm_realloc call (1-based) and every one
+ * after it fail; 0 turns injection off. Returns the number of calls made
+ * since the last reset. For tests only; not thread-safe. */
+unsigned long ptm_fault_inject(unsigned long nth);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * ptm.h - what every part of ptm shares: status codes, assertions, version.
+ *
+ * Actions return 0 or a negative PTM_E* code; ptm_strerror() renders one.
+ * Foreign conventions (errno, libyaml's 1-is-success, MPI codes) are
+ * converted where they are called.
+ */
+#ifndef PTM_H
+#define PTM_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PTM_VERSION "0.1.0"
+
+/* X(name, value, message) */
+#define PTM_ERROR_LIST(X)                                                      \
+    X(OK, 0, "success")                                                        \
+    X(ENOMEM, -1, "out of memory")                                             \
+    X(EIO, -2, "input/output error")                                           \
+    X(ESYNTAX, -3, "the job has errors")                                       \
+    X(EINVAL, -4, "invalid argument")                                          \
+    X(ETOOBIG, -5, "input too large")                                          \
+    X(ENOENT, -6, "no such file")                                              \
+    X(EDATA, -7, "bad data")
+
+enum ptm_status {
+#define X(name, value, msg) PTM_##name = value,
+    PTM_ERROR_LIST(X)
+#undef X
+};
+
+/* Static string for a status code; never NULL. */
+const char *ptm_strerror(int status);
+
+/* Exit codes of the ptm command. */
+enum ptm_exit {
+    PTM_EXIT_OK = 0,
+    PTM_EXIT_FAILED = 1,
+    PTM_EXIT_USAGE = 2,
+    PTM_EXIT_SPEC = 3,
+    PTM_EXIT_DATA = 4,
+};
+
+/* Bugs, not errors: never assert on user input. */
+#define PTM_ASSERT(cond)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__,         \
+                    __LINE__, #cond);                                          \
+            abort();                                                           \
+        }                                                                      \
+    } while (0)
+
+#define PTM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

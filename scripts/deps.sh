@@ -1,0 +1,33 @@
+#!/bin/sh
+# Install the Debian packages ptm needs to build and test, and only those missing.
+# Idempotent; silent when everything is present. Usage: scripts/deps.sh [--fuzz]
+#   --fuzz   also install clang and its sanitizer/fuzzer runtime (make fuzz)
+set -eu
+
+pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
+for arg in "$@"; do
+    case "$arg" in
+    --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
+    *) echo "usage: scripts/deps.sh [--fuzz]" >&2; exit 2 ;;
+    esac
+done
+
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing$missing" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+        echo "deps: need root to install:$missing" >&2; exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+# shellcheck disable=SC2086
+$sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >&2
