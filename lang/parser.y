@@ -412,6 +412,22 @@ static int yyreport_syntax_error(const yypcontext_t *p, struct lang_ctx *ctx)
         return 0;
     }
 
+    /* A name where a keyword belongs: a misspelling of one? */
+    if (tok == YYSYMBOL_IDENT) {
+        const char *words[MAXEXP];
+        size_t nwords = 0;
+        for (int i = 0; i < nexp; i++) {
+            const char *name = yysymbol_name(exp[i]);
+            if (exp[i] != YYSYMBOL_IDENT && lang_keyword(name, strlen(name)))
+                words[nwords++] = name;
+        }
+        const char *s = diag_suggest(text, (size_t)tlen, words, nwords);
+        if (s) {
+            lang_error(ctx, *loc, "unexpected %s (did you mean '%s'?)", what, s);
+            return 0;
+        }
+    }
+
     /* a < b < c */
     if ((tok == YYSYMBOL_EQ || tok == YYSYMBOL_NE || tok == YYSYMBOL_LE || tok == YYSYMBOL_GE ||
          tok == YYTRANSLATE('<') || tok == YYTRANSLATE('>')) &&
