@@ -95,7 +95,7 @@ demo: deps
 # bench: results go to bench/RESULTS.md with the commands that made them.
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@sh bench/run.sh $(PTM)
+	@bash bench/run.sh $(PTM)
 
 # fuzz: libFuzzer over the parser, seeded from examples/ (needs clang).
 FUZZ_SECONDS ?= 60

@@ -65,7 +65,7 @@ int ptm_source_read(struct ptm_source *src, const char *path, char *errbuf, size
         goto out_close;
     }
     for (;;) {
-        if (cap - len < 2) {
+        if (cap - len <= 2) {
             if (cap > PTM_SOURCE_MAX) {
                 snprintf(errbuf, errlen, "'%s' is larger than %zu MiB", path,
                          PTM_SOURCE_MAX >> 20);

@@ -37,6 +37,7 @@ void lang_scan_end(struct lang_ctx *c);
 %code {
 #include <string.h>
 
+#include "arena.h"
 #include "ptm.h"
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                            \
@@ -57,7 +58,19 @@ void lang_scan_end(struct lang_ctx *c);
             YYABORT;                                                           \
     } while (0)
 
+/* The parser's stack comes from ptm_malloc (fault injection sees it) and
+ * is bounded: input nested deeper than this is reported, not obeyed. An
+ * allocation failure is told apart from the bound through ctx->oom. */
 #define YYMAXDEPTH 20000
+#define YYMALLOC(n) stack_alloc(ctx, n)
+#define YYFREE ptm_free
+static void *stack_alloc(struct lang_ctx *ctx, size_t n)
+{
+    void *p = ptm_malloc(n);
+    if (!p)
+        ctx->oom = true;
+    return p;
+}
 
 static void yyerror(YYLTYPE *loc, struct lang_ctx *ctx, const char *msg);
 static struct ast_ident no_ident(void) { return (struct ast_ident){NULL, {0, 0}}; }
@@ -336,11 +349,11 @@ void lang_error(struct lang_ctx *c, struct ptm_loc loc, const char *fmt, ...)
 
 static void yyerror(YYLTYPE *loc, struct lang_ctx *ctx, const char *msg)
 {
-    if (ctx->fatal)
+    if (ctx->fatal || ctx->oom)
         return;
     if (strcmp(msg, "memory exhausted") == 0) {
-        /* The parser's stack: only absurd nesting gets here. */
-        lang_error(ctx, *loc, "statement nested too deeply");
+        /* The parser's stack hit YYMAXDEPTH. */
+        lang_error(ctx, *loc, "expression nested too deeply");
         ctx->fatal = true;
         return;
     }
@@ -514,7 +527,7 @@ int ptm_parse(struct ptm_source *src, struct arena *arena, struct ptm_diags *dia
         return PTM_ENOMEM;
     int rc = yyparse(&ctx);
     lang_scan_end(&ctx);
-    if (rc == 2 || ctx.oom)
+    if (ctx.oom)
         return PTM_ENOMEM;
     if (rc != 0 || diags->nerrors > errors_before || diags->oom)
         return PTM_ESYNTAX;
