@@ -386,10 +386,51 @@ void ptm_diag_render(FILE *out, struct ptm_source *src, const struct ptm_diag *g
     }
 }
 
+/* An error or warning with the notes that follow it. */
+struct diag_group {
+    const struct ptm_diag *first;
+    size_t seq;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+    const struct diag_group *x = a, *y = b;
+    uint32_t kx = x->first->has_loc ? x->first->loc.begin + 1 : 0;
+    uint32_t ky = y->first->has_loc ? y->first->loc.begin + 1 : 0;
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 void ptm_diags_render(FILE *out, struct ptm_source *src, const struct ptm_diags *d, bool color)
 {
+    /* In source order (a note stays with its diagnostic); file-level
+     * diagnostics first. Without memory for sorting, in the order found. */
+    size_t n = 0;
     for (const struct ptm_diag *g = d->head; g; g = g->next)
-        ptm_diag_render(out, src, g, color);
+        n += g == d->head || g->sev != PTM_SEV_NOTE;
+    struct diag_group *groups = n ? ptm_malloc(n * sizeof(*groups)) : NULL;
+    if (groups) {
+        size_t k = 0;
+        for (const struct ptm_diag *g = d->head; g; g = g->next)
+            if (g == d->head || g->sev != PTM_SEV_NOTE) {
+                groups[k].first = g;
+                groups[k].seq = k;
+                k++;
+            }
+        qsort(groups, n, sizeof(*groups), group_cmp);
+        for (size_t i = 0; i < n; i++) {
+            const struct ptm_diag *g = groups[i].first;
+            do {
+                ptm_diag_render(out, src, g, color);
+                g = g->next;
+            } while (g && g->sev == PTM_SEV_NOTE);
+        }
+        ptm_free(groups);
+    } else {
+        for (const struct ptm_diag *g = d->head; g; g = g->next)
+            ptm_diag_render(out, src, g, color);
+    }
     const char *name = src && src->name ? src->name : "<input>";
     if (d->ndropped)
         fprintf(out, "%s: note: %u more error%s not shown\n", name, d->ndropped,

@@ -1,0 +1,43 @@
+/*
+ * builtins.h - the built-in kernels a job can name, with their options.
+ *
+ * The compiler checks a job's `update builtin NAME { ... }` and
+ * `objective builtin NAME { ... }` against this table; the runtime
+ * implements each kernel under the same name.
+ */
+#ifndef PTM_BUILTINS_H
+#define PTM_BUILTINS_H
+
+#include <stddef.h>
+
+enum builtin_role { BUILTIN_UPDATE = 'u', BUILTIN_OBJECTIVE = 'o' };
+
+enum builtin_opt_kind {
+    BOPT_NUM = 'n',   /* a number or a numeric const */
+    BOPT_DATA = 'd',  /* the name of a data source */
+    BOPT_PARAM = 'p', /* the name of a parameter */
+    BOPT_WORD = 'w',  /* one of `words` */
+};
+
+struct builtin_opt {
+    const char *key;
+    enum builtin_opt_kind kind;
+    /* The default as written in a job ("0.05", "X", "sparse"); NULL:
+     * required; "": optional with no default. */
+    const char *dflt;
+    const char *words; /* BOPT_WORD: "a|b|c" */
+};
+
+struct builtin {
+    const char *name;
+    enum builtin_role role;
+    const char *summary;
+    const struct builtin_opt *opts; /* ends with a NULL key */
+};
+
+/* The builtin named name, or NULL. */
+const struct builtin *builtin_lookup(const char *name);
+/* Every builtin; *n receives the count. */
+const struct builtin *builtin_all(size_t *n);
+
+#endif

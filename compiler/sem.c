@@ -1,0 +1,1291 @@
+/*
+ * sem.c - checking a job and building its plan.
+ *
+ * DESIGN: two passes over the statements. The first declares every name
+ * (consts, data, parameters, block sets share one namespace) so that order
+ * does not matter, except for consts, which are evaluated in order. The
+ * second checks each statement by its own rules and fills the plan. Every
+ * problem is reported with its location and checking goes on, so one run
+ * shows every error; any error means no plan.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "builtins.h"
+#include "ptm.h"
+#include "sem_impl.h"
+
+/* ---- diagnostics and symbols -------------------------------------------- */
+
+void sem_error(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_addv(s->diags, PTM_SEV_ERROR, loc, fmt, ap);
+    va_end(ap);
+}
+
+void sem_note(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_addv(s->diags, PTM_SEV_NOTE, loc, fmt, ap);
+    va_end(ap);
+}
+
+static unsigned hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % SEM_BUCKETS;
+}
+
+struct sym *sem_lookup(struct sem *s, const char *name)
+{
+    for (struct sym *y = s->buckets[hash(name)]; y; y = y->next)
+        if (strcmp(y->name, name) == 0)
+            return y;
+    return NULL;
+}
+
+void sem_unknown(struct sem *s, struct ptm_loc loc, const char *what, const char *name)
+{
+    /* The closest defined name of any kind. */
+    const char *best = NULL;
+    size_t len = strlen(name);
+    for (unsigned b = 0; b < SEM_BUCKETS; b++)
+        for (struct sym *y = s->buckets[b]; y; y = y->next) {
+            const char *cand[2] = {best, y->name};
+            const char *pick = diag_suggest(name, len, best ? cand : cand + 1, best ? 2 : 1);
+            if (pick)
+                best = pick;
+        }
+    if (best)
+        sem_error(s, loc, "unknown %s '%s' (did you mean '%s'?)", what, name, best);
+    else
+        sem_error(s, loc, "unknown %s '%s'", what, name);
+}
+
+static const char *kind_word(enum sym_kind k)
+{
+    static const char *const w[] = {"const", "data source", "parameter", "block set"};
+    return w[k];
+}
+
+/* Names the language gives a meaning of its own (rounds, workers, ...). */
+static bool reserved_name(const char *name)
+{
+    return prog_global_lookup(name) >= 0;
+}
+
+static struct sym *declare(struct sem *s, const struct ast_ident *id, enum sym_kind kind,
+                           int32_t index)
+{
+    struct sym *old = sem_lookup(s, id->name);
+    if (old) {
+        sem_error(s, id->loc, "'%s' is already defined", id->name);
+        sem_note(s, old->loc, "'%s' was defined here as a %s", id->name, kind_word(old->kind));
+        return NULL;
+    }
+    if (reserved_name(id->name)) {
+        sem_error(s, id->loc, "'%s' is a built-in name and cannot be redefined", id->name);
+        return NULL;
+    }
+    struct sym *y = arena_alloc(s->arena, sizeof(*y));
+    if (!y) {
+        s->oom = true;
+        return NULL;
+    }
+    y->name = id->name;
+    y->kind = kind;
+    y->index = index;
+    y->loc = id->loc;
+    unsigned h = hash(id->name);
+    y->next = s->buckets[h];
+    s->buckets[h] = y;
+    return y;
+}
+
+/* The symbol a name refers to, of the wanted kind; NULL after reporting. */
+static struct sym *resolve(struct sem *s, const struct ast_ident *id, enum sym_kind kind)
+{
+    struct sym *y = sem_lookup(s, id->name);
+    if (!y) {
+        sem_unknown(s, id->loc, kind_word(kind), id->name);
+        return NULL;
+    }
+    if (y->kind != kind) {
+        sem_error(s, id->loc, "'%s' is a %s, not a %s", id->name, kind_word(y->kind),
+                  kind_word(kind));
+        sem_note(s, y->loc, "'%s' is defined here", id->name);
+        return NULL;
+    }
+    return y;
+}
+
+static char *dup(struct sem *s, const char *str)
+{
+    char *p = plan_strdup(str);
+    if (!p && str)
+        s->oom = true;
+    return p;
+}
+
+static void *zalloc(struct sem *s, size_t n, size_t size)
+{
+    if (n == 0)
+        return NULL;
+    void *p = ptm_malloc(n * size);
+    if (!p) {
+        s->oom = true;
+        return NULL;
+    }
+    memset(p, 0, n * size);
+    return p;
+}
+
+/* A word from a fixed list, with a suggestion; -1 after reporting. */
+static int word(struct sem *s, const struct ast_ident *id, const char *what,
+                int (*lookup)(const char *), const char *const *names, size_t n)
+{
+    int v = lookup(id->name);
+    if (v >= 0)
+        return v;
+    const char *sug = diag_suggest(id->name, strlen(id->name), names, n);
+    char list[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                 i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    if (sug)
+        sem_error(s, id->loc, "unknown %s '%s' (did you mean '%s'?)", what, id->name, sug);
+    else
+        sem_error(s, id->loc, "unknown %s '%s' (use %s)", what, id->name, list);
+    return -1;
+}
+
+/* ---- consts and --set --------------------------------------------------- */
+
+/* Parse a --set value as a number: a plain number or a duration. */
+static bool parse_number(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno == ERANGE || !isfinite(v) || isspace((unsigned char)text[0]))
+        return false;
+    static const struct {
+        const char *unit;
+        double k;
+    } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+    for (size_t i = 0; i < PTM_ARRAY_LEN(units); i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = v * units[i].k;
+            return true;
+        }
+    return false;
+}
+
+static const struct ptm_set *find_set(struct sem *s, const char *name)
+{
+    const struct ptm_set *found = NULL;
+    for (unsigned i = 0; i < s->opts->nsets; i++)
+        if (strcmp(s->opts->sets[i].name, name) == 0)
+            found = &s->opts->sets[i]; /* the last one wins */
+    return found;
+}
+
+static void check_const(struct sem *s, const struct ast_stmt *st, struct sym *y)
+{
+    struct plan_const *k = &s->plan->consts[y->index];
+    const struct ast_expr *e = st->u.konst.value;
+    const struct ptm_set *set = find_set(s, k->name);
+    if (e->kind == AST_STR || (e->kind == AST_NAME && sem_lookup(s, e->u.name) &&
+                               sem_lookup(s, e->u.name)->kind == SYM_CONST &&
+                               sem_lookup(s, e->u.name)->ready &&
+                               s->plan->consts[sem_lookup(s, e->u.name)->index].is_str)) {
+        k->is_str = true;
+        if (e->kind == AST_STR)
+            k->str = dup(s, set ? set->value : e->u.str.s);
+        else
+            k->str = dup(s, set ? set->value
+                                : s->plan->consts[sem_lookup(s, e->u.name)->index].str);
+        if (e->kind == AST_STR && memchr(e->u.str.s, '\0', e->u.str.len))
+            sem_error(s, e->loc, "a string const cannot hold a NUL byte");
+        y->ready = true;
+        return;
+    }
+    double v = 0;
+    bool ok = sem_const_num(s, e, "a const", &v);
+    if (set) {
+        if (!parse_number(set->value, &v)) {
+            diag_file(s->diags, PTM_SEV_ERROR,
+                      "--set %s=%s: '%s' is a number and '%s' is not one", set->name,
+                      set->value, set->name, set->value);
+            ok = false;
+        }
+    }
+    k->num = v;
+    (void)ok;
+    y->ready = true;
+}
+
+static void check_sets(struct sem *s)
+{
+    for (unsigned i = 0; i < s->opts->nsets; i++) {
+        const struct ptm_set *set = &s->opts->sets[i];
+        struct sym *y = sem_lookup(s, set->name);
+        if (y && y->kind == SYM_CONST)
+            continue;
+        if (y) {
+            diag_file(s->diags, PTM_SEV_ERROR, "--set %s=%s: '%s' is a %s, not a const",
+                      set->name, set->value, set->name, kind_word(y->kind));
+            continue;
+        }
+        const char *cands[256];
+        size_t n = 0;
+        for (uint32_t c = 0; c < s->plan->nconsts && n < 256; c++)
+            cands[n++] = s->plan->consts[c].name;
+        const char *sug = diag_suggest(set->name, strlen(set->name), cands, n);
+        if (sug)
+            diag_file(s->diags, PTM_SEV_ERROR,
+                      "--set %s=%s: the job has no const '%s' (did you mean '%s'?)", set->name,
+                      set->value, set->name, sug);
+        else
+            diag_file(s->diags, PTM_SEV_ERROR, "--set %s=%s: the job has no const '%s'",
+                      set->name, set->value, set->name);
+    }
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+static const char *const format_words[] = {"libsvm", "mm", "uci", "csv"};
+static const char *const shard_words[] = {"none", "rows", "cols"};
+
+static int user_format(const char *name)
+{
+    int f = plan_format_lookup(name);
+    return f == PLAN_FORMAT_LABELS ? -1 : f;
+}
+
+/* The format a file name implies, or -1. */
+static int format_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    static const struct {
+        const char *ext;
+        enum plan_format f;
+    } exts[] = {{".svm", PLAN_FORMAT_LIBSVM}, {".libsvm", PLAN_FORMAT_LIBSVM},
+                {".svmlight", PLAN_FORMAT_LIBSVM}, {".mtx", PLAN_FORMAT_MM},
+                {".mm", PLAN_FORMAT_MM}, {".csv", PLAN_FORMAT_CSV}};
+    if (dot)
+        for (size_t i = 0; i < PTM_ARRAY_LEN(exts); i++)
+            if (strcmp(dot, exts[i].ext) == 0)
+                return exts[i].f;
+    if (strncmp(base, "docword", 7) == 0)
+        return PLAN_FORMAT_UCI;
+    return -1;
+}
+
+static void misplaced_attr(struct sem *s, const struct ast_attr *a, const char *where)
+{
+    static const char *const names[] = {"format", "shard", "shard like", "vocab", "consistency"};
+    sem_error(s, a->loc, "'%s' does not apply to %s", names[a->kind], where);
+}
+
+static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
+{
+    struct plan_data *d = &s->plan->data[index];
+    const struct ast_type *t = st->u.data.type;
+    const struct ast_expr *src = st->u.data.source;
+    d->matrix = t->shape == AST_SHAPE_MATRIX;
+    d->integer = t->elem == AST_ELEM_INT;
+    d->labels_of = -1;
+    if (t->has_dims)
+        sem_error(s, t->loc, "the size of data comes from its file; remove the dimensions");
+    bool has_format = false, has_shard = false;
+    const struct ast_attr *fmt = NULL;
+    for (const struct ast_attr *a = st->u.data.attrs.head; a; a = a->next) {
+        switch (a->kind) {
+        case AST_ATTR_FORMAT:
+            if (has_format)
+                sem_error(s, a->loc, "'format' is given twice");
+            has_format = true;
+            fmt = a;
+            break;
+        case AST_ATTR_SHARD: {
+            if (has_shard)
+                sem_error(s, a->loc, "'shard' is given twice");
+            has_shard = true;
+            int v = word(s, &a->word, "sharding", plan_shard_lookup, shard_words, 3);
+            if (v >= 0)
+                d->shard = (enum plan_shard)v;
+            break;
+        }
+        case AST_ATTR_VOCAB:
+            if (d->vocab)
+                sem_error(s, a->loc, "'vocab' is given twice");
+            else
+                d->vocab = dup(s, a->str.s);
+            break;
+        case AST_ATTR_SHARD_LIKE:
+            sem_error(s, a->loc, "data is sharded with 'shard rows', 'shard cols' or 'shard none'");
+            break;
+        case AST_ATTR_CONSISTENCY: misplaced_attr(s, a, "data; it is for parameters"); break;
+        }
+    }
+    if (src->kind == AST_CALL && strcmp(src->u.call.fn.name, "labels") == 0) {
+        d->format = PLAN_FORMAT_LABELS;
+        if (fmt)
+            sem_error(s, fmt->loc, "labels() take the format of their data; remove 'format'");
+        if (src->u.call.args.n != 1 || src->u.call.args.head->kind != AST_NAME) {
+            sem_error(s, src->loc, "labels() takes the name of a data source");
+            return;
+        }
+        const struct ast_expr *arg = src->u.call.args.head;
+        struct ast_ident id = {arg->u.name, arg->loc};
+        struct sym *y = resolve(s, &id, SYM_DATA);
+        if (!y)
+            return;
+        const struct plan_data *of = &s->plan->data[y->index];
+        if (y->index == index) {
+            sem_error(s, arg->loc, "'%s' cannot be the labels of itself", arg->u.name);
+            return;
+        }
+        if (of->format != PLAN_FORMAT_LIBSVM && of->format != PLAN_FORMAT_CSV) {
+            sem_error(s, arg->loc, "'%s' has no labels: labels come with libsvm or csv data",
+                      arg->u.name);
+            return;
+        }
+        if (d->matrix)
+            sem_error(s, t->loc, "labels are a vector, not a matrix");
+        d->labels_of = y->index;
+        d->shard = has_shard ? d->shard : of->shard;
+        if (has_shard && d->shard != of->shard)
+            sem_error(s, st->loc, "labels are sharded like their data ('%s')",
+                      plan_shard_name(of->shard));
+        return;
+    }
+    if (src->kind != AST_STR) {
+        sem_error(s, src->loc, "data comes from a file name (a string) or labels(DATA)");
+        return;
+    }
+    if (src->u.str.len == 0) {
+        sem_error(s, src->loc, "the file name is empty");
+        return;
+    }
+    d->path = dup(s, src->u.str.s);
+    int f = -1;
+    if (fmt)
+        f = word(s, &fmt->word, "data format", user_format, format_words, 4);
+    else if ((f = format_from_path(src->u.str.s)) < 0)
+        sem_error(s, src->loc,
+                  "cannot tell the format of \"%s\" from its name; add 'format libsvm', "
+                  "'format mm', 'format uci' or 'format csv'",
+                  src->u.str.s);
+    if (f < 0)
+        return;
+    d->format = (enum plan_format)f;
+    d->sparse = t->storage == AST_STORAGE_SPARSE ||
+                (t->storage == AST_STORAGE_DEFAULT && d->format != PLAN_FORMAT_CSV);
+    if (!has_shard)
+        d->shard = d->matrix ? PLAN_SHARD_ROWS : PLAN_SHARD_NONE;
+    if (!d->matrix && d->format != PLAN_FORMAT_CSV)
+        sem_error(s, t->loc, "a vector comes from a csv file or from labels(DATA); %s data is a "
+                  "matrix", plan_format_name(d->format));
+    if (d->vocab && d->format != PLAN_FORMAT_UCI)
+        sem_error(s, st->loc, "'vocab' goes with 'format uci'");
+}
+
+/* ---- parameters --------------------------------------------------------- */
+
+static const struct ectx dims_ctx = {
+    .what = "a size", .flags = ECTX_DIMS, .globals = 1u << PROG_G_WORKERS,
+};
+
+static void check_size(struct sem *s, struct prog *p, const struct ast_expr *e)
+{
+    if (!sem_prog(s, &dims_ctx, p, e, ETYPE_NUM))
+        return;
+    double v;
+    if (prog_is_const(p, &v) && (v != floor(v) || v < 1 || v > 1e15))
+        sem_error(s, e->loc, "a size must be a whole number of at least 1, not %g", v);
+}
+
+static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
+{
+    struct plan_param *p = &s->plan->params[index];
+    const struct ast_type *t = st->u.param.type;
+    p->matrix = t->shape == AST_SHAPE_MATRIX;
+    p->integer = t->elem == AST_ELEM_INT;
+    p->init_data = -1;
+    p->shard_like = -1;
+    p->cons = s->plan->cons;
+    p->staleness = s->plan->staleness;
+    if (t->storage == AST_STORAGE_SPARSE)
+        sem_error(s, t->loc, "parameters are dense; remove 'sparse'");
+    unsigned want = p->matrix ? 2 : 1;
+    if (!t->has_dims)
+        sem_error(s, t->loc, "a parameter needs its size: %s", p->matrix ? "matrix[ROWS, COLS]"
+                                                                           : "vector[LENGTH]");
+    else if (t->dims.n != want)
+        sem_error(s, t->loc, "a %s takes %u size%s, not %u", p->matrix ? "matrix" : "vector",
+                  want, want == 1 ? "" : "s", t->dims.n);
+    else {
+        unsigned k = 0;
+        for (const struct ast_expr *e = t->dims.head; e; e = e->next)
+            check_size(s, &p->dims[k++], e);
+    }
+    const struct ast_expr *init = st->u.param.init;
+    p->init = PLAN_INIT_CONST;
+    if (!init) {
+        p->init_value = 0;
+    } else if (init->kind == AST_CALL && strcmp(init->u.call.fn.name, "random") == 0) {
+        p->init = PLAN_INIT_RANDOM;
+        if (init->u.call.args.n != 1)
+            sem_error(s, init->loc, "random() takes 1 argument (the scale), not %u",
+                      init->u.call.args.n);
+        else if (sem_const_num(s, init->u.call.args.head, "the scale of random()",
+                               &p->init_value) &&
+                 !(p->init_value > 0))
+            sem_error(s, init->u.call.args.head->loc, "the scale of random() must be positive");
+        if (p->integer)
+            sem_error(s, init->loc, "an int parameter cannot start random");
+    } else if (init->kind == AST_NAME && sem_lookup(s, init->u.name) &&
+               sem_lookup(s, init->u.name)->kind == SYM_DATA) {
+        struct sym *y = sem_lookup(s, init->u.name);
+        p->init = PLAN_INIT_DATA;
+        p->init_data = y->index;
+        if (s->plan->data[y->index].matrix || p->matrix)
+            sem_error(s, init->loc, "a parameter starts from data only when both are vectors");
+    } else {
+        sem_const_num(s, init, "an initial value", &p->init_value);
+        if (p->integer && p->init_value != floor(p->init_value))
+            sem_error(s, init->loc, "an int parameter needs a whole initial value");
+    }
+    bool has_cons = false, has_shard = false;
+    for (const struct ast_attr *a = st->u.param.attrs.head; a; a = a->next) {
+        switch (a->kind) {
+        case AST_ATTR_SHARD_LIKE: {
+            if (has_shard)
+                sem_error(s, a->loc, "'shard' is given twice");
+            has_shard = true;
+            struct sym *y = resolve(s, &a->word, SYM_DATA);
+            if (!y)
+                break;
+            if (s->plan->data[y->index].shard != PLAN_SHARD_ROWS) {
+                sem_error(s, a->loc, "'shard like %s' needs data sharded by rows", a->word.name);
+                break;
+            }
+            p->shard_like = y->index;
+            break;
+        }
+        case AST_ATTR_CONSISTENCY: {
+            if (has_cons)
+                sem_error(s, a->loc, "'consistency' is given twice");
+            has_cons = true;
+            const struct ast_cons *c = &a->cons;
+            p->cons = c->model == AST_CONS_ASYNC ? PLAN_CONS_ASYNC : PLAN_CONS_SSP;
+            int64_t st_ = 0;
+            if (c->model == AST_CONS_SSP)
+                sem_const_int(s, c->staleness, "the staleness", 0, 1000000, &st_);
+            p->staleness = (int32_t)st_;
+            break;
+        }
+        case AST_ATTR_SHARD:
+            sem_error(s, a->loc, "a parameter is sharded with 'shard like DATA'");
+            break;
+        default: misplaced_attr(s, a, "a parameter"); break;
+        }
+    }
+}
+
+/* ---- blocks and their structure ----------------------------------------- */
+
+static void check_blocks(struct sem *s, const struct ast_stmt *st, int32_t index)
+{
+    struct plan_blockset *b = &s->plan->blocksets[index];
+    b->depend = PLAN_DEPEND_NONE;
+    struct sym *y = resolve(s, &st->u.blocks.param, SYM_PARAM);
+    b->param = y ? y->index : -1;
+    const struct plan_param *p = y ? &s->plan->params[y->index] : NULL;
+    b->axis = PLAN_AXIS_ELEMS;
+    if (st->u.blocks.axis.name) {
+        const char *ax = st->u.blocks.axis.name;
+        if (strcmp(ax, "rows") != 0 && strcmp(ax, "cols") != 0)
+            sem_error(s, st->u.blocks.axis.loc, "blocks split a matrix by 'rows' or 'cols', "
+                      "not '%s'", ax);
+        else if (p && !p->matrix)
+            sem_error(s, st->u.blocks.axis.loc, "'%s' is a vector: its blocks are elements; "
+                      "remove '%s'", p->name, ax);
+        else
+            b->axis = ax[0] == 'r' ? PLAN_AXIS_ROWS : PLAN_AXIS_COLS;
+    } else if (p && p->matrix) {
+        b->axis = PLAN_AXIS_ROWS;
+    }
+    b->into = st->u.blocks.split == AST_SPLIT_INTO;
+    if (st->u.blocks.count) {
+        if (sem_prog(s, &dims_ctx, &b->count, st->u.blocks.count, ETYPE_NUM)) {
+            double v;
+            if (prog_is_const(&b->count, &v) && (v != floor(v) || v < 1))
+                sem_error(s, st->u.blocks.count->loc,
+                          "a block count must be a whole number of at least 1, not %g", v);
+        }
+    } else if (prog_emit_const(&b->count, 1) != 0 || prog_finish(&b->count) != 0) {
+        s->oom = true;
+    }
+}
+
+/* The block set a `B(v)` header names; -1 after reporting. */
+static int32_t blockset_of(struct sem *s, const struct ast_ident *id)
+{
+    struct sym *y = resolve(s, id, SYM_BLOCKS);
+    return y ? y->index : -1;
+}
+
+static void var_name_check(struct sem *s, const struct ast_ident *v)
+{
+    struct sym *y = sem_lookup(s, v->name);
+    if (y) {
+        sem_error(s, v->loc, "'%s' names a %s; pick another name for the block index", v->name,
+                  kind_word(y->kind));
+    } else if (prog_global_lookup(v->name) >= 0) {
+        sem_error(s, v->loc, "'%s' is a built-in name; pick another name for the block index",
+                  v->name);
+    }
+}
+
+static void check_depend(struct sem *s, const struct ast_stmt *st, const struct ast_stmt **seen)
+{
+    int32_t bs = blockset_of(s, &st->u.depend.set1);
+    if (bs < 0)
+        return;
+    struct plan_blockset *b = &s->plan->blocksets[bs];
+    if (seen[bs]) {
+        sem_error(s, st->loc, "block set '%s' already has its dependencies", b->name);
+        sem_note(s, seen[bs]->loc, "given here");
+        return;
+    }
+    seen[bs] = st;
+    if (!st->u.depend.when) {
+        b->depend = PLAN_DEPEND_FILE;
+        if (st->u.depend.file.len == 0)
+            sem_error(s, st->loc, "the edge-list file name is empty");
+        b->edges = dup(s, st->u.depend.file.s);
+        return;
+    }
+    if (strcmp(st->u.depend.set1.name, st->u.depend.set2.name) != 0) {
+        sem_error(s, st->u.depend.set2.loc,
+                  "dependencies are between blocks of one set: write %s(%s), %s(%s)",
+                  st->u.depend.set1.name, st->u.depend.var1.name, st->u.depend.set1.name,
+                  st->u.depend.var2.name);
+        return;
+    }
+    const char *vi = st->u.depend.var1.name, *vj = st->u.depend.var2.name;
+    var_name_check(s, &st->u.depend.var1);
+    var_name_check(s, &st->u.depend.var2);
+    if (strcmp(vi, vj) == 0) {
+        sem_error(s, st->u.depend.var2.loc, "the two block indices need different names");
+        return;
+    }
+    struct ectx cx = {.what = "a dependency", .flags = ECTX_DIMS | ECTX_DATA, .vars = {vi, vj},
+                      .nvars = 2};
+    b->depend = PLAN_DEPEND_PRED;
+    if (!sem_prog(s, &cx, &b->pred, st->u.depend.when, ETYPE_BOOL))
+        return;
+    if (!sem_symmetric(st->u.depend.when, vi, vj)) {
+        sem_error(s, st->u.depend.when->loc,
+                  "a dependency must be symmetric: swapping '%s' and '%s' must give the same "
+                  "condition",
+                  vi, vj);
+    }
+}
+
+static void check_blockfn(struct sem *s, const struct ast_stmt *st, const struct ast_stmt **seen)
+{
+    int32_t bs = blockset_of(s, &st->u.blockfn.set);
+    if (bs < 0)
+        return;
+    struct plan_blockset *b = &s->plan->blocksets[bs];
+    const char *what = st->kind == AST_STMT_PRIORITY ? "priority" : "cost";
+    if (seen[bs]) {
+        sem_error(s, st->loc, "block set '%s' already has a %s", b->name, what);
+        sem_note(s, seen[bs]->loc, "given here");
+        return;
+    }
+    seen[bs] = st;
+    var_name_check(s, &st->u.blockfn.var);
+    struct ectx cx = {.vars = {st->u.blockfn.var.name}, .nvars = 1};
+    struct prog *p;
+    if (st->kind == AST_STMT_PRIORITY) {
+        cx.what = "a priority";
+        cx.flags = ECTX_DIMS | ECTX_DATA | ECTX_PARAM;
+        cx.globals = 1u << PROG_G_ROUNDS | 1u << PROG_G_SWEEPS | 1u << PROG_G_WORKERS;
+        b->has_priority = true;
+        p = &b->priority;
+    } else {
+        cx.what = "a cost";
+        cx.flags = ECTX_DIMS | ECTX_DATA;
+        cx.globals = 1u << PROG_G_WORKERS;
+        b->has_cost = true;
+        p = &b->cost;
+    }
+    sem_prog(s, &cx, p, st->u.blockfn.value, ETYPE_NUM);
+}
+
+/* ---- schedule ----------------------------------------------------------- */
+
+enum { P_DYN = 1u << PLAN_POLICY_DYNAMIC, P_ROT = 1u << PLAN_POLICY_ROTATION,
+       P_RR = 1u << PLAN_POLICY_ROUND_ROBIN, P_RND = 1u << PLAN_POLICY_RANDOM,
+       P_DP = 1u << PLAN_POLICY_DATA_PARALLEL };
+
+/* X(name, policies, values) */
+#define SCHED_OPTION_LIST(X)                                                   \
+    X(sample, P_DYN, "a whole number")                                         \
+    X(keep, P_DYN, "'independent' or 'all'")                                   \
+    X(warmup, P_DYN, "a whole number, then 'rounds' or 'sweeps'")              \
+    X(balance, P_DYN, "nothing, 'true' or 'false'")                            \
+    X(pipeline, P_DYN, "a whole number")                                       \
+    X(per_round, P_RR | P_RND, "a whole number")                               \
+    X(minibatch, P_DP, "a whole number")
+
+static const struct sched_option {
+    const char *name;
+    unsigned policies;
+    const char *values;
+} sched_options[] = {
+#define X(name, pol, vals) {#name, pol, vals},
+    SCHED_OPTION_LIST(X)
+#undef X
+};
+
+static const char *const policy_words[] = {
+#define X(name, text) text,
+    PLAN_POLICY_LIST(X)
+#undef X
+};
+
+/* An option value that is a whole number in [lo, hi]. */
+static bool opt_int(struct sem *s, const struct ast_option *o, const struct ast_expr *v, int64_t lo,
+                    int64_t hi, int64_t *out)
+{
+    char what[64];
+    snprintf(what, sizeof(what), "'%s'", o->key.name);
+    if (v->kind == AST_STR || v->kind == AST_BOOL) {
+        sem_error(s, v->loc, "'%s' takes a number", o->key.name);
+        return false;
+    }
+    return sem_const_int(s, v, what, lo, hi, out);
+}
+
+static bool opt_word(const struct ast_expr *v, const char *w)
+{
+    return v->kind == AST_NAME && strcmp(v->u.name, w) == 0;
+}
+
+static void check_sched_option(struct sem *s, struct plan_schedule *sc, const struct ast_option *o)
+{
+    const struct sched_option *def = NULL;
+    for (size_t i = 0; i < PTM_ARRAY_LEN(sched_options); i++)
+        if (strcmp(sched_options[i].name, o->key.name) == 0)
+            def = &sched_options[i];
+    const char *policy = plan_policy_name(sc->policy);
+    if (!def || !(def->policies & (1u << sc->policy))) {
+        const char *cands[PTM_ARRAY_LEN(sched_options)];
+        size_t n = 0;
+        for (size_t i = 0; i < PTM_ARRAY_LEN(sched_options); i++)
+            if (sched_options[i].policies & (1u << sc->policy))
+                cands[n++] = sched_options[i].name;
+        const char *sug = diag_suggest(o->key.name, strlen(o->key.name), cands, n);
+        if (def)
+            sem_error(s, o->key.loc, "'%s' is not an option of the %s policy", o->key.name,
+                      policy);
+        else if (sug)
+            sem_error(s, o->key.loc, "unknown option '%s' (did you mean '%s'?)", o->key.name, sug);
+        else if (n == 0)
+            sem_error(s, o->key.loc, "the %s policy takes no options", policy);
+        else
+            sem_error(s, o->key.loc, "unknown option '%s' of the %s policy", o->key.name, policy);
+        return;
+    }
+    const struct ast_expr *v = o->values.head;
+    unsigned n = o->values.n;
+    bool ok = true;
+    if (strcmp(def->name, "balance") == 0) {
+        if (n == 0)
+            sc->balance = true;
+        else if (n == 1 && v->kind == AST_BOOL)
+            sc->balance = v->u.boolean;
+        else
+            ok = false;
+    } else if (strcmp(def->name, "keep") == 0) {
+        if (n == 1 && opt_word(v, "independent"))
+            sc->keep_all = false;
+        else if (n == 1 && opt_word(v, "all"))
+            sc->keep_all = true;
+        else
+            ok = false;
+    } else if (strcmp(def->name, "warmup") == 0) {
+        if (n < 1 || n > 2)
+            ok = false;
+        else if (opt_int(s, o, v, 0, INT64_MAX / 2, &sc->warmup)) {
+            sc->warmup_unit = PLAN_UNIT_SWEEPS;
+            if (n == 2) {
+                const struct ast_expr *u = v->next;
+                if (u->kind != AST_NAME || plan_unit_lookup(u->u.name) < 0) {
+                    sem_error(s, u->loc, "the unit of 'warmup' is 'rounds' or 'sweeps'");
+                    return;
+                }
+                sc->warmup_unit = (enum plan_unit)plan_unit_lookup(u->u.name);
+            }
+        }
+    } else if (n != 1) {
+        ok = false;
+    } else if (strcmp(def->name, "sample") == 0) {
+        opt_int(s, o, v, 1, 100000000, &sc->sample);
+    } else if (strcmp(def->name, "pipeline") == 0) {
+        opt_int(s, o, v, 0, 64, &sc->pipeline);
+    } else if (strcmp(def->name, "per_round") == 0) {
+        opt_int(s, o, v, 1, 100000000, &sc->per_round);
+    } else if (strcmp(def->name, "minibatch") == 0) {
+        opt_int(s, o, v, 1, INT64_MAX / 2, &sc->minibatch);
+    }
+    if (!ok)
+        sem_error(s, o->loc, "'%s' takes %s", def->name, def->values);
+}
+
+static void check_schedule(struct sem *s, const struct ast_stmt *st)
+{
+    struct plan_schedule *sc = &s->plan->schedule;
+    int pol = word(s, &st->u.schedule.policy, "scheduling policy", plan_policy_lookup,
+                   policy_words, PTM_ARRAY_LEN(policy_words));
+    if (pol < 0)
+        return;
+    sc->policy = (enum plan_policy)pol;
+    /* Defaults, before the options. */
+    sc->sample = 256;
+    sc->warmup = 1;
+    sc->warmup_unit = PLAN_UNIT_SWEEPS;
+    sc->balance = true;
+    sc->pipeline = 1;
+    sc->minibatch = 1000;
+    const struct ast_options *opts = &st->u.schedule.options;
+    for (const struct ast_option *o = opts->head; o; o = o->next) {
+        for (const struct ast_option *q = opts->head; q != o; q = q->next)
+            if (strcmp(q->key.name, o->key.name) == 0) {
+                sem_error(s, o->key.loc, "option '%s' is given twice", o->key.name);
+                goto next;
+            }
+        check_sched_option(s, sc, o);
+    next:;
+    }
+    const struct ast_ident *over = &st->u.schedule.over;
+    if (sc->policy == PLAN_POLICY_DATA_PARALLEL) {
+        if (over->name)
+            sem_error(s, over->loc, "data_parallel updates every parameter: remove 'over %s'",
+                      over->name);
+        return;
+    }
+    if (over->name) {
+        sc->over = blockset_of(s, over);
+    } else if (s->plan->nblocksets == 1) {
+        sc->over = 0;
+    } else {
+        sem_error(s, st->loc, s->plan->nblocksets == 0
+                                  ? "the %s policy schedules blocks: declare them with 'blocks'"
+                                  : "say which blocks the %s policy schedules: 'over NAME'",
+                  plan_policy_name(sc->policy));
+        return;
+    }
+    if (sc->over >= 0 && sc->policy == PLAN_POLICY_ROTATION &&
+        !s->plan->blocksets[sc->over].into)
+        sem_error(s, over->name ? over->loc : st->loc,
+                  "rotation needs blocks made with 'into' (for example 'blocks %s = %s rows "
+                  "into workers')",
+                  s->plan->blocksets[sc->over].name,
+                  s->plan->blocksets[sc->over].param >= 0
+                      ? s->plan->params[s->plan->blocksets[sc->over].param].name
+                      : "H");
+}
+
+/* ---- hooks --------------------------------------------------------------- */
+
+/* Join base_dir and a relative path for file checks. */
+static void job_path(struct sem *s, const char *path, char *buf, size_t len)
+{
+    const char *base = s->opts->base_dir ? s->opts->base_dir : ".";
+    if (path[0] == '/' || strcmp(base, ".") == 0)
+        snprintf(buf, len, "%s", path);
+    else
+        snprintf(buf, len, "%s/%s", base, path);
+}
+
+static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char *const *fns,
+                           const struct ptm_loc *fn_locs, unsigned n, bool *defined)
+{
+    char path[4096];
+    job_path(s, st->u.hook.file.s, path, sizeof(path));
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        sem_error(s, st->u.hook.file_loc, "Lua file \"%s\" not found (looked for '%s')",
+                  st->u.hook.file.s, path);
+        return;
+    }
+    if (!s->opts->check_hooks)
+        return;
+    char err[512];
+    int rc = hook_check(path, fns, n, defined, err, sizeof(err));
+    if (rc == PTM_ENOMEM) {
+        s->oom = true;
+        return;
+    }
+    if (rc != 0) {
+        sem_error(s, st->u.hook.file_loc, "cannot load \"%s\": %s", st->u.hook.file.s, err);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (fns[i] && !defined[i] && fn_locs[i].end != 0)
+            sem_error(s, fn_locs[i], "\"%s\" defines no function '%s'", st->u.hook.file.s,
+                      fns[i]);
+}
+
+static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
+                                  const struct builtin *bi, struct plan_hook *h)
+{
+    const struct ast_options *opts = &st->u.hook.options;
+    size_t nopt = 0;
+    while (bi->opts[nopt].key)
+        nopt++;
+    h->options = zalloc(s, nopt, sizeof(*h->options));
+    if (!h->options)
+        return;
+    /* Unknown keys first. */
+    for (const struct ast_option *o = opts->head; o; o = o->next) {
+        bool known = false;
+        const char *cands[16];
+        for (size_t i = 0; i < nopt; i++) {
+            cands[i] = bi->opts[i].key;
+            known |= strcmp(bi->opts[i].key, o->key.name) == 0;
+        }
+        for (const struct ast_option *q = opts->head; q != o; q = q->next)
+            if (strcmp(q->key.name, o->key.name) == 0) {
+                sem_error(s, o->key.loc, "option '%s' is given twice", o->key.name);
+                break;
+            }
+        if (known)
+            continue;
+        const char *sug = diag_suggest(o->key.name, strlen(o->key.name), cands, nopt);
+        if (sug)
+            sem_error(s, o->key.loc, "%s has no option '%s' (did you mean '%s'?)", bi->name,
+                      o->key.name, sug);
+        else
+            sem_error(s, o->key.loc, "%s has no option '%s'", bi->name, o->key.name);
+    }
+    for (size_t i = 0; i < nopt; i++) {
+        const struct builtin_opt *bo = &bi->opts[i];
+        const struct ast_option *o = NULL;
+        for (const struct ast_option *q = opts->head; q; q = q->next)
+            if (strcmp(q->key.name, bo->key) == 0)
+                o = q;
+        struct plan_option *po = &h->options[h->noptions];
+        po->key = dup(s, bo->key);
+        if (!po->key)
+            return;
+        h->noptions++;
+        if (!o && !bo->dflt) {
+            sem_error(s, st->loc, "%s needs option '%s'", bi->name, bo->key);
+            continue;
+        }
+        if (!o && bo->dflt[0] == '\0') { /* optional, absent */
+            po->kind = PLAN_VALUE_STR;
+            po->str = dup(s, "");
+            continue;
+        }
+        if (o && o->values.n != 1) {
+            sem_error(s, o->loc, "option '%s' takes one value", bo->key);
+            continue;
+        }
+        const struct ast_expr *v = o ? o->values.head : NULL;
+        struct ptm_loc where = o ? v->loc : st->loc;
+        const char *name = v ? (v->kind == AST_NAME ? v->u.name : NULL) : bo->dflt;
+        switch (bo->kind) {
+        case BOPT_NUM:
+            po->kind = PLAN_VALUE_NUM;
+            if (v)
+                sem_const_num(s, v, "an option value", &po->num);
+            else
+                po->num = strtod(bo->dflt, NULL);
+            break;
+        case BOPT_WORD: {
+            po->kind = PLAN_VALUE_STR;
+            bool ok = false;
+            if (name) {
+                size_t nl = strlen(name);
+                for (const char *w = bo->words; *w;) {
+                    size_t wl = strcspn(w, "|");
+                    ok |= wl == nl && strncmp(w, name, wl) == 0;
+                    w += wl + (w[wl] == '|');
+                }
+            }
+            if (!ok)
+                sem_error(s, where, "option '%s' takes one of %s", bo->key, bo->words);
+            else
+                po->str = dup(s, name);
+            break;
+        }
+        case BOPT_DATA:
+        case BOPT_PARAM: {
+            enum sym_kind want = bo->kind == BOPT_DATA ? SYM_DATA : SYM_PARAM;
+            po->kind = bo->kind == BOPT_DATA ? PLAN_VALUE_DATA : PLAN_VALUE_PARAM;
+            if (!name) {
+                sem_error(s, where, "option '%s' takes the name of a %s", bo->key,
+                          kind_word(want));
+                break;
+            }
+            struct sym *y = sem_lookup(s, name);
+            if (!y || y->kind != want) {
+                if (o) {
+                    struct ast_ident id = {name, where};
+                    resolve(s, &id, want);
+                } else {
+                    sem_error(s, st->loc, "%s works on a %s named '%s'; name yours with "
+                              "{ %s = NAME }", bi->name, kind_word(want), bo->dflt, bo->key);
+                }
+                break;
+            }
+            po->ref = y->index;
+            break;
+        }
+        }
+    }
+}
+
+static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hook *h)
+{
+    bool update = st->kind == AST_STMT_UPDATE;
+    h->present = true;
+    if (st->u.hook.kind == AST_HOOK_BUILTIN) {
+        const char *name = st->u.hook.builtin.name;
+        const struct builtin *bi = builtin_lookup(name);
+        size_t n;
+        const struct builtin *all = builtin_all(&n);
+        if (!bi || bi->role != (update ? BUILTIN_UPDATE : BUILTIN_OBJECTIVE)) {
+            const char *cands[32];
+            size_t k = 0;
+            for (size_t i = 0; i < n; i++)
+                if (all[i].role == (update ? BUILTIN_UPDATE : BUILTIN_OBJECTIVE))
+                    cands[k++] = all[i].name;
+            const char *sug = diag_suggest(name, strlen(name), cands, k);
+            if (bi)
+                sem_error(s, st->u.hook.builtin.loc, "'%s' is %s, not %s", name,
+                          update ? "an objective" : "an update rule",
+                          update ? "an update rule" : "an objective");
+            else if (sug)
+                sem_error(s, st->u.hook.builtin.loc, "unknown builtin '%s' (did you mean '%s'?)",
+                          name, sug);
+            else
+                sem_error(s, st->u.hook.builtin.loc, "unknown builtin '%s'", name);
+            return;
+        }
+        h->builtin = dup(s, name);
+        check_builtin_options(s, st, bi, h);
+        return;
+    }
+    h->lua = true;
+    if (st->u.hook.file.len == 0) {
+        sem_error(s, st->u.hook.file_loc, "the Lua file name is empty");
+        return;
+    }
+    h->file = dup(s, st->u.hook.file.s);
+    const char *fns[2] = {NULL, NULL};
+    struct ptm_loc locs[2] = {{0, 0}, {0, 0}};
+    bool defined[2] = {false, false};
+    if (update) {
+        if (st->u.hook.fn.s)
+            sem_error(s, st->u.hook.fn_loc, "name the update functions as options: "
+                      "{ push = \"...\", pull = \"...\" }");
+        fns[0] = "push";
+        fns[1] = "pull";
+        locs[0] = st->u.hook.file_loc; /* the default push must exist */
+        for (const struct ast_option *o = st->u.hook.options.head; o; o = o->next) {
+            int k = strcmp(o->key.name, "push") == 0 ? 0 : strcmp(o->key.name, "pull") == 0 ? 1 : -1;
+            if (k < 0) {
+                const char *cands[] = {"push", "pull"};
+                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), cands, 2);
+                if (sug)
+                    sem_error(s, o->key.loc, "unknown option '%s' (did you mean '%s'?)",
+                              o->key.name, sug);
+                else
+                    sem_error(s, o->key.loc, "a Lua update takes 'push' and 'pull', not '%s'",
+                              o->key.name);
+                continue;
+            }
+            if (o->values.n != 1 || o->values.head->kind != AST_STR) {
+                sem_error(s, o->loc, "'%s' takes a function name in quotes", o->key.name);
+                continue;
+            }
+            fns[k] = o->values.head->u.str.s;
+            locs[k] = o->values.head->loc;
+        }
+    } else {
+        if (st->u.hook.options.present)
+            sem_error(s, st->u.hook.options.loc, "a Lua objective takes no options");
+        fns[0] = st->u.hook.fn.s ? st->u.hook.fn.s : "objective";
+        locs[0] = st->u.hook.fn.s ? st->u.hook.fn_loc : st->u.hook.file_loc;
+    }
+    check_lua_file(s, st, fns, locs, update ? 2 : 1, defined);
+    if (update) {
+        h->push = dup(s, fns[0]);
+        /* pull is optional: kept when named or when the file defines it. */
+        if (locs[1].end != 0 || defined[1])
+            h->pull = dup(s, fns[1]);
+    } else {
+        h->fn = dup(s, fns[0]);
+    }
+}
+
+static void check_every(struct sem *s, const struct ast_stmt *st, struct plan_hook *h)
+{
+    h->every = 1;
+    h->every_unit = PLAN_UNIT_ROUNDS;
+    if (st->u.hook.every)
+        sem_const_int(s, st->u.hook.every, "'every'", 1, INT64_MAX / 2, &h->every);
+    if (st->u.hook.every_unit.name) {
+        int u = plan_unit_lookup(st->u.hook.every_unit.name);
+        if (u < 0)
+            sem_error(s, st->u.hook.every_unit.loc, "the unit of 'every' is 'rounds' or 'sweeps'");
+        else
+            h->every_unit = (enum plan_unit)u;
+    }
+}
+
+/* ---- the job ------------------------------------------------------------ */
+
+/* Statements that may appear once: the first is kept, others reported. */
+static bool once(struct sem *s, const struct ast_stmt *st, const struct ast_stmt **slot)
+{
+    if (*slot) {
+        sem_error(s, st->loc, "the job already has a '%s' statement",
+                  ast_stmt_keyword(st->kind));
+        sem_note(s, (*slot)->loc, "the first one is here");
+        return false;
+    }
+    *slot = st;
+    return true;
+}
+
+static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
+{
+    struct plan_output *o = &s->plan->outputs[k];
+    struct sym *y = resolve(s, &st->u.output.name, SYM_PARAM);
+    o->param = y ? y->index : -1;
+    if (st->u.output.file.len == 0)
+        sem_error(s, st->u.output.file_loc, "the output file name is empty");
+    o->path = dup(s, st->u.output.file.s);
+    o->format = dup(s, "tsv");
+    for (uint32_t i = 0; i < k; i++)
+        if (s->plan->outputs[i].path && strcmp(s->plan->outputs[i].path, st->u.output.file.s) == 0)
+            sem_error(s, st->u.output.file_loc, "another output already writes \"%s\"",
+                      st->u.output.file.s);
+    for (const struct ast_attr *a = st->u.output.attrs.head; a; a = a->next) {
+        if (a->kind == AST_ATTR_FORMAT) {
+            if (strcmp(a->word.name, "tsv") != 0)
+                sem_error(s, a->word.loc, "unknown output format '%s' (use tsv)", a->word.name);
+        } else {
+            misplaced_attr(s, a, "an output");
+        }
+    }
+}
+
+static int build(struct sem *s, const struct ast_job *job)
+{
+    struct ptm_plan *plan = s->plan;
+    uint32_t count[AST_STMT_SEED + 1] = {0};
+    for (const struct ast_stmt *st = job->head; st; st = st->next)
+        count[st->kind]++;
+    plan->job = dup(s, job->name.name);
+    plan->base_dir = dup(s, s->opts->base_dir ? s->opts->base_dir : ".");
+    plan->consts = zalloc(s, count[AST_STMT_CONST], sizeof(*plan->consts));
+    plan->data = zalloc(s, count[AST_STMT_DATA], sizeof(*plan->data));
+    plan->params = zalloc(s, count[AST_STMT_PARAM], sizeof(*plan->params));
+    plan->blocksets = zalloc(s, count[AST_STMT_BLOCKS], sizeof(*plan->blocksets));
+    plan->outputs = zalloc(s, count[AST_STMT_OUTPUT], sizeof(*plan->outputs));
+    const struct ast_stmt **seen = zalloc(s, 3 * (size_t)count[AST_STMT_BLOCKS] + 1,
+                                          sizeof(*seen));
+    if (s->oom)
+        goto out;
+    const struct ast_stmt **seen_depend = seen, **seen_priority = seen + count[AST_STMT_BLOCKS],
+                          **seen_cost = seen + 2 * count[AST_STMT_BLOCKS];
+
+    /* Pass 1: declare. */
+    for (const struct ast_stmt *st = job->head; st && !s->oom; st = st->next) {
+        switch (st->kind) {
+        case AST_STMT_CONST:
+            if (declare(s, &st->u.konst.name, SYM_CONST, (int32_t)plan->nconsts))
+                plan->consts[plan->nconsts++].name = dup(s, st->u.konst.name.name);
+            break;
+        case AST_STMT_DATA:
+            if (declare(s, &st->u.data.name, SYM_DATA, (int32_t)plan->ndata))
+                plan->data[plan->ndata++].name = dup(s, st->u.data.name.name);
+            break;
+        case AST_STMT_PARAM:
+            if (declare(s, &st->u.param.name, SYM_PARAM, (int32_t)plan->nparams)) {
+                struct plan_param *p = &plan->params[plan->nparams++];
+                p->name = dup(s, st->u.param.name.name);
+                prog_init(&p->dims[0]);
+                prog_init(&p->dims[1]);
+            }
+            break;
+        case AST_STMT_BLOCKS:
+            if (declare(s, &st->u.blocks.name, SYM_BLOCKS, (int32_t)plan->nblocksets)) {
+                struct plan_blockset *b = &plan->blocksets[plan->nblocksets++];
+                b->name = dup(s, st->u.blocks.name.name);
+                prog_init(&b->count);
+                prog_init(&b->pred);
+                prog_init(&b->priority);
+                prog_init(&b->cost);
+            }
+            break;
+        default: break;
+        }
+    }
+    if (s->oom)
+        goto out;
+    check_sets(s);
+
+    /* Job-wide consistency first: parameters default to it. */
+    const struct ast_stmt *one[AST_STMT_SEED + 1] = {0};
+    plan->cons = PLAN_CONS_SSP;
+    plan->staleness = 0;
+    for (const struct ast_stmt *st = job->head; st; st = st->next)
+        if (st->kind == AST_STMT_CONSISTENCY && once(s, st, &one[st->kind])) {
+            plan->cons = st->u.consistency.model == AST_CONS_ASYNC ? PLAN_CONS_ASYNC
+                                                                    : PLAN_CONS_SSP;
+            int64_t v = 0;
+            if (st->u.consistency.model == AST_CONS_SSP)
+                sem_const_int(s, st->u.consistency.staleness, "the staleness", 0, 1000000, &v);
+            plan->staleness = (int32_t)v;
+        }
+
+    /* Pass 2: check, in order of dependence: data before parameters before blocks. */
+    static const enum ast_stmt_kind order[] = {AST_STMT_CONST, AST_STMT_DATA, AST_STMT_PARAM,
+                                               AST_STMT_BLOCKS};
+    for (size_t k = 0; k < PTM_ARRAY_LEN(order); k++) {
+        int32_t idx = 0;
+        for (const struct ast_stmt *st = job->head; st && !s->oom; st = st->next) {
+            if (st->kind != order[k])
+                continue;
+            const struct ast_ident *name = st->kind == AST_STMT_CONST    ? &st->u.konst.name
+                                           : st->kind == AST_STMT_DATA   ? &st->u.data.name
+                                           : st->kind == AST_STMT_PARAM  ? &st->u.param.name
+                                                                         : &st->u.blocks.name;
+            struct sym *y = sem_lookup(s, name->name);
+            if (!y || y->loc.begin != name->loc.begin)
+                continue; /* a duplicate, already reported */
+            idx = y->index;
+            switch (st->kind) {
+            case AST_STMT_CONST: check_const(s, st, y); break;
+            case AST_STMT_DATA: check_data(s, st, idx); break;
+            case AST_STMT_PARAM: check_param(s, st, idx); break;
+            default: check_blocks(s, st, idx); break;
+            }
+        }
+    }
+    uint32_t nout = 0;
+    for (const struct ast_stmt *st = job->head; st && !s->oom; st = st->next) {
+        switch (st->kind) {
+        case AST_STMT_DEPEND: check_depend(s, st, seen_depend); break;
+        case AST_STMT_PRIORITY: check_blockfn(s, st, seen_priority); break;
+        case AST_STMT_COST: check_blockfn(s, st, seen_cost); break;
+        case AST_STMT_SCHEDULE:
+            if (once(s, st, &one[st->kind]))
+                check_schedule(s, st);
+            break;
+        case AST_STMT_UPDATE:
+            if (once(s, st, &one[st->kind]))
+                check_hook(s, st, &plan->update);
+            break;
+        case AST_STMT_OBJECTIVE:
+            if (once(s, st, &one[st->kind])) {
+                check_hook(s, st, &plan->objective);
+                check_every(s, st, &plan->objective);
+            }
+            break;
+        case AST_STMT_STOP:
+            if (once(s, st, &one[st->kind])) {
+                struct ectx cx = {.what = "the stop rule", .globals = (1u << PROG_NGLOBALS) - 1};
+                plan->has_stop = sem_prog(s, &cx, &plan->stop, st->u.stop.when, ETYPE_BOOL);
+            }
+            break;
+        case AST_STMT_OUTPUT: check_output(s, st, nout++); break;
+        case AST_STMT_SEED:
+            if (once(s, st, &one[st->kind])) {
+                int64_t v = 1;
+                sem_const_int(s, st->u.seed.value, "the seed", 0, INT64_MAX / 2, &v);
+                plan->seed = (uint64_t)v;
+            }
+            break;
+        default: break;
+        }
+    }
+    plan->noutputs = nout;
+    if (s->oom)
+        goto out;
+
+    /* What every job needs. */
+    if (!one[AST_STMT_SCHEDULE])
+        sem_error(s, job->name.loc, "the job has no 'schedule': say how updates are scheduled");
+    if (!one[AST_STMT_UPDATE])
+        sem_error(s, job->name.loc, "the job has no 'update': say what updates the parameters");
+    if (!one[AST_STMT_STOP])
+        sem_error(s, job->name.loc, "the job has no 'stop' rule: say when it ends");
+    if (plan->nparams == 0)
+        sem_error(s, job->name.loc, "the job has no parameters ('param')");
+    /* rel_change(objective) and objective need an objective. */
+    if (plan->has_stop && !plan->objective.present)
+        for (uint32_t i = 0; i < plan->stop.ncode; i++)
+            if (plan->stop.code[i].op == PROG_GLOBAL &&
+                (plan->stop.code[i].a == PROG_G_OBJECTIVE ||
+                 plan->stop.code[i].a == PROG_G_REL_CHANGE)) {
+                sem_error(s, one[AST_STMT_STOP]->loc,
+                          "the stop rule reads the objective, but the job has no 'objective'");
+                break;
+            }
+out:
+    ptm_free(seen);
+    return s->oom ? PTM_ENOMEM : 0;
+}
+
+int ptm_compile(struct ptm_source *src, const struct ast_job *job,
+                const struct ptm_compile_opts *opts, struct ptm_diags *diags,
+                struct ptm_plan **out)
+{
+    static const struct ptm_compile_opts defaults = {0};
+    *out = NULL;
+    struct sem s;
+    memset(&s, 0, sizeof(s));
+    s.src = src;
+    s.diags = diags;
+    s.arena = diags->arena;
+    s.opts = opts ? opts : &defaults;
+    s.plan = plan_new();
+    if (!s.plan)
+        return PTM_ENOMEM;
+    unsigned before = diags->nerrors;
+    int rc = build(&s, job);
+    if (rc == 0 && (diags->nerrors > before || diags->oom))
+        rc = PTM_ESYNTAX;
+    if (rc != 0) {
+        plan_free(s.plan);
+        return rc;
+    }
+    *out = s.plan;
+    return 0;
+}

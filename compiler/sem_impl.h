@@ -1,0 +1,81 @@
+/*
+ * sem_impl.h - what the semantic checker's files share.
+ */
+#ifndef PTM_SEM_IMPL_H
+#define PTM_SEM_IMPL_H
+
+#include "arena.h"
+#include "ast.h"
+#include "compiler.h"
+#include "diag.h"
+#include "plan.h"
+#include "prog.h"
+
+enum sym_kind { SYM_CONST, SYM_DATA, SYM_PARAM, SYM_BLOCKS };
+
+struct sym {
+    const char *name;
+    enum sym_kind kind;
+    int32_t index; /* into the plan's array of that kind */
+    struct ptm_loc loc;
+    bool ready; /* CONST: value known (its statement has been checked) */
+    struct sym *next;
+};
+
+#define SEM_BUCKETS 1024
+
+struct sem {
+    struct ptm_source *src;
+    struct ptm_diags *diags;
+    struct arena *arena; /* symbols; borrowed from the diagnostics' arena */
+    const struct ptm_compile_opts *opts;
+    struct ptm_plan *plan;
+    struct sym *buckets[SEM_BUCKETS];
+    bool oom;
+};
+
+/* Expression contexts: what a compiled expression may refer to. */
+enum {
+    ECTX_DIMS = 1u << 0,  /* rows(X), cols(X) */
+    ECTX_DATA = 1u << 1,  /* corr, nnz, data indexing */
+    ECTX_PARAM = 1u << 2, /* parameter values and delta() */
+};
+
+struct ectx {
+    const char *what; /* "a dimension", "the stop rule": for messages */
+    unsigned flags;
+    uint32_t globals; /* mask of 1u << enum prog_global */
+    const char *vars[PROG_MAX_VARS];
+    unsigned nvars;
+};
+
+enum etype { ETYPE_NUM, ETYPE_BOOL, ETYPE_ERROR };
+
+void sem_error(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sem_note(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+struct sym *sem_lookup(struct sem *s, const char *name);
+/* Report an unknown name, with a suggestion among the symbols. */
+void sem_unknown(struct sem *s, struct ptm_loc loc, const char *what, const char *name);
+
+/* Compile e into p (appending). Returns the type, or ETYPE_ERROR after
+ * reporting. */
+enum etype sem_expr(struct sem *s, const struct ectx *cx, struct prog *p, const struct ast_expr *e);
+/* Compile e as a whole program expecting type want; false after reporting. */
+bool sem_prog(struct sem *s, const struct ectx *cx, struct prog *p, const struct ast_expr *e,
+              enum etype want);
+/* The constant numeric value of e; false after reporting. */
+bool sem_const_num(struct sem *s, const struct ast_expr *e, const char *what, double *out);
+/* A constant integer in [lo, hi]; false after reporting. */
+bool sem_const_int(struct sem *s, const struct ast_expr *e, const char *what, int64_t lo,
+                   int64_t hi, int64_t *out);
+/* True when the depend predicate e(i, j) is the same as e(j, i). */
+bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j);
+
+/* Check a Lua hook file: that it loads and defines each of fns[0..n).
+ * Returns 0, or a negative code with a message in err. */
+int hook_check(const char *path, const char *const *fns, unsigned n, bool *defined, char *err,
+               size_t errlen);
+
+#endif
