@@ -51,8 +51,8 @@
     X(DIV, "div", 0, 2, 1)                                                     \
     X(MOD, "mod", 0, 2, 1) /* fmod */                                          \
     X(POW, "pow", 0, 2, 1)                                                     \
-    X(MIN, "min", 0, 2, 1) /* fmin: a NaN operand is ignored */                \
-    X(MAX, "max", 0, 2, 1) /* fmax */                                          \
+    X(MIN, "min", 0, 2, 1) /* NaN if either is; -0 < +0 */                     \
+    X(MAX, "max", 0, 2, 1)                                                     \
     X(EQ, "eq", 0, 2, 1)                                                       \
     X(NE, "ne", 0, 2, 1)                                                       \
     X(LT, "lt", 0, 2, 1)                                                       \
@@ -171,8 +171,9 @@ bool prog_is_const(const struct prog *p, double *v);
  * (2 parameters)". An empty program is refused. */
 int prog_validate(const struct prog *p, const struct prog_limits *lim, char *err, size_t errlen);
 
-/* Run a validated program (an empty one gives NaN). Reentrant: any number
- * of threads may evaluate one program at once. */
+/* Run a program prog_validate() accepted, or prog_finish() for one built
+ * here; an empty one gives NaN. Reentrant: any number of threads may
+ * evaluate one program at once. */
 double prog_eval(const struct prog *p, const struct prog_env *env);
 
 /* A listing of p, one instruction a line, for people. */

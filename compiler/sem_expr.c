@@ -444,7 +444,47 @@ bool sem_prog(struct sem *s, const struct ectx *cx, struct prog *p, const struct
     }
     p->nvars = cx->nvars;
     if (prog_finish(p) != 0) {
-        sem_error(s, e->loc, "%s is too complex", cx->what);
+        sem_error(s, e->loc,
+                  "%s is too complex (more than %d values pending or %d open 'and'/'or' jumps)",
+                  cx->what, PROG_MAX_STACK, PROG_MAX_PENDING);
+        return false;
+    }
+    /* The source text, for people reading the plan: comments dropped,
+     * blanks collapsed. (A valid expression holds no string, so every '#'
+     * starts a comment.) */
+    char *text = arena_alloc(s->arena, e->loc.end - e->loc.begin + 1);
+    if (!text) {
+        s->oom = true;
+        return false;
+    }
+    size_t n = 0;
+    const char *src = s->src->text;
+    for (uint32_t i = e->loc.begin; i < e->loc.end; i++) {
+        char ch = src[i];
+        if (ch == '#' && i + 1 < e->loc.end && src[i + 1] == '[') {
+            int depth = 0;
+            for (; i + 1 < e->loc.end; i++) {
+                if (src[i] == '#' && src[i + 1] == '[')
+                    depth++, i++;
+                else if (src[i] == ']' && src[i + 1] == '#' && --depth == 0) {
+                    i++;
+                    break;
+                }
+            }
+            ch = ' ';
+        } else if (ch == '#') {
+            while (i + 1 < e->loc.end && src[i + 1] != '\n')
+                i++;
+            ch = ' ';
+        }
+        bool blank = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+        if (blank && (n == 0 || text[n - 1] == ' '))
+            continue;
+        text[n++] = blank ? ' ' : ch;
+    }
+    text[n] = '\0';
+    if (prog_set_text(p, text) != 0) {
+        s->oom = true;
         return false;
     }
     return true;
