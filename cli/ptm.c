@@ -6,6 +6,7 @@
  * 4 bad data.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,7 +210,7 @@ static int cmd_help(int argc, char **argv)
     return PTM_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -236,9 +237,14 @@ int main(int argc, char **argv)
         }
         return usage_error("unknown command '%s'", a, NULL);
     }
-    int rc = c->run(argc - 1, argv + 1);
+    return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "ptm: error: cannot write to standard output\n");
+        fprintf(stderr, "ptm: error: cannot write to standard output: %s\n", strerror(errno));
         return PTM_EXIT_FAILED;
     }
     return rc;

@@ -15,6 +15,7 @@ static const struct builtin_opt lasso_opts[] = {
     {"X", BOPT_DATA, "X", NULL},
     {"y", BOPT_DATA, "y", NULL},
     {"beta", BOPT_PARAM, "beta", NULL},
+    {"r", BOPT_PARAM, "?r", NULL}, /* the residual y - X beta, kept up to date */
     {NULL, 0, NULL, NULL},
 };
 

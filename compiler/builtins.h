@@ -23,7 +23,8 @@ struct builtin_opt {
     const char *key;
     enum builtin_opt_kind kind;
     /* The default as written in a job ("0.05", "X", "sparse"); NULL:
-     * required; "": optional with no default. */
+     * required; "": optional with no default; "?r": the data or parameter
+     * named r when the job has one, else none. */
     const char *dflt;
     const char *words; /* BOPT_WORD: "a|b|c" */
 };

@@ -903,7 +903,16 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
             sem_error(s, st->loc, "%s needs option '%s'", bi->name, bo->key);
             continue;
         }
-        if (!o && bo->dflt[0] == '\0') { /* optional, absent */
+        if (!o && bo->dflt[0] == '?') { /* optional: by name when the job has it */
+            struct sym *y = sem_lookup(s, bo->dflt + 1);
+            enum sym_kind want = bo->kind == BOPT_DATA ? SYM_DATA : SYM_PARAM;
+            if (y && y->kind == want) {
+                po->kind = bo->kind == BOPT_DATA ? PLAN_VALUE_DATA : PLAN_VALUE_PARAM;
+                po->ref = y->index;
+                continue;
+            }
+        }
+        if (!o && (bo->dflt[0] == '\0' || bo->dflt[0] == '?')) { /* optional, absent */
             po->kind = PLAN_VALUE_STR;
             po->str = dup(s, "");
             continue;

@@ -171,6 +171,16 @@ struct ast_exprs ast_exprs_add(struct ast_exprs l, struct ast_expr *e)
     return l;
 }
 
+struct ast_exprs ast_exprs_prepend(struct ast_exprs l, struct ast_expr *e)
+{
+    e->next = l.head;
+    l.head = e;
+    if (!l.tail)
+        l.tail = e;
+    l.n++;
+    return l;
+}
+
 /* ---- types, attributes, options ----------------------------------------- */
 
 struct ast_type *ast_type(struct lang_ctx *c, enum ast_storage storage, enum ast_elem elem,

@@ -121,6 +121,8 @@ void ptm_source_release(struct ptm_source *src)
     memset(src, 0, sizeof(*src));
 }
 
+static uint32_t line_start_raw(struct ptm_source *src, uint32_t off, unsigned *lineno);
+
 static void build_lines(struct ptm_source *src)
 {
     size_t n = 1;
@@ -138,8 +140,17 @@ static void build_lines(struct ptm_source *src)
     src->nlines = n;
 }
 
-/* Start offset and 1-based number of the line holding off. */
+/* Start offset and 1-based number of the line holding off; a byte-order
+ * mark is not part of the first line. */
 static uint32_t line_start(struct ptm_source *src, uint32_t off, unsigned *lineno)
+{
+    uint32_t start = line_start_raw(src, off, lineno);
+    if (start == 0 && off >= 3 && src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0)
+        start = 3;
+    return start;
+}
+
+static uint32_t line_start_raw(struct ptm_source *src, uint32_t off, unsigned *lineno)
 {
     if (!src->lines)
         build_lines(src);
@@ -185,6 +196,9 @@ static uint32_t clamp_offset(const struct ptm_source *src, uint32_t off)
     if (off > src->len)
         off = (uint32_t)src->len;
     if (off == src->len && off > 0 && src->text[off - 1] == '\n')
+        off--;
+    /* A CRLF line ends at its '\r'. */
+    if (off > 0 && off < src->len && src->text[off] == '\n' && src->text[off - 1] == '\r')
         off--;
     return off;
 }

@@ -34,9 +34,15 @@ struct lang_ctx {
     int last;           /* last token handed to the parser */
     bool at_line_start; /* a newline came since the last token */
     struct ptm_loc last_nl;
-    bool has_pending; /* a keyword or the end, held back behind a synthetic newline */
-    int pending_tok;
-    struct ptm_loc pending_loc;
+    struct {
+        int tok;
+        struct ptm_loc loc;
+    } pending[2]; /* tokens held back behind a synthetic one */
+    int npending;
+    uint32_t last_end; /* where the last token delivered ends */
+    struct lang_bracket unclosed; /* closed by a synthetic newline, for a note */
+    bool has_unclosed;
+    bool synthetic_brace; /* the last token is a '}' the lexer made up */
     struct lang_bracket brackets[LANG_MAX_NESTING];
     int nbrackets;
 
@@ -55,7 +61,7 @@ int lang_keyword(const char *name, size_t len);
 extern const char *const lang_stmt_words[];
 extern const size_t lang_nstmt_words;
 bool lang_is_stmt_keyword(int tok);
-/* How the parser names a token in messages ("name", "'job'", "'('"). */
+/* How the parser names a token in messages ("name", "job", "'('"). */
 const char *lang_token_name(int tok);
 
 /* Tree builders for the grammar actions. Each returns NULL and sets c->oom
@@ -76,6 +82,7 @@ struct ast_expr *ast_index(struct lang_ctx *c, struct ast_expr *base, struct ast
 /* A keyword used as a plain word; .name is NULL when out of memory. */
 struct ast_ident ast_word(struct lang_ctx *c, struct ptm_loc loc);
 struct ast_exprs ast_exprs_add(struct ast_exprs l, struct ast_expr *e);
+struct ast_exprs ast_exprs_prepend(struct ast_exprs l, struct ast_expr *e);
 
 struct ast_type *ast_type(struct lang_ctx *c, enum ast_storage storage, enum ast_elem elem,
                           enum ast_shape shape, const struct ast_exprs *dims, struct ptm_loc loc);

@@ -18,6 +18,7 @@
 %define api.header.include {"parser.h"}
 %define api.location.type {struct ptm_loc}
 %define parse.error custom
+%define parse.lac full
 %locations
 %expect 0
 %param {struct lang_ctx *ctx}
@@ -58,17 +59,21 @@ void lang_scan_end(struct lang_ctx *c);
             YYABORT;                                                           \
     } while (0)
 
-/* The parser's stack comes from ptm_malloc (fault injection sees it) and
- * is bounded: input nested deeper than this is reported, not obeyed. An
- * allocation failure is told apart from the bound through ctx->oom. */
+/* The parser's stacks come from ptm_malloc (fault injection sees them) and
+ * are bounded: input nested deeper than YYMAXDEPTH is reported, not
+ * obeyed. Bison says "memory exhausted" for both; stack_failed tells an
+ * allocation failure apart. */
 #define YYMAXDEPTH 20000
-#define YYMALLOC(n) stack_alloc(ctx, n)
+#define YYMALLOC stack_alloc
 #define YYFREE ptm_free
-static void *stack_alloc(struct lang_ctx *ctx, size_t n)
+/* GLOBAL: thread-local flag set by a failed parser-stack allocation and
+ * read right after it; parses on other threads have their own. */
+static _Thread_local bool stack_failed;
+static void *stack_alloc(size_t n)
 {
     void *p = ptm_malloc(n);
     if (!p)
-        ctx->oom = true;
+        stack_failed = true;
     return p;
 }
 
@@ -121,18 +126,16 @@ static struct ast_str no_str(void) { return (struct ast_str){NULL, 0}; }
 %type <options> options options_opt option_list
 %type <stmt> stmt
 %type <hook> hook
-%type <ident> axis_opt over_opt unit_opt word
+%type <ident> axis_opt over_opt unit_opt word key
 %type <str> fn_opt
 
 %%
 
-/* job = { NL } "job" NAME END { statement } */
+/* job = "job" NAME END { statement } */
 job
-    : nls_opt JOB IDENT end { ctx->job->name = $3; ctx->job->loc = @$; } stmts
-    | nls_opt error end stmts
+    : JOB IDENT end { ctx->job->name = $2; ctx->job->loc = (struct ptm_loc){@1.begin, @2.end}; } stmts
+    | error end { yyerrok; } stmts
     ;
-
-nls_opt : %empty | NL ;
 
 end : NL | ';' ;
 
@@ -233,21 +236,29 @@ options_opt
     | options
     ;
 options
-    : '{' '}'              { $$ = ast_options_close((struct ast_options){0}, @$); }
-    | '{' option_list '}'  { $$ = ast_options_close($2, @$); }
-    | '{' option_list sep '}' { $$ = ast_options_close($2, @$); }
+    : '{' seps_opt '}'     { $$ = ast_options_close((struct ast_options){0}, @$); }
+    | '{' seps_opt option_list seps_opt '}' { $$ = ast_options_close($3, @$); }
     ;
 option_list
-    : option                 { $$ = ast_options_add((struct ast_options){0}, $1); }
-    | option_list sep option { $$ = ast_options_add($1, $3); }
+    : option                  { $$ = ast_options_add((struct ast_options){0}, $1); }
+    | option_list seps option { $$ = ast_options_add($1, $3); }
     ;
-sep : NL | ',' | ';' ;
+seps_opt : %empty | seps ;
+seps : sep | seps sep ;
+/* A separator consumed after an error: report the next error again. */
+sep : NL { yyerrok; } | ',' { yyerrok; } | ';' { yyerrok; } ;
 
-/* option = NAME [ "=" ] { value } */
+/* option = KEY { value } | KEY "=" value { value } */
 option
-    : word values           { NEW($$ = ast_option(ctx, $1, $2, @$)); }
-    | word '=' values       { NEW($$ = ast_option(ctx, $1, $3, @$)); }
+    : key values            { NEW($$ = ast_option(ctx, $1, $2, @$)); }
+    | key '=' value values  { NEW($$ = ast_option(ctx, $1, ast_exprs_prepend($4, $3), @$)); }
     | error                 { $$ = NULL; }
+    ;
+/* No option is named like a statement, so a statement keyword inside
+ * braces means a '}' is missing. */
+key
+    : IDENT
+    | option_keyword { NEW(($$ = ast_word(ctx, @1)).name); }
     ;
 values
     : %empty        { $$ = (struct ast_exprs){0}; }
@@ -257,6 +268,7 @@ value
     : NUMBER        { NEW($$ = ast_num(ctx, AST_NUM, $1, @$)); }
     | '-' NUMBER    { NEW($$ = ast_num(ctx, AST_NUM, -$2, @$)); }
     | DURATION      { NEW($$ = ast_num(ctx, AST_DURATION, $1, @$)); }
+    | '-' DURATION  { NEW($$ = ast_num(ctx, AST_DURATION, -$2, @$)); }
     | STRING        { NEW($$ = ast_strlit(ctx, $1, @$)); }
     | TRUE          { NEW($$ = ast_boollit(ctx, true, @$)); }
     | FALSE         { NEW($$ = ast_boollit(ctx, false, @$)); }
@@ -268,10 +280,12 @@ word
     | keyword       { NEW(($$ = ast_word(ctx, @1)).name); }
     ;
 keyword
-    : AND | ASYNC | BLOCKS | BSP | BUILTIN | CONSISTENCY | CONST | COST | DATA | DENSE
-    | DEPEND | EACH | EVERY | FORMAT | FROM | INT | INTO | JOB | LIKE | LUA | MATRIX
-    | NOT | OBJECTIVE | OR | OUTPUT | OVER | PARAM | PRIORITY | REAL | SCHEDULE | SEED
-    | SHARD | SPARSE | SSP | STOP | TO | UPDATE | VECTOR | VOCAB | WHEN
+    : option_keyword | BLOCKS | CONSISTENCY | CONST | COST | DATA | DEPEND | JOB | OBJECTIVE
+    | OUTPUT | PARAM | PRIORITY | SCHEDULE | SEED | STOP | UPDATE
+    ;
+option_keyword
+    : AND | ASYNC | BSP | BUILTIN | DENSE | EACH | EVERY | FORMAT | FROM | INT | INTO | LIKE
+    | LUA | MATRIX | NOT | OR | OVER | REAL | SHARD | SPARSE | SSP | TO | VECTOR | VOCAB | WHEN
     ;
 
 /* Expressions, loosest first: or, and, not, comparison (no chaining),
@@ -352,8 +366,12 @@ static void yyerror(YYLTYPE *loc, struct lang_ctx *ctx, const char *msg)
     if (ctx->fatal || ctx->oom)
         return;
     if (strcmp(msg, "memory exhausted") == 0) {
-        /* The parser's stack hit YYMAXDEPTH. */
-        lang_error(ctx, *loc, "expression nested too deeply");
+        if (stack_failed) {
+            ctx->oom = true;
+            return;
+        }
+        lang_error(ctx, *loc, "expression nested too deeply (the parser's stack holds %d levels)",
+                   YYMAXDEPTH);
         ctx->fatal = true;
         return;
     }
@@ -388,9 +406,9 @@ static bool expects(const yysymbol_kind_t *exp, int n, yysymbol_kind_t sym)
 
 static int yyreport_syntax_error(const yypcontext_t *p, struct lang_ctx *ctx)
 {
-    if (ctx->fatal || ctx->oom)
-        return 0;
-    enum { MAXEXP = 48 };
+    if (ctx->fatal || ctx->oom || ctx->synthetic_brace)
+        return 0; /* the lexer reported the missing '}' */
+    enum { MAXEXP = YYNTOKENS };
     yysymbol_kind_t exp[MAXEXP];
     int nexp = yypcontext_expected_tokens(p, exp, MAXEXP);
     if (nexp < 0)
@@ -417,13 +435,6 @@ static int yyreport_syntax_error(const yypcontext_t *p, struct lang_ctx *ctx)
     else
         symbol_text(tok, what, sizeof(what));
 
-    /* A keyword where a name belongs. */
-    if (expects(exp, nexp, YYSYMBOL_IDENT) && tok != YYSYMBOL_IDENT && tlen > 0 &&
-        lang_keyword(text, (size_t)tlen)) {
-        lang_error(ctx, *loc, "unexpected %s, expected a name ('%.*s' is a reserved word)", what,
-                   tlen, text);
-        return 0;
-    }
 
     /* A name where a keyword belongs: a misspelling of one? */
     if (tok == YYSYMBOL_IDENT) {
@@ -441,6 +452,22 @@ static int yyreport_syntax_error(const yypcontext_t *p, struct lang_ctx *ctx)
         }
     }
 
+    /* '==' where '=' belongs, and the other way round. */
+    if (tok == YYSYMBOL_EQ && expects(exp, nexp, YYTRANSLATE('='))) {
+        lang_error(ctx, *loc, "unexpected '==', expected '='");
+        return 0;
+    }
+    if (tok == YYTRANSLATE('=') && expects(exp, nexp, YYSYMBOL_EQ)) {
+        lang_error(ctx, *loc, "unexpected '=' (write '==' to compare)");
+        return 0;
+    }
+    if (tok == YYSYMBOL_JOB && ctx->job->name.name && expects(exp, nexp, YYSYMBOL_CONST)) {
+        lang_error(ctx, *loc, "a file holds one job: it already began with 'job %s'",
+                   ctx->job->name.name);
+        diag_add(ctx->diags, PTM_SEV_NOTE, ctx->job->loc, "the job begins here");
+        return 0;
+    }
+
     /* a < b < c */
     if ((tok == YYSYMBOL_EQ || tok == YYSYMBOL_NE || tok == YYSYMBOL_LE || tok == YYSYMBOL_GE ||
          tok == YYTRANSLATE('<') || tok == YYTRANSLATE('>')) &&
@@ -450,24 +477,46 @@ static int yyreport_syntax_error(const yypcontext_t *p, struct lang_ctx *ctx)
         return 0;
     }
 
-    /* Collapse the tokens that start an expression into one word. */
+    /* Collapse the tokens that start an expression, or an option value,
+     * into one word, and leave operators out when something else fits:
+     * "expected ')'" says more than a list of every operator. */
     bool expr = expects(exp, nexp, YYSYMBOL_NUMBER) && expects(exp, nexp, YYTRANSLATE('('));
-    char list[256];
-    size_t used = 0;
-    int shown = 0, total = 0;
+    bool value = !expr && expects(exp, nexp, YYSYMBOL_NUMBER) && expects(exp, nexp, YYSYMBOL_STRING);
+
+    /* A keyword where a name (not an expression) belongs. */
+    if (!expr && !value && expects(exp, nexp, YYSYMBOL_IDENT) && tok != YYSYMBOL_IDENT &&
+        tlen > 0 && lang_keyword(text, (size_t)tlen)) {
+        lang_error(ctx, *loc, "unexpected %s, expected a name ('%.*s' is a reserved word)", what,
+                   tlen, text);
+        return 0;
+    }
     const char *items[8];
     char bufs[8][32];
-    if (expr)
-        items[shown++] = "expression";
+    int shown = 0, total = 0, operators = 0;
+    if (expr || value) {
+        items[shown++] = expr ? "expression" : "a value";
+        total++;
+    }
     for (int i = 0; i < nexp; i++) {
         yysymbol_kind_t s = exp[i];
-        if (expr && (s == YYSYMBOL_NUMBER || s == YYSYMBOL_DURATION || s == YYSYMBOL_STRING ||
-                     s == YYSYMBOL_IDENT || s == YYSYMBOL_TRUE || s == YYSYMBOL_FALSE ||
-                     s == YYSYMBOL_NOT || s == YYSYMBOL_OBJECTIVE || s == YYTRANSLATE('-') ||
-                     s == YYTRANSLATE('(')))
+        const char *name = yysymbol_name(s);
+        bool starts = s == YYSYMBOL_NUMBER || s == YYSYMBOL_DURATION || s == YYSYMBOL_STRING ||
+                      s == YYSYMBOL_IDENT || s == YYSYMBOL_TRUE || s == YYSYMBOL_FALSE ||
+                      s == YYTRANSLATE('-') || s == YYTRANSLATE('(') || s == YYSYMBOL_NOT ||
+                      s == YYSYMBOL_OBJECTIVE;
+        if ((expr && starts) || (value && (starts || lang_keyword(name, strlen(name)))))
             continue;
         if (s == YYSYMBOL_YYerror)
             continue;
+        bool op = s == YYSYMBOL_EQ || s == YYSYMBOL_NE || s == YYSYMBOL_LE || s == YYSYMBOL_GE ||
+                  s == YYSYMBOL_AND || s == YYSYMBOL_OR || s == YYTRANSLATE('+') ||
+                  s == YYTRANSLATE('-') || s == YYTRANSLATE('*') || s == YYTRANSLATE('/') ||
+                  s == YYTRANSLATE('%') || s == YYTRANSLATE('^') || s == YYTRANSLATE('<') ||
+                  s == YYTRANSLATE('>') || s == YYTRANSLATE('[');
+        if (op) {
+            operators++;
+            continue;
+        }
         total++;
         if (shown < 5) {
             symbol_text(s, bufs[shown], sizeof(bufs[shown]));
@@ -475,24 +524,29 @@ static int yyreport_syntax_error(const yypcontext_t *p, struct lang_ctx *ctx)
             shown++;
         }
     }
-    total += expr;
-    list[0] = '\0';
+    char list[256] = "";
     if (shown > 0 && total <= 5) {
-        used = (size_t)snprintf(list, sizeof(list), ", expected ");
+        size_t used = (size_t)snprintf(list, sizeof(list), ", expected ");
         for (int i = 0; i < shown; i++)
             used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
                                      i == 0 ? "" : i == shown - 1 ? " or " : ", ", items[i]);
     }
+    (void)operators;
     lang_error(ctx, *loc, "unexpected %s%s", what, list);
 
     /* The bracket this error leaves open. */
-    if (ctx->nbrackets > 0) {
+    if (tok == YYSYMBOL_NL && ctx->has_unclosed) {
+        diag_add(ctx->diags, PTM_SEV_NOTE, ctx->unclosed.loc, "to match this '%c'",
+                 ctx->unclosed.tok);
+    } else if (ctx->nbrackets > 0) {
         const struct lang_bracket *b = &ctx->brackets[ctx->nbrackets - 1];
         yysymbol_kind_t closer = b->tok == '(' ? YYTRANSLATE(')')
                                : b->tok == '[' ? YYTRANSLATE(']') : YYTRANSLATE('}');
         bool stmt_kw = tlen > 0 && lang_is_stmt_keyword(lang_keyword(text, (size_t)tlen));
-        if (expects(exp, nexp, closer) && (tok == YYSYMBOL_YYEOF || stmt_kw))
+        if (expects(exp, nexp, closer) && stmt_kw)
             diag_add(ctx->diags, PTM_SEV_NOTE, b->loc, "to match this '%c'", b->tok);
+        else if (tok == YYSYMBOL_YYEOF)
+            diag_add(ctx->diags, PTM_SEV_NOTE, b->loc, "this '%c' is not closed", b->tok);
     }
     return 0;
 }
@@ -525,9 +579,10 @@ int ptm_parse(struct ptm_source *src, struct arena *arena, struct ptm_diags *dia
     }
     if (lang_scan_begin(&ctx) != 0)
         return PTM_ENOMEM;
+    stack_failed = false;
     int rc = yyparse(&ctx);
     lang_scan_end(&ctx);
-    if (ctx.oom)
+    if (ctx.oom || stack_failed)
         return PTM_ENOMEM;
     if (rc != 0 || diags->nerrors > errors_before || diags->oom)
         return PTM_ESYNTAX;

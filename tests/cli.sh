@@ -1,0 +1,412 @@
+#!/bin/sh
+# cli.sh - the ptm command from the outside: flags, help, exit codes,
+# diagnostics on stderr, stdin, colour.
+#
+#   PTM=bin/ptm sh tests/cli.sh      (from the repository root; make test does this)
+#
+# Prints one line per case and ends with "N passed, M failed"; exits 1 when
+# a case failed. A failed case shows what the command wrote to stderr.
+
+PTM=${PTM:-bin/ptm}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ptm-cli.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
+
+ESC=$(printf '\033')
+passed=0
+failed=0
+name=
+why=
+
+# begin NAME: start a case.
+begin() {
+    name=$1
+    why=
+}
+
+# run ARGS...: run ptm; stdout in $T/out, stderr in $T/err, status in $rc.
+run() {
+    "$PTM" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+}
+
+# run_stdin FILE ARGS...: the same with FILE on standard input.
+run_stdin() {
+    f=$1
+    shift
+    "$PTM" "$@" >"$T/out" 2>"$T/err" <"$f"
+    rc=$?
+}
+
+no() { why="$why${why:+; }$*"; }
+
+want_rc() { [ "$rc" -eq "$1" ] || no "exit status $rc, want $1"; }
+# out_is TEXT / err_is TEXT: the whole stream, exactly (TEXT without its final newline).
+out_is() { printf '%s\n' "$1" | cmp -s - "$T/out" || no "stdout is not as expected"; }
+err_is() { printf '%s\n' "$1" | cmp -s - "$T/err" || no "stderr is not as expected"; }
+out_has() { grep -qF -- "$1" "$T/out" || no "stdout lacks '$1'"; }
+err_has() { grep -qF -- "$1" "$T/err" || no "stderr lacks '$1'"; }
+err_lacks() { ! grep -qF -- "$1" "$T/err" || no "stderr has '$1'"; }
+out_empty() { [ ! -s "$T/out" ] || no "stdout is not empty"; }
+err_empty() { [ ! -s "$T/err" ] || no "stderr is not empty"; }
+err_last() { [ "$(tail -n 1 "$T/err")" = "$1" ] || no "last line of stderr is not '$1'"; }
+err_color() { grep -q "$ESC" "$T/err" || no "no colour escapes on stderr"; }
+err_plain() { ! grep -q "$ESC" "$T/err" || no "colour escapes on stderr"; }
+
+# end: report the case.
+end() {
+    if [ -z "$why" ]; then
+        passed=$((passed + 1))
+        echo "ok   $name"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: $why"
+        sed -n '1,15s/^/     | /p' "$T/err"
+    fi
+}
+
+if [ ! -x "$PTM" ]; then
+    echo "cli.sh: no executable '$PTM' (set PTM)" >&2
+    exit 1
+fi
+case $PTM in
+/*) PTM_ABS=$PTM ;;
+*) PTM_ABS=$(pwd)/$PTM ;;
+esac
+
+# ---- version and help -------------------------------------------------------
+
+begin "--version prints the version"
+run --version
+want_rc 0; out_is "ptm 0.1.0"; err_empty
+end
+
+begin "-V prints the version"
+run -V
+want_rc 0; out_is "ptm 0.1.0"; err_empty
+end
+
+begin "--help prints usage on stdout"
+run --help
+want_rc 0; out_has "usage: ptm"; out_has "check"; out_has "exit status"; err_empty
+cp "$T/out" "$T/usage"
+end
+
+begin "-h is --help"
+run -h
+want_rc 0; cmp -s "$T/out" "$T/usage" || no "differs from --help"; err_empty
+end
+
+begin "help is --help"
+run help
+want_rc 0; cmp -s "$T/out" "$T/usage" || no "differs from --help"; err_empty
+end
+
+begin "help check"
+run help check
+want_rc 0; out_has "usage: ptm check"; out_has "--color=WHEN"; out_has "--ast"; err_empty
+cp "$T/out" "$T/check-usage"
+end
+
+begin "check --help is help check"
+run check --help
+want_rc 0; cmp -s "$T/out" "$T/check-usage" || no "differs from help check"; err_empty
+end
+
+begin "help help"
+run help help
+want_rc 0; out_has "usage: ptm help"; err_empty
+end
+
+begin "help nosuch exits 2"
+run help nosuch
+want_rc 2; out_empty; err_has "no command 'nosuch'"
+end
+
+begin "help chek suggests check"
+run help chek
+want_rc 2; out_empty; err_has "no command 'chek' (did you mean 'check'?)"
+end
+
+begin "help with two arguments exits 2"
+run help check extra
+want_rc 2; out_empty; err_has "too many arguments"
+end
+
+# ---- usage errors -----------------------------------------------------------
+
+begin "no arguments: usage on stderr, exit 2"
+run
+want_rc 2; out_empty; err_has "usage: ptm"
+end
+
+begin "unknown command chek suggests check"
+run chek examples/lda/lda.ptm
+want_rc 2; out_empty
+err_is "ptm: unknown command 'chek' (did you mean 'check'?)
+try 'ptm --help'"
+end
+
+begin "unknown command without a suggestion"
+run frobnicate
+want_rc 2; out_empty; err_has "unknown command 'frobnicate'"; err_lacks "did you mean"
+end
+
+begin "unknown option to ptm"
+run --bogus
+want_rc 2; out_empty; err_has "unknown option '--bogus'"
+end
+
+begin "unknown option to check"
+run check --bogus examples/lda/lda.ptm
+want_rc 2; out_empty; err_has "unknown option '--bogus' for 'check'"
+end
+
+begin "check without a file"
+run check
+want_rc 2; out_empty; err_has "no job spec given"
+end
+
+begin "check a missing file names it"
+run check "$T/nosuch.ptm"
+want_rc 2; out_empty; err_has "'$T/nosuch.ptm'"; err_has "No such file"
+end
+
+begin "check a directory"
+run check "$T"
+want_rc 2; out_empty; err_has "'$T'"
+end
+
+begin "--color=bogus exits 2"
+run check --color=bogus examples/lda/lda.ptm
+want_rc 2; out_empty; err_has "bad value for --color: 'bogus'"
+end
+
+# ---- checking specs ---------------------------------------------------------
+
+for f in examples/*/*.ptm; do
+    begin "check $f"
+    run check "$f"
+    want_rc 0; out_is "$f: ok"; err_empty
+    end
+done
+
+begin "check every example at once"
+run check examples/*/*.ptm
+want_rc 0; err_empty
+n=0
+for f in examples/*/*.ptm; do
+    grep -qxF "$f: ok" "$T/out" || no "no '$f: ok'"
+    n=$((n + 1))
+done
+[ "$(wc -l <"$T/out")" -eq "$n" ] || no "not one line per file"
+end
+
+printf 'job bad\nconst x = $\nparamm y : vector\nstop 3\n' >"$T/bad.ptm"
+
+begin "a broken spec: diagnostics on stderr, exit 3"
+run check --color=never "$T/bad.ptm"
+want_rc 3; out_empty
+err_is "$T/bad.ptm:2:11: error: unexpected character '\$'
+    const x = \$
+              ^
+$T/bad.ptm:3:1: error: unknown statement 'paramm' (did you mean 'param'?)
+    paramm y : vector
+    ^^^^^^
+$T/bad.ptm:4:6: error: unexpected number '3', expected 'when'
+    stop 3
+         ^
+$T/bad.ptm: 3 errors"
+end
+
+printf 'job bad\nseed $\n' >"$T/one.ptm"
+
+begin "one error: singular summary"
+run check "$T/one.ptm"
+want_rc 3; out_empty; err_last "$T/one.ptm: 1 error"
+end
+
+begin "good and broken specs together exit 3"
+run check examples/lda/lda.ptm "$T/bad.ptm"
+want_rc 3; out_is "examples/lda/lda.ptm: ok"; err_last "$T/bad.ptm: 3 errors"
+end
+
+begin "a missing file outranks a broken spec"
+run check "$T/bad.ptm" "$T/nosuch.ptm"
+want_rc 2; err_has "$T/bad.ptm: 3 errors"; err_has "'$T/nosuch.ptm'"
+end
+
+# 800 lines of about 100 bytes, 80 KB in all (printf repeats its format per argument).
+printf 'job big\n' >"$T/big.ptm"
+i=0
+while [ $i -lt 100 ]; do
+    printf 'const x = 1 + 2 * 3 # %s\n' \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        "padding padding padding padding padding padding padding padding padding padding" \
+        >>"$T/big.ptm"
+    i=$((i + 1))
+done
+printf 'const y = $\n' >>"$T/big.ptm"
+
+begin "a spec over 64 KiB is read to its end"
+run check "$T/big.ptm"
+want_rc 3; err_has "$T/big.ptm:802:11: error: unexpected character '\$'"
+err_last "$T/big.ptm: 1 error"
+end
+
+printf 'job a\nconst x = 1 + 2\n' >"$T/small.ptm"
+
+printf '\357\273\277job bom\r\nconst x = 1\r\n' >"$T/bom.ptm"
+
+begin "a byte-order mark and CRLF line ends are fine"
+run check --ast "$T/bom.ptm"
+want_rc 0; err_empty
+out_is "(job bom)
+(const x 1)"
+end
+
+printf 'job crlf\r\nconst x\r\nconst y = 1 +\r\n\r\n' >"$T/crlf.ptm"
+
+begin "CRLF: an error at a line's end is shown at the CR"
+run check --color=never "$T/crlf.ptm"
+want_rc 3; out_empty
+err_is "$T/crlf.ptm:2:8: error: unexpected newline, expected '='
+    const x
+           ^
+$T/crlf.ptm:3:14: error: unexpected end of file, expected expression
+    const y = 1 +
+                 ^
+$T/crlf.ptm: 2 errors"
+end
+
+printf 'job b\nschedule s {\n  a 1\nstop when x >\n' >"$T/brace.ptm"
+
+begin "a missing '}': one error and a note, then the next statement"
+run check --color=never "$T/brace.ptm"
+want_rc 3; out_empty
+err_is "$T/brace.ptm:4:1: error: unexpected 'stop' inside '{ }': is a '}' missing?
+    stop when x >
+    ^^^^
+$T/brace.ptm:2:12: note: this '{' is not closed
+    schedule s {
+               ^
+$T/brace.ptm:4:14: error: unexpected end of file, expected expression
+    stop when x >
+                 ^
+$T/brace.ptm: 2 errors"
+end
+
+begin "stdin via -"
+run_stdin "$T/small.ptm" check -
+want_rc 0; out_is "<stdin>: ok"; err_empty
+end
+
+begin "stdin via - with errors"
+run_stdin "$T/one.ptm" check --color=never -
+want_rc 3; out_empty
+err_is "<stdin>:2:6: error: unexpected character '\$'
+    seed \$
+         ^
+<stdin>: 1 error"
+end
+
+begin "-- ends the options"
+cp "$T/small.ptm" "$T/-dash.ptm"
+(cd "$T" && "$PTM_ABS" check -- -dash.ptm >out 2>err </dev/null)
+rc=$?
+want_rc 0; out_is "-dash.ptm: ok"
+end
+
+# ---- colour -----------------------------------------------------------------
+
+begin "--color=always colours stderr"
+run check --color=always "$T/bad.ptm"
+want_rc 3; err_color; err_has "${ESC}[1;31merror:"
+end
+
+begin "--color=never: no escapes"
+run check --color=never "$T/bad.ptm"
+want_rc 3; err_plain
+end
+
+begin "no colour by default when stderr is not a terminal"
+run check "$T/bad.ptm"
+want_rc 3; err_plain
+end
+
+begin "--color=auto when stderr is not a terminal"
+run check --color=auto "$T/bad.ptm"
+want_rc 3; err_plain
+end
+
+begin "--color=always beats NO_COLOR"
+NO_COLOR=1 "$PTM" check --color=always "$T/bad.ptm" >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 3; err_color
+end
+
+# ---- the tree ---------------------------------------------------------------
+
+begin "--ast prints the tree"
+run check --ast "$T/small.ptm"
+want_rc 0; err_empty
+out_is "(job a)
+(const x (+ 1 2))"
+end
+
+begin "--ast on an example"
+run check --ast examples/logreg/logreg.ptm
+want_rc 0; err_empty
+out_is '(job logreg)
+(const rate 0.5)
+(data X (sparse matrix) (from "data/train.svm") (format libsvm) (shard rows))
+(data y (vector) (from labels(X)))
+(param w (vector [cols(X)]) (= 0) (consistency ssp 2))
+(schedule data_parallel {(minibatch 1000)})
+(update builtin logreg_sgd {(rate rate) (l2 0.0001)})
+(objective builtin logloss (every 1 sweeps))
+(stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))
+(output w "w.tsv")'
+end
+
+begin "--ast on a broken spec prints no tree"
+run check --ast "$T/bad.ptm"
+want_rc 3; out_empty; err_last "$T/bad.ptm: 3 errors"
+end
+
+begin "a full stdout is an error"
+if [ -w /dev/full ]; then
+    "$PTM" check --ast examples/lda/lda.ptm >/dev/full 2>"$T/err"
+    rc=$?
+    want_rc 1; err_has "ptm: error: cannot write to standard output: "
+fi
+end
+
+begin "--version to a full stdout is an error"
+if [ -w /dev/full ]; then
+    "$PTM" --version >/dev/full 2>"$T/err"
+    rc=$?
+    want_rc 1
+    # the reason (strerror) follows the colon
+    grep -q '^ptm: error: cannot write to standard output: .' "$T/err" ||
+        no "stderr lacks 'ptm: error: cannot write to standard output: REASON'"
+    [ "$(wc -l <"$T/err")" -eq 1 ] || no "not one line on stderr"
+fi
+end
+
+begin "--help to a full stdout is an error"
+if [ -w /dev/full ]; then
+    "$PTM" --help >/dev/full 2>"$T/err"
+    rc=$?
+    want_rc 1; err_has "ptm: error: cannot write to standard output: "
+fi
+end
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
