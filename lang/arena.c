@@ -9,6 +9,7 @@
 #include "arena.h"
 
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,21 +22,23 @@ struct arena_chunk {
     alignas(max_align_t) unsigned char data[];
 };
 
-/* GLOBAL: test-only fault injection; set by single-threaded tests before use. */
-static unsigned long fault_nth, fault_calls;
+/* GLOBAL: test-only fault injection, set by tests before threads start;
+ * atomic because every thread's allocations count. */
+static _Atomic unsigned long fault_nth, fault_calls;
 
 unsigned long ptm_fault_inject(unsigned long nth)
 {
-    unsigned long calls = fault_calls;
-    fault_nth = nth;
-    fault_calls = 0;
+    unsigned long calls = atomic_exchange_explicit(&fault_calls, 0, memory_order_relaxed);
+    atomic_store_explicit(&fault_nth, nth, memory_order_relaxed);
     return calls;
 }
 
 static int fault_hit(void)
 {
-    fault_calls++;
-    return fault_nth != 0 && fault_calls >= fault_nth;
+    unsigned long nth = atomic_load_explicit(&fault_nth, memory_order_relaxed);
+    if (nth == 0)
+        return 0;
+    return atomic_fetch_add_explicit(&fault_calls, 1, memory_order_relaxed) + 1 >= nth;
 }
 
 void *ptm_malloc(size_t size)

@@ -31,8 +31,9 @@ void *ptm_realloc(void *p, size_t size);
 void ptm_free(void *p);
 
 /* Make the nth future ptm_malloc/ptm_realloc call (1-based) and every one
- * after it fail; 0 turns injection off. Returns the number of calls made
- * since the last reset. For tests only; not thread-safe. */
+ * after it fail; 0 turns injection off. Returns the number of calls counted
+ * since the last reset (calls are counted only while injection is on).
+ * For tests; set it before starting threads. */
 unsigned long ptm_fault_inject(unsigned long nth);
 
 #endif
