@@ -1,6 +1,7 @@
 # ptm - one Makefile. Targets: all check demo bench fuzz asan tsan install clean.
 #   make SANITIZE=address,undefined check   the suite under sanitizers
 #   make fuzz FUZZ_SECONDS=600              the parser fuzzer (clang)
+#   make fuzz-data FUZZ_SECONDS=300         the data reader fuzzer, that long per format
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -10,7 +11,7 @@ SANITIZE ?=
 
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 GENWARN  = -std=c11 -Wall -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
-PKGS     =
+PKGS     = lua5.4 yaml-0.1
 PKG_CFLAGS := $(if $(PKGS),$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS   := $(if $(PKGS),$(shell pkg-config --libs $(PKGS)))
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
@@ -24,15 +25,20 @@ SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 endif
 comma := ,
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -I$(B)/gen $(PKG_CFLAGS)
-ALL_CFLAGS = $(CFLAGS) $(SANFLAGS) -MMD -MP
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -I$(B)/gen $(PKG_CFLAGS)
+ALL_CFLAGS = $(CFLAGS) $(SANFLAGS) -pthread -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm
 
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
+COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
+	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
+RUNTIME_SRC = runtime/lua_sandbox.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
+	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
-LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o
+LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
+	$(B)/gen/parser.o $(B)/gen/lexer.o
 CLI_OBJ  = $(B)/cli/ptm.o
-TESTS    = $(B)/tests/test_lang
+TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data
 
 ifeq ($(SANITIZE),)
 PTM = bin/ptm
@@ -40,7 +46,9 @@ else
 PTM = $(B)/ptm
 endif
 
-.PHONY: all check test demo bench fuzz fuzz-build asan tsan install uninstall clean deps
+.PHONY: all check test demo bench golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+	fuzz-data-build asan tsan install \
+	uninstall clean deps
 .DELETE_ON_ERROR:
 
 all: $(PTM)
@@ -48,7 +56,12 @@ all: $(PTM)
 deps:
 	@scripts/deps.sh
 
-$(PTM): $(LIB_OBJ) $(CLI_OBJ)
+LIB = $(B)/libptm.a
+$(LIB): $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PTM): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -71,7 +84,7 @@ $(B)/tests/%.o: tests/%.c $(B)/gen/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
 
-$(B)/tests/test_%: $(B)/tests/test_%.o $(LIB_OBJ)
+$(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # check: install what is missing, build, run every test.
@@ -81,6 +94,11 @@ check: deps
 test: $(PTM) $(TESTS)
 	@for t in $(TESTS); do echo "== $$t"; $$t || exit 1; done
 	@echo "== tests/cli.sh"; PTM=$(PTM) sh tests/cli.sh
+
+# golden: rewrite tests/golden/*.yaml from the examples, for review with git diff.
+golden: $(PTM)
+	@for f in examples/*/*.ptm; do n=$$(basename $$f .ptm); \
+	  $(PTM) compile $$f -o tests/golden/$$n.yaml && echo "wrote tests/golden/$$n.yaml"; done
 
 asan:
 	$(MAKE) check SANITIZE=address,undefined
@@ -94,14 +112,38 @@ demo: deps
 
 # bench: results go to bench/RESULTS.md with the commands that made them.
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/run.sh $(PTM)
+	@$(MAKE) --no-print-directory all $(B)/bench/prog_bench $(B)/bench/pstore_bench \
+	  $(B)/bench/data_gen $(B)/bench/data_bench
+	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench \
+	  bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
+
+# The interpreter at -O2 whatever CFLAGS says.
+$(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+
+# The parameter store at -O2 whatever CFLAGS says.
+$(B)/bench/pstore_bench: bench/pstore_bench.c runtime/pstore.c lang/arena.c lang/ptm.c \
+	  runtime/pstore.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+
+# The data readers at -O2 whatever CFLAGS says, and their input generator.
+DATA_SRC = runtime/data.c runtime/read_libsvm.c runtime/read_mm.c runtime/read_uci.c \
+	runtime/read_csv.c
+$(B)/bench/data_bench: bench/data_bench.c $(DATA_SRC) compiler/plan.c compiler/prog.c \
+	  lang/arena.c lang/ptm.c runtime/data.h runtime/data_impl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+$(B)/bench/data_gen: bench/data_gen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $^ -lm
 
 # fuzz: libFuzzer over the parser, seeded from examples/ (needs clang).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_B = build/fuzz
-FUZZ_SRC = $(LANG_SRC) $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/lexer.c
+FUZZ_SRC = $(LANG_SRC) $(COMPILER_SRC) runtime/lua_sandbox.c $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/lexer.c
 
 $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/parser.h: lang/parser.y
 	@mkdir -p $(FUZZ_B)/gen
@@ -109,9 +151,10 @@ $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/parser.h: lang/parser.y
 $(FUZZ_B)/gen/lexer.c: lang/lexer.l
 	@mkdir -p $(FUZZ_B)/gen
 	flex -o $@ $<
-$(FUZZ_B)/fuzz_parse: tests/fuzz_parse.c $(FUZZ_SRC) $(FUZZ_B)/gen/parser.h lang/*.h
+$(FUZZ_B)/fuzz_parse: tests/fuzz_parse.c $(FUZZ_SRC) $(FUZZ_B)/gen/parser.h lang/*.h compiler/*.h
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -I$(FUZZ_B)/gen -o $@ tests/fuzz_parse.c $(FUZZ_SRC) -lm
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
+	  -o $@ tests/fuzz_parse.c $(FUZZ_SRC) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_B)/fuzz_parse
 
@@ -122,6 +165,48 @@ fuzz:
 	cp examples/*/*.ptm tests/fuzz/parse/* $(FUZZ_B)/corpus/ 2>/dev/null || true
 	$(FUZZ_B)/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	  -dict=tests/fuzz/ptm.dict -artifact_prefix=$(FUZZ_B)/ $(FUZZ_B)/corpus
+
+# fuzz-plan: libFuzzer over the plan loader and writer, seeded with the
+# emitted example plans (tests/golden) and the findings kept in tests/fuzz/plan.
+$(FUZZ_B)/fuzz_plan: tests/fuzz_plan.c $(FUZZ_SRC) runtime/plan_load.c $(FUZZ_B)/gen/parser.h \
+	  lang/*.h compiler/*.h runtime/plan_load.h
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
+	  -o $@ tests/fuzz_plan.c $(FUZZ_SRC) runtime/plan_load.c $(PKG_LIBS) -lm
+
+fuzz-plan-build: $(FUZZ_B)/fuzz_plan
+
+fuzz-plan:
+	@scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory fuzz-plan-build
+	@mkdir -p $(FUZZ_B)/corpus-plan
+	cp tests/golden/*.yaml tests/fuzz/plan/* $(FUZZ_B)/corpus-plan/ 2>/dev/null || true
+	$(FUZZ_B)/fuzz_plan -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+	  -dict=tests/fuzz/plan.dict -artifact_prefix=$(FUZZ_B)/plan- $(FUZZ_B)/corpus-plan
+
+# fuzz-data: libFuzzer over the data readers, FUZZ_SECONDS for each format,
+# seeded with tests/fuzz/data/FORMAT (findings are kept there too).
+DATA_FORMATS = libsvm mm uci csv
+$(FUZZ_B)/fuzz_data: tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c runtime/data.h \
+	  runtime/data_impl.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime \
+	  -o $@ tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c -lm
+
+fuzz-data-build: $(FUZZ_B)/fuzz_data
+
+fuzz-data:
+	@scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory fuzz-data-build
+	@for f in $(DATA_FORMATS); do \
+	  mkdir -p $(FUZZ_B)/corpus-data-$$f; \
+	  cp tests/fuzz/data/$$f/* $(FUZZ_B)/corpus-data-$$f/ 2>/dev/null || true; \
+	  echo "== fuzz-data $$f"; \
+	  PTM_FUZZ_FORMAT=$$f $(FUZZ_B)/fuzz_data -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -dict=tests/fuzz/data.dict -artifact_prefix=$(FUZZ_B)/data-$$f- \
+	    $(FUZZ_B)/corpus-data-$$f || exit 1; \
+	done
 
 install: $(PTM)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -8,94 +8,107 @@
 
 #include <string.h>
 
+#include <math.h>
+
 #include "ptm.h"
 
+/* Option rows: numbers with their range, references, words. */
+#define NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false}
+#define POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false}
+#define WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true}
+#define REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false}
+#define WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false}
+#define END {NULL, 0, NULL, NULL, 0, 0, false, false}
+#define POLICY(p) (1u << PLAN_POLICY_##p)
+
 static const struct builtin_opt lasso_opts[] = {
-    {"lambda", BOPT_NUM, NULL, NULL},
-    {"X", BOPT_DATA, "X", NULL},
-    {"y", BOPT_DATA, "y", NULL},
-    {"beta", BOPT_PARAM, "beta", NULL},
-    {"r", BOPT_PARAM, "?r", NULL}, /* the residual y - X beta, kept up to date */
-    {NULL, 0, NULL, NULL},
+    NUM("lambda", NULL, 0, HUGE_VAL),
+    REF("X", BOPT_DATA, "X"),
+    REF("y", BOPT_DATA, "y"),
+    REF("beta", BOPT_PARAM, "beta"),
+    REF("r", BOPT_PARAM, "?r"), /* the residual y - X beta, kept up to date */
+    END,
 };
 
 static const struct builtin_opt mf_sgd_opts[] = {
-    {"rate", BOPT_NUM, "0.05", NULL},
-    {"decay", BOPT_NUM, "1", NULL},
-    {"reg", BOPT_NUM, "0.05", NULL},
-    {"R", BOPT_DATA, "R", NULL},
-    {"W", BOPT_PARAM, "W", NULL},
-    {"H", BOPT_PARAM, "H", NULL},
-    {NULL, 0, NULL, NULL},
+    POS("rate", "0.05", HUGE_VAL),
+    POS("decay", "1", 1),
+    NUM("reg", "0.05", 0, HUGE_VAL),
+    REF("R", BOPT_DATA, "R"),
+    REF("W", BOPT_PARAM, "W"),
+    REF("H", BOPT_PARAM, "H"),
+    END,
 };
 
 static const struct builtin_opt mf_ccd_opts[] = {
-    {"reg", BOPT_NUM, "0.05", NULL},
-    {"inner", BOPT_NUM, "1", NULL},
-    {"R", BOPT_DATA, "R", NULL},
-    {"W", BOPT_PARAM, "W", NULL},
-    {"H", BOPT_PARAM, "H", NULL},
-    {NULL, 0, NULL, NULL},
+    NUM("reg", "0.05", 0, HUGE_VAL),
+    WHOLE("inner", "1", 1, 1000),
+    REF("R", BOPT_DATA, "R"),
+    REF("W", BOPT_PARAM, "W"),
+    REF("H", BOPT_PARAM, "H"),
+    END,
 };
 
 static const struct builtin_opt rmse_opts[] = {
-    {"test", BOPT_DATA, "", NULL},
-    {"R", BOPT_DATA, "R", NULL},
-    {"W", BOPT_PARAM, "W", NULL},
-    {"H", BOPT_PARAM, "H", NULL},
-    {NULL, 0, NULL, NULL},
+    REF("test", BOPT_DATA, ""),
+    REF("R", BOPT_DATA, "R"),
+    REF("W", BOPT_PARAM, "W"),
+    REF("H", BOPT_PARAM, "H"),
+    END,
 };
 
 static const struct builtin_opt lda_opts[] = {
-    {"alpha", BOPT_NUM, "0.1", NULL},
-    {"beta", BOPT_NUM, "0.01", NULL},
-    {"sampler", BOPT_WORD, "sparse", "sparse|alias|plain"},
-    {"D", BOPT_DATA, "D", NULL},
-    {"nwk", BOPT_PARAM, "nwk", NULL},
-    {"nk", BOPT_PARAM, "nk", NULL},
-    {NULL, 0, NULL, NULL},
+    POS("alpha", "0.1", HUGE_VAL),
+    POS("beta", "0.01", HUGE_VAL),
+    WORD("sampler", "sparse", "sparse|alias|plain"),
+    REF("D", BOPT_DATA, "D"),
+    REF("nwk", BOPT_PARAM, "nwk"),
+    REF("nk", BOPT_PARAM, "nk"),
+    END,
 };
 
 static const struct builtin_opt lda_loglik_opts[] = {
-    {"alpha", BOPT_NUM, "0.1", NULL},
-    {"beta", BOPT_NUM, "0.01", NULL},
-    {"D", BOPT_DATA, "D", NULL},
-    {"nwk", BOPT_PARAM, "nwk", NULL},
-    {"nk", BOPT_PARAM, "nk", NULL},
-    {NULL, 0, NULL, NULL},
+    POS("alpha", "0.1", HUGE_VAL),
+    POS("beta", "0.01", HUGE_VAL),
+    REF("D", BOPT_DATA, "D"),
+    REF("nwk", BOPT_PARAM, "nwk"),
+    REF("nk", BOPT_PARAM, "nk"),
+    END,
 };
 
 static const struct builtin_opt logreg_opts[] = {
-    {"rate", BOPT_NUM, "0.1", NULL},
-    {"decay", BOPT_NUM, "1", NULL},
-    {"l2", BOPT_NUM, "0", NULL},
-    {"l1", BOPT_NUM, "0", NULL},
-    {"X", BOPT_DATA, "X", NULL},
-    {"y", BOPT_DATA, "y", NULL},
-    {"w", BOPT_PARAM, "w", NULL},
-    {NULL, 0, NULL, NULL},
+    POS("rate", "0.1", HUGE_VAL),
+    POS("decay", "1", 1),
+    NUM("l2", "0", 0, HUGE_VAL),
+    NUM("l1", "0", 0, HUGE_VAL),
+    REF("X", BOPT_DATA, "X"),
+    REF("y", BOPT_DATA, "y"),
+    REF("w", BOPT_PARAM, "w"),
+    END,
 };
 
 static const struct builtin_opt logloss_opts[] = {
-    {"l2", BOPT_NUM, "0", NULL},
-    {"l1", BOPT_NUM, "0", NULL},
-    {"X", BOPT_DATA, "X", NULL},
-    {"y", BOPT_DATA, "y", NULL},
-    {"w", BOPT_PARAM, "w", NULL},
-    {NULL, 0, NULL, NULL},
+    NUM("l2", "0", 0, HUGE_VAL),
+    NUM("l1", "0", 0, HUGE_VAL),
+    REF("X", BOPT_DATA, "X"),
+    REF("y", BOPT_DATA, "y"),
+    REF("w", BOPT_PARAM, "w"),
+    END,
 };
 
 static const struct builtin builtins[] = {
-    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_opts},
-    {"mf_sgd", BUILTIN_UPDATE, "matrix factorization by SGD", mf_sgd_opts},
-    {"mf_ccd", BUILTIN_UPDATE, "matrix factorization by CCD++", mf_ccd_opts},
-    {"lda_gibbs", BUILTIN_UPDATE, "LDA by collapsed Gibbs sampling", lda_opts},
-    {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD", logreg_opts},
+    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_opts,
+     POLICY(DYNAMIC) | POLICY(ROUND_ROBIN) | POLICY(RANDOM)},
+    {"mf_sgd", BUILTIN_UPDATE, "matrix factorization by SGD", mf_sgd_opts, POLICY(ROTATION)},
+    {"mf_ccd", BUILTIN_UPDATE, "matrix factorization by CCD++", mf_ccd_opts, POLICY(ROTATION)},
+    {"lda_gibbs", BUILTIN_UPDATE, "LDA by collapsed Gibbs sampling", lda_opts, POLICY(ROTATION)},
+    {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD", logreg_opts,
+     POLICY(DATA_PARALLEL)},
     {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta|^2 + lambda |beta|_1",
-     lasso_opts},
-    {"rmse", BUILTIN_OBJECTIVE, "root mean squared error of W H'", rmse_opts},
-    {"lda_loglik", BUILTIN_OBJECTIVE, "log-likelihood per token", lda_loglik_opts},
-    {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts},
+     lasso_opts, 0},
+    {"rmse", BUILTIN_OBJECTIVE, "root mean squared error of W H'", rmse_opts, 0},
+    {"lda_loglik", BUILTIN_OBJECTIVE, "log-likelihood per token", lda_loglik_opts, 0},
+    {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0},
 };
 
 const struct builtin *builtin_lookup(const char *name)

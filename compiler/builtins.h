@@ -8,7 +8,10 @@
 #ifndef PTM_BUILTINS_H
 #define PTM_BUILTINS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "plan.h"
 
 enum builtin_role { BUILTIN_UPDATE = 'u', BUILTIN_OBJECTIVE = 'o' };
 
@@ -27,6 +30,9 @@ struct builtin_opt {
      * named r when the job has one, else none. */
     const char *dflt;
     const char *words; /* BOPT_WORD: "a|b|c" */
+    double lo, hi;     /* BOPT_NUM: the range allowed */
+    bool lo_open;      /* BOPT_NUM: lo itself is not allowed */
+    bool whole;        /* BOPT_NUM: a whole number */
 };
 
 struct builtin {
@@ -34,6 +40,7 @@ struct builtin {
     enum builtin_role role;
     const char *summary;
     const struct builtin_opt *opts; /* ends with a NULL key */
+    unsigned policies; /* update rules: mask of 1u << enum plan_policy it runs under */
 };
 
 /* The builtin named name, or NULL. */

@@ -18,6 +18,7 @@
 #include "builtins.h"
 #include "ptm.h"
 #include "sem_impl.h"
+#include "utf8.h"
 
 /* ---- diagnostics and symbols -------------------------------------------- */
 
@@ -77,10 +78,11 @@ static const char *kind_word(enum sym_kind k)
     return w[k];
 }
 
-/* Names the language gives a meaning of its own (rounds, workers, ...). */
+/* Names the language gives a meaning of its own: run-time counters
+ * (rounds, workers, ...) and functions (abs, corr, ...). */
 static bool reserved_name(const char *name)
 {
-    return prog_global_lookup(name) >= 0;
+    return prog_global_lookup(name) >= 0 || sem_is_function(name);
 }
 
 static struct sym *declare(struct sem *s, const struct ast_ident *id, enum sym_kind kind,
@@ -149,6 +151,22 @@ static void *zalloc(struct sem *s, size_t n, size_t size)
     return p;
 }
 
+/* A number for a message: %g, with NaN and infinities spelt out. */
+struct numtext {
+    char s[32];
+};
+static struct numtext num_text(double v)
+{
+    struct numtext t;
+    if (isnan(v))
+        snprintf(t.s, sizeof(t.s), "NaN");
+    else if (isinf(v))
+        snprintf(t.s, sizeof(t.s), "%s", v > 0 ? "infinity" : "-infinity");
+    else
+        snprintf(t.s, sizeof(t.s), "%g", v);
+    return t;
+}
+
 /* A word from a fixed list, with a suggestion; -1 after reporting. */
 static int word(struct sem *s, const struct ast_ident *id, const char *what,
                 int (*lookup)(const char *), const char *const *names, size_t n)
@@ -174,10 +192,26 @@ static int word(struct sem *s, const struct ast_ident *id, const char *what,
 /* Parse a --set value as a number: a plain number or a duration. */
 static bool parse_number(const char *text, double *out)
 {
+    /* The language's own number syntax: [-]digits[.digits][e[+-]digits][unit] */
+    const char *q = text + (text[0] == '-');
+    if (!isdigit((unsigned char)*q))
+        return false;
+    while (isdigit((unsigned char)*q))
+        q++;
+    if (*q == '.') {
+        if (!isdigit((unsigned char)q[1]))
+            return false;
+        for (q++; isdigit((unsigned char)*q);)
+            q++;
+    }
+    if ((*q == 'e' || *q == 'E') &&
+        (isdigit((unsigned char)q[1]) || ((q[1] == '+' || q[1] == '-') && isdigit((unsigned char)q[2]))))
+        for (q += 2; isdigit((unsigned char)*q);)
+            q++;
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || errno == ERANGE || !isfinite(v) || isspace((unsigned char)text[0]))
+    if (end != q || errno == ERANGE || !isfinite(v))
         return false;
     static const struct {
         const char *unit;
@@ -189,6 +223,18 @@ static bool parse_number(const char *text, double *out)
             return true;
         }
     return false;
+}
+
+static bool valid_utf8(const char *str)
+{
+    size_t n = strlen(str);
+    for (size_t i = 0; i < n;) {
+        int k = utf8_seq((const unsigned char *)str + i, n - i, NULL);
+        if (k == 0)
+            return false;
+        i += (size_t)k;
+    }
+    return true;
 }
 
 static const struct ptm_set *find_set(struct sem *s, const char *name)
@@ -205,6 +251,11 @@ static void check_const(struct sem *s, const struct ast_stmt *st, struct sym *y)
     struct plan_const *k = &s->plan->consts[y->index];
     const struct ast_expr *e = st->u.konst.value;
     const struct ptm_set *set = find_set(s, k->name);
+    if (set && !valid_utf8(set->value)) {
+        diag_file(s->diags, PTM_SEV_ERROR, "--set %s=...: the value is not valid UTF-8",
+                  set->name);
+        set = NULL;
+    }
     if (e->kind == AST_STR || (e->kind == AST_NAME && sem_lookup(s, e->u.name) &&
                                sem_lookup(s, e->u.name)->kind == SYM_CONST &&
                                sem_lookup(s, e->u.name)->ready &&
@@ -222,6 +273,7 @@ static void check_const(struct sem *s, const struct ast_stmt *st, struct sym *y)
     }
     double v = 0;
     bool ok = sem_const_num(s, e, "a const", &v);
+    y->bad = !ok; /* its uses say nothing more */
     if (set) {
         if (!parse_number(set->value, &v)) {
             diag_file(s->diags, PTM_SEV_ERROR,
@@ -310,30 +362,40 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
     d->labels_of = -1;
     if (t->has_dims)
         sem_error(s, t->loc, "the size of data comes from its file; remove the dimensions");
-    bool has_format = false, has_shard = false;
-    const struct ast_attr *fmt = NULL;
+    /* A repeated attribute is reported and the first one kept; an unknown
+     * sharding word leaves the default, so neither causes later errors. */
+    bool has_shard = false;
+    const struct ast_attr *fmt = NULL, *vocab = NULL, *shard = NULL;
     for (const struct ast_attr *a = st->u.data.attrs.head; a; a = a->next) {
         switch (a->kind) {
         case AST_ATTR_FORMAT:
-            if (has_format)
+            if (fmt)
                 sem_error(s, a->loc, "'format' is given twice");
-            has_format = true;
-            fmt = a;
+            else
+                fmt = a;
             break;
         case AST_ATTR_SHARD: {
-            if (has_shard)
+            if (shard) {
                 sem_error(s, a->loc, "'shard' is given twice");
-            has_shard = true;
+                break;
+            }
+            shard = a;
             int v = word(s, &a->word, "sharding", plan_shard_lookup, shard_words, 3);
-            if (v >= 0)
+            if (v >= 0) {
                 d->shard = (enum plan_shard)v;
+                has_shard = true;
+            }
             break;
         }
         case AST_ATTR_VOCAB:
-            if (d->vocab)
+            if (vocab)
                 sem_error(s, a->loc, "'vocab' is given twice");
-            else
+            else {
+                vocab = a;
+                if (a->str.len == 0)
+                    sem_error(s, a->loc, "the vocabulary file name is empty");
                 d->vocab = dup(s, a->str.s);
+            }
             break;
         case AST_ATTR_SHARD_LIKE:
             sem_error(s, a->loc, "data is sharded with 'shard rows', 'shard cols' or 'shard none'");
@@ -345,6 +407,8 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
         d->format = PLAN_FORMAT_LABELS;
         if (fmt)
             sem_error(s, fmt->loc, "labels() take the format of their data; remove 'format'");
+        if (vocab)
+            sem_error(s, vocab->loc, "'vocab' goes with 'format uci', not with labels()");
         if (src->u.call.args.n != 1 || src->u.call.args.head->kind != AST_NAME) {
             sem_error(s, src->loc, "labels() takes the name of a data source");
             return;
@@ -369,27 +433,36 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
         d->labels_of = y->index;
         d->shard = has_shard ? d->shard : of->shard;
         if (has_shard && d->shard != of->shard)
-            sem_error(s, st->loc, "labels are sharded like their data ('%s')",
+            sem_error(s, shard->loc, "labels are sharded like their data ('%s')",
                       plan_shard_name(of->shard));
         return;
     }
-    if (src->kind != AST_STR) {
-        sem_error(s, src->loc, "data comes from a file name (a string) or labels(DATA)");
+    /* The file: a string, or a string const (so --set can name another). */
+    const char *path = NULL;
+    if (src->kind == AST_STR) {
+        path = src->u.str.s;
+    } else if (src->kind == AST_NAME && sem_lookup(s, src->u.name) &&
+               sem_lookup(s, src->u.name)->kind == SYM_CONST &&
+               s->plan->consts[sem_lookup(s, src->u.name)->index].is_str) {
+        path = s->plan->consts[sem_lookup(s, src->u.name)->index].str;
+    } else {
+        sem_error(s, src->loc,
+                  "data comes from a file name (a string or a string const) or labels(DATA)");
         return;
     }
-    if (src->u.str.len == 0) {
+    if (!path || !path[0]) {
         sem_error(s, src->loc, "the file name is empty");
         return;
     }
-    d->path = dup(s, src->u.str.s);
+    d->path = dup(s, path);
     int f = -1;
     if (fmt)
         f = word(s, &fmt->word, "data format", user_format, format_words, 4);
-    else if ((f = format_from_path(src->u.str.s)) < 0)
+    else if ((f = format_from_path(path)) < 0)
         sem_error(s, src->loc,
                   "cannot tell the format of \"%s\" from its name; add 'format libsvm', "
                   "'format mm', 'format uci' or 'format csv'",
-                  src->u.str.s);
+                  path);
     if (f < 0)
         return;
     d->format = (enum plan_format)f;
@@ -400,8 +473,8 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
     if (!d->matrix && d->format != PLAN_FORMAT_CSV)
         sem_error(s, t->loc, "a vector comes from a csv file or from labels(DATA); %s data is a "
                   "matrix", plan_format_name(d->format));
-    if (d->vocab && d->format != PLAN_FORMAT_UCI)
-        sem_error(s, st->loc, "'vocab' goes with 'format uci'");
+    if (vocab && d->format != PLAN_FORMAT_UCI)
+        sem_error(s, vocab->loc, "'vocab' goes with 'format uci'");
 }
 
 /* ---- parameters --------------------------------------------------------- */
@@ -415,8 +488,9 @@ static void check_size(struct sem *s, struct prog *p, const struct ast_expr *e)
     if (!sem_prog(s, &dims_ctx, p, e, ETYPE_NUM))
         return;
     double v;
-    if (prog_is_const(p, &v) && (v != floor(v) || v < 1 || v > 1e15))
-        sem_error(s, e->loc, "a size must be a whole number of at least 1, not %g", v);
+    if (prog_is_const(p, &v) && (v != floor(v) || !(v >= 1 && v <= 1e15)))
+        sem_error(s, e->loc, "a size must be a whole number from 1 to 10^15, not %s",
+                  num_text(v).s);
 }
 
 static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
@@ -474,8 +548,10 @@ static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
     for (const struct ast_attr *a = st->u.param.attrs.head; a; a = a->next) {
         switch (a->kind) {
         case AST_ATTR_SHARD_LIKE: {
-            if (has_shard)
+            if (has_shard) {
                 sem_error(s, a->loc, "'shard' is given twice");
+                break;
+            }
             has_shard = true;
             struct sym *y = resolve(s, &a->word, SYM_DATA);
             if (!y)
@@ -485,11 +561,21 @@ static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
                 break;
             }
             p->shard_like = y->index;
+            /* Its rows are the data's rows: the first size says so. */
+            const struct prog *d0 = &p->dims[0];
+            if (t->has_dims && d0->ncode > 0 &&
+                !(d0->ncode == 1 && d0->code[0].op == PROG_ROWS && d0->code[0].a == y->index))
+                sem_error(s, t->dims.head->loc,
+                          "a parameter sharded like %s has rows(%s) %s; write %s", a->word.name,
+                          a->word.name, p->matrix ? "rows" : "elements",
+                          p->matrix ? "matrix[rows(DATA), ...]" : "vector[rows(DATA)]");
             break;
         }
         case AST_ATTR_CONSISTENCY: {
-            if (has_cons)
+            if (has_cons) {
                 sem_error(s, a->loc, "'consistency' is given twice");
+                break;
+            }
             has_cons = true;
             const struct ast_cons *c = &a->cons;
             p->cons = c->model == AST_CONS_ASYNC ? PLAN_CONS_ASYNC : PLAN_CONS_SSP;
@@ -505,6 +591,11 @@ static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
         default: misplaced_attr(s, a, "a parameter"); break;
         }
     }
+    if (p->shard_like >= 0 && has_cons)
+        for (const struct ast_attr *a = st->u.param.attrs.head; a; a = a->next)
+            if (a->kind == AST_ATTR_CONSISTENCY)
+                sem_error(s, a->loc, "a parameter sharded like data lives with its workers and "
+                          "is never shared: remove 'consistency'");
 }
 
 /* ---- blocks and their structure ----------------------------------------- */
@@ -516,6 +607,11 @@ static void check_blocks(struct sem *s, const struct ast_stmt *st, int32_t index
     struct sym *y = resolve(s, &st->u.blocks.param, SYM_PARAM);
     b->param = y ? y->index : -1;
     const struct plan_param *p = y ? &s->plan->params[y->index] : NULL;
+    if (p && p->shard_like >= 0)
+        sem_error(s, st->u.blocks.param.loc,
+                  "'%s' is sharded like %s: each worker updates its own rows, so it has no "
+                  "schedulable blocks",
+                  p->name, s->plan->data[p->shard_like].name);
     b->axis = PLAN_AXIS_ELEMS;
     if (st->u.blocks.axis.name) {
         const char *ax = st->u.blocks.axis.name;
@@ -534,9 +630,10 @@ static void check_blocks(struct sem *s, const struct ast_stmt *st, int32_t index
     if (st->u.blocks.count) {
         if (sem_prog(s, &dims_ctx, &b->count, st->u.blocks.count, ETYPE_NUM)) {
             double v;
-            if (prog_is_const(&b->count, &v) && (v != floor(v) || v < 1))
+            if (prog_is_const(&b->count, &v) && (v != floor(v) || !(v >= 1 && v <= 1e15)))
                 sem_error(s, st->u.blocks.count->loc,
-                          "a block count must be a whole number of at least 1, not %g", v);
+                          "a block count must be a whole number from 1 to 10^15, not %s",
+                          num_text(v).s);
         }
     } else if (prog_emit_const(&b->count, 1) != 0 || prog_finish(&b->count) != 0) {
         s->oom = true;
@@ -595,16 +692,21 @@ static void check_depend(struct sem *s, const struct ast_stmt *st, const struct 
         sem_error(s, st->u.depend.var2.loc, "the two block indices need different names");
         return;
     }
-    struct ectx cx = {.what = "a dependency", .flags = ECTX_DIMS | ECTX_DATA, .vars = {vi, vj},
-                      .nvars = 2};
+    struct ectx cx = {.what = "a dependency", .flags = ECTX_DIMS | ECTX_DATA,
+                      .globals = 1u << PROG_G_WORKERS, .vars = {vi, vj}, .nvars = 2};
     b->depend = PLAN_DEPEND_PRED;
     if (!sem_prog(s, &cx, &b->pred, st->u.depend.when, ETYPE_BOOL))
         return;
-    if (!sem_symmetric(st->u.depend.when, vi, vj)) {
-        sem_error(s, st->u.depend.when->loc,
-                  "a dependency must be symmetric: swapping '%s' and '%s' must give the same "
-                  "condition",
-                  vi, vj);
+    bool gave_up;
+    if (!sem_symmetric(st->u.depend.when, vi, vj, &gave_up)) {
+        if (gave_up)
+            sem_error(s, st->u.depend.when->loc,
+                      "a dependency must be symmetric, and this one is too large to check");
+        else
+            sem_error(s, st->u.depend.when->loc,
+                      "a dependency must be symmetric: swapping '%s' and '%s' must give the "
+                      "same condition",
+                      vi, vj);
     }
 }
 
@@ -637,7 +739,11 @@ static void check_blockfn(struct sem *s, const struct ast_stmt *st, const struct
         b->has_cost = true;
         p = &b->cost;
     }
-    sem_prog(s, &cx, p, st->u.blockfn.value, ETYPE_NUM);
+    double v;
+    if (sem_prog(s, &cx, p, st->u.blockfn.value, ETYPE_NUM) && prog_is_const(p, &v) &&
+        !(v >= 0 && isfinite(v)))
+        sem_error(s, st->u.blockfn.value->loc, "a constant %s must be a finite number of at "
+                  "least 0, not %s", what, num_text(v).s);
 }
 
 /* ---- schedule ----------------------------------------------------------- */
@@ -769,6 +875,7 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
     if (pol < 0)
         return;
     sc->policy = (enum plan_policy)pol;
+    s->policy_known = true;
     /* Defaults, before the options. */
     sc->sample = 256;
     sc->warmup = 1;
@@ -804,15 +911,19 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
                   plan_policy_name(sc->policy));
         return;
     }
+    /* A rotation moves one block to each worker per round. */
     if (sc->over >= 0 && sc->policy == PLAN_POLICY_ROTATION &&
-        !s->plan->blocksets[sc->over].into)
-        sem_error(s, over->name ? over->loc : st->loc,
-                  "rotation needs blocks made with 'into' (for example 'blocks %s = %s rows "
-                  "into workers')",
-                  s->plan->blocksets[sc->over].name,
-                  s->plan->blocksets[sc->over].param >= 0
-                      ? s->plan->params[s->plan->blocksets[sc->over].param].name
-                      : "H");
+        s->plan->blocksets[sc->over].count.ncode > 0) {
+        const struct plan_blockset *b = &s->plan->blocksets[sc->over];
+        const struct prog *n = &b->count;
+        bool per_worker = b->into && n->ncode == 1 && n->code[0].op == PROG_GLOBAL &&
+                          n->code[0].a == PROG_G_WORKERS;
+        if (!per_worker)
+            sem_error(s, over->name ? over->loc : st->loc,
+                      "rotation needs one block per worker: 'blocks %s = %s%s into workers'",
+                      b->name, b->param >= 0 ? s->plan->params[b->param].name : "PARAM",
+                      b->axis == PLAN_AXIS_ROWS ? " rows" : b->axis == PLAN_AXIS_COLS ? " cols" : "");
+    }
 }
 
 /* ---- hooks --------------------------------------------------------------- */
@@ -833,15 +944,21 @@ static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char 
     char path[4096];
     job_path(s, st->u.hook.file.s, path, sizeof(path));
     struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (stat(path, &sb) != 0) {
         sem_error(s, st->u.hook.file_loc, "Lua file \"%s\" not found (looked for '%s')",
                   st->u.hook.file.s, path);
+        return;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        sem_error(s, st->u.hook.file_loc, "\"%s\" is a %s, not a Lua file", st->u.hook.file.s,
+                  S_ISDIR(sb.st_mode) ? "directory" : "special file");
         return;
     }
     if (!s->opts->check_hooks)
         return;
     char err[512];
     int rc = hook_check(path, fns, n, defined, err, sizeof(err));
+    s->hook_loaded = rc == 0;
     if (rc == PTM_ENOMEM) {
         s->oom = true;
         return;
@@ -925,13 +1042,34 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
         struct ptm_loc where = o ? v->loc : st->loc;
         const char *name = v ? (v->kind == AST_NAME ? v->u.name : NULL) : bo->dflt;
         switch (bo->kind) {
-        case BOPT_NUM:
+        case BOPT_NUM: {
             po->kind = PLAN_VALUE_NUM;
-            if (v)
-                sem_const_num(s, v, "an option value", &po->num);
-            else
+            if (!v) {
                 po->num = strtod(bo->dflt, NULL);
+                break;
+            }
+            if (v->kind == AST_DURATION) {
+                sem_error(s, v->loc, "option '%s' takes a number, not a duration", bo->key);
+                break;
+            }
+            if (!sem_const_num(s, v, "an option value", &po->num))
+                break;
+            double x = po->num;
+            bool ok = (bo->lo_open ? x > bo->lo : x >= bo->lo) && x <= bo->hi &&
+                      (!bo->whole || x == floor(x));
+            if (!ok) {
+                char range[96];
+                if (isinf(bo->hi))
+                    snprintf(range, sizeof(range), "%s %g", bo->lo_open ? "above" : "at least",
+                             bo->lo);
+                else
+                    snprintf(range, sizeof(range), "from %g%s to %g", bo->lo,
+                             bo->lo_open ? " (not included)" : "", bo->hi);
+                sem_error(s, v->loc, "option '%s' of %s must be a%s number %s, not %s", bo->key,
+                          bi->name, bo->whole ? " whole" : "", range, num_text(x).s);
+            }
             break;
+        }
         case BOPT_WORD: {
             po->kind = PLAN_VALUE_STR;
             bool ok = false;
@@ -1040,6 +1178,10 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
                 sem_error(s, o->loc, "'%s' takes a function name in quotes", o->key.name);
                 continue;
             }
+            if (locs[k].end != 0 && locs[k].begin != st->u.hook.file_loc.begin) {
+                sem_error(s, o->key.loc, "option '%s' is given twice", o->key.name);
+                continue;
+            }
             fns[k] = o->values.head->u.str.s;
             locs[k] = o->values.head->loc;
         }
@@ -1052,8 +1194,9 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
     check_lua_file(s, st, fns, locs, update ? 2 : 1, defined);
     if (update) {
         h->push = dup(s, fns[0]);
-        /* pull is optional: kept when named or when the file defines it. */
-        if (locs[1].end != 0 || defined[1])
+        /* pull is optional: kept when named or when the file defines it
+         * (assumed defined when hook files are not loaded). */
+        if (locs[1].end != 0 || defined[1] || !s->opts->check_hooks)
             h->pull = dup(s, fns[1]);
     } else {
         h->fn = dup(s, fns[0]);
@@ -1075,14 +1218,94 @@ static void check_every(struct sem *s, const struct ast_stmt *st, struct plan_ho
     }
 }
 
+/* The first use of the objective in an expression, or NULL. */
+static const struct ast_expr *find_objective(const struct ast_expr *e)
+{
+    const struct ast_expr *r = NULL;
+    switch (e->kind) {
+    case AST_NAME: return strcmp(e->u.name, "objective") == 0 ? e : NULL;
+    case AST_UNARY: return find_objective(e->u.op.a);
+    case AST_BINARY:
+        r = find_objective(e->u.op.a);
+        return r ? r : find_objective(e->u.op.b);
+    case AST_CALL:
+        for (const struct ast_expr *a = e->u.call.args.head; a && !r; a = a->next)
+            r = find_objective(a);
+        return r && strcmp(e->u.call.fn.name, "rel_change") == 0 ? e : r;
+    case AST_INDEX:
+        for (const struct ast_expr *a = e->u.index.args.head; a && !r; a = a->next)
+            r = find_objective(a);
+        return r;
+    default: return NULL;
+    }
+}
+
+/* Does the update rule fit the scheduling policy? */
+static void check_update_policy(struct sem *s, const struct ast_stmt *st)
+{
+    const struct plan_hook *h = &s->plan->update;
+    enum plan_policy pol = s->plan->schedule.policy;
+    if (!h->lua) {
+        if (!h->builtin)
+            return; /* an unknown builtin, reported */
+        const struct builtin *bi = builtin_lookup(h->builtin);
+        if (!bi || (bi->policies & (1u << pol)))
+            return;
+        char list[128] = "";
+        size_t used = 0;
+        int n = 0, total = 0;
+        for (int i = 0; i < PLAN_NPOLICIES; i++)
+            total += (bi->policies >> i) & 1;
+        for (int i = 0; i < PLAN_NPOLICIES; i++)
+            if (bi->policies & (1u << i)) {
+                n++;
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                         n == 1 ? "" : n == total ? " or " : ", ",
+                                         plan_policy_name((enum plan_policy)i));
+            }
+        sem_error(s, st->u.hook.builtin.loc, "%s runs under the %s polic%s, not %s", bi->name,
+                  list, total == 1 ? "y" : "ies", plan_policy_name(pol));
+        return;
+    }
+    bool model_parallel = pol == PLAN_POLICY_DYNAMIC || pol == PLAN_POLICY_ROUND_ROBIN ||
+                          pol == PLAN_POLICY_RANDOM;
+    if (model_parallel && !h->pull && h->file && s->hook_loaded)
+        sem_error(s, st->u.hook.file_loc,
+                  "the %s policy needs a pull function to combine the workers' results: "
+                  "define 'pull' or name one with { pull = \"NAME\" }",
+                  plan_policy_name(pol));
+}
+
 /* ---- the job ------------------------------------------------------------ */
+
+static bool is_labels(const struct ast_stmt *st)
+{
+    const struct ast_expr *src = st->u.data.source;
+    return src->kind == AST_CALL && strcmp(src->u.call.fn.name, "labels") == 0;
+}
+
+static void check_job_consistency(struct sem *s, const struct ast_stmt *st)
+{
+    struct ptm_plan *plan = s->plan;
+    plan->cons = st->u.consistency.model == AST_CONS_ASYNC ? PLAN_CONS_ASYNC : PLAN_CONS_SSP;
+    int64_t v = 0;
+    if (st->u.consistency.model == AST_CONS_SSP)
+        sem_const_int(s, st->u.consistency.staleness, "the staleness", 0, 1000000, &v);
+    plan->staleness = (int32_t)v;
+}
+
+/* "a" or "an" before a word. */
+static const char *article(const char *word)
+{
+    return strchr("aeiou", word[0]) ? "an" : "a";
+}
 
 /* Statements that may appear once: the first is kept, others reported. */
 static bool once(struct sem *s, const struct ast_stmt *st, const struct ast_stmt **slot)
 {
     if (*slot) {
-        sem_error(s, st->loc, "the job already has a '%s' statement",
-                  ast_stmt_keyword(st->kind));
+        sem_error(s, st->loc, "the job already has %s '%s' statement",
+                  article(ast_stmt_keyword(st->kind)), ast_stmt_keyword(st->kind));
         sem_note(s, (*slot)->loc, "the first one is here");
         return false;
     }
@@ -1103,8 +1326,12 @@ static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
         if (s->plan->outputs[i].path && strcmp(s->plan->outputs[i].path, st->u.output.file.s) == 0)
             sem_error(s, st->u.output.file_loc, "another output already writes \"%s\"",
                       st->u.output.file.s);
+    bool has_format = false;
     for (const struct ast_attr *a = st->u.output.attrs.head; a; a = a->next) {
         if (a->kind == AST_ATTR_FORMAT) {
+            if (has_format)
+                sem_error(s, a->loc, "'format' is given twice");
+            has_format = true;
             if (strcmp(a->word.name, "tsv") != 0)
                 sem_error(s, a->word.loc, "unknown output format '%s' (use tsv)", a->word.name);
         } else {
@@ -1169,27 +1396,27 @@ static int build(struct sem *s, const struct ast_job *job)
         goto out;
     check_sets(s);
 
-    /* Job-wide consistency first: parameters default to it. */
+    /* Pass 2, in order of dependence: consts, the job-wide consistency
+     * (parameters default to it), data from files, data from labels(),
+     * parameters, blocks; then the statements that use them. */
     const struct ast_stmt *one[AST_STMT_SEED + 1] = {0};
     plan->cons = PLAN_CONS_SSP;
     plan->staleness = 0;
-    for (const struct ast_stmt *st = job->head; st; st = st->next)
-        if (st->kind == AST_STMT_CONSISTENCY && once(s, st, &one[st->kind])) {
-            plan->cons = st->u.consistency.model == AST_CONS_ASYNC ? PLAN_CONS_ASYNC
-                                                                    : PLAN_CONS_SSP;
-            int64_t v = 0;
-            if (st->u.consistency.model == AST_CONS_SSP)
-                sem_const_int(s, st->u.consistency.staleness, "the staleness", 0, 1000000, &v);
-            plan->staleness = (int32_t)v;
-        }
-
-    /* Pass 2: check, in order of dependence: data before parameters before blocks. */
-    static const enum ast_stmt_kind order[] = {AST_STMT_CONST, AST_STMT_DATA, AST_STMT_PARAM,
-                                               AST_STMT_BLOCKS};
-    for (size_t k = 0; k < PTM_ARRAY_LEN(order); k++) {
-        int32_t idx = 0;
+    enum { P_CONST, P_CONS, P_FILES, P_LABELS, P_PARAM, P_BLOCKS, NPHASES };
+    for (int phase = 0; phase < NPHASES && !s->oom; phase++) {
         for (const struct ast_stmt *st = job->head; st && !s->oom; st = st->next) {
-            if (st->kind != order[k])
+            if (phase == P_CONS) {
+                if (st->kind == AST_STMT_CONSISTENCY && once(s, st, &one[st->kind]))
+                    check_job_consistency(s, st);
+                continue;
+            }
+            static const enum ast_stmt_kind kind_of[] = {
+                [P_CONST] = AST_STMT_CONST, [P_FILES] = AST_STMT_DATA,
+                [P_LABELS] = AST_STMT_DATA, [P_PARAM] = AST_STMT_PARAM,
+                [P_BLOCKS] = AST_STMT_BLOCKS};
+            if (st->kind != kind_of[phase])
+                continue;
+            if (st->kind == AST_STMT_DATA && (phase == P_LABELS) != is_labels(st))
                 continue;
             const struct ast_ident *name = st->kind == AST_STMT_CONST    ? &st->u.konst.name
                                            : st->kind == AST_STMT_DATA   ? &st->u.data.name
@@ -1198,12 +1425,11 @@ static int build(struct sem *s, const struct ast_job *job)
             struct sym *y = sem_lookup(s, name->name);
             if (!y || y->loc.begin != name->loc.begin)
                 continue; /* a duplicate, already reported */
-            idx = y->index;
             switch (st->kind) {
             case AST_STMT_CONST: check_const(s, st, y); break;
-            case AST_STMT_DATA: check_data(s, st, idx); break;
-            case AST_STMT_PARAM: check_param(s, st, idx); break;
-            default: check_blocks(s, st, idx); break;
+            case AST_STMT_DATA: check_data(s, st, y->index); break;
+            case AST_STMT_PARAM: check_param(s, st, y->index); break;
+            default: check_blocks(s, st, y->index); break;
             }
         }
     }
@@ -1257,16 +1483,40 @@ static int build(struct sem *s, const struct ast_job *job)
         sem_error(s, job->name.loc, "the job has no 'stop' rule: say when it ends");
     if (plan->nparams == 0)
         sem_error(s, job->name.loc, "the job has no parameters ('param')");
-    /* rel_change(objective) and objective need an objective. */
-    if (plan->has_stop && !plan->objective.present)
-        for (uint32_t i = 0; i < plan->stop.ncode; i++)
-            if (plan->stop.code[i].op == PROG_GLOBAL &&
-                (plan->stop.code[i].a == PROG_G_OBJECTIVE ||
-                 plan->stop.code[i].a == PROG_G_REL_CHANGE)) {
-                sem_error(s, one[AST_STMT_STOP]->loc,
-                          "the stop rule reads the objective, but the job has no 'objective'");
-                break;
-            }
+    if (one[AST_STMT_UPDATE] && s->policy_known && plan->update.present)
+        check_update_policy(s, one[AST_STMT_UPDATE]);
+    /* Warnings: declared structure the schedule will not use. */
+    for (uint32_t b = 0; s->policy_known && b < plan->nblocksets; b++) {
+        struct sym *y = sem_lookup(s, plan->blocksets[b].name);
+        enum plan_policy pol = plan->schedule.policy;
+        if (!y)
+            continue;
+        if (plan->schedule.over < 0 && pol != PLAN_POLICY_DATA_PARALLEL)
+            break; /* the schedule's blocks are in error, reported */
+        if (plan->schedule.over != (int32_t)b) {
+            diag_add(s->diags, PTM_SEV_WARNING, y->loc,
+                     "block set '%s' is never scheduled (the schedule is over %s)",
+                     plan->blocksets[b].name,
+                     plan->schedule.over >= 0 ? plan->blocksets[plan->schedule.over].name
+                                              : "every parameter");
+            continue;
+        }
+        const struct ast_stmt *ignored[2] = {
+            pol == PLAN_POLICY_DYNAMIC ? NULL : seen_priority[b],
+            pol == PLAN_POLICY_DYNAMIC ? NULL : seen_depend[b]};
+        for (int k = 0; k < 2; k++)
+            if (ignored[k])
+                diag_add(s->diags, PTM_SEV_WARNING, ignored[k]->loc,
+                         "the %s policy ignores %s; only dynamic uses them",
+                         plan_policy_name(pol), k == 0 ? "priorities" : "dependencies");
+    }
+    /* objective and rel_change(objective) need an objective. */
+    if (plan->has_stop && !plan->objective.present) {
+        const struct ast_expr *use = find_objective(one[AST_STMT_STOP]->u.stop.when);
+        if (use)
+            sem_error(s, use->loc,
+                      "the stop rule reads the objective, but the job has no 'objective'");
+    }
 out:
     ptm_free(seen);
     return s->oom ? PTM_ENOMEM : 0;

@@ -20,6 +20,14 @@ static const char *const functions[] = {
     "delta", "rows", "cols", "labels", "random", "rel_change",
 };
 
+bool sem_is_function(const char *name)
+{
+    for (size_t i = 0; i < PTM_ARRAY_LEN(functions); i++)
+        if (strcmp(functions[i], name) == 0)
+            return true;
+    return false;
+}
+
 static bool emit(struct sem *s, struct prog *p, enum prog_op op, int32_t a, int32_t b)
 {
     if (prog_emit(p, op, a, b) != 0) {
@@ -79,6 +87,8 @@ static enum etype name_expr(struct sem *s, const struct ectx *cx, struct prog *p
                 return ETYPE_ERROR;
             }
             const struct plan_const *k = &s->plan->consts[y->index];
+            if (y->bad)
+                return ETYPE_ERROR; /* reported at the const */
             if (k->is_str) {
                 sem_error(s, e->loc, "const '%s' is a string, not a number", name);
                 return ETYPE_ERROR;
@@ -358,12 +368,13 @@ static enum etype binary_expr(struct sem *s, const struct ectx *cx, struct prog 
     const struct ast_expr *a = e->u.op.a, *b = e->u.op.b;
     if (op == AST_OP_AND || op == AST_OP_OR) {
         const char *why = op == AST_OP_AND ? "'and'" : "'or'";
-        if (!operand(s, cx, p, a, ETYPE_BOOL, why))
-            return ETYPE_ERROR;
+        bool ok = operand(s, cx, p, a, ETYPE_BOOL, why);
         uint32_t jump = p->ncode;
-        if (!emit(s, p, op == AST_OP_AND ? PROG_JFALSE : PROG_JTRUE, 0, 0))
+        if (ok && !emit(s, p, op == AST_OP_AND ? PROG_JFALSE : PROG_JTRUE, 0, 0))
             return ETYPE_ERROR;
-        if (!operand(s, cx, p, b, ETYPE_BOOL, why))
+        /* The right side is checked even when the left is wrong. */
+        ok = operand(s, cx, p, b, ETYPE_BOOL, why) && ok;
+        if (!ok)
             return ETYPE_ERROR;
         prog_patch_jump(p, jump);
         return ETYPE_BOOL;
@@ -412,7 +423,10 @@ enum etype sem_expr(struct sem *s, const struct ectx *cx, struct prog *p, const 
         }
         return ETYPE_BOOL;
     case AST_STR:
-        sem_error(s, e->loc, "a string cannot be used in %s", cx->what);
+        if (strcmp(cx->what, "a const") == 0)
+            sem_error(s, e->loc, "a string const is one string, not part of an expression");
+        else
+            sem_error(s, e->loc, "a string cannot be used in %s", cx->what);
         return ETYPE_ERROR;
     case AST_NAME: return name_expr(s, cx, p, e);
     case AST_UNARY:
@@ -499,6 +513,10 @@ bool sem_const_num(struct sem *s, const struct ast_expr *e, const char *what, do
     if (ok && !prog_is_const(&p, out)) {
         sem_error(s, e->loc, "%s must be a constant", what);
         ok = false;
+    } else if (ok && !isfinite(*out)) {
+        sem_error(s, e->loc, "%s must be a finite number, not %s", what,
+                  isnan(*out) ? "NaN" : *out > 0 ? "infinity" : "-infinity");
+        ok = false;
     }
     prog_release(&p);
     return ok;
@@ -508,15 +526,19 @@ bool sem_const_int(struct sem *s, const struct ast_expr *e, const char *what, in
                    int64_t hi, int64_t *out)
 {
     double v;
+    if (e->kind == AST_DURATION) {
+        sem_error(s, e->loc, "%s is a count, not a duration", what);
+        return false;
+    }
     if (!sem_const_num(s, e, what, &v))
         return false;
     if (v != floor(v) || !(v >= (double)lo && v <= (double)hi)) {
         if (hi >= INT64_MAX / 2)
-            sem_error(s, e->loc, "%s must be a whole number of at least %lld", what,
-                      (long long)lo);
+            sem_error(s, e->loc, "%s must be a whole number from %lld to 2^62, not %g", what,
+                      (long long)lo, v);
         else
-            sem_error(s, e->loc, "%s must be a whole number from %lld to %lld", what,
-                      (long long)lo, (long long)hi);
+            sem_error(s, e->loc, "%s must be a whole number from %lld to %lld, not %g", what,
+                      (long long)lo, (long long)hi, v);
         return false;
     }
     *out = (int64_t)v;
@@ -527,7 +549,7 @@ bool sem_const_int(struct sem *s, const struct ast_expr *e, const char *what, in
 
 struct symctx {
     const char *i, *j;
-    long budget; /* comparisons left; exhausted means "assume symmetric" */
+    long budget; /* comparisons left */
 };
 
 static const char *swap_name(const struct symctx *c, const char *n)
@@ -560,7 +582,7 @@ static bool commutes(const struct ast_expr *e)
 static bool same_swapped(struct symctx *c, const struct ast_expr *a, const struct ast_expr *b)
 {
     if (--c->budget < 0)
-        return true;
+        return false;
     if (a->kind != b->kind)
         return false;
     switch (a->kind) {
@@ -587,6 +609,12 @@ static bool same_swapped(struct symctx *c, const struct ast_expr *a, const struc
             same = same_swapped(c, x, y);
         if (same)
             return true;
+        /* abs(x - y) is abs(y - x) */
+        const struct ast_expr *x = a->u.call.args.head, *y = b->u.call.args.head;
+        if (strcmp(a->u.call.fn.name, "abs") == 0 && a->u.call.args.n == 1 &&
+            x->kind == AST_BINARY && y->kind == AST_BINARY && x->u.op.op == AST_OP_SUB &&
+            y->u.op.op == AST_OP_SUB)
+            return same_swapped(c, x->u.op.a, y->u.op.b) && same_swapped(c, x->u.op.b, y->u.op.a);
         return commutes(a) && same_swapped(c, a->u.call.args.head, b->u.call.args.head->next) &&
                same_swapped(c, a->u.call.args.head->next, b->u.call.args.head);
     }
@@ -604,8 +632,10 @@ static bool same_swapped(struct symctx *c, const struct ast_expr *a, const struc
     return false;
 }
 
-bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j)
+bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j, bool *gave_up)
 {
     struct symctx c = {i, j, 100000};
-    return same_swapped(&c, e, e);
+    bool same = same_swapped(&c, e, e);
+    *gave_up = c.budget < 0;
+    return same && !*gave_up;
 }

@@ -19,6 +19,7 @@ struct sym {
     int32_t index; /* into the plan's array of that kind */
     struct ptm_loc loc;
     bool ready; /* CONST: value known (its statement has been checked) */
+    bool bad;   /* CONST: its value is in error (reported) */
     struct sym *next;
 };
 
@@ -31,6 +32,8 @@ struct sem {
     const struct ptm_compile_opts *opts;
     struct ptm_plan *plan;
     struct sym *buckets[SEM_BUCKETS];
+    bool policy_known; /* the schedule statement named a known policy */
+    bool hook_loaded;  /* the update's Lua file loaded (its functions are known) */
     bool oom;
 };
 
@@ -70,8 +73,10 @@ bool sem_const_num(struct sem *s, const struct ast_expr *e, const char *what, do
 /* A constant integer in [lo, hi]; false after reporting. */
 bool sem_const_int(struct sem *s, const struct ast_expr *e, const char *what, int64_t lo,
                    int64_t hi, int64_t *out);
+/* True when name is a function of the expression language. */
+bool sem_is_function(const char *name);
 /* True when the depend predicate e(i, j) is the same as e(j, i). */
-bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j);
+bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j, bool *gave_up);
 
 /* Check a Lua hook file: that it loads and defines each of fns[0..n).
  * Returns 0, or a negative code with a message in err. */

@@ -1,10 +1,10 @@
 /*
  * fuzz_parse.c - libFuzzer target for the job language front end.
  *
- * Parses the input, renders the diagnostics of one input in eight (the
+ * Parses and compiles the input, renders the diagnostics of one input in eight (the
  * renderer would otherwise take most of the time) and dumps a valid tree,
- * all to /dev/null: the lexer, the parser, error recovery, the renderer and
- * the tree walkers all get fuzzed. Crashes, leaks and undefined behaviour
+ * all to /dev/null: the lexer, the parser, error recovery, the compiler, the
+ * renderer and the tree walkers all get fuzzed. Crashes, leaks and undefined behaviour
  * are the findings; each one becomes a row of tests/test_lang.c.
  */
 #include <stdbool.h>
@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "ast.h"
+#include "compiler.h"
 #include "diag.h"
 #include "lang.h"
 
@@ -36,10 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diags.quiet = !render;
     struct ast_job *job;
     int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        ast_dump(sink, job);
+        /* The compiler too; Lua files are only looked for, never loaded. */
+        struct ptm_compile_opts opts = {.base_dir = "/nonexistent", .check_hooks = false};
+        struct ptm_plan *plan;
+        if (ptm_compile(&src, job, &opts, &diags, &plan) == 0)
+            plan_free(plan);
+    }
     if (render)
         ptm_diags_render(sink, &src, &diags, size & 8);
-    if (rc == 0)
-        ast_dump(sink, job);
     arena_release(&arena);
     ptm_source_release(&src);
     return 0;

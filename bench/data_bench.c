@@ -1,0 +1,94 @@
+/*
+ * data_bench.c - how fast the data readers load a file, on one core.
+ *
+ * Usage: data_bench FORMAT FILE [RUNS]   (default 5)
+ * Reads FILE (sparse storage) RUNS times after one untimed read that warms
+ * the page cache, and prints one line:
+ *   FORMAT BYTES ROWS COLS NNZ MEDIAN_SECONDS MEDIAN_MB_PER_S RUN1_S RUN2_S ...
+ * Seconds are wall time of ptm_data_read(); MB is 10^6 bytes of the file. Then the CSC view of the
+ * last read is built and its time printed on a second line: "csc SECONDS".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "data.h"
+#include "ptm.h"
+
+enum { MAX_RUNS = 99 };
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int load(const char *path, const struct ptm_data_opts *o, struct ptm_dataset **ds)
+{
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_data_read(path, o, &dg, ds);
+    if (rc) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "data_bench: %s: %s\n", path, ptm_strerror(rc));
+    }
+    ptm_data_diags_release(&dg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || argc > 4) {
+        fprintf(stderr, "usage: data_bench libsvm|mm|uci|csv FILE [RUNS]\n");
+        return 2;
+    }
+    int fmt = plan_format_lookup(argv[1]);
+    int runs = argc > 3 ? atoi(argv[3]) : 5;
+    struct stat st;
+    if (fmt < 0 || fmt == PLAN_FORMAT_LABELS || runs < 1 || runs > MAX_RUNS ||
+        stat(argv[2], &st) != 0) {
+        fprintf(stderr, "data_bench: bad format, run count or file\n");
+        return 2;
+    }
+    struct ptm_data_opts o = {.format = (enum plan_format)fmt, .sparse = true};
+    struct ptm_dataset *ds;
+    if (load(argv[2], &o, &ds))
+        return 1;
+    ptm_dataset_free(ds);
+    double secs[MAX_RUNS];
+    for (int r = 0; r < runs; r++) {
+        double t0 = now();
+        if (load(argv[2], &o, &ds))
+            return 1;
+        secs[r] = now() - t0;
+        if (r < runs - 1)
+            ptm_dataset_free(ds);
+    }
+    double sorted[MAX_RUNS];
+    memcpy(sorted, secs, sizeof(double) * (size_t)runs);
+    qsort(sorted, (size_t)runs, sizeof(double), cmp);
+    double med = runs % 2 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
+    printf("%s %lld %lld %lld %lld %.4f %.1f", argv[1], (long long)st.st_size,
+           (long long)ptm_dataset_rows(ds), (long long)ptm_dataset_cols(ds), (long long)ds->csr.nnz,
+           med, (double)st.st_size / med / 1e6);
+    for (int r = 0; r < runs; r++)
+        printf(" %.4f", secs[r]);
+    printf("\n");
+    const struct ptm_csc *c;
+    double t0 = now();
+    if (ptm_dataset_csc(ds, &c))
+        return 1;
+    printf("csc %.4f\n", now() - t0);
+    ptm_dataset_free(ds);
+    return 0;
+}
