@@ -50,6 +50,7 @@ endif
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: $(PTM)
 
@@ -84,7 +85,7 @@ $(B)/tests/%.o: tests/%.c $(B)/gen/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
 
-$(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
+$(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/testutil.o $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # check: install what is missing, build, run every test.

@@ -27,6 +27,7 @@
 #include "lang.h"
 #include "lang_impl.h"
 #include "ptm.h"
+#include "testutil.h"
 #include "parser.h" /* generated into $(B)/gen */
 
 
@@ -40,70 +41,7 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Write s[0..n) as C string literal lines, one per source line. */
-static void put_literal(FILE *out, const char *s, size_t n)
-{
-    if (n == 0) {
-        fputs("\"\"\n", out);
-        return;
-    }
-    bool open = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (!open) {
-            fputs("    \"", out);
-            open = true;
-        }
-        switch (c) {
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(out, "\\%03o", c);
-            else
-                fputc(c, out);
-        }
-        if (c == '\n') {
-            fputs("\"\n", out);
-            open = false;
-        }
-    }
-    if (open)
-        fputs("\"\n", out);
-}
 
-/* Compare actual with expected; on a mismatch print the actual text as a
- * C literal and fail with the first line that differs. */
-static void expect_text(const char *table, int row, const char *actual, const char *expected)
-{
-    if (expected && strcmp(actual, expected) == 0)
-        return;
-    fprintf(stderr, "@@ %s row %d: actual:\n", table, row);
-    put_literal(stderr, actual, strlen(actual));
-    fprintf(stderr, "@@ end\n");
-    if (!expected)
-        ck_abort_msg("%s row %d: no expected text", table, row);
-    size_t i = 0, line = 1;
-    while (actual[i] && actual[i] == expected[i]) {
-        if (actual[i] == '\n')
-            line++;
-        i++;
-    }
-    ck_abort_msg("%s row %d: output differs at line %zu, byte %zu", table, row, line, i);
-}
 
 struct result {
     int rc;
@@ -148,21 +86,6 @@ static struct result parse_text(const char *text, size_t len)
     return r;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", path);
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *m = open_memstream(&buf, &cap);
-    int c;
-    while ((c = getc(f)) != EOF)
-        putc(c, m);
-    fclose(f);
-    fclose(m);
-    *len = cap;
-    return buf;
-}
 
 /* ---- a. tokens ---------------------------------------------------------- */
 
@@ -349,7 +272,7 @@ START_TEST(test_tokens)
     unsigned nerrors;
     lex_tokens(r->src, r->len, out, &nerrors);
     fclose(out);
-    expect_text("tokens", _i, buf, r->tokens);
+    tu_expect_text("tokens", _i, buf, r->tokens, NULL);
     /* Error tokens, and only they, come with a diagnostic. */
     unsigned nerror_tokens = 0;
     for (const char *p = buf; (p = strstr(p, "error")) != NULL; p += 5)
@@ -685,7 +608,7 @@ START_TEST(test_accept)
     struct result res = parse_text(r->src, r->len);
     ck_assert_msg(res.rc == 0, "accept row %d: rc %d, diagnostics:\n%s", _i, res.rc, res.diags);
     ck_assert_str_eq(res.diags, "");
-    expect_text("accept", _i, res.dump, r->expected);
+    tu_expect_text("accept", _i, res.dump, r->expected, NULL);
     result_free(&res);
 }
 END_TEST
@@ -757,11 +680,12 @@ START_TEST(test_examples)
 {
     const struct example_row *r = &example_rows[_i];
     size_t len;
-    char *text = read_file(r->path, &len);
+    char *text = tu_read_file(r->path, &len);
+    ck_assert_msg(text != NULL, "cannot open %s (run from the repository root)", r->path);
     struct result res = parse_text(text, len);
     ck_assert_msg(res.rc == 0, "%s: rc %d, diagnostics:\n%s", r->path, res.rc, res.diags);
     ck_assert_str_eq(res.diags, "");
-    expect_text("example", _i, res.dump, r->expected);
+    tu_expect_text("example", _i, res.dump, r->expected, NULL);
     result_free(&res);
     free(text);
 }
@@ -1598,7 +1522,7 @@ START_TEST(test_reject)
     ck_assert_msg(res.rc == PTM_ESYNTAX, "reject row %d: rc %d", _i, res.rc);
     ck_assert_str_eq(res.dump, "");
     ck_assert_uint_ge(res.nerrors, 1);
-    expect_text("reject", _i, res.diags, r->expected);
+    tu_expect_text("reject", _i, res.diags, r->expected, NULL);
     result_free(&res);
 }
 END_TEST
@@ -1725,7 +1649,7 @@ START_TEST(test_huge_name_window)
              "    const x = %s...\n"
              "              %s\n",
              a90, c90);
-    expect_text("huge name", 0, res.diags, want);
+    tu_expect_text("huge name", 0, res.diags, want, NULL);
     free(a90);
     free(c90);
     result_free(&res);
@@ -1746,7 +1670,7 @@ START_TEST(test_huge_space_window)
              "    ...%s$\n"
              "       %s^\n",
              sp, sp);
-    expect_text("huge space", 0, res.diags, want);
+    tu_expect_text("huge space", 0, res.diags, want, NULL);
     free(sp);
     result_free(&res);
     free(text);
@@ -1758,7 +1682,7 @@ START_TEST(test_huge_comment)
     size_t len;
     char *text = repeat("job a\n# ", "c", MB, "\nconst x = 1\n", &len);
     struct result res = parse_text(text, len);
-    expect_text("huge comment", 0, res.dump, "(job a)\n(const x 1)\n");
+    tu_expect_text("huge comment", 0, res.dump, "(job a)\n(const x 1)\n", NULL);
     result_free(&res);
     free(text);
 }
@@ -1776,7 +1700,7 @@ START_TEST(test_huge_parens)
              "    ...%s...\n"
              "       %s^\n",
              p100, sp);
-    expect_text("huge parens", 0, res.diags, want);
+    tu_expect_text("huge parens", 0, res.diags, want, NULL);
     free(p100);
     free(sp);
     result_free(&res);
@@ -1796,7 +1720,7 @@ START_TEST(test_huge_minus)
              "    ...%s...\n"
              "       %s%s\n",
              m100, sp, c60);
-    expect_text("huge minus", 0, res.diags, want);
+    tu_expect_text("huge minus", 0, res.diags, want, NULL);
     free(m100);
     free(c60);
     free(sp);
@@ -1818,7 +1742,7 @@ START_TEST(test_huge_sum)
              "    %s...\n"
              "              %s\n",
              ones, c90);
-    expect_text("huge sum", 0, res.diags, want);
+    tu_expect_text("huge sum", 0, res.diags, want, NULL);
     free(ones);
     free(c90);
     result_free(&res);
@@ -1843,7 +1767,7 @@ START_TEST(test_many_errors)
                 line);
     fputs("t.ptm: note: 10 more errors not shown\n", f);
     fclose(f);
-    expect_text("many errors", 0, res.diags, want);
+    tu_expect_text("many errors", 0, res.diags, want, NULL);
     free(want);
     result_free(&res);
     free(text);
@@ -2052,7 +1976,7 @@ START_TEST(test_render)
     FILE *f = open_memstream(&buf, &n);
     ptm_diags_render(f, &src, &d, r->color);
     fclose(f);
-    expect_text("render", _i, buf, r->expected);
+    tu_expect_text("render", _i, buf, r->expected, NULL);
     ck_assert_uint_eq(d.nerrors, r->sev == PTM_SEV_ERROR ? 1 : 0);
     free(buf);
     arena_release(&arena);
@@ -2082,7 +2006,7 @@ START_TEST(test_render_order)
     FILE *f = open_memstream(&buf, &n);
     ptm_diags_render(f, &src, &d, false);
     fclose(f);
-    expect_text("render order", 0, buf,
+    tu_expect_text("render order", 0, buf,
                 "t.ptm: error: about the file\n"
                 "t.ptm:1:1: warning: first\n"
                 "    abc\n"
@@ -2101,7 +2025,7 @@ START_TEST(test_render_order)
                 "    ^\n"
                 "t.ptm:1:1: note: note of third\n"
                 "    abc\n"
-                "    ^\n");
+                "    ^\n", NULL);
     free(buf);
     arena_release(&arena);
     ptm_source_release(&src);
@@ -2287,7 +2211,8 @@ static unsigned fault_loop(const char *text, size_t len)
 START_TEST(test_fault_examples)
 {
     size_t len;
-    char *text = read_file(fault_files[_i], &len);
+    char *text = tu_read_file(fault_files[_i], &len);
+    ck_assert_msg(text != NULL, "cannot open %s", fault_files[_i]);
     ck_assert_uint_ge(fault_loop(text, len), 3);
     free(text);
 }

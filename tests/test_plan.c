@@ -38,6 +38,7 @@
 #include "plan_yaml.h"
 #include "prog.h"
 #include "ptm.h"
+#include "testutil.h"
 
 /* ---- the base plans ----------------------------------------------------- */
 
@@ -334,78 +335,8 @@ static const char mf_plan[] =
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Write s[0..n) as C string literal lines, one per source line. */
-static void put_literal(FILE *out, const char *s, size_t n)
-{
-    if (n == 0) {
-        fputs("    \"\"\n", out);
-        return;
-    }
-    bool open = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (!open) {
-            fputs("    \"", out);
-            open = true;
-        }
-        switch (c) {
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(out, "\\%03o", c);
-            else
-                fputc(c, out);
-        }
-        if (c == '\n') {
-            fputs("\"\n", out);
-            open = false;
-        }
-    }
-    if (open)
-        fputs("\"\n", out);
-}
 
-/* Compare actual with expected; on a mismatch print the actual text as a
- * C literal and fail with the first line that differs. */
-static void expect_text(const char *table, int row, const char *actual, const char *expected)
-{
-    if (expected && strcmp(actual, expected) == 0)
-        return;
-    fprintf(stderr, "@@ %s row %d: actual:\n", table, row);
-    put_literal(stderr, actual, strlen(actual));
-    fprintf(stderr, "@@ end\n");
-    if (!expected)
-        ck_abort_msg("%s row %d: no expected text", table, row);
-    size_t i = 0, line = 1;
-    while (actual[i] && actual[i] == expected[i]) {
-        if (actual[i] == '\n')
-            line++;
-        i++;
-    }
-    ck_abort_msg("%s row %d: output differs at line %zu, byte %zu", table, row, line, i);
-}
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *m = open_memstream(&buf, &cap);
-    ck_assert_ptr_nonnull(m);
-    int c;
-    while ((c = getc(f)) != EOF)
-        putc(c, m);
-    fclose(f);
-    fclose(m);
-    *len = cap;
-    return buf;
-}
 
 /* base with find replaced by repl; find must occur exactly once. */
 static char *edit(const char *base, const char *find, const char *repl)
@@ -641,7 +572,7 @@ START_TEST(test_roundtrip)
     free(viafile);
 
     struct loaded r = load_text(text, len);
-    expect_text("roundtrip", _i, r.diags, "");
+    tu_expect_text("roundtrip", _i, r.diags, "", NULL);
     ck_assert_int_eq(r.rc, 0);
     same_plan(plan, r.plan);
     ck_assert_str_eq(r.yaml, text);
@@ -668,9 +599,9 @@ START_TEST(test_golden)
         fclose(f);
     }
     size_t glen;
-    char *golden = read_file(path, &glen);
+    char *golden = tu_read_file(path, &glen);
     ck_assert_msg(golden != NULL, "cannot read %s (PTM_UPDATE_GOLDEN=1 writes it)", path);
-    expect_text("golden", _i, text, golden);
+    tu_expect_text("golden", _i, text, golden, NULL);
     free(golden);
     ptm_free(text);
     plan_free(plan);
@@ -788,9 +719,9 @@ START_TEST(test_accept)
     const struct accept_row *row = &accept_rows[_i];
     char *text = row_text(row->base, row->find, row->repl, row->find2, row->repl2);
     struct loaded r = load_text(text, strlen(text));
-    expect_text("accept", _i, r.diags, "");
+    tu_expect_text("accept", _i, r.diags, "", NULL);
     ck_assert_int_eq(r.rc, 0);
-    expect_text("accept (written back)", _i, r.yaml, text);
+    tu_expect_text("accept (written back)", _i, r.yaml, text, NULL);
     loaded_free(&r);
     free(text);
 }
@@ -1365,7 +1296,7 @@ START_TEST(test_reject)
         text = t;
     }
     struct loaded r = load_text(text, strlen(text));
-    expect_text("reject", _i, r.diags, row->want);
+    tu_expect_text("reject", _i, r.diags, row->want, NULL);
     ck_assert_int_eq(r.rc, PTM_ESYNTAX);
     ck_assert_uint_gt(r.nerrors, 0);
     loaded_free(&r);
@@ -1425,7 +1356,7 @@ START_TEST(test_bomb)
     double t0 = seconds_now();
     struct loaded r = load_text(text, strlen(text));
     double dt = seconds_now() - t0;
-    expect_text("bomb", _i, r.diags, row->want);
+    tu_expect_text("bomb", _i, r.diags, row->want, NULL);
     ck_assert_int_eq(r.rc, PTM_ESYNTAX);
     ck_assert_msg(dt < 1.0, "bomb row %d took %.2f s", _i, dt);
     loaded_free(&r);
@@ -1538,7 +1469,7 @@ START_TEST(test_values)
     size_t len;
     ck_assert_int_eq(ptm_plan_emit_buf(p, &text, &len), 0);
     struct loaded r = load_text(text, len);
-    expect_text("values", 0, r.diags, "");
+    tu_expect_text("values", 0, r.diags, "", NULL);
     ck_assert_int_eq(r.rc, 0);
     for (size_t i = 0; i < nn; i++) {
         double a = tricky_numbers[i], b = r.plan->consts[i].num;

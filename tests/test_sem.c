@@ -42,6 +42,7 @@
 #include "plan.h"
 #include "prog.h"
 #include "ptm.h"
+#include "testutil.h"
 
 /* GLOBAL: the temporary directory of the Lua files; set once in main()
  * before any test runs (tests run in forked children). */
@@ -49,47 +50,6 @@ static char tdir[64];
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Write s as C string literal lines, one per line of text. */
-static void put_literal(FILE *out, const char *s)
-{
-    if (!*s) {
-        fputs("    \"\"\n", out);
-        return;
-    }
-    bool open = false;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (!open) {
-            fputs("    \"", out);
-            open = true;
-        }
-        switch (c) {
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(out, "\\%03o", c);
-            else
-                fputc(c, out);
-        }
-        if (c == '\n') {
-            fputs("\"\n", out);
-            open = false;
-        }
-    }
-    if (open)
-        fputs("\"\n", out);
-}
 
 /* s with every "@D@" replaced by the temporary directory; caller frees. */
 static char *subst(const char *s)
@@ -130,43 +90,25 @@ static char *unsubst(const char *s)
 }
 
 /* Compare actual with expected (after @D@ substitution); on a mismatch
- * print the actual text as a C literal and fail at the first difference. */
+ * print the actual text (with @D@ put back) and fail. */
 static void expect_text(const char *table, int row, const char *actual, const char *expected)
 {
     char *want = subst(expected);
-    bool same = strcmp(actual, want) == 0;
-    if (!same) {
+    if (strcmp(actual, want) != 0) {
         char *shown = unsubst(actual);
-        fprintf(stderr, "@@ %s row %d: actual:\n", table, row);
-        put_literal(stderr, shown);
-        fprintf(stderr, "@@ end\n");
+        tu_expect_text(table, row, actual, want, shown); /* fails */
         free(shown);
-        size_t i = 0, line = 1;
-        while (actual[i] && actual[i] == want[i]) {
-            if (actual[i] == '\n')
-                line++;
-            i++;
-        }
-        free(want);
-        ck_abort_msg("%s row %d: diagnostics differ at line %zu, byte %zu", table, row, line, i);
     }
     free(want);
 }
 
-static char *read_file(const char *path)
+static char *read_or_fail(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", path);
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *m = open_memstream(&buf, &cap);
-    int c;
-    while ((c = getc(f)) != EOF)
-        putc(c, m);
-    fclose(f);
-    fclose(m);
-    return buf;
+    char *text = tu_read_file(path, NULL);
+    ck_assert_msg(text != NULL, "cannot open %s (run from the repository root)", path);
+    return text;
 }
+
 
 static double now(void)
 {
@@ -2772,7 +2714,7 @@ static const struct accept_row accept_rows[] = {
 START_TEST(test_accept)
 {
     const struct accept_row *r = &accept_rows[_i];
-    char *text = r->path ? read_file(r->path) : job_text(r->base, r->key, r->text);
+    char *text = r->path ? read_or_fail(r->path) : job_text(r->base, r->key, r->text);
     struct outcome o = run_job(text, r->sets, true, NULL);
     ck_assert_msg(o.rc == 0, "row %d: rc %d:\n%s", _i, o.rc, o.diags);
     ck_assert_str_eq(o.diags, "");
@@ -2891,7 +2833,7 @@ static unsigned long fault_loop(const char *text, const char *sets_text)
 START_TEST(test_fault)
 {
     const struct fault_row *r = &fault_rows[_i];
-    char *text = r->path ? read_file(r->path) : job_text(r->base, r->key, r->text);
+    char *text = r->path ? read_or_fail(r->path) : job_text(r->base, r->key, r->text);
     unsigned long runs = fault_loop(text, r->sets);
     if (getenv("PTM_TEST_VERBOSE"))
         fprintf(stderr, "fault row %d (%.*s): %lu allocation points\n", _i,

@@ -1,0 +1,81 @@
+/* testutil.c - shared helpers of the table-driven suites (testutil.h). */
+#include "testutil.h"
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tu_put_literal(FILE *out, const char *s, size_t n)
+{
+    if (n == 0) {
+        fputs("    \"\"\n", out);
+        return;
+    }
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!open) {
+            fputs("    \"", out);
+            open = true;
+        }
+        switch (c) {
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                fprintf(out, "\\%03o", c);
+            else
+                fputc(c, out);
+        }
+        if (c == '\n') {
+            fputs("\"\n", out);
+            open = false;
+        }
+    }
+    if (open)
+        fputs("\"\n", out);
+}
+
+void tu_expect_text(const char *table, int row, const char *actual, const char *expected,
+                    const char *shown)
+{
+    if (expected && strcmp(actual, expected) == 0)
+        return;
+    if (!shown)
+        shown = actual;
+    fprintf(stderr, "@@ %s row %d: actual:\n", table, row);
+    tu_put_literal(stderr, shown, strlen(shown));
+    fprintf(stderr, "@@ end\n");
+    if (!expected)
+        ck_abort_msg("%s row %d: no expected text", table, row);
+    size_t i = 0, line = 1;
+    while (actual[i] && actual[i] == expected[i]) {
+        if (actual[i] == '\n')
+            line++;
+        i++;
+    }
+    ck_abort_msg("%s row %d: output differs at line %zu, byte %zu", table, row, line, i);
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    FILE *m = open_memstream(&buf, &cap);
+    ck_assert_ptr_nonnull(m);
+    int c;
+    while ((c = getc(f)) != EOF)
+        putc(c, m);
+    fclose(f);
+    fclose(m);
+    if (len)
+        *len = cap;
+    return buf;
+}

@@ -1,0 +1,25 @@
+/*
+ * testutil.h - what the table-driven suites share: comparing a rendered
+ * text with a row's expected text, and reading files.
+ */
+#ifndef PTM_TESTUTIL_H
+#define PTM_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Write s[0..n) as C string literal lines, one per line of text, ready to
+ * paste into a table row. */
+void tu_put_literal(FILE *out, const char *s, size_t n);
+
+/* Compare actual with expected. On a mismatch print `shown` (actual when
+ * NULL) between "@@ TABLE row N: actual:" and "@@ end" as a C literal, and
+ * fail the test at the first line that differs. */
+void tu_expect_text(const char *table, int row, const char *actual, const char *expected,
+                    const char *shown);
+
+/* The whole file (NUL-terminated, from malloc), its length in *len when len
+ * is not NULL; NULL when it cannot be opened. */
+char *tu_read_file(const char *path, size_t *len);
+
+#endif
