@@ -172,6 +172,7 @@ struct plan_hook {
     char *file;    /* lua: path */
     char *push;    /* lua update: function names; NULL when absent */
     char *pull;
+    char *apply;   /* lua update: optional; runs on every worker after pull */
     char *fn;      /* lua objective: function name */
     char *builtin; /* builtin: kernel name */
     struct plan_option *options;

@@ -444,6 +444,8 @@ static void hook(struct emit *e, const char *key, const struct plan_hook *h, boo
             kv_str(e, "push", h->push);
             if (h->pull)
                 kv_str(e, "pull", h->pull);
+            if (h->apply)
+                kv_str(e, "apply", h->apply);
         }
     } else {
         kv_str(e, "builtin", h->builtin);

@@ -1151,26 +1151,31 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         return;
     }
     h->file = dup(s, st->u.hook.file.s);
-    const char *fns[2] = {NULL, NULL};
-    struct ptm_loc locs[2] = {{0, 0}, {0, 0}};
-    bool defined[2] = {false, false};
+    const char *fns[3] = {NULL, NULL, NULL};
+    struct ptm_loc locs[3] = {{0, 0}, {0, 0}, {0, 0}};
+    bool defined[3] = {false, false, false};
     if (update) {
         if (st->u.hook.fn.s)
             sem_error(s, st->u.hook.fn_loc, "name the update functions as options: "
                       "{ push = \"...\", pull = \"...\" }");
         fns[0] = "push";
         fns[1] = "pull";
+        fns[2] = "apply";
         locs[0] = st->u.hook.file_loc; /* the default push must exist */
+        static const char *const keys[] = {"push", "pull", "apply"};
         for (const struct ast_option *o = st->u.hook.options.head; o; o = o->next) {
-            int k = strcmp(o->key.name, "push") == 0 ? 0 : strcmp(o->key.name, "pull") == 0 ? 1 : -1;
+            int k = -1;
+            for (int i = 0; i < 3; i++)
+                if (strcmp(o->key.name, keys[i]) == 0)
+                    k = i;
             if (k < 0) {
-                const char *cands[] = {"push", "pull"};
-                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), cands, 2);
+                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), keys, 3);
                 if (sug)
                     sem_error(s, o->key.loc, "unknown option '%s' (did you mean '%s'?)",
                               o->key.name, sug);
                 else
-                    sem_error(s, o->key.loc, "a Lua update takes 'push' and 'pull', not '%s'",
+                    sem_error(s, o->key.loc,
+                              "a Lua update takes 'push', 'pull' and 'apply', not '%s'",
                               o->key.name);
                 continue;
             }
@@ -1191,13 +1196,15 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         fns[0] = st->u.hook.fn.s ? st->u.hook.fn.s : "objective";
         locs[0] = st->u.hook.fn.s ? st->u.hook.fn_loc : st->u.hook.file_loc;
     }
-    check_lua_file(s, st, fns, locs, update ? 2 : 1, defined);
+    check_lua_file(s, st, fns, locs, update ? 3 : 1, defined);
     if (update) {
         h->push = dup(s, fns[0]);
-        /* pull is optional: kept when named or when the file defines it
-         * (assumed defined when hook files are not loaded). */
+        /* pull and apply are optional: kept when named or when the file
+         * defines them (assumed defined when hook files are not loaded). */
         if (locs[1].end != 0 || defined[1] || !s->opts->check_hooks)
             h->pull = dup(s, fns[1]);
+        if (locs[2].end != 0 || defined[2] || !s->opts->check_hooks)
+            h->apply = dup(s, fns[2]);
     } else {
         h->fn = dup(s, fns[0]);
     }
