@@ -1,0 +1,207 @@
+/*
+ * expr_env.c - the data callbacks of expression evaluation.
+ *
+ * corr() of two sparse columns merges their row lists once: with n rows,
+ * cov = (sum ab - sum a sum b / n) / n, and the column sums and sums of
+ * squares are computed once per data set, so a correlation costs the
+ * non-zeros of the two columns, not n.
+ */
+#include "expr_env.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+
+static void release_stats(struct expr_data *d)
+{
+    for (uint32_t k = 0; k < d->nsrc; k++) {
+        if (d->colsum)
+            ptm_free(d->colsum[k]);
+        if (d->colsumsq)
+            ptm_free(d->colsumsq[k]);
+    }
+    ptm_free(d->colsum);
+    ptm_free(d->colsumsq);
+    d->colsum = d->colsumsq = NULL;
+}
+
+void expr_data_release(struct expr_data *d) { release_stats(d); }
+
+int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t nsrc)
+{
+    memset(d, 0, sizeof(*d));
+    d->src = src;
+    d->nsrc = nsrc;
+    if (nsrc == 0)
+        return 0;
+    d->colsum = ptm_malloc(nsrc * sizeof(*d->colsum));
+    d->colsumsq = ptm_malloc(nsrc * sizeof(*d->colsumsq));
+    if (!d->colsum || !d->colsumsq)
+        goto out_oom;
+    memset(d->colsum, 0, nsrc * sizeof(*d->colsum));
+    memset(d->colsumsq, 0, nsrc * sizeof(*d->colsumsq));
+    for (uint32_t k = 0; k < nsrc; k++) {
+        struct ptm_dataset *ds = src[k].ds;
+        if (!ds || src[k].labels_of >= 0 || !ds->sparse)
+            continue;
+        const struct ptm_csc *c;
+        int rc = ptm_dataset_csc(ds, &c);
+        if (rc != 0)
+            goto out_oom;
+        size_t n = (size_t)c->ncols;
+        d->colsum[k] = ptm_malloc((n ? n : 1) * sizeof(double));
+        d->colsumsq[k] = ptm_malloc((n ? n : 1) * sizeof(double));
+        if (!d->colsum[k] || !d->colsumsq[k])
+            goto out_oom;
+        for (int64_t j = 0; j < c->ncols; j++) {
+            double s = 0, q = 0;
+            for (int64_t e = c->colptr[j]; e < c->colptr[j + 1]; e++) {
+                s += c->val[e];
+                q += c->val[e] * c->val[e];
+            }
+            d->colsum[k][j] = s;
+            d->colsumsq[k][j] = q;
+        }
+    }
+    return 0;
+out_oom:
+    release_stats(d);
+    return PTM_ENOMEM;
+}
+
+double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sumsq_a, int64_t i,
+                 const struct ptm_csc *b, const double *sum_b, const double *sumsq_b, int64_t j)
+{
+    if (a->nrows != b->nrows || a->nrows == 0)
+        return NAN;
+    double n = (double)a->nrows;
+    int64_t p = a->colptr[i], pe = a->colptr[i + 1];
+    int64_t q = b->colptr[j], qe = b->colptr[j + 1];
+    double ab = 0;
+    while (p < pe && q < qe) {
+        int32_t ra = a->rowind[p], rb = b->rowind[q];
+        if (ra == rb)
+            ab += a->val[p++] * b->val[q++];
+        else if (ra < rb)
+            p++;
+        else
+            q++;
+    }
+    double cov = ab - sum_a[i] * sum_b[j] / n;
+    double va = sumsq_a[i] - sum_a[i] * sum_a[i] / n;
+    double vb = sumsq_b[j] - sum_b[j] * sum_b[j] / n;
+    if (!(va > 0) || !(vb > 0))
+        return NAN; /* a constant column has no correlation */
+    double r = cov / sqrt(va * vb);
+    return r > 1 ? 1 : r < -1 ? -1 : r;
+}
+
+/* ---- callbacks ----------------------------------------------------------- */
+
+/* A 1-based index in [1, n] as 0-based, or -1. */
+static int64_t index0(int64_t k, int64_t n) { return k >= 1 && k <= n ? k - 1 : -1; }
+
+static const struct ptm_csc *csc_of(const struct expr_data *d, int32_t k)
+{
+    const struct ptm_dataset *ds = d->src[k].ds;
+    return ds && ds->sparse && d->src[k].labels_of < 0 ? ds->csc : NULL;
+}
+
+static double cb_dim(void *ud, int32_t k, int axis)
+{
+    const struct expr_data *d = ud;
+    const struct expr_source *s = &d->src[k];
+    if (s->labels_of >= 0) { /* a vector: its length, and one column */
+        const struct ptm_dataset *of = d->src[s->labels_of].ds;
+        return axis == 0 ? (of ? (double)of->labels.n : NAN) : 1;
+    }
+    if (!s->ds)
+        return NAN;
+    return (double)(axis == 0 ? ptm_dataset_rows(s->ds) : ptm_dataset_cols(s->ds));
+}
+
+static double cb_nnz(void *ud, int32_t k, int axis, int64_t idx)
+{
+    const struct expr_data *d = ud;
+    const struct ptm_dataset *ds = d->src[k].ds;
+    if (!ds || d->src[k].labels_of >= 0)
+        return NAN;
+    if (ds->sparse) {
+        if (axis == 1) {
+            const struct ptm_csc *c = csc_of(d, k);
+            int64_t j = c ? index0(idx, c->ncols) : -1;
+            return j < 0 ? NAN : (double)(c->colptr[j + 1] - c->colptr[j]);
+        }
+        int64_t i = index0(idx, ds->csr.nrows);
+        return i < 0 ? NAN : (double)(ds->csr.rowptr[i + 1] - ds->csr.rowptr[i]);
+    }
+    /* Dense: count the non-zeros of the row or column. */
+    const struct ptm_dense *m = &ds->dense;
+    int64_t n = 0;
+    if (axis == 1) {
+        int64_t j = index0(idx, m->ncols);
+        if (j < 0)
+            return NAN;
+        for (int64_t i = 0; i < m->nrows; i++)
+            n += m->val[i * m->ncols + j] != 0;
+    } else {
+        int64_t i = index0(idx, m->nrows);
+        if (i < 0)
+            return NAN;
+        for (int64_t j = 0; j < m->ncols; j++)
+            n += m->val[i * m->ncols + j] != 0;
+    }
+    return (double)n;
+}
+
+static double cb_data(void *ud, int32_t k, const int64_t *idx, int n)
+{
+    const struct expr_data *d = ud;
+    const struct expr_source *s = &d->src[k];
+    if (s->labels_of >= 0) {
+        const struct ptm_dataset *of = d->src[s->labels_of].ds;
+        int64_t i = of && n == 1 ? index0(idx[0], of->labels.n) : -1;
+        return i < 0 ? NAN : of->labels.val[i];
+    }
+    const struct ptm_dataset *ds = s->ds;
+    if (!ds || n != 2)
+        return NAN;
+    int64_t i = index0(idx[0], ptm_dataset_rows(ds)), j = index0(idx[1], ptm_dataset_cols(ds));
+    if (i < 0 || j < 0)
+        return NAN;
+    if (!ds->sparse)
+        return ds->dense.val[i * ds->dense.ncols + j];
+    /* Binary search of the row's sorted columns. */
+    int64_t lo = ds->csr.rowptr[i], hi = ds->csr.rowptr[i + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ds->csr.colind[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ds->csr.rowptr[i + 1] && ds->csr.colind[lo] == j ? ds->csr.val[lo] : 0;
+}
+
+static double cb_corr(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
+{
+    const struct expr_data *d = ud;
+    const struct ptm_csc *a = csc_of(d, ka), *b = csc_of(d, kb);
+    if (!a || !b || !d->colsum[ka] || !d->colsum[kb])
+        return NAN;
+    int64_t i0 = index0(i, a->ncols), j0 = index0(j, b->ncols);
+    if (i0 < 0 || j0 < 0)
+        return NAN;
+    return expr_corr(a, d->colsum[ka], d->colsumsq[ka], i0, b, d->colsum[kb], d->colsumsq[kb], j0);
+}
+
+void expr_env_data(struct prog_env *env, struct expr_data *d)
+{
+    env->ud = d;
+    env->dim = cb_dim;
+    env->nnz = cb_nnz;
+    env->data = cb_data;
+    env->corr = cb_corr;
+}

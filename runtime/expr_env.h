@@ -1,0 +1,52 @@
+/*
+ * expr_env.h - what expressions read from data: the data half of struct
+ * prog_env (compiler/prog.h) over loaded data sets.
+ *
+ * The scheduler evaluates depend predicates, priorities and costs with
+ * prog_eval(); the callbacks here answer rows(X), cols(X), nnz(col(X, j)),
+ * nnz(row(X, i)), X[i, j], y[i] and corr(col(X, i), col(Y, j)). Indices
+ * in expressions count from 1 (spec/language.md); a bad index gives NaN.
+ * Parameter values and delta() belong to the engine, which fills in those
+ * two callbacks itself.
+ */
+#ifndef PTM_EXPR_ENV_H
+#define PTM_EXPR_ENV_H
+
+#include <stdint.h>
+
+#include "data.h"
+#include "prog.h"
+
+/* Per data source: the data set (NULL when absent), and for a vector made
+ * of another's labels the index of that other. */
+struct expr_source {
+    struct ptm_dataset *ds;
+    int32_t labels_of; /* -1: ds is the data itself */
+};
+
+struct expr_data {
+    const struct expr_source *src; /* borrows */
+    uint32_t nsrc;
+    /* Column sums and sums of squares of each sparse matrix, for corr();
+     * built by expr_data_init. Owned. */
+    double **colsum, **colsumsq;
+};
+
+/* Build the column views and statistics corr() and nnz(col()) need. Call
+ * before workers start (not thread-safe); evaluation afterwards is.
+ * Returns 0 or PTM_ENOMEM (d is then released). */
+int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t nsrc);
+void expr_data_release(struct expr_data *d);
+
+/* Fill the data callbacks of env and set env->ud = d; param and delta are
+ * left as they are. The engine's own callbacks receive the same ud: it
+ * passes a struct that begins with its struct expr_data. */
+void expr_env_data(struct prog_env *env, struct expr_data *d);
+
+/* Pearson correlation of column i of a and column j of b (0-based), both
+ * sparse with the same number of rows; NaN when undefined (a constant
+ * column, different row counts). */
+double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sumsq_a, int64_t i,
+                 const struct ptm_csc *b, const double *sum_b, const double *sumsq_b, int64_t j);
+
+#endif

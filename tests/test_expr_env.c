@@ -1,0 +1,241 @@
+/*
+ * test_expr_env.c - expressions evaluated over real data: the data
+ * callbacks of runtime/expr_env.c, driven by programs the compiler makes.
+ *
+ * The reference values are computed here another way: correlation by the
+ * two-pass mean/variance formula over dense columns, counts and entries
+ * from a dense copy of the matrix.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "compiler.h"
+#include "data.h"
+#include "expr_env.h"
+#include "lang.h"
+#include "prog.h"
+#include "ptm.h"
+
+/* A 6 x 4 matrix with labels, as libsvm text; column 4 is constant 0
+ * (no entries), column 3 is 2 x column 1 (correlation 1). */
+static const char svm[] = "1 1:1 2:2 3:2\n"
+                          "2 1:2 3:4\n"
+                          "3 2:1\n"
+                          "4 1:3 2:5 3:6\n"
+                          "5 2:-1\n"
+                          "6 1:-1 3:-2\n";
+enum { NR = 6, NC = 4 };
+static double dense[NR][NC];
+
+static void fill_dense(void)
+{
+    memset(dense, 0, sizeof(dense));
+    const char *p = svm;
+    for (int i = 0; i < NR; i++) {
+        char *end;
+        strtod(p, &end);
+        p = end;
+        while (*p == ' ') {
+            long j = strtol(p + 1, &end, 10);
+            dense[i][j - 1] = strtod(end + 1, &end);
+            p = end;
+        }
+        p++; /* newline */
+    }
+}
+
+static double ref_corr(int a, int b)
+{
+    double ma = 0, mb = 0;
+    for (int i = 0; i < NR; i++) {
+        ma += dense[i][a];
+        mb += dense[i][b];
+    }
+    ma /= NR;
+    mb /= NR;
+    double sab = 0, saa = 0, sbb = 0;
+    for (int i = 0; i < NR; i++) {
+        sab += (dense[i][a] - ma) * (dense[i][b] - mb);
+        saa += (dense[i][a] - ma) * (dense[i][a] - ma);
+        sbb += (dense[i][b] - mb) * (dense[i][b] - mb);
+    }
+    return sab / sqrt(saa * sbb);
+}
+
+struct fixture {
+    struct ptm_dataset *X;
+    struct expr_source src[2];
+    struct expr_data d;
+    struct prog_env env;
+};
+
+static void setup(struct fixture *f)
+{
+    fill_dense();
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    ck_assert_int_eq(ptm_data_read_mem(svm, strlen(svm), "t.svm", NULL, 0, NULL, &o, &dg, &f->X), 0);
+    ptm_data_diags_release(&dg);
+    f->X->csr.ncols = NC; /* the declared width, past the last used column */
+    f->src[0] = (struct expr_source){f->X, -1};
+    f->src[1] = (struct expr_source){NULL, 0}; /* y = labels(X) */
+    ck_assert_int_eq(expr_data_init(&f->d, f->src, 2), 0);
+    memset(&f->env, 0, sizeof(f->env));
+    expr_env_data(&f->env, &f->d);
+}
+
+static void teardown(struct fixture *f)
+{
+    expr_data_release(&f->d);
+    ptm_dataset_free(f->X);
+}
+
+/* Compile `job` and return a copy of its first block set's predicate
+ * (which 0), cost (1) or priority (2). */
+static struct prog compile_prog(const char *job, int which)
+{
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", job, strlen(job)), 0);
+    struct arena a;
+    arena_init(&a);
+    struct ptm_diags dg;
+    diag_init(&dg, &a);
+    struct ast_job *ast;
+    ck_assert_int_eq(ptm_parse(&src, &a, &dg, &ast), 0);
+    struct ptm_compile_opts opts = {.base_dir = "."};
+    struct ptm_plan *plan;
+    int rc = ptm_compile(&src, ast, &opts, &dg, &plan);
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &dg, false);
+    ck_assert_int_eq(rc, 0);
+    struct prog out;
+    const struct plan_blockset *b = &plan->blocksets[0];
+    const struct prog *p = which == 0 ? &b->pred : which == 1 ? &b->cost : &b->priority;
+    ck_assert_int_eq(prog_copy(&out, p), 0);
+    plan_free(plan);
+    arena_release(&a);
+    ptm_source_release(&src);
+    return out;
+}
+
+static const char job_head[] = "job t\n"
+                               "data X : sparse matrix from \"t.svm\"\n"
+                               "data y : vector from labels(X)\n"
+                               "param beta : vector[cols(X)]\n"
+                               "blocks coef = beta\n";
+static const char job_tail[] = "schedule dynamic\n"
+                               "update builtin lasso_cd { lambda = 0.1 }\n"
+                               "stop when rounds > 1\n";
+
+static struct prog job_prog(const char *line, int which)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s%s\n%s", job_head, line, job_tail);
+    return compile_prog(buf, which);
+}
+
+static double eval2(struct fixture *f, const struct prog *p, double i, double j)
+{
+    double vars[2] = {i, j};
+    double globals[PROG_NGLOBALS] = {0};
+    f->env.vars = vars;
+    f->env.globals = globals;
+    return prog_eval(p, &f->env);
+}
+
+START_TEST(test_corr_matches_two_pass)
+{
+    struct fixture f;
+    setup(&f);
+    /* corr() alone, through a cost (a depend program is a condition). */
+    for (int a = 1; a <= 3; a++)
+        for (int b = 1; b <= 3; b++) {
+            char line[256];
+            snprintf(line, sizeof(line), "cost coef(j) = corr(col(X, %d), col(X, %d)) + 2", a, b);
+            struct prog c = job_prog(line, 1);
+            double got = eval2(&f, &c, 0, 1) - 2;
+            double want = ref_corr(a - 1, b - 1);
+            ck_assert_msg(fabs(got - want) < 1e-12, "corr(%d, %d) = %.17g, want %.17g", a, b, got,
+                          want);
+            prog_release(&c);
+        }
+    /* Column 3 is twice column 1. */
+    struct prog c = job_prog("cost coef(j) = corr(col(X, 1), col(X, 3)) + 2", 1);
+    ck_assert(fabs(eval2(&f, &c, 0, 1) - 3) < 1e-12);
+    prog_release(&c);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(test_depend_predicate)
+{
+    struct fixture f;
+    setup(&f);
+    struct prog p =
+        job_prog("depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.5", 0);
+    for (int i = 1; i <= 3; i++)
+        for (int j = 1; j <= 3; j++) {
+            double want = fabs(ref_corr(i - 1, j - 1)) > 0.5;
+            ck_assert_msg(eval2(&f, &p, i, j) == want, "pred(%d, %d)", i, j);
+        }
+    /* A constant (empty) column has no correlation: NaN, so not > 0.5. */
+    ck_assert_double_eq(eval2(&f, &p, 1, 4), 0);
+    ck_assert_double_eq(eval2(&f, &p, 1, 99), 0); /* out of range: NaN */
+    prog_release(&p);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(test_counts_and_entries)
+{
+    struct fixture f;
+    setup(&f);
+    struct prog p = job_prog("cost coef(j) = nnz(col(X, j)) + 10 * rows(X) + 1000 * cols(X)", 1);
+    for (int j = 1; j <= NC; j++) {
+        int n = 0;
+        for (int i = 0; i < NR; i++)
+            n += dense[i][j - 1] != 0;
+        ck_assert_double_eq(eval2(&f, &p, j, 0), n + 10 * NR + 1000 * NC);
+    }
+    ck_assert(isnan(eval2(&f, &p, 0, 0)));
+    ck_assert(isnan(eval2(&f, &p, NC + 1, 0)));
+    prog_release(&p);
+    p = job_prog("cost coef(j) = nnz(row(X, j))", 1);
+    for (int i = 1; i <= NR; i++) {
+        int n = 0;
+        for (int j = 0; j < NC; j++)
+            n += dense[i - 1][j] != 0;
+        ck_assert_double_eq(eval2(&f, &p, i, 0), n);
+    }
+    prog_release(&p);
+    p = job_prog("cost coef(j) = abs(X[j, 2]) + abs(y[j]) * 100", 1);
+    for (int i = 1; i <= NR; i++)
+        ck_assert_double_eq(eval2(&f, &p, i, 0), fabs(dense[i - 1][1]) + i * 100.0);
+    prog_release(&p);
+    teardown(&f);
+}
+END_TEST
+
+static Suite *env_suite(void)
+{
+    Suite *s = suite_create("expr_env");
+    TCase *t = tcase_create("data");
+    tcase_add_test(t, test_corr_matches_two_pass);
+    tcase_add_test(t, test_depend_predicate);
+    tcase_add_test(t, test_counts_and_entries);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(env_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
