@@ -190,7 +190,15 @@ static int word(struct sem *s, const struct ast_ident *id, const char *what,
 /* ---- consts and --set --------------------------------------------------- */
 
 /* Parse a --set value as a number: a plain number or a duration. */
+static bool parse_number_unit(const char *text, double *out);
+
+/* A number as the language writes it, finite after its unit. */
 static bool parse_number(const char *text, double *out)
+{
+    return parse_number_unit(text, out) && isfinite(*out);
+}
+
+static bool parse_number_unit(const char *text, double *out)
 {
     /* The language's own number syntax: [-]digits[.digits][e[+-]digits][unit] */
     const char *q = text + (text[0] == '-');
@@ -211,7 +219,8 @@ static bool parse_number(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end != q || errno == ERANGE || !isfinite(v))
+    /* Underflow to a subnormal is a number, as in a spec; to zero it is not. */
+    if (end != q || (errno == ERANGE && (v == 0 || isinf(v))) || !isfinite(v))
         return false;
     static const struct {
         const char *unit;
@@ -431,10 +440,12 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
         if (d->matrix)
             sem_error(s, t->loc, "labels are a vector, not a matrix");
         d->labels_of = y->index;
-        d->shard = has_shard ? d->shard : of->shard;
-        if (has_shard && d->shard != of->shard)
-            sem_error(s, shard->loc, "labels are sharded like their data ('%s')",
-                      plan_shard_name(of->shard));
+        /* One label per row: with the rows, or replicated. */
+        enum plan_shard like = of->shard == PLAN_SHARD_ROWS ? PLAN_SHARD_ROWS : PLAN_SHARD_NONE;
+        d->shard = has_shard ? d->shard : like;
+        if (has_shard && d->shard != like)
+            sem_error(s, shard->loc, "labels go with their data's rows: here 'shard %s'",
+                      plan_shard_name(like));
         return;
     }
     /* The file: a string, or a string const (so --set can name another). */
@@ -653,7 +664,7 @@ static void var_name_check(struct sem *s, const struct ast_ident *v)
     if (y) {
         sem_error(s, v->loc, "'%s' names a %s; pick another name for the block index", v->name,
                   kind_word(y->kind));
-    } else if (prog_global_lookup(v->name) >= 0) {
+    } else if (reserved_name(v->name)) {
         sem_error(s, v->loc, "'%s' is a built-in name; pick another name for the block index",
                   v->name);
     }
@@ -1157,7 +1168,7 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
     if (update) {
         if (st->u.hook.fn.s)
             sem_error(s, st->u.hook.fn_loc, "name the update functions as options: "
-                      "{ push = \"...\", pull = \"...\" }");
+                      "{ push = \"...\", pull = \"...\", apply = \"...\" }");
         fns[0] = "push";
         fns[1] = "pull";
         fns[2] = "apply";

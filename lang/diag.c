@@ -225,12 +225,16 @@ static void diag_store(struct ptm_diags *d, enum ptm_severity sev, struct ptm_lo
                        bool has_loc, const char *fmt, va_list ap)
 {
     if (sev == PTM_SEV_ERROR) {
-        if (d->nerrors >= PTM_DIAG_MAX_ERRORS) {
-            d->nerrors++;
+        d->dropping = d->nerrors >= PTM_DIAG_MAX_ERRORS;
+        d->nerrors++;
+        if (d->dropping) {
             d->ndropped++;
             return;
         }
-        d->nerrors++;
+    } else if (sev == PTM_SEV_NOTE && d->dropping) {
+        return; /* the note of an error not kept */
+    } else {
+        d->dropping = false;
     }
     if (d->quiet)
         return;

@@ -64,6 +64,7 @@ struct ptm_diags {
     unsigned nerrors;  /* every error, kept or not */
     unsigned ndropped; /* errors not kept past PTM_DIAG_MAX_ERRORS */
     bool oom;          /* a message could not be stored */
+    bool dropping;     /* the last error was not kept: neither are its notes */
     bool quiet;        /* keep only the count (fuzzing) */
 };
 

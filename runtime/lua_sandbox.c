@@ -75,6 +75,12 @@ static int refuse_name(lua_State *L)
     return 0; /* nil, as for any unset global */
 }
 
+static int refuse_dump(lua_State *L)
+{
+    return luaL_error(L, "'string.dump' is not available in ptm hooks (hooks cannot make "
+                         "bytecode)");
+}
+
 static int refuse_pattern(lua_State *L)
 {
     return luaL_error(L, "Lua patterns are not available in ptm hooks; use "
@@ -108,7 +114,7 @@ static int open_sandbox(lua_State *L)
         lua_setglobal(L, forbidden[i]);
     }
     lua_getglobal(L, "string");
-    lua_pushnil(L);
+    lua_pushcfunction(L, refuse_dump);
     lua_setfield(L, -2, "dump");
     static const char *const patterns[] = {"match", "gmatch", "gsub"};
     for (size_t i = 0; i < PTM_ARRAY_LEN(patterns); i++) {

@@ -497,12 +497,8 @@ struct sem_row {
 /* clang-format on */
 
 /* Every sem_error()/diag_file() call of compiler/sem.c and sem_expr.c has
- * a row, but these: "already has its dependencies", "a Lua update takes
- * 'push' and 'pull'", "a Lua objective takes no options" and "the job has
- * no 'stop' rule" refuse what spec/language.md allows (several depend
- * statements, options passed to Lua hooks, no stop rule), so they are
- * reported rather than pinned here; "takes N to M arguments" and "must be
- * a constant" cannot be reached (every call has a fixed arity, and a
+ * a row, but two that cannot be reached: "takes N to M arguments" (every
+ * function has a fixed arity, or a minimum) and "must be a constant" (a
  * number-typed constant expression always folds). The NUL-byte const is
  * reached only by changing the tree (test_sem_nul_const). */
 /* clang-format off */
@@ -746,7 +742,7 @@ static const struct sem_row sem_rows[] = {
       "    param r : vector[rows(X)] = y shard like X\n"
       "                                ^\n"),
     R(LASSO, "data y", "data y : vector from labels(X) shard none",
-      "t.ptm:4:32: error: labels are sharded like their data ('rows')\n"
+      "t.ptm:4:32: error: labels go with their data's rows: here 'shard rows'\n"
       "    data y : vector from labels(X) shard none\n"
       "                                   ^^^^^^^^^^\n"),
     R(LASSO, "data X", "data X : sparse matrix from 3 format libsvm shard rows",
@@ -1555,7 +1551,7 @@ static const struct sem_row sem_rows[] = {
       "    update lua \"loadfile.lua\"\n"
       "               ^^^^^^^^^^^^^^\n"),
     R(MINI, "update", "update lua \"dump.lua\"",
-      "t.ptm:5:12: error: cannot load \"dump.lua\": @D@/dump.lua:1: attempt to call a nil value (field 'dump')\n"
+      "t.ptm:5:12: error: cannot load \"dump.lua\": @D@/dump.lua:1: 'string.dump' is not available in ptm hooks (hooks cannot make bytecode)\n"
       "    update lua \"dump.lua\"\n"
       "               ^^^^^^^^^^\n"),
     RT(MINI, "update", "update lua \"loop.lua\"", 2.5,
@@ -1606,7 +1602,7 @@ static const struct sem_row sem_rows[] = {
       "    update lua \"pushonly.lua\" { pull = \"pull\" }\n"
       "                                       ^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" \"push\"",
-      "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\" }\n"
+      "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\" }\n"
       "    update lua \"ok.lua\" \"push\"\n"
       "                        ^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" { psuh = \"mypush\" }",
