@@ -54,11 +54,15 @@
  * - mm, uci: the result has the full size of the size line (rows x cols)
  *   and holds the entries on the lines in range (mirrored when symmetric):
  *   the entries of all ranges together are those of the whole file, for
- *   the ranks to exchange. The entry count of the header is checked, and
- *   duplicates are found, only within what was read; declared_nnz is
- *   there for the caller to check the total.
- * - Whole-file checks (an empty file, no rows, the entry count of the
- *   header) apply when the range covers the whole file.
+ *   the ranks to exchange. Duplicates are found only within what was read,
+ *   and a range only checks that it holds no more entries than the header
+ *   declares (declared_nnz is there for the caller to check the total). A
+ *   UCI vocabulary is read whole.
+ * - Whole-file checks (an empty file, no rows, fewer entries than the
+ *   header declares) apply when the range covers the whole file.
+ *
+ * Duplicates (a libsvm index twice in a row, an mm or uci entry twice) are
+ * errors. Unordered entries (mm, uci) are sorted into CSR in linear time.
  */
 #ifndef PTM_DATA_H
 #define PTM_DATA_H
