@@ -1,21 +1,32 @@
 #!/bin/sh
-# Write a syntactically valid job spec of N lines (default 100000) to stdout:
-# a mix of every statement kind, comments and multi-line option blocks.
+# Write a valid job spec of about N lines (default 100000) to stdout: a mix
+# of consts, data, parameters of every kind, outputs and comments, then one
+# block set with its structure, a schedule, an update and a stop rule.
 n=${1:-100000}
 awk -v n="$n" 'BEGIN {
     print "job big"
     line = 1
-    for (i = 0; line < n; i++) {
-        k = i % 10
-        if (k == 0)      { print "# group " i; line++ }
-        else if (k == 1) { print "const c" i " = " i " * 2.5 + abs(-" i ") / 3 - 1e-4"; line++ }
-        else if (k == 2) { print "data X" i " : sparse matrix from \"data/x" i ".svm\" format libsvm shard rows"; line++ }
-        else if (k == 3) { print "param p" i " : vector[cols(X" i-1 ")] = 0 shard like X" i-1 " consistency ssp 2"; line++ }
-        else if (k == 4) { print "blocks b" i " = p" i-1 " each 1"; line++ }
-        else if (k == 5) { print "depend b" i-1 "(i), b" i-1 "(j) when abs(corr(col(X" i-3 ", i), col(X" i-3 ", j))) > 0.1"; line++ }
-        else if (k == 6) { print "priority b" i-2 "(j) = abs(delta(p" i-3 "[j])) + 1e-4 * c" i-5; line++ }
-        else if (k == 7) { print "cost b" i-3 "(j) = nnz(col(X" i-5 ", j))"; line++ }
-        else if (k == 8) { print "schedule dynamic over b" i-4 " {"; print "    sample 256"; print "    warmup 3 sweeps"; print "}"; line += 4 }
-        else             { print "stop when sweeps >= " i " or rel_change(objective) < 1e-7 or seconds > 10m"; line++ }
+    for (i = 0; line < n - 12; i++) {
+        print "# group " i
+        print "const c" i " = " i " * 2.5 + abs(-" i ") / 3 - 1e-4"
+        print "const d" i " = c" i " * 2 + min(c" i ", 3)"
+        print "data X" i " : sparse matrix from \"data/x" i ".svm\" format libsvm shard rows"
+        print "data y" i " : vector from labels(X" i ")"
+        print "param p" i " : vector[cols(X" i ")] = c" i
+        print "param q" i " : vector[rows(X" i ")] = y" i " shard like X" i
+        print "param w" i " : matrix[rows(X" i "), 4] = random(0.1) consistency ssp 2"
+        print "output p" i " to \"out/p" i ".tsv\""
+        print "output w" i " to \"out/w" i ".tsv\" format tsv"
+        line += 10
     }
+    print "blocks coef = p0 each 1"
+    print "depend coef(i), coef(j) when abs(corr(col(X0, i), col(X0, j))) > 0.1"
+    print "priority coef(j) = abs(delta(p0[j])) + 1e-4"
+    print "cost coef(j) = nnz(col(X0, j))"
+    print "schedule dynamic {"
+    print "    sample 256"
+    print "    warmup 3 sweeps"
+    print "}"
+    print "update builtin lasso_cd { lambda = c1, X = X0, y = y0, beta = p0, r = q0 }"
+    print "stop when sweeps >= 100 or seconds > 10m"
 }'

@@ -38,17 +38,19 @@ void sem_note(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
     va_end(ap);
 }
 
-static unsigned hash(const char *s)
+static unsigned hash(const struct sem *sm, const char *s)
 {
     unsigned h = 2166136261u;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % SEM_BUCKETS;
+    return h & (sm->nbuckets - 1);
 }
 
 struct sym *sem_lookup(struct sem *s, const char *name)
 {
-    for (struct sym *y = s->buckets[hash(name)]; y; y = y->next)
+    if (!s->buckets)
+        return NULL;
+    for (struct sym *y = s->buckets[hash(s, name)]; y; y = y->next)
         if (strcmp(y->name, name) == 0)
             return y;
     return NULL;
@@ -59,7 +61,7 @@ void sem_unknown(struct sem *s, struct ptm_loc loc, const char *what, const char
     /* The closest defined name of any kind. */
     const char *best = NULL;
     size_t len = strlen(name);
-    for (unsigned b = 0; b < SEM_BUCKETS; b++)
+    for (unsigned b = 0; s->buckets && b < s->nbuckets; b++)
         for (struct sym *y = s->buckets[b]; y; y = y->next) {
             const char *cand[2] = {best, y->name};
             const char *pick = diag_suggest(name, len, best ? cand : cand + 1, best ? 2 : 1);
@@ -107,7 +109,7 @@ static struct sym *declare(struct sem *s, const struct ast_ident *id, enum sym_k
     y->kind = kind;
     y->index = index;
     y->loc = id->loc;
-    unsigned h = hash(id->name);
+    unsigned h = hash(s, id->name);
     y->next = s->buckets[h];
     s->buckets[h] = y;
     return y;
@@ -1331,6 +1333,43 @@ static bool once(struct sem *s, const struct ast_stmt *st, const struct ast_stmt
     return true;
 }
 
+/* Two outputs writing one file: sort the paths, report each repeat at its
+ * own statement (n log n for jobs with many outputs). */
+struct out_key {
+    const char *path;
+    const struct ast_stmt *st;
+};
+
+static int out_key_cmp(const void *a, const void *b)
+{
+    const struct out_key *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    if (c)
+        return c;
+    return x->st->loc.begin < y->st->loc.begin ? -1 : x->st->loc.begin > y->st->loc.begin;
+}
+
+static void check_output_paths(struct sem *s, const struct ast_job *job, uint32_t n)
+{
+    if (n < 2)
+        return;
+    struct out_key *keys = ptm_malloc(n * sizeof(*keys));
+    if (!keys) {
+        s->oom = true;
+        return;
+    }
+    uint32_t k = 0;
+    for (const struct ast_stmt *st = job->head; st && k < n; st = st->next)
+        if (st->kind == AST_STMT_OUTPUT)
+            keys[k++] = (struct out_key){st->u.output.file.s, st};
+    qsort(keys, k, sizeof(*keys), out_key_cmp);
+    for (uint32_t i = 1; i < k; i++)
+        if (strcmp(keys[i].path, keys[i - 1].path) == 0)
+            sem_error(s, keys[i].st->u.output.file_loc, "another output already writes \"%s\"",
+                      keys[i].path);
+    ptm_free(keys);
+}
+
 static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
 {
     struct plan_output *o = &s->plan->outputs[k];
@@ -1340,10 +1379,6 @@ static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
         sem_error(s, st->u.output.file_loc, "the output file name is empty");
     o->path = dup(s, st->u.output.file.s);
     o->format = dup(s, "tsv");
-    for (uint32_t i = 0; i < k; i++)
-        if (s->plan->outputs[i].path && strcmp(s->plan->outputs[i].path, st->u.output.file.s) == 0)
-            sem_error(s, st->u.output.file_loc, "another output already writes \"%s\"",
-                      st->u.output.file.s);
     bool has_format = false;
     for (const struct ast_attr *a = st->u.output.attrs.head; a; a = a->next) {
         if (a->kind == AST_ATTR_FORMAT) {
@@ -1373,6 +1408,15 @@ static int build(struct sem *s, const struct ast_job *job)
     plan->outputs = zalloc(s, count[AST_STMT_OUTPUT], sizeof(*plan->outputs));
     const struct ast_stmt **seen = zalloc(s, 3 * (size_t)count[AST_STMT_BLOCKS] + 1,
                                           sizeof(*seen));
+    /* The symbol table: a power of two, at least twice the names. */
+    size_t names = (size_t)count[AST_STMT_CONST] + count[AST_STMT_DATA] +
+                   count[AST_STMT_PARAM] + count[AST_STMT_BLOCKS];
+    s->nbuckets = 64;
+    while (s->nbuckets < 2 * names && s->nbuckets < (1u << 30))
+        s->nbuckets *= 2;
+    s->buckets = arena_alloc(s->arena, s->nbuckets * sizeof(*s->buckets));
+    if (!s->buckets)
+        s->oom = true;
     if (s->oom)
         goto out;
     const struct ast_stmt **seen_depend = seen, **seen_priority = seen + count[AST_STMT_BLOCKS],
@@ -1489,6 +1533,7 @@ static int build(struct sem *s, const struct ast_job *job)
         }
     }
     plan->noutputs = nout;
+    check_output_paths(s, job, nout);
     if (s->oom)
         goto out;
 

@@ -23,15 +23,14 @@ struct sym {
     struct sym *next;
 };
 
-#define SEM_BUCKETS 1024
-
 struct sem {
     struct ptm_source *src;
     struct ptm_diags *diags;
     struct arena *arena; /* symbols; borrowed from the diagnostics' arena */
     const struct ptm_compile_opts *opts;
     struct ptm_plan *plan;
-    struct sym *buckets[SEM_BUCKETS];
+    struct sym **buckets; /* nbuckets chains, in the arena */
+    unsigned nbuckets;    /* a power of two */
     bool policy_known; /* the schedule statement named a known policy */
     bool hook_loaded;  /* the update's Lua file loaded (its functions are known) */
     bool oom;
