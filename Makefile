@@ -32,13 +32,13 @@ LDLIBS  += $(PKG_LIBS) -lm
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
-RUNTIME_SRC = runtime/lua_sandbox.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
-	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c
+RUNTIME_SRC = runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
+	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(B)/gen/parser.o $(B)/gen/lexer.o
 CLI_OBJ  = $(B)/cli/ptm.o
-TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env
+TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_lua
 
 ifeq ($(SANITIZE),)
 PTM = bin/ptm
@@ -114,9 +114,9 @@ demo: deps
 # bench: results go to bench/RESULTS.md with the commands that made them.
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/prog_bench $(B)/bench/pstore_bench \
-	  $(B)/bench/data_gen $(B)/bench/data_bench
-	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench \
-	  bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
+	  $(B)/bench/data_gen $(B)/bench/data_bench $(B)/bench/lasso_bench $(B)/bench/lua_bench
+	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench LUA_BENCH=$(B)/bench/lua_bench \
+	  LASSO_BENCH=$(B)/bench/lasso_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
 
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h
@@ -139,6 +139,18 @@ $(B)/bench/data_bench: bench/data_bench.c $(DATA_SRC) compiler/plan.c compiler/p
 $(B)/bench/data_gen: bench/data_gen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $^ -lm
+
+# The Lasso kernel at -O2 whatever CFLAGS says.
+$(B)/bench/lasso_bench: bench/lasso_bench.c runtime/kernel_lasso.c $(DATA_SRC) compiler/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lasso.h runtime/data.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+
+# The Lua host and the sandbox at -O2 whatever CFLAGS says.
+$(B)/bench/lua_bench: bench/lua_bench.c runtime/lua_host.c runtime/lua_sandbox.c lang/arena.c \
+	  lang/ptm.c lang/diag.c runtime/lua_host.h runtime/lua_sandbox.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) $(PKG_LIBS) -lm
 
 # fuzz: libFuzzer over the parser, seeded from examples/ (needs clang).
 FUZZ_SECONDS ?= 60

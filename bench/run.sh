@@ -175,4 +175,157 @@ done
             "$med" "$mbs" "$csc" >&2
     done < "$tmp/data.txt"
 } >> "$out"
+
+echo "== lasso: a generated 20,000 x 200,000 problem, 0.1% dense; one core; scikit-learn alongside"
+lasso_bench=${LASSO_BENCH:-build/default/bench/lasso_bench}
+[ -x "$lasso_bench" ] || make --no-print-directory "$lasso_bench" > /dev/null
+gen_args="--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 --nonzeros 100 --noise 0.1"
+runs=""
+# shellcheck disable=SC2086
+for i in 1 2 3; do runs="$runs $(seconds "$ptm" gen lasso $gen_args --out "$tmp/lasso")"; done
+gen=$(printf '%s\n' $runs | median)
+svm=$tmp/lasso/lasso.svm
+bytes=$(wc -c < "$svm")
+frac=0.1
+sweeps=10
+# scikit-learn from Debian's package (installed here when missing, never by make check).
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+if ! "$py" -c 'import sklearn' 2> /dev/null; then
+    scripts/deps.sh --bench >&2 || true
+fi
+have_sk=false
+"$py" -c 'import sklearn' 2> /dev/null && have_sk=true
+# Three rounds, ptm then scikit-learn back to back, so that a ratio compares
+# measurements made under the same load (the machine is shared).
+for i in 1 2 3; do
+    "$lasso_bench" "$svm" "$frac" "$sweeps" 3 > "$tmp/lasso.$i.txt"
+    read -r _ rows cols nnz lambda lmax tread tcsc < <(grep '^problem' "$tmp/lasso.1.txt")
+    if $have_sk; then
+        "$py" bench/lasso_sklearn.py "$svm" "$cols" "$lambda" 2 "$sweeps" 3 > "$tmp/sklearn.$i.txt" ||
+            have_sk=false
+    fi
+done
+# field NAME COLUMN: that column of the line starting with NAME, one per round.
+field() { for i in 1 2 3; do awk -v k="$1" -v c="$2" '$1 == k { print $c }' "$tmp/$3.$i.txt"; done; }
+kmed=$(field kernel 2 lasso | median)
+kfirst=$(field kernel 3 lasso | median)
+klater=$(field kernel 4 lasso | median)
+kcpu=$(field kernel_cpu 2 lasso | median)
+smed=$(field serial 2 lasso | median)
+scpu=$(field serial_cpu 2 lasso | median)
+kruns=$(field kernel 2 lasso | awk '{ printf " %.2f", $1 * 1e3 }')
+sruns=$(field serial 2 lasso | awk '{ printf " %.2f", $1 * 1e3 }')
+read -r _ _ kobj knz < <(grep "^sweep $sweeps " "$tmp/lasso.1.txt")
+agree=$(awk '$1 == "agree" { print $2 }' "$tmp/lasso.1.txt")
+ms() { awk -v x="$1" 'BEGIN { printf "%.2f", x * 1e3 }'; }
+rate() { awk -v n="$nnz" -v x="$1" 'BEGIN { printf "%.0f", n / x / 1e6 }'; }
+# ratio NAME COLUMN FILE NAME COLUMN FILE: the median over rounds of a / b.
+ratio() {
+    for i in 1 2 3; do
+        a=$(awk -v k="$1" -v c="$2" '$1 == k { print $c }' "$tmp/$3.$i.txt")
+        b=$(awk -v k="$4" -v c="$5" '$1 == k { print $c }' "$tmp/$6.$i.txt")
+        awk -v a="$a" -v b="$b" 'BEGIN { print a / b }'
+    done | median | awk '{ printf "%.2f", $1 }'
+}
+printf 'lasso gen: median %.3f s (%.0f MB/s); runs:%s\n' "$gen" \
+    "$(awk -v b="$bytes" -v s="$gen" 'BEGIN { print b / s / 1e6 }')" "$runs" >&2
+printf 'lasso kernel: median %s ms a sweep (CPU %s), %s M non-zeros/s; serial %s ms; rounds (ms):%s\n' \
+    "$(ms "$kmed")" "$(ms "$kcpu")" "$(rate "$kmed")" "$(ms "$smed")" "$kruns" >&2
+if $have_sk; then
+    sk=$(awk '$1 == "sklearn" { print $2 }' "$tmp/sklearn.1.txt")
+    skepoch=$(field epoch 2 sklearn | median)
+    skepochcpu=$(field epoch 3 sklearn | median)
+    skfit=$(for i in 1 2 3; do
+        awk -v e="$sweeps" '$1 == "fit" && $2 == e { print $4 }' "$tmp/sklearn.$i.txt"
+    done | median)
+    skiter=$(awk -v e="$sweeps" '$1 == "fit" && $2 == e { print $3 }' "$tmp/sklearn.1.txt")
+    skobj=$(awk -v e="$sweeps" '$1 == "fit" && $2 == e { print $6 }' "$tmp/sklearn.1.txt")
+    sknz=$(awk -v e="$sweeps" '$1 == "fit" && $2 == e { print $7 }' "$tmp/sklearn.1.txt")
+    skruns=$(field epoch 2 sklearn | awk '{ printf " %.2f", $1 * 1e3 }')
+    rk=$(ratio epoch 2 sklearn kernel 2 lasso)
+    rkc=$(ratio epoch 3 sklearn kernel_cpu 2 lasso)
+    rs=$(ratio epoch 2 sklearn serial 2 lasso)
+    rsc=$(ratio epoch 3 sklearn serial_cpu 2 lasso)
+    printf 'lasso sklearn %s: %s ms an epoch (marginal; CPU %s); sklearn / ptm kernel %s (CPU %s), / serial %s\n' \
+        "$sk" "$(ms "$skepoch")" "$(ms "$skepochcpu")" "$rk" "$rkc" "$rs" >&2
+fi
+{
+    echo
+    echo "## Lasso kernel"
+    echo
+    echo "Data: \`ptm gen lasso $gen_args\`: $rows x $cols,"
+    echo "$nnz non-zeros, $bytes bytes; columns in groups of 10 with correlation 0.5. Generating it"
+    echo "(the whole command, 3 runs): median $(printf '%.3f' "$gen") s, $(awk -v b="$bytes" -v s="$gen" 'BEGIN { printf "%.0f", b / s / 1e6 }') MB/s; runs (s):$runs."
+    echo "Reading it with the libsvm reader: $(printf '%.3f' "$tread") s; its CSC view: $(printf '%.3f' "$tcsc") s."
+    echo
+    echo "Command: \`$lasso_bench FILE $frac $sweeps 3\` (bench/lasso_bench.c, -O2, one thread),"
+    echo "lambda = $frac lambda_max = $lambda. ptm kernel: $sweeps round-robin sweeps from beta = 0, one"
+    echo "column a round through lasso_push, lasso_pull and lasso_apply as the engine calls them, each"
+    echo "sweep timed; serial: lasso_solve_serial, $sweeps sweeps timed whole. Three rounds, each of 3 runs"
+    echo "of ptm then 3 fits of scikit-learn back to back; medians over the rounds of each round's"
+    echo "median, and ratios taken within a round. CPU: CPU seconds of the process, which a busy machine"
+    echo "inflates less than wall time. After $sweeps sweeps: objective $kobj, $knz non-zeros;"
+    echo "kernel and serial beta differ by at most $agree."
+    echo
+    if $have_sk; then
+        echo "scikit-learn $sk (Debian's python3-sklearn), bench/lasso_sklearn.py: \`Lasso(alpha=lambda,"
+        echo "fit_intercept=False, selection='cyclic', tol=1e-30, max_iter=2, then $sweeps)\` on the same"
+        echo "file, X in CSC before timing, \`fit(check_input=False)\`. Cyclic order from 0 makes its epochs"
+        echo "the same coordinate updates as ptm's sweeps. An epoch: (fit of $sweeps - fit of 2) / $((sweeps - 2)),"
+        echo "without fit()'s set-up. The fit of $sweeps ran $skiter epochs. After $sweeps epochs: objective"
+        echo "$skobj, $sknz non-zeros (ptm: $kobj)."
+        echo
+    else
+        echo "scikit-learn: not available (python3-sklearn could neither be imported nor installed);"
+        echo "no comparison was made."
+        echo
+    fi
+    echo "| solver | ms a sweep or epoch | CPU ms | M non-zeros/s | scikit-learn / it (wall, CPU) | rounds (ms) |"
+    echo "|---|---|---|---|---|---|"
+    printf '| ptm kernel (push/pull/apply) | %s (first sweep %s, later %s) | %s | %s | %s |%s |\n' \
+        "$(ms "$kmed")" "$(ms "$kfirst")" "$(ms "$klater")" "$(ms "$kcpu")" "$(rate "$kmed")" \
+        "$($have_sk && echo "$rk, $rkc")" "$kruns"
+    printf '| ptm lasso_solve_serial | %s | %s | %s | %s |%s |\n' "$(ms "$smed")" "$(ms "$scpu")" \
+        "$(rate "$smed")" "$($have_sk && echo "$rs, $rsc")" "$sruns"
+    if $have_sk; then
+        printf '| scikit-learn Lasso, an epoch | %s | %s | %s | 1, 1 |%s |\n' "$(ms "$skepoch")" \
+            "$(ms "$skepochcpu")" "$(rate "$skepoch")" "$skruns"
+        printf '| scikit-learn Lasso, whole fit / %s epochs | %s | | %s | | |\n' "$skiter" \
+            "$(awk -v x="$skfit" -v e="$skiter" 'BEGIN { printf "%.2f", x / e * 1e3 }')" \
+            "$(awk -v n="$nnz" -v x="$skfit" -v e="$skiter" 'BEGIN { printf "%.0f", n / (x / e) / 1e6 }')"
+    fi
+} >> "$out"
+
+echo "== Lua hooks: a push of 256 columns and a Lasso round, against the same in C; one core"
+lua_bench=${LUA_BENCH:-build/default/bench/lua_bench}
+[ -x "$lua_bench" ] || make --no-print-directory "$lua_bench" > /dev/null
+"$lua_bench" 5 > "$tmp/lua.txt"
+{
+    echo
+    echo "## Lua hooks"
+    echo
+    echo "Command: \`$lua_bench 5\` (bench/lua_bench.c, -O2, one thread; CPU time of the thread, so"
+    echo "a busy machine does not count against it). A random sparse matrix of 20,000 rows and"
+    echo "4,096 columns held by one worker; each call gets 256 distinct random columns. push:"
+    echo "z_j = x_j . r for each column, in C (a four-accumulator gather-dot) and as a Lua hook"
+    echo "through lhost_push(), \`z[j] = X:col(j):dot(r)\`, the host's work (blocks table, call,"
+    echo "reading z back) included. lasso: a round of push, pull and apply, in C as the built-in"
+    echo "kernel does it (squared norms cached, zero changes skipped) and as"
+    echo "examples/lasso/lasso.lua. Density 0.001 is the case of interest; 0.01 and 0.1 (fewer"
+    echo "calls) show the cost Lua adds per column against the work per column. 5 runs, C and Lua"
+    echo "back to back in each; the ratio is the median of the runs' ratios. Goal: the whole"
+    echo "Lasso in Lua at most 1.5x the C kernel."
+    echo
+    echo "| kind | density | non-zeros a column | calls a run | C µs a call | Lua µs a call" \
+        "| Lua / C | runs (Lua / C) |"
+    echo "|---|---|---|---|---|---|---|---|"
+    while read -r kind dens per calls c lua ratio runs; do
+        printf '| %s | %s | %s | %s | %.1f | %.1f | %.2f | %s |\n' "$kind" "$dens" "$per" \
+            "$calls" "$c" "$lua" "$ratio" "$runs"
+        printf 'lua %s at density %s (%s non-zeros a column): C %.1f us, Lua %.1f us a call, Lua / C %.2f\n' \
+            "$kind" "$dens" "$per" "$c" "$lua" "$ratio" >&2
+    done < "$tmp/lua.txt"
+} >> "$out"
+
 echo "results written to $out"

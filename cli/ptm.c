@@ -6,17 +6,22 @@
  * 4 bad data.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "ast.h"
 #include "compiler.h"
+#include "data.h"
 #include "diag.h"
+#include "gen.h"
 #include "lang.h"
 #include "plan.h"
 #include "plan_load.h"
@@ -32,11 +37,13 @@ struct command {
 
 static int cmd_check(int argc, char **argv);
 static int cmd_compile(int argc, char **argv);
+static int cmd_gen(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
     {"check", cmd_check, "check job specs for errors",
-     "usage: ptm check [--color=WHEN] [--set NAME=VALUE]... [--ast] JOB.ptm|PLAN.yaml...\n"
+     "usage: ptm check [--color=WHEN] [--set NAME=VALUE]... [--ast] [--data]\n"
+     "                 JOB.ptm|PLAN.yaml...\n"
      "\n"
      "Parse and check each job spec (or load and check a schedule plan, as the\n"
      "runtime would) and report every error found, GNU style:\n"
@@ -48,10 +55,13 @@ static const struct command commands[] = {
      "  --color=WHEN      colour diagnostics: auto (default: when stderr is a\n"
      "                    terminal and NO_COLOR is unset), always, never\n"
      "  --ast             print the syntax tree of each valid spec\n"
+     "  --data            also read every data file the job names and report\n"
+     "                    each bad line (FILE:LINE:COL: error: ...) and the\n"
+     "                    size of each data set\n"
      "  -                 read the spec from standard input\n"
      "\n"
-     "Exit status: 0 when every spec is valid, 3 when one has errors,\n"
-     "2 on a usage error or an unreadable file.\n"},
+     "Exit status: 0 when every spec is valid, 3 when one has errors, 4 when\n"
+     "a data file is bad, 2 on a usage error or an unreadable file.\n"},
     {"compile", cmd_compile, "compile a job spec into a schedule plan (YAML)",
      "usage: ptm compile [--color=WHEN] [--set NAME=VALUE]... [-o PLAN.yaml] JOB.ptm\n"
      "\n"
@@ -66,6 +76,35 @@ static const struct command commands[] = {
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "\n"
      "Exit status: 0 ok, 3 the job has errors, 2 usage error, 1 cannot write.\n"},
+    {"gen", cmd_gen, "generate a synthetic data set with a known answer",
+     "usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n"
+     "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
+     "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n"
+     "\n"
+     "Write a synthetic data set for MODEL into DIR (created when missing).\n"
+     "The same options and seed give the same bytes. Each file is written to a\n"
+     "temporary name and renamed into place. 'ptm gen' alone lists the models.\n"
+     "\n"
+     "lasso: sparse regression y = X beta* + noise with correlated features.\n"
+     "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
+     "  DIR/beta_true.tsv  beta*, one coefficient a line\n"
+     "Columns come in groups of G that share a latent factor: two columns of\n"
+     "a group have correlation RHO, columns of different groups none. Each\n"
+     "row draws groups uniformly so that D of its entries are non-zero on\n"
+     "average; values are normal, rounded to multiples of 1e-6.\n"
+     "\n"
+     "  --seed N       seed of the generator, 0 .. 2^63-1 (required)\n"
+     "  --out DIR      directory to write into (required)\n"
+     "  --rows R       rows of X (default 1000)\n"
+     "  --cols C       columns of X (default 10000)\n"
+     "  --density D    share of non-zeros in a row, in (0, 1] (default 0.01)\n"
+     "  --group G      columns per correlated group (default 10)\n"
+     "  --corr RHO     correlation within a group, in [0, 1] (default 0.5)\n"
+     "  --nonzeros K   non-zero coefficients of beta*, at most C (default 10,\n"
+     "                 or C when C is smaller)\n"
+     "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n"
+     "\n"
+     "Exit status: 0 ok, 2 usage error, 1 cannot write.\n"},
     {"help", cmd_help, "show help for a command", "usage: ptm help [COMMAND]\n"},
 };
 
@@ -141,6 +180,7 @@ static bool parse_color(const char *arg, enum color *out)
 struct job_flags {
     enum color color;
     bool dump;
+    bool data; /* check --data */
     const char *out; /* compile -o */
     struct ptm_set *sets;
     unsigned nsets;
@@ -188,6 +228,8 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
             f->nsets++;
         } else if (!is_compile && strcmp(a, "--ast") == 0) {
             f->dump = true;
+        } else if (!is_compile && strcmp(a, "--data") == 0) {
+            f->data = true;
         } else if (is_compile && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a file name", a, cmd);
@@ -279,6 +321,59 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
     return code;
 }
 
+/* Read every data file of plan (relative paths from its base_dir) as the
+ * runtime would, and report its size or its errors. Returns an exit code. */
+static int check_data(const struct ptm_plan *plan, bool color)
+{
+    int code = PTM_EXIT_OK;
+    for (uint32_t k = 0; k < plan->ndata; k++) {
+        const struct plan_data *d = &plan->data[k];
+        if (d->format == PLAN_FORMAT_LABELS)
+            continue; /* read with its data */
+        char path[4096], vocab[4096];
+        const char *base = plan->base_dir ? plan->base_dir : ".";
+        bool rel = d->path[0] != '/' && strcmp(base, ".") != 0;
+        snprintf(path, sizeof(path), rel ? "%s/%s" : "%.0s%s", base, d->path);
+        struct ptm_data_opts o;
+        ptm_data_opts_from_plan(d, &o);
+        if (d->vocab) {
+            bool vrel = d->vocab[0] != '/' && strcmp(base, ".") != 0;
+            snprintf(vocab, sizeof(vocab), vrel ? "%s/%s" : "%.0s%s", base, d->vocab);
+            o.vocab = vocab;
+        }
+        /* Labels asked for by a labels() data set of this one. */
+        for (uint32_t j = 0; j < plan->ndata; j++)
+            if (plan->data[j].labels_of == (int32_t)k && d->format == PLAN_FORMAT_CSV)
+                o.csv_labels = true;
+        struct ptm_data_diags dg;
+        ptm_data_diags_init(&dg);
+        struct ptm_dataset *ds = NULL;
+        int rc = ptm_data_read(path, &o, &dg, &ds);
+        fflush(stdout);
+        ptm_data_diags_print(stderr, &dg, color);
+        ptm_data_diags_release(&dg);
+        if (rc == 0) {
+            int64_t nnz = ds->sparse ? ds->csr.nnz : -1;
+            printf("%s: data %s: %lld x %lld", path, d->name, (long long)ptm_dataset_rows(ds),
+                   (long long)ptm_dataset_cols(ds));
+            if (nnz >= 0)
+                printf(", %lld non-zeros", (long long)nnz);
+            if (ds->has_labels)
+                printf(", labels");
+            if (ds->vocab.n)
+                printf(", %lld words", (long long)ds->vocab.n);
+            printf("\n");
+            ptm_dataset_free(ds);
+        } else if (rc == PTM_ENOMEM) {
+            fprintf(stderr, "%s: error: out of memory\n", path);
+            code = PTM_EXIT_FAILED;
+        } else if (code == PTM_EXIT_OK) {
+            code = PTM_EXIT_DATA;
+        }
+    }
+    return code;
+}
+
 static int cmd_check(int argc, char **argv)
 {
     struct job_flags f = {0};
@@ -289,6 +384,8 @@ static int cmd_check(int argc, char **argv)
     for (int i = 0; i < f.nfiles; i++) {
         struct ptm_plan *plan;
         int code = load_job(f.files[i], &f, &plan);
+        if (code == PTM_EXIT_OK && f.data)
+            code = check_data(plan, use_color(f.color));
         if (code == PTM_EXIT_OK && !f.dump)
             printf("%s: ok\n", strcmp(f.files[i], "-") == 0 ? "<stdin>" : f.files[i]);
         plan_free(plan);
@@ -354,6 +451,198 @@ static int cmd_compile(int argc, char **argv)
 out:
     free_job_flags(&f);
     return code;
+}
+
+/* ---- gen ---------------------------------------------------------------- */
+
+static const struct {
+    const char *name, *summary;
+} gen_models[] = {
+    {"lasso", "sparse regression with correlated feature groups"},
+};
+
+/* The flags of `ptm gen lasso` and what each takes. */
+static const char *const gen_flags[][2] = {
+    {"--seed", "a whole number from 0 to 9223372036854775807"},
+    {"--out", "a directory name"},
+    {"--rows", "a whole number from 1 to 2147483647"},
+    {"--cols", "a whole number from 1 to 2147483647"},
+    {"--density", "a number in (0, 1]"},
+    {"--group", "a whole number from 1 to 2147483647"},
+    {"--corr", "a number in [0, 1]"},
+    {"--nonzeros", "a whole number from 0 to 2147483647"},
+    {"--noise", "a finite number >= 0"},
+};
+
+/* The integer in text, all of it, within [lo, hi]; false when it is not. */
+static bool parse_whole(const char *text, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE ||
+        v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The finite number in text, all of it, within [lo, hi] (lo excluded when
+ * lo_open); false when it is not. */
+static bool parse_real(const char *text, double lo, double hi, bool lo_open, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE ||
+        !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* mkdir -p path; false with errno set on failure. */
+static bool make_dirs(const char *path)
+{
+    char *p = strdup(path);
+    if (!p)
+        return false;
+    bool ok = true;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && !(errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode))) {
+            if (errno == EEXIST)
+                errno = ENOTDIR;
+            ok = false;
+        }
+        *s = c;
+        if (!ok || c == '\0')
+            break;
+    }
+    int saved = errno;
+    free(p);
+    errno = saved;
+    return ok;
+}
+
+static int gen_list_models(void)
+{
+    fprintf(stderr, "usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n\nmodels:\n");
+    for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
+        fprintf(stderr, "  %-10s %s\n", gen_models[i].name, gen_models[i].summary);
+    fprintf(stderr, "try 'ptm help gen'\n");
+    return PTM_EXIT_USAGE;
+}
+
+static int cmd_gen(int argc, char **argv)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    const char *model = NULL, *out = NULL;
+    bool have_seed = false, have_k = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(find_command("gen")->help, stdout);
+            return PTM_EXIT_OK;
+        }
+        if (a[0] != '-') {
+            if (model)
+                return usage_error("gen: unexpected argument '%s'", a, "gen");
+            model = a;
+            continue;
+        }
+        /* --flag VALUE or --flag=VALUE */
+        const char *eq = strchr(a, '=');
+        size_t n = eq ? (size_t)(eq - a) : strlen(a);
+        const char *flag = NULL, *want = NULL;
+        for (size_t k = 0; k < PTM_ARRAY_LEN(gen_flags); k++)
+            if (strlen(gen_flags[k][0]) == n && strncmp(a, gen_flags[k][0], n) == 0) {
+                flag = gen_flags[k][0];
+                want = gen_flags[k][1];
+            }
+        if (!flag)
+            return usage_error("unknown option '%s' for 'gen'", a, "gen");
+        const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+        if (!v)
+            return usage_error("%s needs a value", flag, "gen");
+        long long w = 0;
+        bool ok;
+        if (strcmp(flag, "--out") == 0) {
+            ok = *v != '\0';
+            out = v;
+        } else if (strcmp(flag, "--seed") == 0) {
+            ok = have_seed = parse_whole(v, 0, INT64_MAX, &w);
+            o.seed = (uint64_t)w;
+        } else if (strcmp(flag, "--rows") == 0) {
+            ok = parse_whole(v, 1, INT32_MAX, &w);
+            o.rows = w;
+        } else if (strcmp(flag, "--cols") == 0) {
+            ok = parse_whole(v, 1, INT32_MAX, &w);
+            o.cols = w;
+        } else if (strcmp(flag, "--group") == 0) {
+            ok = parse_whole(v, 1, INT32_MAX, &w);
+            o.group = w;
+        } else if (strcmp(flag, "--nonzeros") == 0) {
+            ok = have_k = parse_whole(v, 0, INT32_MAX, &w);
+            o.nonzeros = w;
+        } else if (strcmp(flag, "--density") == 0) {
+            ok = parse_real(v, 0, 1, true, &o.density);
+        } else if (strcmp(flag, "--corr") == 0) {
+            ok = parse_real(v, 0, 1, false, &o.corr);
+        } else {
+            ok = parse_real(v, 0, HUGE_VAL, false, &o.noise);
+        }
+        if (!ok) {
+            fprintf(stderr, "ptm: bad value for %s: '%s' (want %s)\n", flag, v, want);
+            fprintf(stderr, "try 'ptm help gen'\n");
+            return PTM_EXIT_USAGE;
+        }
+    }
+    if (!model)
+        return gen_list_models();
+    if (strcmp(model, "lasso") != 0) {
+        const char *names[PTM_ARRAY_LEN(gen_models)];
+        for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
+            names[i] = gen_models[i].name;
+        const char *s = diag_suggest(model, strlen(model), names, PTM_ARRAY_LEN(gen_models));
+        if (s) {
+            fprintf(stderr, "ptm: gen: unknown model '%s' (did you mean '%s'?)\n", model, s);
+            fprintf(stderr, "try 'ptm help gen'\n");
+            return PTM_EXIT_USAGE;
+        }
+        return usage_error("gen: unknown model '%s' (models: lasso)", model, "gen");
+    }
+    if (!out)
+        return usage_error("gen %s: --out DIR is required", model, "gen");
+    if (!have_seed)
+        return usage_error("gen %s: --seed N is required", model, "gen");
+    if (!have_k && o.nonzeros > o.cols)
+        o.nonzeros = o.cols;
+    if (o.nonzeros > o.cols) {
+        fprintf(stderr, "ptm: gen lasso: --nonzeros %lld is more than --cols %lld\n",
+                (long long)o.nonzeros, (long long)o.cols);
+        fprintf(stderr, "try 'ptm help gen'\n");
+        return PTM_EXIT_USAGE;
+    }
+    if (!make_dirs(out)) {
+        fprintf(stderr, "ptm: error: cannot create directory '%s': %s\n", out, strerror(errno));
+        return PTM_EXIT_FAILED;
+    }
+    int rc = ptm_gen_lasso(&o, out);
+    if (rc == PTM_EIO) {
+        fprintf(stderr, "ptm: error: cannot write into '%s': %s\n", out, strerror(errno));
+        return PTM_EXIT_FAILED;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "ptm: error: gen lasso: %s\n", ptm_strerror(rc));
+        return PTM_EXIT_FAILED;
+    }
+    return PTM_EXIT_OK;
 }
 
 static int cmd_help(int argc, char **argv)

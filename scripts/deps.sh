@@ -1,14 +1,16 @@
 #!/bin/sh
 # Install the Debian packages ptm needs to build and test, and only those missing.
-# Idempotent; silent when everything is present. Usage: scripts/deps.sh [--fuzz]
+# Idempotent; silent when everything is present. Usage: scripts/deps.sh [--fuzz] [--bench]
 #   --fuzz   also install clang and its sanitizer/fuzzer runtime (make fuzz)
+#   --bench  also install scikit-learn, the Lasso benchmark's peer (make bench)
 set -eu
 
 pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
 for arg in "$@"; do
     case "$arg" in
     --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
-    *) echo "usage: scripts/deps.sh [--fuzz]" >&2; exit 2 ;;
+    --bench) pkgs="$pkgs python3-sklearn" ;;
+    *) echo "usage: scripts/deps.sh [--fuzz] [--bench]" >&2; exit 2 ;;
     esac
 done
 

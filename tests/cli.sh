@@ -467,5 +467,146 @@ run check "$T/trunc.yaml"
 want_rc 3; err_has "$T/trunc.yaml:"
 end
 
+# ---- gen: synthetic data ----------------------------------------------------
+
+begin "gen lasso writes lasso.svm and beta_true.tsv"
+run gen lasso --seed 1 --out "$T/g1" --rows 50 --cols 30 --density 0.1 --group 3 --nonzeros 4
+want_rc 0; out_empty; err_empty
+[ "$(wc -l <"$T/g1/lasso.svm" 2>/dev/null)" = 50 ] || no "lasso.svm does not have 50 lines"
+[ "$(wc -l <"$T/g1/beta_true.tsv" 2>/dev/null)" = 30 ] || no "beta_true.tsv does not have 30 lines"
+[ "$(grep -cvx 0 "$T/g1/beta_true.tsv")" = 4 ] || no "beta_true.tsv does not have 4 non-zeros"
+grep -q '30:' "$T/g1/lasso.svm" || no "lasso.svm has no entry in column 30"
+[ "$(ls "$T/g1")" = "$(printf 'beta_true.tsv\nlasso.svm')" ] || no "other files in the directory: $(ls "$T/g1")"
+end
+
+begin "gen lasso is deterministic"
+run gen lasso --seed 1 --out "$T/g2" --rows 50 --cols 30 --density 0.1 --group 3 --nonzeros 4
+want_rc 0
+cmp -s "$T/g1/lasso.svm" "$T/g2/lasso.svm" || no "lasso.svm differs for the same seed"
+cmp -s "$T/g1/beta_true.tsv" "$T/g2/beta_true.tsv" || no "beta_true.tsv differs for the same seed"
+run gen lasso --seed 2 --out "$T/g2" --rows 50 --cols 30 --density 0.1 --group 3 --nonzeros 4
+want_rc 0
+cmp -s "$T/g1/lasso.svm" "$T/g2/lasso.svm" && no "lasso.svm is the same for another seed"
+end
+
+begin "gen lasso into an existing directory, flags as --flag=VALUE"
+run gen lasso --seed=1 --out="$T/g2" --rows=50 --cols=30 --density=0.1 --group=3 --nonzeros=4
+want_rc 0
+cmp -s "$T/g1/lasso.svm" "$T/g2/lasso.svm" || no "lasso.svm not replaced by the same data"
+end
+
+begin "gen lasso defaults are the ones help gen gives"
+run help gen
+want_rc 0; out_has "usage: ptm gen MODEL"
+set --
+for f in rows cols density group corr nonzeros noise; do
+    v=$(sed -n "s/^  --$f [A-Z]* .*(default \([^,)]*\)[,)].*/\1/p" "$T/out")
+    [ -n "$v" ] || no "help gen gives no default for --$f"
+    set -- "$@" "--$f" "$v"
+done
+run gen lasso --seed 5 --out "$T/gd1"
+want_rc 0
+run gen lasso --seed 5 --out "$T/gd2" "$@"
+want_rc 0
+cmp -s "$T/gd1/lasso.svm" "$T/gd2/lasso.svm" || no "the defaults differ from help gen ($*)"
+rm -rf "$T/gd1" "$T/gd2"
+end
+
+begin "gen --help is help gen"
+run help gen
+cp "$T/out" "$T/gen-usage"
+run gen lasso --help
+want_rc 0; cmp -s "$T/out" "$T/gen-usage" || no "differs from help gen"
+end
+
+begin "gen without a model lists the models"
+run gen
+want_rc 2; out_empty; err_has "models:"; err_has "lasso"
+end
+
+begin "gen with an unknown model"
+run gen lasos --seed 1 --out "$T/g3"
+want_rc 2; err_has "unknown model 'lasos' (did you mean 'lasso'?)"
+run gen mf --seed 1 --out "$T/g3"
+want_rc 2; err_has "unknown model 'mf'"
+[ -e "$T/g3" ] && no "a directory was made"
+end
+
+begin "gen: an unknown flag"
+run gen lasso --seed 1 --out "$T/g3" --rowz 5
+want_rc 2; err_has "unknown option '--rowz' for 'gen'"
+end
+
+begin "gen: --out and --seed are required"
+run gen lasso --seed 1
+want_rc 2; err_has "--out DIR is required"
+run gen lasso --out "$T/g3"
+want_rc 2; err_has "--seed N is required"
+run gen lasso --seed 1 --out
+want_rc 2; err_has "--out needs a value"
+end
+
+for bad in "--rows 0" "--rows 1.5" "--rows 12abc" "--rows 2147483648" "--rows= 5" "--cols -3" \
+    "--density 0" "--density 1.5" "--density nan" "--density 0.1x" "--corr 2" "--corr -0.1" \
+    "--noise -1" "--noise inf" "--noise 1e999" "--seed -1" "--seed 99999999999999999999" \
+    "--group 0" "--nonzeros -1"; do
+    begin "gen: bad value $bad"
+    flag=${bad%% *}
+    flag=${flag%=}
+    # shellcheck disable=SC2086
+    run gen lasso --seed 1 --out "$T/g3" $bad
+    want_rc 2; out_empty; err_has "bad value for $flag: '"
+    end
+done
+
+begin "gen: --nonzeros more than --cols"
+run gen lasso --seed 1 --out "$T/g3" --cols 5 --nonzeros 6
+want_rc 2; err_has "--nonzeros 6 is more than --cols 5"
+[ -e "$T/g3" ] && no "a directory was made"
+end
+
+begin "gen: a directory that cannot be created"
+: >"$T/plain"
+run gen lasso --seed 1 --out "$T/plain/sub" --rows 5 --cols 5
+want_rc 1; err_has "cannot create directory '$T/plain/sub': Not a directory"
+run gen lasso --seed 1 --out "$T/plain" --rows 5 --cols 5
+want_rc 1; err_has "cannot create directory '$T/plain': Not a directory"
+end
+
+begin "gen: nested directories are made"
+run gen lasso --seed 1 --out "$T/deep/er/dir" --rows 5 --cols 5
+want_rc 0; [ -s "$T/deep/er/dir/lasso.svm" ] || no "no lasso.svm"
+end
+
+# ---- check --data: the job's data files ---------------------------------
+
+"$PTM" gen lasso --seed 3 --out "$T/gd" --rows 50 --cols 40 >/dev/null 2>&1
+sed "s|\"data/lasso.svm\"|\"$T/gd/lasso.svm\"|" examples/lasso/lasso.ptm >"$T/gd.ptm"
+
+begin "check --data reads the job's data and gives its size"
+run check --data "$T/gd.ptm"
+want_rc 0; err_empty
+out_has "$T/gd/lasso.svm: data X: 50 x 40, "; out_has "labels"; out_has "$T/gd.ptm: ok"
+end
+
+begin "check --data: bad data lines are located, exit 4"
+printf '1 1:2 3:x\n2 0:1\n' >"$T/gd/bad.svm"
+sed "s|\"data/lasso.svm\"|\"$T/gd/bad.svm\"|" examples/lasso/lasso.ptm >"$T/bad-data.ptm"
+run check --data --color=never "$T/bad-data.ptm"
+want_rc 4
+err_has "$T/gd/bad.svm:1:9: error: bad value 'x'"
+err_has "$T/gd/bad.svm:2:3: error: index '0' out of range: libsvm indices are 1-based"
+end
+
+begin "check --data: a missing data file, exit 4"
+run check --data examples/lasso/lasso.ptm
+want_rc 4; err_has "examples/lasso/data/lasso.svm"
+end
+
+begin "check without --data does not read data"
+run check examples/lasso/lasso.ptm
+want_rc 0
+end
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1555,11 +1555,11 @@ static const struct sem_row sem_rows[] = {
       "    update lua \"dump.lua\"\n"
       "               ^^^^^^^^^^\n"),
     RT(MINI, "update", "update lua \"loop.lua\"", 2.5,
-      "t.ptm:5:12: error: cannot load \"loop.lua\": instruction budget exceeded (50 million instructions)\n"
+      "t.ptm:5:12: error: cannot load \"loop.lua\": @D@/loop.lua:1: instruction budget exceeded (50 million instructions)\n"
       "    update lua \"loop.lua\"\n"
       "               ^^^^^^^^^^\n"),
     RT(MINI, "update", "update lua \"coloop.lua\"", 2.5,
-      "t.ptm:5:12: error: cannot load \"coloop.lua\": @D@/coloop.lua:2: instruction budget exceeded (50 million instructions)\n"
+      "t.ptm:5:12: error: cannot load \"coloop.lua\": @D@/coloop.lua:2: @D@/coloop.lua:1: instruction budget exceeded (50 million instructions)\n"
       "    update lua \"coloop.lua\"\n"
       "               ^^^^^^^^^^^^\n"),
     RT(MINI, "update", "update lua \"bomb.lua\"", 5,

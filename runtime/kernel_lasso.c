@@ -1,0 +1,240 @@
+/*
+ * kernel_lasso.c - the Lasso by coordinate descent, as push, pull and apply
+ * over row shards (kernel_lasso.h), and a serial reference solver.
+ *
+ * DESIGN: push and apply are the hot loops, one pass over a column's
+ * non-zeros each: a gather-dot with r and a scatter-axpy into r. The dot
+ * keeps four partial sums so that the additions do not wait on each other;
+ * every x_j^T r in this file (push, the gradient, the serial solver) goes
+ * through the same col_dot(), so that lasso_lambda_max() computed from
+ * lasso_grad_part() is exact for what the pushes and the serial solver see
+ * at beta = 0.
+ */
+#include "kernel_lasso.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+
+/* sum over k < len of v[k] r[ri[k]] */
+static inline double col_dot(const int32_t *restrict ri, const double *restrict v, int64_t len,
+                             const double *restrict r)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        s0 += v[k] * r[ri[k]];
+        s1 += v[k + 1] * r[ri[k + 1]];
+        s2 += v[k + 2] * r[ri[k + 2]];
+        s3 += v[k + 3] * r[ri[k + 3]];
+    }
+    for (; k < len; k++)
+        s0 += v[k] * r[ri[k]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* r[ri[k]] -= a v[k]; the rows of a column are distinct. */
+static inline void col_axpy(const int32_t *restrict ri, const double *restrict v, int64_t len,
+                            double a, double *restrict r)
+{
+    for (int64_t k = 0; k < len; k++)
+        r[ri[k]] -= a * v[k];
+}
+
+static inline double soft_threshold(double z, double t)
+{
+    if (z > t)
+        return z - t;
+    if (z < -t)
+        return z + t;
+    return 0;
+}
+
+int lasso_shard_csc(const struct ptm_csr *x, int64_t lo, int64_t hi, struct ptm_csc *out)
+{
+    PTM_ASSERT(0 <= lo && lo <= hi && hi <= x->nrows);
+    memset(out, 0, sizeof(*out));
+    int64_t base = x->rowptr[lo];
+    int64_t *rowptr = ptm_malloc((size_t)(hi - lo + 1) * sizeof(*rowptr));
+    if (!rowptr)
+        return PTM_ENOMEM;
+    for (int64_t i = lo; i <= hi; i++)
+        rowptr[i - lo] = x->rowptr[i] - base;
+    /* A view of the rows with offsets from 0, which ptm_csr_to_csc() reads. */
+    struct ptm_csr view = {
+        .nrows = hi - lo,
+        .ncols = x->ncols,
+        .nnz = x->rowptr[hi] - base,
+        .rowptr = rowptr,
+        .colind = x->colind ? x->colind + base : NULL,
+        .val = x->val ? x->val + base : NULL,
+    };
+    int rc = ptm_csr_to_csc(&view, out);
+    ptm_free(rowptr);
+    return rc;
+}
+
+void lasso_colsq(const struct ptm_csc *x, double *sq)
+{
+    for (int64_t j = 0; j < x->ncols; j++) {
+        const double *v = x->val + x->colptr[j];
+        int64_t len = x->colptr[j + 1] - x->colptr[j];
+        double s = 0;
+        for (int64_t k = 0; k < len; k++)
+            s += v[k] * v[k];
+        sq[j] = s;
+    }
+}
+
+void lasso_residual(const struct ptm_csc *x, const double *y, const double *beta, double *r)
+{
+    memcpy(r, y, (size_t)x->nrows * sizeof(*r));
+    for (int64_t j = 0; j < x->ncols; j++)
+        if (beta[j] != 0) {
+            int64_t at = x->colptr[j];
+            col_axpy(x->rowind + at, x->val + at, x->colptr[j + 1] - at, beta[j], r);
+        }
+}
+
+void lasso_push(const struct ptm_csc *x, const double *sq, const double *r, const double *beta,
+                const int64_t *cols, size_t ns, double *z)
+{
+    const int64_t *restrict cp = x->colptr;
+    const int32_t *restrict ri = x->rowind;
+    const double *restrict v = x->val;
+    for (size_t k = 0; k < ns; k++) {
+        int64_t j = cols[k];
+        int64_t at = cp[j];
+        z[LASSO_K * k] = col_dot(ri + at, v + at, cp[j + 1] - at, r) + sq[j] * beta[j];
+        z[LASSO_K * k + 1] = sq[j];
+    }
+}
+
+void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *beta_new)
+{
+    double t = (double)n * lambda;
+    for (size_t k = 0; k < ns; k++) {
+        double s = z[LASSO_K * k + 1];
+        beta_new[k] = s > 0 ? soft_threshold(z[LASSO_K * k], t) / s : 0;
+    }
+}
+
+void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
+                 double *r)
+{
+    const int64_t *restrict cp = x->colptr;
+    for (size_t k = 0; k < ns; k++) {
+        if (delta[k] == 0)
+            continue;
+        int64_t at = cp[cols[k]];
+        col_axpy(x->rowind + at, x->val + at, cp[cols[k] + 1] - at, delta[k], r);
+    }
+}
+
+double lasso_loss_part(const double *r, int64_t m, int64_t n)
+{
+    double s = 0;
+    for (int64_t i = 0; i < m; i++)
+        s += r[i] * r[i];
+    return s / (2.0 * (double)n);
+}
+
+double lasso_penalty(const double *beta, int64_t d, double lambda)
+{
+    double s = 0;
+    for (int64_t j = 0; j < d; j++)
+        s += fabs(beta[j]);
+    return lambda * s;
+}
+
+void lasso_grad_part(const struct ptm_csc *x, const double *r, double *g)
+{
+    for (int64_t j = 0; j < x->ncols; j++) {
+        int64_t at = x->colptr[j];
+        g[j] = col_dot(x->rowind + at, x->val + at, x->colptr[j + 1] - at, r);
+    }
+}
+
+double lasso_kkt(const double *g, const double *beta, int64_t d, int64_t n, double lambda,
+                 int64_t *worst)
+{
+    double most = 0;
+    int64_t at = d > 0 ? 0 : -1;
+    for (int64_t j = 0; j < d; j++) {
+        double gj = g[j] / (double)n, v;
+        if (beta[j] == 0)
+            v = fmax(0, fabs(gj) - lambda);
+        else
+            v = fabs(gj - (beta[j] > 0 ? lambda : -lambda));
+        if (v > most) {
+            most = v;
+            at = j;
+        }
+    }
+    if (worst)
+        *worst = at;
+    return most;
+}
+
+double lasso_lambda_max(const double *g, int64_t d, int64_t n)
+{
+    double gmax = 0;
+    for (int64_t j = 0; j < d; j++)
+        gmax = fmax(gmax, fabs(g[j]));
+    double nn = (double)n, lam = gmax / nn;
+    while (nn * lam < gmax)
+        lam = nextafter(lam, HUGE_VAL);
+    while (lam > 0 && nn * nextafter(lam, 0) >= gmax)
+        lam = nextafter(lam, 0);
+    return lam;
+}
+
+int lasso_solve_serial(const struct ptm_csc *x, const double *y, double lambda, double tol,
+                       int max_sweeps, double *beta_out)
+{
+    if (!isfinite(lambda) || lambda < 0 || !isfinite(tol) || tol < 0)
+        return PTM_EINVAL;
+    int64_t n = x->nrows, d = x->ncols;
+    double *r = ptm_malloc((size_t)(n > 0 ? n : 1) * sizeof(*r));
+    double *sq = ptm_malloc((size_t)(d > 0 ? d : 1) * sizeof(*sq));
+    if (!r || !sq) {
+        ptm_free(r);
+        ptm_free(sq);
+        return PTM_ENOMEM;
+    }
+    memcpy(r, y, (size_t)n * sizeof(*r));
+    memset(beta_out, 0, (size_t)d * sizeof(*beta_out));
+    lasso_colsq(x, sq);
+    double t = (double)n * lambda, rootn = sqrt((double)(n > 0 ? n : 1));
+    const int64_t *restrict cp = x->colptr;
+    const int32_t *restrict ri = x->rowind;
+    const double *restrict v = x->val;
+    double *restrict beta = beta_out;
+    int result = 0;
+    for (int sweep = 1; sweep <= max_sweeps; sweep++) {
+        double most = 0;
+        for (int64_t j = 0; j < d; j++) {
+            if (sq[j] == 0)
+                continue;
+            int64_t at = cp[j], len = cp[j + 1] - at;
+            double old = beta[j];
+            double z = col_dot(ri + at, v + at, len, r) + sq[j] * old;
+            double b = soft_threshold(z, t) / sq[j];
+            double delta = b - old;
+            if (delta != 0) {
+                col_axpy(ri + at, v + at, len, delta, r);
+                beta[j] = b;
+                most = fmax(most, fabs(delta) * sqrt(sq[j]) / rootn);
+            }
+        }
+        if (most <= tol) {
+            result = sweep;
+            break;
+        }
+    }
+    ptm_free(r);
+    ptm_free(sq);
+    return result;
+}

@@ -1,0 +1,120 @@
+/*
+ * kernel_lasso.h - the built-in Lasso kernel (lasso_cd, lasso_objective):
+ * coordinate descent on
+ *
+ *     f(beta) = 1/(2n) ||y - X beta||^2 + lambda ||beta||_1
+ *
+ * split into the steps of spec/runtime.md, over row shards. Worker p holds
+ * the CSC of its rows of X (row indices local to the shard, 0 .. m-1), its
+ * slice r of the residual y - X beta, and the shard's part sq of every
+ * squared column norm; beta is the whole coefficient vector. One round for
+ * a scheduled set of columns S (cols[0 .. ns)):
+ *
+ *   push   on every worker:  z[p] = lasso_push(shard p, S)      K = 2 per column
+ *   pull   once:             beta_new = lasso_pull(sum over p of z[p])
+ *   apply  on every worker:  lasso_apply(shard p, S, beta_new - beta_old)
+ *
+ * z for column j is (x_j^T r + sq_j beta_j, sq_j) over the shard's rows, so
+ * the summed z is (x_j^T r + ||x_j||^2 beta_j, ||x_j||^2) and pull is the
+ * exact minimizer over beta_j: S(z_0, n lambda) / z_1, S the soft threshold.
+ * Summing the shards' z in the order p = 0, 1, ... gives the same numbers
+ * on every run. The objective and the KKT check are also split: per-shard
+ * parts that the engine adds up, then one call on the sums.
+ *
+ * Plain functions on arrays: no allocation and no engine types except in
+ * lasso_shard_csc() and lasso_solve_serial(). n (>= 1) is always the number
+ * of rows of the whole matrix. Columns are 0-based.
+ */
+#ifndef PTM_KERNEL_LASSO_H
+#define PTM_KERNEL_LASSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data.h"
+
+/* Doubles per column in a push result. */
+#define LASSO_K 2
+
+/* ---- set-up --------------------------------------------------------------- */
+
+/* The CSC of rows lo .. hi-1 of x (0 <= lo <= hi <= x->nrows) with row
+ * indices local to the shard (row lo is 0) and all of x's columns. Returns
+ * 0 or PTM_ENOMEM (out is then empty). Caller frees with
+ * ptm_csc_release(). */
+int lasso_shard_csc(const struct ptm_csr *x, int64_t lo, int64_t hi, struct ptm_csc *out);
+
+/* sq[j] = the shard's part of ||x_j||^2, for every column (the worker's
+ * cache; summed over shards it is the squared norm). */
+void lasso_colsq(const struct ptm_csc *x, double *sq);
+
+/* r = y - X beta on the shard's rows: y is the shard's slice of the
+ * labels (x->nrows of them), r the slice of the residual. */
+void lasso_residual(const struct ptm_csc *x, const double *y, const double *beta, double *r);
+
+/* ---- one round ------------------------------------------------------------ */
+
+/* push: for k < ns, column j = cols[k] (0 <= j < x->ncols):
+ *   z[LASSO_K k]     = sum over the shard's rows i of x_ij r_i + sq[j] beta[j]
+ *   z[LASSO_K k + 1] = sq[j]
+ * r is the shard's residual slice, sq the shard's lasso_colsq(), beta the
+ * whole vector. */
+void lasso_push(const struct ptm_csc *x, const double *sq, const double *r, const double *beta,
+                const int64_t *cols, size_t ns, double *z);
+
+/* pull: z holds the sums over all shards of the push results for ns
+ * columns; beta_new[k] = S(z[K k], n lambda) / z[K k + 1] with
+ * S(a, t) = sign(a) max(|a| - t, 0), or 0 when the column is empty. The
+ * threshold is computed as (double)n * lambda, here and in
+ * lasso_lambda_max(). */
+void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *beta_new);
+
+/* apply: r_i -= x_ij delta[k] for j = cols[k] and the shard's rows i, so
+ * that r stays y - X beta after beta_j += delta[k]. A zero delta costs
+ * nothing. */
+void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
+                 double *r);
+
+/* ---- objective and optimality --------------------------------------------- */
+
+/* The shard's part of the loss: ||r||^2 / (2 n) over its m residuals. The
+ * objective is the sum of the parts plus lasso_penalty(), added once. */
+double lasso_loss_part(const double *r, int64_t m, int64_t n);
+/* lambda ||beta||_1 over d coefficients. */
+double lasso_penalty(const double *beta, int64_t d, double lambda);
+
+/* g[j] = the shard's part of x_j^T r, for every column (summed over shards
+ * in order p = 0, 1, ... it is the gradient term of the KKT conditions).
+ * With r = y and beta = 0 it is exactly the z[K k] a push would give. */
+void lasso_grad_part(const struct ptm_csc *x, const double *r, double *g);
+
+/* The largest violation of the optimality (KKT) conditions at beta, given
+ * g = X^T (y - X beta) summed over all shards:
+ *   beta_j == 0:  max(0, |g_j / n| - lambda)
+ *   beta_j != 0:  |g_j / n - lambda sign(beta_j)|
+ * Its column goes to *worst when worst is not NULL (-1 when d is 0). Zero
+ * at the optimum; compare it with a tolerance relative to lambda. */
+double lasso_kkt(const double *g, const double *beta, int64_t d, int64_t n, double lambda,
+                 int64_t *worst);
+
+/* The smallest lambda for which pull keeps beta = 0 from beta = 0, given
+ * g = X^T y summed over the shards as the pushes sum it: the least double
+ * with (double)n * lambda >= max_j |g_j|, which is max_j |g_j| / n up to
+ * rounding. Every lambda at or above it gives beta = 0 exactly. */
+double lasso_lambda_max(const double *g, int64_t d, int64_t n);
+
+/* ---- reference solver ----------------------------------------------------- */
+
+/* Cyclic coordinate descent on the whole matrix (columns 0, 1, ... in
+ * every sweep), from beta = 0, written directly rather than through the
+ * steps above (it shares only their inner dot and axpy loops). Stops after
+ * the first sweep in which no coefficient changed the fitted values by more
+ * than tol in root mean square (|delta_j| ||x_j|| / sqrt(n) <= tol for
+ * every j), or after max_sweeps sweeps. Returns the number of sweeps when
+ * tol was met (>= 1), 0 when max_sweeps ran out first (beta_out holds the
+ * last iterate), PTM_EINVAL for a negative or non-finite lambda or tol,
+ * PTM_ENOMEM. y has x->nrows elements, beta_out x->ncols. */
+int lasso_solve_serial(const struct ptm_csc *x, const double *y, double lambda, double tol,
+                       int max_sweeps, double *beta_out);
+
+#endif

@@ -1,0 +1,1596 @@
+/*
+ * lua_host.c - a worker's Lua state: the objects hooks see (vectors,
+ * matrix shards and their sparse views, the worker), the hook calls of
+ * spec/runtime.md, and the conversion of what hooks return.
+ *
+ * DESIGN
+ *
+ * Objects. Every full userdata in a host's state is one of ours (hooks
+ * cannot make userdata), so a type check is a tag compare in the first
+ * word, not luaL_checkudata's registry lookup. The host is found through
+ * the state's extra space. Vectors and matrices are full userdata made
+ * once, at registration; re-registering a name updates the same userdata
+ * in place, so a view a hook kept follows the engine's array.
+ *
+ * Sparse views are light userdata: X:col(j) encodes (matrix slot, row or
+ * column, index) in the pointer bits and allocates nothing. All light
+ * userdata of a state share one metatable, which gives them the view
+ * methods; a method decodes the view and looks the arrays up in the
+ * host at every use, so a kept view is never dangling. Light userdata
+ * made this way are never dereferenced. A full userdata per view would
+ * cost an allocation and garbage per column: X:col(j):dot() took 93-112 ns
+ * that way against 57-65 ns with light userdata (plain Lua 5.4, no hook,
+ * this machine). One view object reused per state would be as cheap but
+ * would alias: `local a, b = X:col(1), X:col(2)` would be one view.
+ *
+ * The worker object is a userdata whose metatable's __index is a hidden
+ * table of fields (w.X is one table lookup, no C call) and whose
+ * __newindex refuses writes, so a hook cannot break what other calls see.
+ *
+ * Calls. Every Lua API call that may allocate runs under lua_pcall: a
+ * protected `prepare` pushes the hook function and its arguments, then
+ * the hook is called directly with a message handler that appends a
+ * traceback (no frame of ours in it), then the result is read with raw
+ * accesses only, which neither allocate nor run hook code (a returned
+ * table's metatable is ignored). Wrong results are reported by the host,
+ * not raised in Lua, so their messages carry no traceback. A call that
+ * the sandbox stopped fails even if the hook swallowed the stop.
+ *
+ * The blocks, z and changes tables are made fresh for each call; job is
+ * the same table every time. Costs (bench/lua_bench.c): a hook pays about
+ * 0.3 us a block for push and 1.2 us a block for a Lasso round over what C
+ * pays; a quarter of it is the budget's count hook (Lua traps every
+ * instruction while a count hook is set), and lists of K values (tables
+ * per block, built by the hook in push and by the host in pull) cost
+ * about 0.3 us a block of it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "lua_host.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "lua_sandbox.h"
+#include "ptm.h"
+
+_Static_assert(sizeof(void *) == 8, "sparse views encode 48 bits in a pointer");
+_Static_assert(LUA_EXTRASPACE >= sizeof(void *), "the host lives in the state's extra space");
+
+enum { MSG_MAX = 4096 };
+
+enum obj_kind { OBJ_VECTOR, OBJ_MATRIX };
+static const char *const kind_names[] = {"vector", "matrix"};
+
+/* Tags in the first word of our full userdata. */
+enum { TAG_VECTOR = 0x76746d70, TAG_MATRIX = 0x6d746d70, TAG_WORKER = 0x77746d70 };
+
+struct uvec {
+    uint32_t tag;
+    bool writable;
+    double *v;
+    int64_t n;
+    const char *name; /* the registry entry's */
+};
+
+struct umat {
+    uint32_t tag;
+    int slot;
+};
+
+struct uworker {
+    uint32_t tag;
+};
+
+struct hobj {
+    char *name; /* owned */
+    enum obj_kind kind;
+    void *ud; /* the userdata, kept alive by the fields table */
+};
+
+struct hmat {
+    const char *name;
+    struct lhost_matrix m;
+};
+
+struct lhost {
+    lua_State *L;
+    struct lsandbox sb;
+    int id, workers;
+    int64_t first, last;
+    int64_t round, round_shown;
+    uint64_t rng[4], mrng[4];
+    struct hobj *obj;
+    size_t nobj, capobj;
+    struct hmat mat[LHOST_MAX_MATRICES];
+    int nmat;
+    int ref_fields, ref_worker, ref_job, ref_vecmt, ref_matmt;
+    char *chunk; /* the hook file's name; owned */
+    enum lhost_failure fail;
+    char msg[MSG_MAX];
+};
+
+static struct lhost *host_of(lua_State *L)
+{
+    return *(struct lhost **)lua_getextraspace(L);
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(struct lhost *h, enum lhost_failure kind,
+                                                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->msg, sizeof(h->msg), fmt, ap);
+    va_end(ap);
+    h->fail = kind;
+    return PTM_EINVAL;
+}
+
+/* ---- random numbers --------------------------------------------------------- */
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** (Blackman and Vigna), as Lua's math.random uses. */
+static uint64_t xoshiro(uint64_t *s)
+{
+    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return r;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static void seed_rng(uint64_t *s, uint64_t a, uint64_t b)
+{
+    uint64_t x = a ^ rotl(b * 0xd1b54a32d192ed03u, 32);
+    for (int i = 0; i < 4; i++)
+        s[i] = splitmix(&x);
+}
+
+/* A draw in [0, n], unbiased (Lua's project()). */
+static uint64_t project(uint64_t ran, uint64_t n, uint64_t *s)
+{
+    if ((n & (n + 1)) == 0)
+        return ran & n;
+    uint64_t lim = n;
+    lim |= lim >> 1;
+    lim |= lim >> 2;
+    lim |= lim >> 4;
+    lim |= lim >> 8;
+    lim |= lim >> 16;
+    lim |= lim >> 32;
+    while ((ran &= lim) > n)
+        ran = xoshiro(s);
+    return ran;
+}
+
+/* math.random's interface over generator s, arguments from index first. */
+static int random_from(lua_State *L, uint64_t *s, int first)
+{
+    int nargs = lua_gettop(L) - first + 1;
+    uint64_t rv = xoshiro(s);
+    lua_Integer low, up;
+    switch (nargs) {
+    case 0:
+        lua_pushnumber(L, (double)(rv >> 11) * 0x1.0p-53);
+        return 1;
+    case 1:
+        low = 1;
+        up = luaL_checkinteger(L, first);
+        if (up == 0) { /* a whole random integer, as in Lua */
+            lua_pushinteger(L, (lua_Integer)rv);
+            return 1;
+        }
+        break;
+    case 2:
+        low = luaL_checkinteger(L, first);
+        up = luaL_checkinteger(L, first + 1);
+        break;
+    default:
+        return luaL_error(L, "wrong number of arguments");
+    }
+    luaL_argcheck(L, low <= up, first + nargs - 1, "interval is empty");
+    uint64_t r = project(rv, (uint64_t)up - (uint64_t)low, s);
+    lua_pushinteger(L, (lua_Integer)(r + (uint64_t)low));
+    return 1;
+}
+
+static int w_random(lua_State *L)
+{
+    int first = 1;
+    if (lua_type(L, 1) == LUA_TUSERDATA && ((struct uworker *)lua_touserdata(L, 1))->tag ==
+                                               TAG_WORKER)
+        first = 2; /* w:random(...) */
+    return random_from(L, host_of(L)->rng, first);
+}
+
+static int math_random(lua_State *L)
+{
+    return random_from(L, host_of(L)->mrng, 1);
+}
+
+static int math_randomseed(lua_State *L)
+{
+    if (lua_isnone(L, 1))
+        return luaL_error(L, "math.randomseed needs a seed in ptm hooks (runs must be "
+                             "repeatable)");
+    lua_Integer a = luaL_checkinteger(L, 1), b = luaL_optinteger(L, 2, 0);
+    seed_rng(host_of(L)->mrng, (uint64_t)a, (uint64_t)b);
+    return 0;
+}
+
+/* ---- vectors ---------------------------------------------------------------- */
+
+static struct uvec *check_vec(lua_State *L, int i)
+{
+    if (lua_type(L, i) == LUA_TUSERDATA) {
+        struct uvec *v = lua_touserdata(L, i);
+        if (v->tag == TAG_VECTOR)
+            return v;
+    }
+    luaL_typeerror(L, i, "vector");
+    return NULL;
+}
+
+static struct uvec *check_writable(lua_State *L, int i)
+{
+    struct uvec *v = check_vec(L, i);
+    if (!v->writable)
+        luaL_error(L, "'%s' is read-only", v->name);
+    return v;
+}
+
+/* The 0-based position of index argument i of v, or an error. */
+static int64_t vec_pos(lua_State *L, const struct uvec *v, int i)
+{
+    int isint;
+    lua_Integer k = lua_tointegerx(L, i, &isint);
+    if (!isint)
+        luaL_error(L, "index %f of '%s' is not an integer", lua_tonumber(L, i), v->name);
+    if (k < 1 || k > v->n) {
+        if (v->n == 0)
+            luaL_error(L, "index %I out of range for '%s' (it is empty)", k, v->name);
+        luaL_error(L, "index %I out of range for '%s' (1..%I)", k, v->name, (lua_Integer)v->n);
+    }
+    return k - 1;
+}
+
+/* __index: v[i], or a method (upvalue 1: the methods). */
+static int vec_index(lua_State *L)
+{
+    struct uvec *v = lua_touserdata(L, 1);
+    int t = lua_type(L, 2);
+    if (t == LUA_TNUMBER) {
+        lua_pushnumber(L, v->v[vec_pos(L, v, 2)]);
+        return 1;
+    }
+    if (t != LUA_TSTRING)
+        return luaL_error(L, "'%s' indexed with %s (expected a number)", v->name,
+                          luaL_typename(L, 2));
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+}
+
+static int vec_newindex(lua_State *L)
+{
+    struct uvec *v = lua_touserdata(L, 1);
+    if (!v->writable)
+        return luaL_error(L, "'%s' is read-only", v->name);
+    if (lua_type(L, 2) != LUA_TNUMBER)
+        return luaL_error(L, "'%s' indexed with %s (expected a number)", v->name,
+                          luaL_typename(L, 2));
+    int64_t k = vec_pos(L, v, 2);
+    if (lua_type(L, 3) != LUA_TNUMBER)
+        return luaL_error(L, "cannot store %s in '%s' (numbers only)", luaL_typename(L, 3),
+                          v->name);
+    v->v[k] = lua_tonumber(L, 3);
+    return 0;
+}
+
+static int vec_len(lua_State *L)
+{
+    lua_pushinteger(L, ((struct uvec *)lua_touserdata(L, 1))->n);
+    return 1;
+}
+
+static int vec_tostring(lua_State *L)
+{
+    struct uvec *v = lua_touserdata(L, 1);
+    lua_pushfstring(L, "vector '%s' (%I elements)", v->name, (lua_Integer)v->n);
+    return 1;
+}
+
+/* ---- sparse views ------------------------------------------------------------- */
+
+enum { VIEW_COL, VIEW_ROW };
+#define VIEW_MAGIC ((uintptr_t)0x7074)
+
+/* A decoded view: entries idx[k], val[k] for k < len, of a vector of
+ * length dim (the shard's rows for a column, the columns for a row). */
+struct view {
+    const int32_t *idx;
+    const double *val;
+    int64_t len, dim;
+    const struct hmat *m;
+    int kind;
+    int64_t index; /* 0-based */
+};
+
+static void *view_code(int slot, int kind, int64_t index)
+{
+    return (void *)(VIEW_MAGIC << 48 | (uintptr_t)slot << 40 | (uintptr_t)kind << 32 |
+                    (uintptr_t)(uint32_t)index);
+}
+
+/* Decode the view at argument i; false when it is not one. */
+static bool view_decode(lua_State *L, int i, struct view *out)
+{
+    if (lua_type(L, i) != LUA_TLIGHTUSERDATA)
+        return false;
+    uintptr_t code = (uintptr_t)lua_touserdata(L, i);
+    struct lhost *h = host_of(L);
+    int slot = (int)(code >> 40 & 0xff), kind = (int)(code >> 32 & 0xff);
+    int64_t index = (int64_t)(code & 0xffffffffu);
+    if (code >> 48 != VIEW_MAGIC || slot >= h->nmat || kind > VIEW_ROW)
+        return false;
+    const struct hmat *m = &h->mat[slot];
+    out->m = m;
+    out->kind = kind;
+    out->index = index;
+    if (kind == VIEW_COL) {
+        const struct ptm_csc *c = m->m.csc;
+        if (!c || index >= c->ncols)
+            luaL_error(L, "column %I of '%s' is gone (the engine changed the matrix)",
+                       (lua_Integer)index + 1, m->name);
+        out->idx = c->rowind + c->colptr[index];
+        out->val = c->val + c->colptr[index];
+        out->len = c->colptr[index + 1] - c->colptr[index];
+        out->dim = c->nrows;
+    } else {
+        const struct ptm_csr *r = m->m.csr;
+        if (!r || index >= r->nrows)
+            luaL_error(L, "row %I of '%s' is gone (the engine changed the matrix)",
+                       (lua_Integer)index + 1, m->name);
+        out->idx = r->colind + r->rowptr[index];
+        out->val = r->val + r->rowptr[index];
+        out->len = r->rowptr[index + 1] - r->rowptr[index];
+        out->dim = r->ncols;
+    }
+    return true;
+}
+
+static void check_view(lua_State *L, int i, struct view *out)
+{
+    if (!view_decode(L, i, out))
+        luaL_typeerror(L, i, "sparse view");
+}
+
+/* A vector argument that must match the view's size. */
+static struct uvec *check_partner(lua_State *L, int i, const struct view *x)
+{
+    struct uvec *v = check_vec(L, i);
+    if (v->n != x->dim)
+        luaL_error(L, "size mismatch: %s %I of '%s' has %I %s, '%s' has %I elements",
+                   x->kind == VIEW_COL ? "column" : "row", (lua_Integer)x->index + 1, x->m->name,
+                   (lua_Integer)x->dim, x->kind == VIEW_COL ? "rows" : "columns", v->name,
+                   (lua_Integer)v->n);
+    return v;
+}
+
+static double view_dot(const struct view *x, const double *restrict v)
+{
+    const int32_t *restrict ix = x->idx;
+    const double *restrict a = x->val;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t k = 0, n = x->len;
+    for (; k + 4 <= n; k += 4) {
+        s0 += a[k] * v[ix[k]];
+        s1 += a[k + 1] * v[ix[k + 1]];
+        s2 += a[k + 2] * v[ix[k + 2]];
+        s3 += a[k + 3] * v[ix[k + 3]];
+    }
+    for (; k < n; k++)
+        s0 += a[k] * v[ix[k]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+static void view_axpy(const struct view *x, double c, double *restrict v)
+{
+    const int32_t *restrict ix = x->idx;
+    const double *restrict a = x->val;
+    for (int64_t k = 0; k < x->len; k++)
+        v[ix[k]] += c * a[k];
+}
+
+static int sv_dot(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    struct uvec *v = check_partner(L, 2, &x);
+    lua_pushnumber(L, view_dot(&x, v->v));
+    return 1;
+}
+
+static int sv_axpy(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    double c = luaL_checknumber(L, 2);
+    struct uvec *v = check_partner(L, 3, &x);
+    if (!v->writable)
+        return luaL_error(L, "'%s' is read-only", v->name);
+    view_axpy(&x, c, v->v);
+    return 0;
+}
+
+static int sv_nnz(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    lua_pushinteger(L, x.len);
+    return 1;
+}
+
+static int sv_norm2(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    double s = 0;
+    for (int64_t k = 0; k < x.len; k++)
+        s += x.val[k] * x.val[k];
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+static int sv_sum(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    double s = 0;
+    for (int64_t k = 0; k < x.len; k++)
+        s += x.val[k];
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+/* The iterator of x:each(): the entry after 1-based index prev, found by
+ * bisection, so the loop keeps no state and allocates nothing. */
+static int sv_next(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    lua_Integer prev = luaL_checkinteger(L, 2);
+    int64_t lo = 0, hi = x.len;
+    while (lo < hi) { /* first entry with 0-based index >= prev */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (x.idx[mid] < prev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == x.len)
+        return 0;
+    lua_pushinteger(L, (lua_Integer)x.idx[lo] + 1);
+    lua_pushnumber(L, x.val[lo]);
+    return 2;
+}
+
+static int sv_each(lua_State *L)
+{
+    struct view x;
+    check_view(L, 1, &x);
+    lua_pushcfunction(L, sv_next);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 0);
+    return 3;
+}
+
+static int sv_tostring(lua_State *L)
+{
+    struct view x;
+    if (!view_decode(L, 1, &x)) {
+        lua_pushliteral(L, "light userdata");
+        return 1;
+    }
+    lua_pushfstring(L, "%s %I of '%s'", x.kind == VIEW_COL ? "column" : "row",
+                    (lua_Integer)x.index + 1, x.m->name);
+    return 1;
+}
+
+/* ---- bulk vector operations --------------------------------------------------- */
+
+static struct uvec *check_same(lua_State *L, int i, const struct uvec *v)
+{
+    struct uvec *u = check_vec(L, i);
+    if (u->n != v->n)
+        luaL_error(L, "size mismatch: '%s' has %I elements, '%s' has %I", v->name,
+                   (lua_Integer)v->n, u->name, (lua_Integer)u->n);
+    return u;
+}
+
+static int v_dot(lua_State *L)
+{
+    struct uvec *v = check_vec(L, 1);
+    struct view x;
+    if (view_decode(L, 2, &x)) {
+        check_partner(L, 1, &x);
+        lua_pushnumber(L, view_dot(&x, v->v));
+        return 1;
+    }
+    struct uvec *u = check_same(L, 2, v);
+    const double *restrict a = v->v, *restrict b = u->v;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t k = 0, n = v->n;
+    for (; k + 4 <= n; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < n; k++)
+        s0 += a[k] * b[k];
+    lua_pushnumber(L, (s0 + s1) + (s2 + s3));
+    return 1;
+}
+
+static int v_axpy(lua_State *L)
+{
+    struct uvec *v = check_writable(L, 1);
+    double c = luaL_checknumber(L, 2);
+    struct view x;
+    if (view_decode(L, 3, &x)) {
+        check_partner(L, 1, &x);
+        view_axpy(&x, c, v->v);
+        return 0;
+    }
+    struct uvec *u = check_same(L, 3, v);
+    double *a = v->v;
+    const double *b = u->v; /* may be a itself */
+    for (int64_t k = 0; k < v->n; k++)
+        a[k] += c * b[k];
+    return 0;
+}
+
+static int v_scale(lua_State *L)
+{
+    struct uvec *v = check_writable(L, 1);
+    double c = luaL_checknumber(L, 2);
+    for (int64_t k = 0; k < v->n; k++)
+        v->v[k] *= c;
+    return 0;
+}
+
+static int v_fill(lua_State *L)
+{
+    struct uvec *v = check_writable(L, 1);
+    double c = luaL_checknumber(L, 2);
+    for (int64_t k = 0; k < v->n; k++)
+        v->v[k] = c;
+    return 0;
+}
+
+static int v_sum(lua_State *L)
+{
+    struct uvec *v = check_vec(L, 1);
+    double s = 0;
+    for (int64_t k = 0; k < v->n; k++)
+        s += v->v[k];
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+static int v_nnz(lua_State *L)
+{
+    struct uvec *v = check_vec(L, 1);
+    lua_Integer c = 0;
+    for (int64_t k = 0; k < v->n; k++)
+        c += v->v[k] != 0;
+    lua_pushinteger(L, c);
+    return 1;
+}
+
+static int v_norm2(lua_State *L)
+{
+    struct uvec *v = check_vec(L, 1);
+    double s = 0;
+    for (int64_t k = 0; k < v->n; k++)
+        s += v->v[k] * v->v[k];
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+static int v_norm1(lua_State *L)
+{
+    struct uvec *v = check_vec(L, 1);
+    double s = 0;
+    for (int64_t k = 0; k < v->n; k++)
+        s += fabs(v->v[k]);
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+/* ---- matrices ----------------------------------------------------------------- */
+
+static const struct hmat *check_mat(lua_State *L, int i)
+{
+    if (lua_type(L, i) == LUA_TUSERDATA) {
+        struct umat *m = lua_touserdata(L, i);
+        if (m->tag == TAG_MATRIX)
+            return &host_of(L)->mat[m->slot];
+    }
+    luaL_typeerror(L, i, "matrix");
+    return NULL;
+}
+
+static int m_col(lua_State *L)
+{
+    const struct hmat *m = check_mat(L, 1);
+    lua_Integer j = luaL_checkinteger(L, 2);
+    const struct ptm_csc *c = m->m.csc;
+    if (!c)
+        return luaL_error(L, "'%s' has no column views on this worker", m->name);
+    if (j < 1 || j > c->ncols)
+        return luaL_error(L, "column %I out of range for '%s' (1..%I)", j, m->name,
+                          (lua_Integer)c->ncols);
+    lua_pushlightuserdata(L, view_code((int)(m - host_of(L)->mat), VIEW_COL, j - 1));
+    return 1;
+}
+
+static int m_row(lua_State *L)
+{
+    const struct hmat *m = check_mat(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    const struct ptm_csr *r = m->m.csr;
+    if (!r)
+        return luaL_error(L, "'%s' has no row views on this worker", m->name);
+    if (i < 1 || i > r->nrows)
+        return luaL_error(L, "row %I out of range for '%s' (1..%I on this worker)", i, m->name,
+                          (lua_Integer)r->nrows);
+    lua_pushlightuserdata(L, view_code((int)(m - host_of(L)->mat), VIEW_ROW, i - 1));
+    return 1;
+}
+
+static int m_size(lua_State *L)
+{
+    const struct hmat *m = check_mat(L, 1);
+    lua_pushinteger(L, m->m.rows);
+    lua_pushinteger(L, m->m.cols);
+    return 2;
+}
+
+static int m_tostring(lua_State *L)
+{
+    const struct hmat *m = check_mat(L, 1);
+    lua_pushfstring(L, "matrix '%s' (%I x %I)", m->name, (lua_Integer)m->m.rows,
+                    (lua_Integer)m->m.cols);
+    return 1;
+}
+
+/* ---- the worker object -------------------------------------------------------- */
+
+static int worker_newindex(lua_State *L)
+{
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (k)
+        return luaL_error(L, "cannot set '%s': the worker object is read-only", k);
+    return luaL_error(L, "the worker object is read-only");
+}
+
+static int worker_tostring(lua_State *L)
+{
+    struct lhost *h = host_of(L);
+    lua_pushfstring(L, "worker %d of %d", h->id + 1, h->workers);
+    return 1;
+}
+
+static const char *const reserved[] = {"id", "workers", "rows", "round", "random"};
+
+/* ---- setting up a state --------------------------------------------------------- */
+
+/* A metatable that hides itself, named name, on the stack. */
+static void new_metatable(lua_State *L, const char *name)
+{
+    lua_newtable(L);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__name");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+}
+
+static int setup(lua_State *L)
+{
+    struct lhost *h = lua_touserdata(L, 1);
+    *(struct lhost **)lua_getextraspace(L) = h;
+
+    lua_getglobal(L, "math");
+    lua_pushcfunction(L, math_random);
+    lua_setfield(L, -2, "random");
+    lua_pushcfunction(L, math_randomseed);
+    lua_setfield(L, -2, "randomseed");
+    lua_pop(L, 1);
+
+    static const luaL_Reg vec_methods[] = {
+        {"dot", v_dot},     {"axpy", v_axpy},   {"scale", v_scale}, {"fill", v_fill},
+        {"sum", v_sum},     {"nnz", v_nnz},     {"norm2", v_norm2}, {"norm1", v_norm1},
+        {NULL, NULL},
+    };
+    new_metatable(L, "vector");
+    luaL_newlib(L, vec_methods);
+    lua_pushcclosure(L, vec_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, vec_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, vec_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, vec_tostring);
+    lua_setfield(L, -2, "__tostring");
+    h->ref_vecmt = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    static const luaL_Reg mat_methods[] = {
+        {"col", m_col}, {"row", m_row}, {"size", m_size}, {NULL, NULL}};
+    new_metatable(L, "matrix");
+    luaL_newlib(L, mat_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, m_tostring);
+    lua_setfield(L, -2, "__tostring");
+    h->ref_matmt = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    static const luaL_Reg view_methods[] = {
+        {"dot", sv_dot}, {"axpy", sv_axpy}, {"nnz", sv_nnz},   {"norm2", sv_norm2},
+        {"sum", sv_sum}, {"each", sv_each}, {NULL, NULL},
+    };
+    lua_pushlightuserdata(L, NULL);
+    new_metatable(L, "sparse view");
+    luaL_newlib(L, view_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, sv_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
+
+    /* the worker: a proxy over the fields table */
+    lua_newtable(L);
+    lua_pushinteger(L, h->id + 1);
+    lua_setfield(L, -2, "id");
+    lua_pushinteger(L, h->workers);
+    lua_setfield(L, -2, "workers");
+    lua_createtable(L, 2, 0);
+    lua_pushinteger(L, h->first + 1);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, h->last + 1);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, "rows");
+    lua_pushinteger(L, h->round);
+    lua_setfield(L, -2, "round");
+    lua_pushcfunction(L, w_random);
+    lua_setfield(L, -2, "random");
+    lua_pushvalue(L, -1);
+    h->ref_fields = luaL_ref(L, LUA_REGISTRYINDEX);
+    struct uworker *w = lua_newuserdatauv(L, sizeof(*w), 0);
+    w->tag = TAG_WORKER;
+    new_metatable(L, "worker");
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, worker_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, worker_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_setmetatable(L, -2);
+    h->ref_worker = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+
+    lua_newtable(L);
+    h->ref_job = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lhost_new(struct lhost **out, const struct lhost_config *cfg)
+{
+    PTM_ASSERT(cfg->workers >= 1 && cfg->id >= 0 && cfg->id < cfg->workers);
+    PTM_ASSERT(cfg->last >= cfg->first - 1);
+    *out = NULL;
+    struct lhost *h = ptm_malloc(sizeof(*h));
+    if (!h)
+        return PTM_ENOMEM;
+    memset(h, 0, sizeof(*h));
+    h->id = cfg->id;
+    h->workers = cfg->workers;
+    h->first = cfg->first;
+    h->last = cfg->last;
+    seed_rng(h->rng, cfg->seed, 2 * (uint64_t)cfg->id + 1);
+    seed_rng(h->mrng, cfg->seed, 2 * (uint64_t)cfg->id + 2);
+    h->L = lsandbox_new(&h->sb, cfg->mem ? cfg->mem : LHOST_MEM_DEFAULT,
+                        cfg->budget ? cfg->budget : LHOST_BUDGET_DEFAULT,
+                        cfg->seconds > 0 ? cfg->seconds : LHOST_SECONDS_DEFAULT);
+    if (!h->L)
+        goto out_free;
+    lua_pushcfunction(h->L, setup);
+    lua_pushlightuserdata(h->L, h);
+    if (lua_pcall(h->L, 1, 0, 0) != LUA_OK)
+        goto out_close; /* only memory can fail here */
+    *out = h;
+    return 0;
+
+out_close:
+    lua_close(h->L);
+out_free:
+    ptm_free(h);
+    return PTM_ENOMEM;
+}
+
+void lhost_free(struct lhost *h)
+{
+    if (!h)
+        return;
+    lua_close(h->L);
+    for (size_t i = 0; i < h->nobj; i++)
+        ptm_free(h->obj[i].name);
+    ptm_free(h->obj);
+    ptm_free(h->chunk);
+    ptm_free(h);
+}
+
+/* ---- running Lua ---------------------------------------------------------------- */
+
+/* Message handler: the error and a traceback from where it was raised. */
+static int traceback(lua_State *L)
+{
+    const char *m = lua_tostring(L, 1);
+    if (!m)
+        m = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, m, 1);
+    return 1;
+}
+
+static void set_msg(struct lhost *h, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= sizeof(h->msg)) {
+        n = sizeof(h->msg) - 4;
+        memcpy(h->msg + n, "...", 4);
+    } else {
+        h->msg[n] = '\0';
+    }
+    memcpy(h->msg, s, n);
+}
+
+static void cap_text(const struct lhost *h, char *buf, size_t len)
+{
+    size_t cap = h->sb.cap;
+    if (cap % (1u << 20) == 0)
+        snprintf(buf, len, "%zu MiB", cap >> 20);
+    else
+        snprintf(buf, len, "%zu bytes", cap);
+}
+
+static int collect(lua_State *L)
+{
+    lua_gc(L, LUA_GCCOLLECT);
+    return 0;
+}
+
+/* After a memory failure, free the call's garbage now, so that the next
+ * call does not start near the cap. */
+static void collect_garbage(struct lhost *h)
+{
+    lua_pushcfunction(h->L, collect);
+    if (lua_pcall(h->L, 0, 0, 0) != LUA_OK)
+        lua_pop(h->L, 1);
+}
+
+/* Turn the status of a protected call (what: "in hook 'push'", "while
+ * loading 'f.lua'") into the host's failure; the error object, if any, is
+ * on top. */
+static int status_to_rc(struct lhost *h, int st, const char *verb, const char *name)
+{
+    lua_State *L = h->L;
+    if (st == LUA_OK && h->sb.stop == LSANDBOX_RUNNING)
+        return 0;
+    char what[96], cap[32];
+    snprintf(what, sizeof(what), "%s '%.64s'", verb, name);
+    cap_text(h, cap, sizeof(cap));
+    if (st == LUA_ERRMEM || (st == LUA_ERRERR && h->sb.capped)) {
+        collect_garbage(h);
+        if (!h->sb.capped) {
+            fail(h, LHOST_FAIL_MEMORY, "out of memory %s", what);
+            return PTM_ENOMEM;
+        }
+        return fail(h, LHOST_FAIL_MEMORY, "memory cap of %s exceeded %s", cap, what);
+    }
+    enum lhost_failure kind = h->sb.stop == LSANDBOX_BUDGET ? LHOST_FAIL_BUDGET
+                              : h->sb.stop == LSANDBOX_TIME ? LHOST_FAIL_TIME
+                                                            : LHOST_FAIL_ERROR;
+    if (st == LUA_OK) { /* the hook caught the stop and returned */
+        char why[80];
+        return fail(h, kind, "%s %s", lsandbox_stop_text(&h->sb, why, sizeof(why)), what);
+    }
+    const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    set_msg(h, m ? m : "error without a message");
+    h->fail = kind;
+    return PTM_EINVAL;
+}
+
+static void begin(struct lhost *h)
+{
+    h->fail = LHOST_FAIL_NONE;
+    h->msg[0] = '\0';
+    lsandbox_begin(h->L, &h->sb);
+}
+
+int lhost_load(struct lhost *h, const char *name, const char *text, size_t len)
+{
+    lua_State *L = h->L;
+    begin(h);
+    size_t n = strlen(name);
+    char *chunk = ptm_malloc(n + 1);
+    if (!chunk) {
+        fail(h, LHOST_FAIL_MEMORY, "out of memory loading '%s'", name);
+        return PTM_ENOMEM;
+    }
+    memcpy(chunk, name, n + 1);
+    ptm_free(h->chunk);
+    h->chunk = chunk;
+
+    int base = lua_gettop(L);
+    lua_pushcfunction(L, traceback);
+    int st = lsandbox_load(L, text, len, name);
+    int rc;
+    if (st == LUA_ERRSYNTAX) {
+        set_msg(h, lua_tostring(L, -1));
+        h->fail = LHOST_FAIL_LOAD;
+        rc = PTM_EINVAL;
+    } else if (st != LUA_OK) {
+        rc = status_to_rc(h, st, "while loading", name);
+    } else {
+        rc = status_to_rc(h, lua_pcall(L, 0, 0, base + 1), "while loading", name);
+    }
+    lua_settop(L, base);
+    return rc;
+}
+
+int lhost_load_file(struct lhost *h, const char *path)
+{
+    struct ptm_source src;
+    begin(h);
+    int rc = ptm_source_read(&src, path, h->msg, sizeof(h->msg));
+    if (rc) {
+        h->fail = rc == PTM_ENOMEM ? LHOST_FAIL_MEMORY : LHOST_FAIL_LOAD;
+        if (rc == PTM_ENOMEM)
+            snprintf(h->msg, sizeof(h->msg), "out of memory reading '%s'", path);
+        return rc;
+    }
+    rc = lhost_load(h, path, src.text, src.len);
+    ptm_source_release(&src);
+    return rc;
+}
+
+/* ---- registering objects -------------------------------------------------------- */
+
+struct reg {
+    struct lhost *h;
+    const char *name;
+    enum obj_kind kind;
+    int slot;
+    void *ud; /* out */
+};
+
+/* Runs protected: make the userdata and store it as w[name]. */
+static int make_object(lua_State *L)
+{
+    struct reg *r = lua_touserdata(L, 1);
+    struct lhost *h = r->h;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_fields);
+    if (r->kind == OBJ_VECTOR) {
+        struct uvec *v = lua_newuserdatauv(L, sizeof(*v), 0);
+        memset(v, 0, sizeof(*v));
+        v->tag = TAG_VECTOR;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_vecmt);
+        r->ud = v;
+    } else {
+        struct umat *m = lua_newuserdatauv(L, sizeof(*m), 0);
+        m->tag = TAG_MATRIX;
+        m->slot = r->slot;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_matmt);
+        r->ud = m;
+    }
+    lua_setmetatable(L, -2);
+    lua_setfield(L, -2, r->name);
+    return 0;
+}
+
+/* The object registered as name: found, or made (of kind). */
+static int object(struct lhost *h, const char *name, enum obj_kind kind, struct hobj **out)
+{
+    h->fail = LHOST_FAIL_NONE;
+    h->msg[0] = '\0';
+    for (size_t i = 0; i < h->nobj; i++) {
+        if (strcmp(h->obj[i].name, name) != 0)
+            continue;
+        if (h->obj[i].kind != kind)
+            return fail(h, LHOST_FAIL_NAME, "'%s' is already a %s, not a %s", name,
+                        kind_names[h->obj[i].kind], kind_names[kind]);
+        *out = &h->obj[i];
+        return 0;
+    }
+    for (size_t i = 0; i < PTM_ARRAY_LEN(reserved); i++)
+        if (strcmp(reserved[i], name) == 0)
+            return fail(h, LHOST_FAIL_NAME, "'%s' is a field of the worker object and cannot "
+                        "name a %s", name, kind_names[kind]);
+    if (kind == OBJ_MATRIX && h->nmat == LHOST_MAX_MATRICES)
+        return fail(h, LHOST_FAIL_NAME, "more than %d matrices", LHOST_MAX_MATRICES);
+    if (h->nobj == h->capobj) {
+        size_t cap = h->capobj ? 2 * h->capobj : 8;
+        struct hobj *o = ptm_realloc(h->obj, cap * sizeof(*o));
+        if (!o)
+            return PTM_ENOMEM;
+        h->obj = o;
+        h->capobj = cap;
+    }
+    size_t n = strlen(name);
+    char *copy = ptm_malloc(n + 1);
+    if (!copy)
+        return PTM_ENOMEM;
+    memcpy(copy, name, n + 1);
+    struct reg r = {.h = h, .name = copy, .kind = kind, .slot = h->nmat};
+    lua_pushcfunction(h->L, make_object);
+    lua_pushlightuserdata(h->L, &r);
+    h->sb.capped = false;
+    int st = lua_pcall(h->L, 1, 0, 0);
+    if (st != LUA_OK) {
+        lua_pop(h->L, 1);
+        ptm_free(copy);
+        if (h->sb.capped)
+            return fail(h, LHOST_FAIL_MEMORY, "memory cap exceeded registering '%s'", name);
+        return PTM_ENOMEM;
+    }
+    struct hobj *o = &h->obj[h->nobj++];
+    *o = (struct hobj){.name = copy, .kind = kind, .ud = r.ud};
+    if (kind == OBJ_MATRIX)
+        h->mat[h->nmat++].name = copy;
+    *out = o;
+    return 0;
+}
+
+int lhost_set_vector(struct lhost *h, const char *name, double *v, int64_t n, bool writable)
+{
+    PTM_ASSERT(n >= 0 && (v || n == 0));
+    struct hobj *o;
+    int rc = object(h, name, OBJ_VECTOR, &o);
+    if (rc)
+        return rc;
+    struct uvec *u = o->ud;
+    u->v = v;
+    u->n = n;
+    u->writable = writable;
+    u->name = o->name;
+    return 0;
+}
+
+int lhost_set_matrix(struct lhost *h, const char *name, const struct lhost_matrix *m)
+{
+    PTM_ASSERT(!m->csc || m->csc->ncols == m->cols);
+    PTM_ASSERT(!m->csr || m->csr->ncols == m->cols);
+    PTM_ASSERT(!m->csc || !m->csr || m->csc->nrows == m->csr->nrows);
+    struct hobj *o;
+    int rc = object(h, name, OBJ_MATRIX, &o);
+    if (rc)
+        return rc;
+    h->mat[((struct umat *)o->ud)->slot].m = *m;
+    return 0;
+}
+
+struct constset {
+    struct lhost *h;
+    const char *name, *str;
+    double num;
+};
+
+static int set_const(lua_State *L)
+{
+    struct constset *c = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->h->ref_job);
+    if (c->str)
+        lua_pushstring(L, c->str);
+    else
+        lua_pushnumber(L, c->num);
+    lua_setfield(L, -2, c->name);
+    return 0;
+}
+
+static int constant(struct constset *c)
+{
+    struct lhost *h = c->h;
+    h->fail = LHOST_FAIL_NONE;
+    h->msg[0] = '\0';
+    h->sb.capped = false;
+    lua_pushcfunction(h->L, set_const);
+    lua_pushlightuserdata(h->L, c);
+    if (lua_pcall(h->L, 1, 0, 0) == LUA_OK)
+        return 0;
+    lua_pop(h->L, 1);
+    if (h->sb.capped)
+        return fail(h, LHOST_FAIL_MEMORY, "memory cap exceeded setting const '%s'", c->name);
+    return PTM_ENOMEM;
+}
+
+int lhost_set_const_num(struct lhost *h, const char *name, double v)
+{
+    return constant(&(struct constset){.h = h, .name = name, .num = v});
+}
+
+int lhost_set_const_str(struct lhost *h, const char *name, const char *s)
+{
+    return constant(&(struct constset){.h = h, .name = name, .str = s});
+}
+
+void lhost_set_round(struct lhost *h, int64_t round)
+{
+    h->round = round;
+}
+
+/* ---- calls ---------------------------------------------------------------------- */
+
+enum call_kind { CALL_PUSH, CALL_PULL, CALL_APPLY, CALL_BLOCK, CALL_ROWS, CALL_OBJECTIVE };
+
+struct call {
+    struct lhost *h;
+    enum call_kind kind;
+    const char *fn;
+    const int64_t *blocks;
+    size_t n;
+    const double *vals;  /* pull: z; apply: changes */
+    int k;               /* pull: values per block */
+    const int64_t *off;  /* apply: offsets of the changes */
+    int64_t a, b;        /* the block; the rows */
+    int fntype;          /* out: the type of the global fn */
+};
+
+/* A table {[block + 1] = values} of n blocks: block i's values are
+ * v[off[i] .. off[i + 1]), or v[i k .. i k + k) without off. */
+static void push_block_values(lua_State *L, const int64_t *blocks, size_t n, const double *v,
+                              int k, const int64_t *off)
+{
+    lua_createtable(L, 0, (int)n);
+    for (size_t i = 0; i < n; i++) {
+        int64_t lo = off ? off[i] : (int64_t)i * k, hi = off ? off[i + 1] : lo + k;
+        if (hi - lo == 1) {
+            lua_pushnumber(L, v[lo]);
+        } else {
+            lua_createtable(L, (int)(hi - lo), 0);
+            for (int64_t j = lo; j < hi; j++) {
+                lua_pushnumber(L, v[j]);
+                lua_rawseti(L, -2, j - lo + 1);
+            }
+        }
+        lua_rawseti(L, -2, blocks[i] + 1);
+    }
+}
+
+static void push_block_list(lua_State *L, const int64_t *blocks, size_t n)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, blocks[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* Runs protected: leave the hook function and its arguments on the stack,
+ * or nothing when fn is not a function. */
+static int prepare(lua_State *L)
+{
+    struct call *c = lua_touserdata(L, 1);
+    struct lhost *h = c->h;
+    lua_settop(L, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushstring(L, c->fn);
+    c->fntype = lua_rawget(L, 1);
+    lua_remove(L, 1);
+    if (c->fntype != LUA_TFUNCTION)
+        return 0;
+    if (h->round != h->round_shown) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_fields);
+        lua_pushinteger(L, h->round);
+        lua_setfield(L, -2, "round");
+        lua_pop(L, 1);
+        h->round_shown = h->round;
+    }
+    if (c->kind != CALL_PULL)
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_worker);
+    switch (c->kind) {
+    case CALL_PUSH:
+        push_block_list(L, c->blocks, c->n);
+        break;
+    case CALL_PULL:
+        push_block_list(L, c->blocks, c->n);
+        push_block_values(L, c->blocks, c->n, c->vals, c->k, NULL);
+        break;
+    case CALL_APPLY:
+        push_block_values(L, c->blocks, c->n, c->vals, 1, c->off);
+        break;
+    case CALL_BLOCK:
+        lua_pushinteger(L, c->a + 1);
+        break;
+    case CALL_ROWS:
+        lua_pushinteger(L, c->a + 1);
+        lua_pushinteger(L, c->b);
+        break;
+    case CALL_OBJECTIVE:
+        break;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_job);
+    return lua_gettop(L);
+}
+
+/* Call c->fn with the arguments of its kind. On success the hook's one
+ * result is on top of the stack above base (the caller resets it). */
+static int run(struct lhost *h, struct call *c, int base)
+{
+    PTM_ASSERT(h->chunk); /* a hook file was loaded */
+    lua_State *L = h->L;
+    c->h = h;
+    begin(h);
+    lua_pushcfunction(L, traceback);
+    lua_pushcfunction(L, prepare);
+    lua_pushlightuserdata(L, c);
+    int st = lua_pcall(L, 1, LUA_MULTRET, 0);
+    if (st != LUA_OK)
+        return status_to_rc(h, st, "in hook", c->fn);
+    if (c->fntype == LUA_TNIL)
+        return fail(h, LHOST_FAIL_MISSING, "'%s' defines no function '%s'", h->chunk, c->fn);
+    if (c->fntype != LUA_TFUNCTION)
+        return fail(h, LHOST_FAIL_MISSING, "'%s' in '%s' is a %s, not a function", c->fn,
+                    h->chunk, lua_typename(L, c->fntype));
+    int nargs = lua_gettop(L) - base - 2;
+    return status_to_rc(h, lua_pcall(L, nargs, 1, base + 1), "in hook", c->fn);
+}
+
+bool lhost_has(struct lhost *h, const char *fn)
+{
+    struct call c = {.h = h, .kind = CALL_OBJECTIVE, .fn = fn};
+    int base = lua_gettop(h->L);
+    lua_pushcfunction(h->L, prepare);
+    lua_pushlightuserdata(h->L, &c);
+    int st = lua_pcall(h->L, 1, LUA_MULTRET, 0);
+    lua_settop(h->L, base);
+    return st == LUA_OK && c.fntype == LUA_TFUNCTION;
+}
+
+/* ---- reading results ------------------------------------------------------------ */
+
+static const char *type_phrase(int t)
+{
+    switch (t) {
+    case LUA_TNIL:
+        return "nil";
+    case LUA_TBOOLEAN:
+        return "a boolean";
+    case LUA_TNUMBER:
+        return "a number";
+    case LUA_TSTRING:
+        return "a string";
+    case LUA_TTABLE:
+        return "a table";
+    case LUA_TFUNCTION:
+        return "a function";
+    case LUA_TTHREAD:
+        return "a coroutine";
+    default:
+        return "a userdata";
+    }
+}
+
+static const char *nonfinite(double x)
+{
+    return isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+}
+
+/* The number at idx into *dst; false (with the failure set) when it is
+ * not a finite number. pos: its 1-based position in a list, or 0. */
+static bool read_number(struct lhost *h, const char *fn, int idx, long long block, size_t pos,
+                        double *dst)
+{
+    lua_State *L = h->L;
+    int t = lua_type(L, idx);
+    double x = t == LUA_TNUMBER ? lua_tonumber(L, idx) : 0;
+    if (t == LUA_TNUMBER && isfinite(x)) {
+        *dst = x;
+        return true;
+    }
+    char at[40] = "";
+    if (pos)
+        snprintf(at, sizeof(at), " at position %zu", pos);
+    if (t != LUA_TNUMBER) {
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s%s for block %lld (expected a number%s)",
+             fn, type_phrase(t), at, block, pos ? "" : " or a list of numbers");
+        return false;
+    }
+    fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s%s for block %lld (expected a finite "
+         "number)", fn, nonfinite(x), at, block);
+    return false;
+}
+
+/* Why a block must have `want` values, for messages. */
+static const char *why_text(bool pull, int want, char *buf, size_t len)
+{
+    if (!pull)
+        return ", as for the other blocks";
+    snprintf(buf, len, ": the block has %d variable%s", want, want == 1 ? "" : "s");
+    return buf;
+}
+
+/* The value(s) at idx for block (1-based): a number or a list of numbers.
+ * want > 0: exactly that many (pull: the block's size; push: the other
+ * blocks' count); want == 0: any count up to kmax, returned in *got. */
+static bool read_values(struct lhost *h, const char *fn, int idx, long long block, int want,
+                        int kmax, bool pull, double *dst, int *got)
+{
+    lua_State *L = h->L;
+    char why[64];
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        if (want > 1 && lua_type(L, idx) == LUA_TNUMBER) {
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned 1 number for block %lld (expected "
+                 "%d%s)", fn, block, want, why_text(pull, want, why, sizeof(why)));
+            return false;
+        }
+        *got = 1;
+        return read_number(h, fn, idx, block, 0, dst);
+    }
+    size_t len = lua_rawlen(L, idx);
+    if (len == 0) {
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned an empty list for block %lld", fn, block);
+        return false;
+    }
+    if (want > 0 && len != (size_t)want) {
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %zu numbers for block %lld (expected "
+             "%d%s)", fn, len, block, want, why_text(pull, want, why, sizeof(why)));
+        return false;
+    }
+    if (want == 0 && len > (size_t)kmax) {
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %zu numbers for block %lld (at most %d)",
+             fn, len, block, kmax);
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        bool ok = read_number(h, fn, -1, block, i + 1, &dst[i]);
+        lua_pop(L, 1);
+        if (!ok)
+            return false;
+    }
+    *got = (int)len;
+    return true;
+}
+
+/* A table keyed by exactly the n blocks: find a key that is not one. */
+static bool check_keys(struct lhost *h, const char *fn, int idx, const int64_t *blocks, size_t n)
+{
+    lua_State *L = h->L;
+    size_t count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        count++;
+    }
+    if (count == n)
+        return true; /* every block is present and keys are distinct */
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int isint;
+        lua_Integer b = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) == LUA_TNUMBER && isint) {
+            bool given = false;
+            for (size_t i = 0; i < n && !given; i++)
+                given = blocks[i] + 1 == b;
+            if (given)
+                continue;
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value for block %lld, which it "
+                 "was not given", fn, (long long)b);
+        } else if (lua_type(L, -1) == LUA_TSTRING) {
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value under the key '%.40s' "
+                 "(keys must be block numbers)", fn, lua_tostring(L, -1));
+        } else if (lua_type(L, -1) == LUA_TNUMBER) {
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value under the key %.14g (keys "
+                 "must be block numbers)", fn, lua_tonumber(L, -1));
+        } else {
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value under %s key (keys must be "
+                 "block numbers)", fn, type_phrase(lua_type(L, -1)));
+        }
+        lua_pop(L, 1);
+        return false;
+    }
+    PTM_ASSERT(0); /* more keys than blocks, yet all of them blocks: duplicate blocks */
+    return false;
+}
+
+static bool check_table(struct lhost *h, const char *fn, int idx, const char *expected)
+{
+    int t = lua_type(h->L, idx);
+    if (t == LUA_TTABLE)
+        return true;
+    fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected %s)", fn, type_phrase(t),
+         expected);
+    return false;
+}
+
+int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax,
+               int *k, double *z)
+{
+    PTM_ASSERT(kmax >= 1 && *k <= kmax && n <= INT32_MAX);
+    lua_State *L = h->L;
+    int base = lua_gettop(L);
+    struct call c = {.kind = CALL_PUSH, .fn = fn, .blocks = blocks, .n = n};
+    int rc = run(h, &c, base);
+    if (rc)
+        goto out;
+    int t = lua_gettop(L);
+    rc = PTM_EINVAL;
+    if (!check_table(h, fn, t, "a table mapping each block to a number or a list of numbers"))
+        goto out;
+    int want = *k;
+    for (size_t i = 0; i < n; i++) {
+        long long b = (long long)blocks[i] + 1;
+        if (lua_rawgeti(L, t, b) == LUA_TNIL) {
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned no value for block %lld", fn, b);
+            goto out;
+        }
+        int got;
+        double *dst = z + (size_t)i * (size_t)(want ? want : kmax);
+        if (!read_values(h, fn, -1, b, want, kmax, false, dst, &got))
+            goto out;
+        lua_pop(L, 1);
+        if (want == 0)
+            want = got; /* K is the first block's count */
+    }
+    if (!check_keys(h, fn, t, blocks, n))
+        goto out;
+    *k = want;
+    rc = 0;
+out:
+    lua_settop(L, base);
+    return rc;
+}
+
+int lhost_pull(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, const double *z,
+               int k, const int64_t *off, double *out)
+{
+    PTM_ASSERT(k >= 1 && n <= INT32_MAX);
+    lua_State *L = h->L;
+    int base = lua_gettop(L);
+    struct call c = {.kind = CALL_PULL, .fn = fn, .blocks = blocks, .n = n, .vals = z, .k = k};
+    int rc = run(h, &c, base);
+    if (rc)
+        goto out;
+    int t = lua_gettop(L);
+    rc = PTM_EINVAL;
+    if (!check_table(h, fn, t, "a table mapping each block to its new value or values"))
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        long long b = (long long)blocks[i] + 1;
+        int64_t lo = off ? off[i] : (int64_t)i, width = off ? off[i + 1] - lo : 1;
+        PTM_ASSERT(width >= 1 && width <= INT32_MAX);
+        if (lua_rawgeti(L, t, b) == LUA_TNIL) {
+            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned no value for block %lld", fn, b);
+            goto out;
+        }
+        int got;
+        if (!read_values(h, fn, -1, b, (int)width, (int)width, true, out + lo, &got))
+            goto out;
+        lua_pop(L, 1);
+    }
+    if (!check_keys(h, fn, t, blocks, n))
+        goto out;
+    rc = 0;
+out:
+    lua_settop(L, base);
+    return rc;
+}
+
+int lhost_apply(struct lhost *h, const char *fn, const int64_t *blocks, size_t n,
+                const int64_t *off, const double *change)
+{
+    PTM_ASSERT(n <= INT32_MAX);
+    int base = lua_gettop(h->L);
+    struct call c = {
+        .kind = CALL_APPLY, .fn = fn, .blocks = blocks, .n = n, .vals = change, .off = off};
+    int rc = run(h, &c, base);
+    lua_settop(h->L, base);
+    return rc;
+}
+
+int lhost_push_block(struct lhost *h, const char *fn, int64_t block)
+{
+    int base = lua_gettop(h->L);
+    struct call c = {.kind = CALL_BLOCK, .fn = fn, .a = block};
+    int rc = run(h, &c, base);
+    lua_settop(h->L, base);
+    return rc;
+}
+
+int lhost_push_rows(struct lhost *h, const char *fn, int64_t begin, int64_t end)
+{
+    PTM_ASSERT(0 <= begin && begin <= end);
+    int base = lua_gettop(h->L);
+    struct call c = {.kind = CALL_ROWS, .fn = fn, .a = begin, .b = end};
+    int rc = run(h, &c, base);
+    lua_settop(h->L, base);
+    return rc;
+}
+
+int lhost_objective(struct lhost *h, const char *fn, double *out)
+{
+    lua_State *L = h->L;
+    int base = lua_gettop(L);
+    struct call c = {.kind = CALL_OBJECTIVE, .fn = fn};
+    int rc = run(h, &c, base);
+    if (rc)
+        goto out;
+    int t = lua_type(L, -1);
+    rc = PTM_EINVAL;
+    if (t != LUA_TNUMBER) {
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected a number)", fn,
+             type_phrase(t));
+        goto out;
+    }
+    double x = lua_tonumber(L, -1);
+    if (!isfinite(x)) {
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected a finite number)", fn,
+             nonfinite(x));
+        goto out;
+    }
+    *out = x;
+    rc = 0;
+out:
+    lua_settop(L, base);
+    return rc;
+}
+
+/* ---- after a call --------------------------------------------------------------- */
+
+const char *lhost_error(const struct lhost *h)
+{
+    return h->msg;
+}
+
+enum lhost_failure lhost_failure(const struct lhost *h)
+{
+    return h->fail;
+}
+
+size_t lhost_memory(const struct lhost *h)
+{
+    return h->sb.used;
+}
+
+void lhost_rng_get(const struct lhost *h, uint64_t s[LHOST_RNG_WORDS])
+{
+    memcpy(s, h->rng, sizeof(h->rng));
+    memcpy(s + 4, h->mrng, sizeof(h->mrng));
+}
+
+void lhost_rng_set(struct lhost *h, const uint64_t s[LHOST_RNG_WORDS])
+{
+    memcpy(h->rng, s, sizeof(h->rng));
+    memcpy(h->mrng, s + 4, sizeof(h->mrng));
+}

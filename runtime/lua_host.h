@@ -1,0 +1,192 @@
+/*
+ * lua_host.h - a worker's Lua state: the hook file, the objects hooks see,
+ * and the calls of spec/runtime.md.
+ *
+ * One host per worker thread. A host is a sandboxed lua_State
+ * (lua_sandbox.h) that holds the job's hook file, the objects the engine
+ * registered, the worker's random number generators and the message of
+ * the last failure. Hosts share nothing and take no lock: two threads may
+ * use two hosts at once, never one host.
+ *
+ * What a hook sees. Indices are 1-based; row indices of shard objects are
+ * local to the worker's shard (row 1 is the shard's first row).
+ *
+ *   w            the worker, read-only: w.id (1-based), w.workers,
+ *                w.rows ({first, last}: the shard's global rows), w.round,
+ *                w:random() (a float in [0, 1)), w:random(m) (an integer
+ *                in 1..m), w:random(m, n), and every registered object by
+ *                its name: w.X, w.y, w.beta, w.r.
+ *   vector       a view of a double array the engine owns: v[i], v[i] = x
+ *                (when writable), #v, v:dot(u), v:axpy(a, u) (v += a u),
+ *                v:scale(a), v:fill(a), v:sum(), v:nnz() (elements != 0),
+ *                v:norm2() (the sum of squares), v:norm1() (the sum of
+ *                absolute values). u is a vector of the same length or a
+ *                sparse view of that size.
+ *   matrix       a sparse matrix shard: X:col(j), X:row(i), X:size() (the
+ *                rows and columns of the whole matrix).
+ *   sparse view  x = X:col(j) or X:row(i): x:dot(v), x:axpy(a, v)
+ *                (v += a x), x:nnz() (stored entries), x:norm2(), x:sum(),
+ *                and `for i, a in x:each()` over its entries. A view is a
+ *                value: it costs no allocation, may be kept, and reads the
+ *                matrix as the engine has it when used.
+ *   job          the job's consts by name (spec/plan.md, 3), a plain table
+ *                passed as the last argument of every hook (pull has no
+ *                worker object, and needs lambda).
+ *
+ * Hooks cannot allocate big arrays through the host: there is no v:copy().
+ * Scratch space a rule needs is a parameter the engine registers.
+ * math.random draws from a second per-worker generator, seeded like the
+ * first; math.randomseed needs a seed. Both generators are part of a
+ * checkpoint (lhost_rng_get/set).
+ *
+ * Calls (spec/runtime.md; block numbers are 0-based in C, 1-based in Lua):
+ *   push(w, blocks, job)     -> {[b] = number or {K numbers}}   model-parallel
+ *   pull(blocks, z, job)     -> {[b] = value(s)}                 model-parallel
+ *   apply(w, changes, job)                                       model-parallel
+ *   push(w, block, job)                                          rotation
+ *   push(w, first, last, job)                                    data-parallel
+ *   objective(w, job)        -> number
+ *
+ * Each call runs under the sandbox's instruction budget and wall-clock
+ * limit, and the state under its memory cap. A call returns 0, or a
+ * negative PTM_E* code with a message (lhost_error()) and its kind
+ * (lhost_failure()): PTM_EINVAL for anything the hook did (an error, with
+ * the Lua traceback; the budget; the time limit; the memory cap; a wrong
+ * return value; a missing function), PTM_ENOMEM when the process itself
+ * runs out of memory. After a failure the state stays usable: Lua unwinds
+ * the call, and what the hook had allocated in it is garbage (collected at
+ * once after a memory failure); globals the hook set stay set. A result is
+ * read with raw accesses (a returned table's metatable is ignored); its
+ * numbers must be finite.
+ *
+ * What a hook may not do: everything lua_sandbox.h refuses (files, code
+ * loading, patterns, __gc, ...), write the worker object, write a
+ * read-only vector, index out of range, or pass a vector of the wrong size
+ * to a view. It may keep globals between calls (a worker's own cache, as
+ * examples/lasso/lasso.lua keeps squared norms), keep views and vectors,
+ * print, and use coroutines.
+ */
+#ifndef PTM_LUA_HOST_H
+#define PTM_LUA_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data.h"
+
+struct lhost;
+
+/* Defaults for zero fields of struct lhost_config. */
+#define LHOST_MEM_DEFAULT ((size_t)256 << 20)
+#define LHOST_BUDGET_DEFAULT 1000000000L
+#define LHOST_SECONDS_DEFAULT 60.0
+
+/* Matrices one host can hold. */
+#define LHOST_MAX_MATRICES 16
+/* Words of generator state in a checkpoint (w:random, then math.random). */
+#define LHOST_RNG_WORDS 8
+
+struct lhost_config {
+    int id;              /* 0-based worker number; w.id is id + 1 */
+    int workers;         /* P >= 1 */
+    int64_t first, last; /* the shard's global rows, 0-based and inclusive
+                            (last = first - 1: an empty shard) */
+    uint64_t seed;       /* the job's seed */
+    size_t mem;          /* bytes the state may hold; 0: LHOST_MEM_DEFAULT */
+    long budget;         /* instructions per call; 0: LHOST_BUDGET_DEFAULT */
+    double seconds;      /* wall-clock seconds per call; 0: LHOST_SECONDS_DEFAULT */
+};
+
+/* A sparse matrix shard. Both pointers are borrowed and must stay valid
+ * while registered; the host reads through them at every use, so arrays
+ * the engine replaces inside the same structs are seen at once. */
+struct lhost_matrix {
+    const struct ptm_csc *csc; /* the shard's columns, row indices local to
+                                  the shard; NULL: no X:col */
+    const struct ptm_csr *csr; /* the shard's rows; NULL: no X:row */
+    int64_t rows, cols;        /* the whole matrix's, for X:size() */
+};
+
+enum lhost_failure {
+    LHOST_FAIL_NONE,
+    LHOST_FAIL_LOAD,    /* the hook file: unreadable, or a syntax error */
+    LHOST_FAIL_ERROR,   /* the hook raised an error (message: the traceback) */
+    LHOST_FAIL_BUDGET,  /* the instruction budget ran out */
+    LHOST_FAIL_TIME,    /* the wall-clock limit ran out */
+    LHOST_FAIL_MEMORY,  /* the memory cap (PTM_EINVAL) or the process (PTM_ENOMEM) */
+    LHOST_FAIL_RESULT,  /* a return value of the wrong type or shape */
+    LHOST_FAIL_MISSING, /* no such function in the hook file */
+    LHOST_FAIL_NAME,    /* a registered name taken by the worker object or
+                           by an object of another kind, or too many matrices */
+};
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+/* A new host for one worker. Returns 0 or PTM_ENOMEM. Caller frees with
+ * lhost_free(). */
+int lhost_new(struct lhost **out, const struct lhost_config *cfg);
+void lhost_free(struct lhost *h);
+
+/* Run a hook file's text (never bytecode) in the state, named name in
+ * messages ("name:LINE:"). The engine reads the file once and loads the
+ * text into every worker's host. Borrows name and text. */
+int lhost_load(struct lhost *h, const char *name, const char *text, size_t len);
+/* The same, reading path. */
+int lhost_load_file(struct lhost *h, const char *path);
+/* The loaded file defines a global function fn. */
+bool lhost_has(struct lhost *h, const char *fn);
+
+/* ---- what hooks see ------------------------------------------------------- */
+
+/* Register w[name] as a view of v[0 .. n). Registering a name again
+ * re-points the same view (hooks that kept it see the new array); the
+ * kind must stay the same. Borrows name and v. */
+int lhost_set_vector(struct lhost *h, const char *name, double *v, int64_t n, bool writable);
+/* Register w[name] as a matrix shard (copied; its arrays borrowed). */
+int lhost_set_matrix(struct lhost *h, const char *name, const struct lhost_matrix *m);
+/* job[name] = a const's value, a number or a string. Borrows both. */
+int lhost_set_const_num(struct lhost *h, const char *name, double v);
+int lhost_set_const_str(struct lhost *h, const char *name, const char *s);
+/* w.round from the next call on. */
+void lhost_set_round(struct lhost *h, int64_t round);
+
+/* ---- calls ---------------------------------------------------------------- */
+
+/* Model-parallel push over n distinct blocks. Block i's K values go to
+ * z[i K .. i K + K); K is *k when *k > 0 on entry (what other workers
+ * returned), else the count of the first block, at most kmax, and is
+ * stored in *k. A block's value may be a number (K = 1) or a list. */
+int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax,
+               int *k, double *z);
+/* Model-parallel pull: z holds the summed K values of each block (z[b] is
+ * a number when K = 1, else a list). Block i's new values go to
+ * out[off[i] .. off[i + 1]) (off: n + 1 offsets; NULL: one value each). */
+int lhost_pull(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, const double *z,
+               int k, const int64_t *off, double *out);
+/* apply(w, changes): block i's changes are change[off[i] .. off[i + 1])
+ * (NULL off: one each), shown as a number for one value, else a list. */
+int lhost_apply(struct lhost *h, const char *fn, const int64_t *blocks, size_t n,
+                const int64_t *off, const double *change);
+/* Rotation: push(w, block + 1). */
+int lhost_push_block(struct lhost *h, const char *fn, int64_t block);
+/* Data-parallel: push(w, begin + 1, end) for the shard's local rows
+ * [begin, end). */
+int lhost_push_rows(struct lhost *h, const char *fn, int64_t begin, int64_t end);
+/* objective(w): a finite number into *out. */
+int lhost_objective(struct lhost *h, const char *fn, double *out);
+
+/* ---- after a call --------------------------------------------------------- */
+
+/* The last failure's message ("" after success); owned by h, valid until
+ * the next call. */
+const char *lhost_error(const struct lhost *h);
+enum lhost_failure lhost_failure(const struct lhost *h);
+/* Bytes the state holds now. */
+size_t lhost_memory(const struct lhost *h);
+
+/* The generators' state, for checkpoints. */
+void lhost_rng_get(const struct lhost *h, uint64_t s[LHOST_RNG_WORDS]);
+void lhost_rng_set(struct lhost *h, const uint64_t s[LHOST_RNG_WORDS]);
+
+#endif

@@ -1,0 +1,1094 @@
+/*
+ * test_lasso.c - the Lasso kernel (runtime/kernel_lasso.c) and the Lasso
+ * data generator (runtime/gen_lasso.c).
+ *
+ * DESIGN: problems are made by the generator, written to a temporary
+ * directory that is the tests' working directory, and read back with the
+ * libsvm reader, as a job would see them. The kernel is checked against
+ * criteria computed here another way, never against its own output alone:
+ * the optimality (KKT) conditions with a gradient summed row by row from
+ * the CSR matrix, the residual y - X beta recomputed from scratch after
+ * every apply, the objective after every round, and the serial solver as
+ * a second route to the same (unique) minimizer. The workers of a sharded
+ * run are simulated one after another in this thread: push on every shard,
+ * the push results summed in shard order, pull, apply on every shard.
+ *
+ * Set PTM_TEST_VERBOSE=1 to print the figures measured (KKT residuals,
+ * agreement, sweeps, sample correlations).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "data.h"
+#include "gen.h"
+#include "kernel_lasso.h"
+#include "ptm.h"
+#include "testutil.h"
+
+/* ck_assert for inner loops: libcheck records every passing ck_assert. */
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
+    } while (0)
+
+static bool verbose(void)
+{
+    const char *v = getenv("PTM_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* ---- problems ------------------------------------------------------------ */
+
+struct problem_row {
+    const char *name;
+    struct gen_lasso_opts o;
+};
+
+/* seed, rows, cols, density, group, corr, nonzeros, noise */
+static const struct problem_row problems[] = {
+    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1}},
+    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05}},
+    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5}},
+    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1}},
+    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2}},
+};
+
+/* Fractions of lambda_max. */
+static const double lambda_fracs[] = {0.5, 0.1, 0.01};
+
+#define NPROB ((int)PTM_ARRAY_LEN(problems))
+#define NLAMBDA ((int)PTM_ARRAY_LEN(lambda_fracs))
+#define MAXP 3
+
+struct problem {
+    struct ptm_dataset *ds;
+    const struct ptm_csr *x;
+    const struct ptm_csc *xc;
+    const double *y;
+    int64_t n, d;
+    double lambda_max; /* max_j |x_j^T y| / n, computed here */
+};
+
+static void make_dir(const char *dir)
+{
+    ck_assert_msg(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+}
+
+static struct ptm_dataset *read_svm(const char *path)
+{
+    struct ptm_data_opts o;
+    memset(&o, 0, sizeof(o));
+    o.format = PLAN_FORMAT_LIBSVM;
+    o.sparse = true;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    int rc = ptm_data_read(path, &o, &dg, &ds);
+    if (rc != 0)
+        ptm_data_diags_print(stderr, &dg, false);
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
+    return ds;
+}
+
+/* beta_true.tsv through the CSV reader: one column, no header. */
+static struct ptm_dataset *read_tsv_vector(const char *path)
+{
+    struct ptm_data_opts o;
+    memset(&o, 0, sizeof(o));
+    o.format = PLAN_FORMAT_CSV;
+    o.vector = true;
+    o.csv_header = PTM_CSV_HEADER_NO;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    int rc = ptm_data_read(path, &o, &dg, &ds);
+    if (rc != 0)
+        ptm_data_diags_print(stderr, &dg, false);
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
+    return ds;
+}
+
+/* Generate problem row i into its own directory and read it back. */
+static void problem_load(int i, struct problem *pb)
+{
+    const struct problem_row *row = &problems[i];
+    char dir[64], path[96];
+    snprintf(dir, sizeof(dir), "prob-%s", row->name);
+    make_dir(dir);
+    ck_assert_int_eq(ptm_gen_lasso(&row->o, dir), 0);
+    snprintf(path, sizeof(path), "%s/lasso.svm", dir);
+    pb->ds = read_svm(path);
+    pb->x = &pb->ds->csr;
+    ck_assert_int_eq(ptm_dataset_csc(pb->ds, &pb->xc), 0);
+    ck_assert(pb->ds->has_labels);
+    pb->y = pb->ds->labels.val;
+    pb->n = pb->x->nrows;
+    pb->d = pb->x->ncols;
+    ck_assert_int_eq(pb->n, row->o.rows);
+    ck_assert_int_eq(pb->d, row->o.cols);
+    /* X^T y row by row. */
+    double *g = calloc((size_t)pb->d, sizeof(*g));
+    for (int64_t r = 0; r < pb->n; r++)
+        for (int64_t k = pb->x->rowptr[r]; k < pb->x->rowptr[r + 1]; k++)
+            g[pb->x->colind[k]] += pb->x->val[k] * pb->y[r];
+    double m = 0;
+    for (int64_t j = 0; j < pb->d; j++)
+        m = fmax(m, fabs(g[j]));
+    pb->lambda_max = m / (double)pb->n;
+    free(g);
+}
+
+static void problem_release(struct problem *pb)
+{
+    ptm_dataset_free(pb->ds);
+}
+
+/* ---- references computed here ------------------------------------------- */
+
+/* r = y - X beta over rows lo .. hi-1, row by row. */
+static void residual_ref(const struct problem *pb, const double *beta, int64_t lo, int64_t hi,
+                         double *r)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        double s = pb->y[i];
+        for (int64_t k = pb->x->rowptr[i]; k < pb->x->rowptr[i + 1]; k++)
+            s -= pb->x->val[k] * beta[pb->x->colind[k]];
+        r[i - lo] = s;
+    }
+}
+
+static double objective_ref(const struct problem *pb, const double *beta, double lambda)
+{
+    double *r = malloc((size_t)pb->n * sizeof(*r));
+    residual_ref(pb, beta, 0, pb->n, r);
+    double s = 0, l1 = 0;
+    for (int64_t i = 0; i < pb->n; i++)
+        s += r[i] * r[i];
+    for (int64_t j = 0; j < pb->d; j++)
+        l1 += fabs(beta[j]);
+    free(r);
+    return s / (2.0 * (double)pb->n) + lambda * l1;
+}
+
+/* The largest KKT violation, with the gradient summed row by row. */
+static double kkt_ref(const struct problem *pb, const double *beta, double lambda)
+{
+    double *r = malloc((size_t)pb->n * sizeof(*r));
+    double *g = calloc((size_t)pb->d, sizeof(*g));
+    residual_ref(pb, beta, 0, pb->n, r);
+    for (int64_t i = 0; i < pb->n; i++)
+        for (int64_t k = pb->x->rowptr[i]; k < pb->x->rowptr[i + 1]; k++)
+            g[pb->x->colind[k]] += pb->x->val[k] * r[i];
+    double most = 0;
+    for (int64_t j = 0; j < pb->d; j++) {
+        double gj = g[j] / (double)pb->n;
+        double v = beta[j] == 0 ? fmax(0, fabs(gj) - lambda) : fabs(gj - copysign(lambda, beta[j]));
+        most = fmax(most, v);
+    }
+    free(r);
+    free(g);
+    return most;
+}
+
+/* ---- a sharded run, workers simulated in turn ---------------------------- */
+
+struct shard {
+    int64_t lo, hi;
+    struct ptm_csc x;
+    double *sq, *r, *z;
+};
+
+struct sim {
+    const struct problem *pb;
+    int P;
+    struct shard sh[MAXP];
+    double lambda;
+    double *beta, *zsum, *bnew, *delta;
+    double sweep_change; /* largest RMS change of the fit in the current sweep */
+};
+
+static void sim_init(struct sim *s, const struct problem *pb, int P, double lambda)
+{
+    memset(s, 0, sizeof(*s));
+    s->pb = pb;
+    s->P = P;
+    s->lambda = lambda;
+    int64_t d = pb->d;
+    int64_t bounds[MAXP + 1];
+    ptm_shard_by_nnz(pb->x->rowptr, pb->n, P, bounds);
+    s->beta = calloc((size_t)d, sizeof(double));
+    s->zsum = calloc((size_t)d * LASSO_K, sizeof(double));
+    s->bnew = calloc((size_t)d, sizeof(double));
+    s->delta = calloc((size_t)d, sizeof(double));
+    for (int p = 0; p < P; p++) {
+        struct shard *h = &s->sh[p];
+        h->lo = bounds[p];
+        h->hi = bounds[p + 1];
+        ck_assert_int_eq(lasso_shard_csc(pb->x, h->lo, h->hi, &h->x), 0);
+        ck_assert_int_eq(h->x.nrows, h->hi - h->lo);
+        h->sq = malloc((size_t)d * sizeof(double));
+        h->r = malloc((size_t)(h->hi - h->lo + 1) * sizeof(double));
+        h->z = malloc((size_t)d * LASSO_K * sizeof(double));
+        lasso_colsq(&h->x, h->sq);
+        lasso_residual(&h->x, pb->y + h->lo, s->beta, h->r);
+    }
+}
+
+static void sim_release(struct sim *s)
+{
+    for (int p = 0; p < s->P; p++) {
+        ptm_csc_release(&s->sh[p].x);
+        free(s->sh[p].sq);
+        free(s->sh[p].r);
+        free(s->sh[p].z);
+    }
+    free(s->beta);
+    free(s->zsum);
+    free(s->bnew);
+    free(s->delta);
+}
+
+/* One round over cols[0 .. ns): push everywhere, sum, pull, commit, apply. */
+static void sim_round(struct sim *s, const int64_t *cols, size_t ns)
+{
+    for (int p = 0; p < s->P; p++)
+        lasso_push(&s->sh[p].x, s->sh[p].sq, s->sh[p].r, s->beta, cols, ns, s->sh[p].z);
+    for (size_t k = 0; k < LASSO_K * ns; k++) {
+        double acc = 0;
+        for (int p = 0; p < s->P; p++)
+            acc += s->sh[p].z[k];
+        s->zsum[k] = acc;
+    }
+    lasso_pull(s->zsum, ns, s->pb->n, s->lambda, s->bnew);
+    for (size_t k = 0; k < ns; k++) {
+        s->delta[k] = s->bnew[k] - s->beta[cols[k]];
+        s->beta[cols[k]] = s->bnew[k];
+        double change = fabs(s->delta[k]) * sqrt(s->zsum[LASSO_K * k + 1] / (double)s->pb->n);
+        s->sweep_change = fmax(s->sweep_change, change);
+    }
+    for (int p = 0; p < s->P; p++)
+        lasso_apply(&s->sh[p].x, cols, s->delta, ns, s->sh[p].r);
+}
+
+static double sim_objective(const struct sim *s)
+{
+    double f = 0;
+    for (int p = 0; p < s->P; p++)
+        f += lasso_loss_part(s->sh[p].r, s->sh[p].hi - s->sh[p].lo, s->pb->n);
+    return f + lasso_penalty(s->beta, s->pb->d, s->lambda);
+}
+
+/* The KKT violation from the shards' gradient parts, summed in order. */
+static double sim_kkt(const struct sim *s)
+{
+    int64_t d = s->pb->d;
+    double *g = calloc((size_t)d, sizeof(*g)), *gp = malloc((size_t)d * sizeof(*gp));
+    for (int p = 0; p < s->P; p++) {
+        lasso_grad_part(&s->sh[p].x, s->sh[p].r, gp);
+        for (int64_t j = 0; j < d; j++)
+            g[j] += gp[j];
+    }
+    double v = lasso_kkt(g, s->beta, d, s->pb->n, s->lambda, NULL);
+    free(g);
+    free(gp);
+    return v;
+}
+
+/* Largest |r - (y - X beta)| over every shard, recomputed from scratch. */
+static double sim_residual_error(const struct sim *s)
+{
+    double most = 0;
+    double *ref = malloc((size_t)(s->pb->n + 1) * sizeof(*ref));
+    for (int p = 0; p < s->P; p++) {
+        const struct shard *h = &s->sh[p];
+        residual_ref(s->pb, s->beta, h->lo, h->hi, ref);
+        for (int64_t i = 0; i < h->hi - h->lo; i++)
+            most = fmax(most, fabs(h->r[i] - ref[i]));
+    }
+    free(ref);
+    return most;
+}
+
+/* Run round-robin sweeps of per_round columns a round until a sweep
+ * changes the fit by at most tol (RMS) or max_sweeps; returns the sweeps
+ * run, or -1 when max_sweeps ran out. */
+static int sim_run(struct sim *s, size_t per_round, double tol, int max_sweeps)
+{
+    int64_t d = s->pb->d;
+    int64_t *cols = malloc((size_t)d * sizeof(*cols));
+    for (int64_t j = 0; j < d; j++)
+        cols[j] = j;
+    for (int sweep = 1; sweep <= max_sweeps; sweep++) {
+        s->sweep_change = 0;
+        for (int64_t j = 0; j < d; j += (int64_t)per_round) {
+            size_t ns = (size_t)(d - j) < per_round ? (size_t)(d - j) : per_round;
+            sim_round(s, cols + j, ns);
+        }
+        if (s->sweep_change <= tol) {
+            free(cols);
+            return sweep;
+        }
+    }
+    free(cols);
+    return -1;
+}
+
+#define TOL 1e-13
+#define MAX_SWEEPS 200000
+
+/* ---- kernel pieces by hand ------------------------------------------------ */
+
+static const struct {
+    double z, sq;
+    int64_t n;
+    double lambda, want;
+} pull_rows[] = {
+    {10, 2, 4, 1, 3},   /* (10 - 4) / 2 */
+    {-10, 2, 4, 1, -3}, /* (-10 + 4) / 2 */
+    {4, 2, 4, 1, 0},    /* at the threshold: 0 */
+    {-4, 2, 4, 1, 0},   /* at the threshold: 0 */
+    {3.9, 2, 4, 1, 0},  /* inside */
+    {5, 0.5, 1, 0, 10}, /* lambda 0: least squares */
+    {5, 0, 10, 0.1, 0}, /* empty column */
+    {0, 3, 10, 0, 0},   /* lambda 0, zero z */
+};
+
+START_TEST(test_pull)
+{
+    double z[LASSO_K] = {pull_rows[_i].z, pull_rows[_i].sq}, b = -1;
+    lasso_pull(z, 1, pull_rows[_i].n, pull_rows[_i].lambda, &b);
+    ck_assert_msg(b == pull_rows[_i].want, "row %d: got %.17g, want %.17g", _i, b,
+                  pull_rows[_i].want);
+}
+END_TEST
+
+static const struct {
+    double g[3], beta[3];
+    int64_t n;
+    double lambda, want;
+    int64_t worst;
+} kkt_rows[] = {
+    {{0, 0, 0}, {0, 0, 0}, 2, 1, 0, 0},          /* zero gradient at zero */
+    {{2, -2, 1}, {0, 0, 0}, 2, 1, 0, 0},         /* |g/n| = lambda: on the boundary */
+    {{3, -2, 1}, {0, 0, 0}, 2, 1, 0.5, 0},       /* |3/2| - 1 */
+    {{2, -2, 0}, {1, -1, 0}, 2, 1, 0, 0},        /* g/n = lambda sign(beta) */
+    {{2, 2, 0}, {1, -1, 0}, 2, 1, 2, 1},         /* wrong sign: |1 - (-1)| */
+    {{0.5, 0, -7}, {2, 0, 0}, 1, 0.25, 6.75, 2}, /* the largest of several */
+};
+
+START_TEST(test_kkt_rows)
+{
+    int64_t worst = -2;
+    double v = lasso_kkt(kkt_rows[_i].g, kkt_rows[_i].beta, 3, kkt_rows[_i].n, kkt_rows[_i].lambda,
+                         &worst);
+    ck_assert_msg(fabs(v - kkt_rows[_i].want) < 1e-15, "row %d: got %g, want %g", _i, v,
+                  kkt_rows[_i].want);
+    if (kkt_rows[_i].want > 0)
+        ck_assert_int_eq(worst, kkt_rows[_i].worst);
+}
+END_TEST
+
+/* A 4 x 3 matrix by hand: push, apply, the residual and the squared norms. */
+START_TEST(test_push_apply_by_hand)
+{
+    /* X = [1 0 2; 0 3 0; 4 0 0; 0 5 6], y = (1, 2, 3, 4) */
+    static int64_t rowptr[] = {0, 2, 3, 4, 6};
+    static int32_t colind[] = {0, 2, 1, 0, 1, 2};
+    static double val[] = {1, 2, 3, 4, 5, 6};
+    struct ptm_csr x = {4, 3, 6, rowptr, colind, val};
+    double y[4] = {1, 2, 3, 4};
+    double beta[3] = {0.5, 0, -1};
+    struct ptm_csc lo, hi;
+    ck_assert_int_eq(lasso_shard_csc(&x, 0, 2, &lo), 0);
+    ck_assert_int_eq(lasso_shard_csc(&x, 2, 4, &hi), 0);
+    ck_assert_int_eq(lo.nrows, 2);
+    ck_assert_int_eq(hi.nnz, 3);
+    double sql[3], sqh[3], rl[2], rh[2];
+    lasso_colsq(&lo, sql);
+    lasso_colsq(&hi, sqh);
+    ck_assert(sql[0] == 1 && sql[1] == 9 && sql[2] == 4);
+    ck_assert(sqh[0] == 16 && sqh[1] == 25 && sqh[2] == 36);
+    lasso_residual(&lo, y, beta, rl);
+    lasso_residual(&hi, y + 2, beta, rh);
+    /* y - X beta = (1 - 0.5 + 2, 2, 3 - 2, 4 + 6) */
+    ck_assert(rl[0] == 2.5 && rl[1] == 2 && rh[0] == 1 && rh[1] == 10);
+    int64_t cols[2] = {2, 0};
+    double zl[4], zh[4];
+    lasso_push(&lo, sql, rl, beta, cols, 2, zl);
+    lasso_push(&hi, sqh, rh, beta, cols, 2, zh);
+    /* column 2: x^T r + sq beta = (2 * 2.5 - 4) + (6 * 10 - 36) */
+    ck_assert(zl[0] == 1 && zl[1] == 4 && zh[0] == 24 && zh[1] == 36);
+    /* column 0: (1 * 2.5 + 0.5) + (4 * 1 + 16 * 0.5) */
+    ck_assert(zl[2] == 3 && zl[3] == 1 && zh[2] == 12 && zh[3] == 16);
+    double delta[2] = {1, 0.25};
+    lasso_apply(&lo, cols, delta, 2, rl);
+    lasso_apply(&hi, cols, delta, 2, rh);
+    ck_assert(rl[0] == 2.5 - 2 - 0.25 && rl[1] == 2 && rh[0] == 1 - 1 && rh[1] == 10 - 6);
+    ck_assert(lasso_loss_part(rh, 2, 4) == 16.0 / 8);
+    ck_assert(lasso_penalty(beta, 3, 2) == 3);
+    ptm_csc_release(&lo);
+    ptm_csc_release(&hi);
+}
+END_TEST
+
+/* ---- (a) the serial solver meets the KKT conditions ---------------------- */
+
+START_TEST(test_serial_kkt)
+{
+    int pi = _i / NLAMBDA, li = _i % NLAMBDA;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double lambda = lambda_fracs[li] * pb.lambda_max;
+    double *beta = malloc((size_t)pb.d * sizeof(*beta));
+    int sweeps = lasso_solve_serial(pb.xc, pb.y, lambda, TOL, MAX_SWEEPS, beta);
+    ck_assert_msg(sweeps > 0, "%s: no convergence in %d sweeps", problems[pi].name, MAX_SWEEPS);
+    double v = kkt_ref(&pb, beta, lambda);
+    /* The kernel's own check agrees with the one computed here. */
+    double *r = malloc((size_t)pb.n * sizeof(*r)), *g = malloc((size_t)pb.d * sizeof(*g));
+    lasso_residual(pb.xc, pb.y, beta, r);
+    lasso_grad_part(pb.xc, r, g);
+    double vk = lasso_kkt(g, beta, pb.d, pb.n, lambda, NULL);
+    int64_t nnz = 0;
+    for (int64_t j = 0; j < pb.d; j++)
+        nnz += beta[j] != 0;
+    if (verbose())
+        printf("serial %-12s lambda %.2f lambda_max: %6d sweeps, %3" PRId64
+               " non-zeros, KKT %.2e lambda (kernel %.2e)\n",
+               problems[pi].name, lambda_fracs[li], sweeps, nnz, v / lambda, vk / lambda);
+    ck_assert_msg(v <= 1e-6 * lambda, "%s: KKT violation %g lambda", problems[pi].name, v / lambda);
+    ck_assert_msg(fabs(v - vk) <= 1e-9 * lambda, "kernel KKT %g, here %g", vk, v);
+    ck_assert_int_gt(nnz, 0);
+    free(r);
+    free(g);
+    free(beta);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- (b) sharded push/pull/apply reach the serial solution ---------------- */
+
+START_TEST(test_sharded)
+{
+    int P = _i % MAXP + 1, rest = _i / MAXP;
+    int pi = rest / NLAMBDA, li = rest % NLAMBDA;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double lambda = lambda_fracs[li] * pb.lambda_max;
+    double *ref = malloc((size_t)pb.d * sizeof(*ref));
+    ck_assert_int_gt(lasso_solve_serial(pb.xc, pb.y, lambda, TOL, MAX_SWEEPS, ref), 0);
+    struct sim s;
+    sim_init(&s, &pb, P, lambda);
+    int sweeps = sim_run(&s, 1, TOL, MAX_SWEEPS);
+    ck_assert_int_gt(sweeps, 0);
+    double diff = 0;
+    for (int64_t j = 0; j < pb.d; j++)
+        diff = fmax(diff, fabs(s.beta[j] - ref[j]));
+    double v = kkt_ref(&pb, s.beta, lambda), vk = sim_kkt(&s);
+    double rerr = sim_residual_error(&s);
+    if (verbose())
+        printf("sharded %-12s lambda %.2f lambda_max P=%d: %6d sweeps, |beta - serial| %.1e, "
+               "KKT %.2e lambda (kernel %.2e), residual error %.1e\n",
+               problems[pi].name, lambda_fracs[li], P, sweeps, diff, v / lambda, vk / lambda, rerr);
+    ck_assert_msg(diff <= 1e-6, "%s P=%d: |beta - serial| = %g", problems[pi].name, P, diff);
+    ck_assert_msg(v <= 1e-6 * lambda, "KKT violation %g lambda", v / lambda);
+    ck_assert_msg(vk <= 1e-6 * lambda, "kernel KKT violation %g lambda", vk / lambda);
+    ck_assert_msg(rerr <= 1e-9, "residual drifted by %g", rerr);
+    sim_release(&s);
+    free(ref);
+    problem_release(&pb);
+}
+END_TEST
+
+/* Several columns a round (Shotgun style) on nearly uncorrelated columns:
+ * the fixed point is still the optimum. */
+static const size_t per_round_rows[] = {2, 4, 7};
+
+START_TEST(test_sharded_blocks)
+{
+    size_t per_round = per_round_rows[_i % 3];
+    int P = _i / 3 + 1;
+    struct problem pb;
+    problem_load(3, &pb); /* independent */
+    double lambda = 0.1 * pb.lambda_max;
+    double *ref = malloc((size_t)pb.d * sizeof(*ref));
+    ck_assert_int_gt(lasso_solve_serial(pb.xc, pb.y, lambda, TOL, MAX_SWEEPS, ref), 0);
+    struct sim s;
+    sim_init(&s, &pb, P, lambda);
+    int sweeps = sim_run(&s, per_round, TOL, MAX_SWEEPS);
+    ck_assert_int_gt(sweeps, 0);
+    double diff = 0;
+    for (int64_t j = 0; j < pb.d; j++)
+        diff = fmax(diff, fabs(s.beta[j] - ref[j]));
+    double v = kkt_ref(&pb, s.beta, lambda);
+    if (verbose())
+        printf("blocks of %zu P=%d: %d sweeps, |beta - serial| %.1e, KKT %.2e lambda\n", per_round,
+               P, sweeps, diff, v / lambda);
+    ck_assert_msg(diff <= 1e-6, "|beta - serial| = %g", diff);
+    ck_assert_msg(v <= 1e-6 * lambda, "KKT violation %g lambda", v / lambda);
+    sim_release(&s);
+    free(ref);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- (c) residuals stay y - X beta; (d) the objective never rises -------- */
+
+START_TEST(test_residual_and_descent)
+{
+    int P = _i % MAXP + 1, pi = _i / MAXP;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double lambda = 0.05 * pb.lambda_max;
+    struct sim s;
+    sim_init(&s, &pb, P, lambda);
+    double f = sim_objective(&s), f_sweep = f, worst_rerr = 0, worst_rise = 0;
+    ck_assert(fabs(f - objective_ref(&pb, s.beta, lambda)) <= 1e-12 * fabs(f));
+    int64_t rounds = 0;
+    for (int sweep = 0; sweep < 10; sweep++) {
+        for (int64_t j = 0; j < pb.d; j++) {
+            sim_round(&s, &j, 1);
+            rounds++;
+            double rerr = sim_residual_error(&s);
+            worst_rerr = fmax(worst_rerr, rerr);
+            EXPECT(rerr <= 1e-9);
+            double f_new = sim_objective(&s);
+            worst_rise = fmax(worst_rise, (f_new - f) / fabs(f));
+            /* Exact minimization along a coordinate: never up, up to rounding. */
+            EXPECT(f_new <= f + 1e-13 * fabs(f));
+            f = f_new;
+        }
+        /* Sweep over sweep, with the objective recomputed from scratch. */
+        double fr = objective_ref(&pb, s.beta, lambda);
+        EXPECT(fabs(fr - f) <= 1e-10 * fabs(f));
+        EXPECT(fr <= f_sweep + 1e-13 * fabs(f_sweep));
+        f_sweep = fr;
+    }
+    if (verbose())
+        printf("residual %-12s P=%d: %" PRId64 " rounds, worst residual error %.1e, "
+               "largest relative rise of the objective %.1e, objective %.12g\n",
+               problems[pi].name, P, rounds, worst_rerr, worst_rise, f);
+    sim_release(&s);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- (e) at or above lambda_max, beta stays exactly 0 --------------------- */
+
+START_TEST(test_lambda_max)
+{
+    int P = _i % MAXP + 1, pi = _i / MAXP;
+    struct problem pb;
+    problem_load(pi, &pb);
+    /* lambda_max as the engine would get it: gradient parts summed in shard order. */
+    struct sim s;
+    sim_init(&s, &pb, P, 0);
+    double *g = calloc((size_t)pb.d, sizeof(*g)), *gp = malloc((size_t)pb.d * sizeof(*gp));
+    for (int p = 0; p < P; p++) {
+        lasso_grad_part(&s.sh[p].x, s.sh[p].r, gp);
+        for (int64_t j = 0; j < pb.d; j++)
+            g[j] += gp[j];
+    }
+    double lm = lasso_lambda_max(g, pb.d, pb.n);
+    sim_release(&s);
+    ck_assert_msg(fabs(lm - pb.lambda_max) <= 1e-12 * pb.lambda_max, "%.17g vs %.17g", lm,
+                  pb.lambda_max);
+    double *beta = malloc((size_t)pb.d * sizeof(*beta));
+    const double factors[] = {1, 1 + 1e-15, 1.5, 10};
+    for (size_t f = 0; f < PTM_ARRAY_LEN(factors); f++) {
+        double lambda = lm * factors[f];
+        sim_init(&s, &pb, P, lambda);
+        ck_assert_int_eq(sim_run(&s, 1, 0, 3), 1);
+        for (int64_t j = 0; j < pb.d; j++)
+            EXPECT(s.beta[j] == 0);
+        for (int p = 0; p < P; p++)
+            for (int64_t i = 0; i < s.sh[p].hi - s.sh[p].lo; i++)
+                EXPECT(s.sh[p].r[i] == pb.y[s.sh[p].lo + i]);
+        sim_release(&s);
+        if (P == 1) {
+            /* The serial solver: one sweep that changes nothing. */
+            ck_assert_int_eq(lasso_solve_serial(pb.xc, pb.y, lambda, 0, 5, beta), 1);
+            for (int64_t j = 0; j < pb.d; j++)
+                EXPECT(beta[j] == 0);
+        }
+    }
+    /* Just below it, something moves. */
+    sim_init(&s, &pb, P, lm * (1 - 1e-9));
+    sim_run(&s, 1, 0, 1);
+    int64_t nnz = 0;
+    for (int64_t j = 0; j < pb.d; j++)
+        nnz += s.beta[j] != 0;
+    ck_assert_int_ge(nnz, 1);
+    sim_release(&s);
+    free(beta);
+    free(g);
+    free(gp);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- allocation failure ---------------------------------------------------- */
+
+START_TEST(test_fault)
+{
+    struct problem pb;
+    problem_load(0, &pb);
+    double *beta = malloc((size_t)pb.d * sizeof(*beta));
+    double lambda = 0.1 * pb.lambda_max;
+    int rc;
+    for (unsigned long nth = 1;; nth++) {
+        ptm_fault_inject(nth);
+        rc = lasso_solve_serial(pb.xc, pb.y, lambda, 1e-8, 1000, beta);
+        ptm_fault_inject(0);
+        if (rc != PTM_ENOMEM)
+            break;
+    }
+    ck_assert_int_gt(rc, 0);
+    for (unsigned long nth = 1;; nth++) {
+        struct ptm_csc c;
+        ptm_fault_inject(nth);
+        rc = lasso_shard_csc(pb.x, 10, 150, &c);
+        ptm_fault_inject(0);
+        if (rc != PTM_ENOMEM) {
+            ck_assert_int_eq(c.nrows, 140);
+            ptm_csc_release(&c);
+            break;
+        }
+    }
+    make_dir("fault");
+    for (unsigned long nth = 1;; nth++) {
+        ptm_fault_inject(nth);
+        rc = ptm_gen_lasso(&problems[0].o, "fault");
+        ptm_fault_inject(0);
+        if (rc != PTM_ENOMEM)
+            break;
+        /* Nothing half-written is left. */
+        DIR *dir = opendir("fault");
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL)
+            EXPECT(e->d_name[0] == '.');
+        closedir(dir);
+    }
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(lasso_solve_serial(pb.xc, pb.y, -1, 1e-8, 10, beta), PTM_EINVAL);
+    ck_assert_int_eq(lasso_solve_serial(pb.xc, pb.y, NAN, 1e-8, 10, beta), PTM_EINVAL);
+    ck_assert_int_eq(lasso_solve_serial(pb.xc, pb.y, 1, -1, 10, beta), PTM_EINVAL);
+    free(beta);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- (f) the generator ------------------------------------------------------ */
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y);
+    bool same = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void gen_into(const char *dir, const struct gen_lasso_opts *o)
+{
+    make_dir(dir);
+    ck_assert_int_eq(ptm_gen_lasso(o, dir), 0);
+}
+
+START_TEST(test_gen_deterministic)
+{
+    struct gen_lasso_opts o = problems[0].o;
+    gen_into("det-a", &o);
+    gen_into("det-b", &o);
+    ck_assert(same_file("det-a/lasso.svm", "det-b/lasso.svm"));
+    ck_assert(same_file("det-a/beta_true.tsv", "det-b/beta_true.tsv"));
+    /* Again into the same directory: replaced whole, same bytes. */
+    gen_into("det-b", &o);
+    ck_assert(same_file("det-a/lasso.svm", "det-b/lasso.svm"));
+    o.seed = 2;
+    gen_into("det-c", &o);
+    ck_assert(!same_file("det-a/lasso.svm", "det-c/lasso.svm"));
+    ck_assert(!same_file("det-a/beta_true.tsv", "det-c/beta_true.tsv"));
+    /* X comes from its own stream: other noise and beta*, the same X. */
+    o = problems[0].o;
+    o.noise = 2;
+    o.nonzeros = 3;
+    gen_into("det-d", &o);
+    struct ptm_dataset *a = read_svm("det-a/lasso.svm"), *d = read_svm("det-d/lasso.svm");
+    ck_assert_int_eq(a->csr.nnz, d->csr.nnz);
+    ck_assert(memcmp(a->csr.val, d->csr.val, (size_t)a->csr.nnz * sizeof(double)) == 0);
+    ck_assert(memcmp(a->csr.colind, d->csr.colind, (size_t)a->csr.nnz * sizeof(int32_t)) == 0);
+    ptm_dataset_free(a);
+    ptm_dataset_free(d);
+    /* Only the two files are left: no temporary file. */
+    DIR *dir = opendir("det-b");
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(dir)) != NULL)
+        if (e->d_name[0] != '.') {
+            n++;
+            ck_assert(strcmp(e->d_name, "lasso.svm") == 0 ||
+                      strcmp(e->d_name, "beta_true.tsv") == 0);
+        }
+    closedir(dir);
+    ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+/* Sample correlation of dense columns a and b of length n. */
+static double corr(const double *a, const double *b, int64_t n)
+{
+    double ma = 0, mb = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ma += a[i];
+        mb += b[i];
+    }
+    ma /= (double)n;
+    mb /= (double)n;
+    double sab = 0, saa = 0, sbb = 0;
+    for (int64_t i = 0; i < n; i++) {
+        sab += (a[i] - ma) * (b[i] - mb);
+        saa += (a[i] - ma) * (a[i] - ma);
+        sbb += (b[i] - mb) * (b[i] - mb);
+    }
+    return sab / sqrt(saa * sbb);
+}
+
+/* rows, cols, density, group, corr */
+static const struct {
+    int64_t rows, cols;
+    double density;
+    int64_t group;
+    double rho;
+} corr_rows[] = {
+    {4000, 40, 0.25, 5, 0.5}, {4000, 40, 0.25, 5, 0.9},
+    {4000, 40, 0.25, 5, 0},   {3000, 42, 0.3, 8, 0.7}, /* the last group has 2 columns */
+    {4000, 30, 0.2, 1, 0.8},                           /* groups of one: no correlation at all */
+};
+
+START_TEST(test_gen_shape_and_correlation)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    o.seed = 100 + (uint64_t)_i;
+    o.rows = corr_rows[_i].rows;
+    o.cols = corr_rows[_i].cols;
+    o.density = corr_rows[_i].density;
+    o.group = corr_rows[_i].group;
+    o.corr = corr_rows[_i].rho;
+    o.nonzeros = 5;
+    o.noise = 0.3;
+    char dir[32], path[64];
+    snprintf(dir, sizeof(dir), "corr-%d", _i);
+    gen_into(dir, &o);
+    snprintf(path, sizeof(path), "%s/lasso.svm", dir);
+    struct ptm_dataset *ds = read_svm(path);
+    snprintf(path, sizeof(path), "%s/beta_true.tsv", dir);
+    struct ptm_dataset *bt = read_tsv_vector(path);
+    int64_t n = o.rows, d = o.cols;
+    ck_assert_int_eq(ds->csr.nrows, n);
+    ck_assert_int_eq(ds->csr.ncols, d);
+    ck_assert_int_eq(bt->dense.nrows, d);
+    ck_assert_int_eq(bt->dense.ncols, 1);
+    const double *beta = bt->dense.val;
+    int64_t k = 0;
+    for (int64_t j = 0; j < d; j++) {
+        k += beta[j] != 0;
+        EXPECT(beta[j] == 0 || (fabs(beta[j]) >= 0.5 && fabs(beta[j]) < 1.5));
+    }
+    ck_assert_int_eq(k, o.nonzeros);
+    /* The share of non-zeros. */
+    double dens = (double)ds->csr.nnz / ((double)n * (double)d);
+    ck_assert_msg(fabs(dens - o.density) <= 0.1 * o.density, "density %g", dens);
+    /* Every value is an exact multiple of 1e-6, as the reader gives it. */
+    for (int64_t t = 0; t < ds->csr.nnz; t++) {
+        double v = ds->csr.val[t];
+        EXPECT(v != 0 && (double)llround(v * 1e6) / 1e6 == v);
+    }
+    /* label - x_i beta* is the noise: mean 0, standard deviation sigma. */
+    double s1 = 0, s2 = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = ds->labels.val[i];
+        for (int64_t t = ds->csr.rowptr[i]; t < ds->csr.rowptr[i + 1]; t++)
+            e -= ds->csr.val[t] * beta[ds->csr.colind[t]];
+        s1 += e;
+        s2 += e * e;
+    }
+    double mean = s1 / (double)n, sd = sqrt(s2 / (double)n - mean * mean);
+    ck_assert_msg(fabs(mean) < 4 * o.noise / sqrt((double)n), "noise mean %g", mean);
+    ck_assert_msg(fabs(sd / o.noise - 1) < 0.1, "noise sd %g, want %g", sd, o.noise);
+    /* Correlations of the dense columns: within a group about rho, across none. */
+    struct ptm_dense dn;
+    ck_assert_int_eq(ptm_csr_to_dense(&ds->csr, &dn), 0);
+    double *col = malloc((size_t)(n * d) * sizeof(*col));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < d; j++)
+            col[j * n + i] = dn.val[i * d + j];
+    double in_sum = 0, in_max_err = 0, out_sum = 0, out_max = 0;
+    int in_n = 0, out_n = 0;
+    for (int64_t a = 0; a < d; a++)
+        for (int64_t b = a + 1; b < d; b++) {
+            double c = corr(col + a * n, col + b * n, n);
+            if (a / o.group == b / o.group) {
+                in_sum += c;
+                in_n++;
+                in_max_err = fmax(in_max_err, fabs(c - o.corr));
+            } else {
+                out_sum += fabs(c);
+                out_n++;
+                out_max = fmax(out_max, fabs(c));
+            }
+        }
+    double in_mean = in_n ? in_sum / in_n : o.corr, out_mean = out_sum / out_n;
+    if (verbose())
+        printf("gen %" PRId64 " x %" PRId64 " group %" PRId64 " rho %.2f: density %.4f, "
+               "within-group corr mean %.4f (worst pair off by %.3f, %d pairs), "
+               "across groups mean |corr| %.4f, max %.3f (%d pairs); noise sd %.4f\n",
+               n, d, o.group, o.corr, dens, in_mean, in_max_err, in_n, out_mean, out_max, out_n,
+               sd);
+    ck_assert_msg(fabs(in_mean - o.corr) < 0.03, "within-group mean corr %g, want %g", in_mean,
+                  o.corr);
+    ck_assert_msg(in_max_err < 0.15, "a within-group pair is off by %g", in_max_err);
+    ck_assert_msg(out_mean < 0.03, "across groups mean |corr| %g", out_mean);
+    ck_assert_msg(out_max < 0.12, "across groups max |corr| %g", out_max);
+    free(col);
+    ptm_dense_release(&dn);
+    ptm_dataset_free(ds);
+    ptm_dataset_free(bt);
+}
+END_TEST
+
+/* Tiny and odd shapes: the file still has the declared shape. */
+static const struct gen_lasso_opts shape_rows[] = {
+    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1},    /* the last group is drawn by the last row */
+    {6, 1, 1, 1, 1, 0, 1, 0},              /* 1 x 1 */
+    {7, 4, 7, 1, 3, 1, 7, 0},              /* dense, rho 1: columns of a group equal */
+    {8, 10, 5, 0.5, 100, 0.3, 0, 1},       /* group > cols: one group; beta* = 0 */
+    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1}, /* mostly empty rows, every coefficient */
+};
+
+START_TEST(test_gen_shapes)
+{
+    const struct gen_lasso_opts *o = &shape_rows[_i];
+    char dir[32], path[64];
+    snprintf(dir, sizeof(dir), "shape-%d", _i);
+    gen_into(dir, o);
+    snprintf(path, sizeof(path), "%s/lasso.svm", dir);
+    struct ptm_dataset *ds = read_svm(path);
+    ck_assert_int_eq(ds->csr.nrows, o->rows);
+    ck_assert_int_eq(ds->csr.ncols, o->cols);
+    snprintf(path, sizeof(path), "%s/beta_true.tsv", dir);
+    struct ptm_dataset *bt = read_tsv_vector(path);
+    ck_assert_int_eq(bt->dense.nrows, o->cols);
+    int64_t k = 0;
+    for (int64_t j = 0; j < o->cols; j++)
+        k += bt->dense.val[j] != 0;
+    ck_assert_int_eq(k, o->nonzeros);
+    if (o->corr == 1 && o->noise == 0) {
+        /* Every row holds whole groups of equal values, and y = x beta* exactly. */
+        for (int64_t i = 0; i < o->rows; i++) {
+            double y = 0;
+            for (int64_t t = ds->csr.rowptr[i]; t < ds->csr.rowptr[i + 1]; t++) {
+                y += ds->csr.val[t] * bt->dense.val[ds->csr.colind[t]];
+                if (t > ds->csr.rowptr[i] &&
+                    ds->csr.colind[t] / o->group == ds->csr.colind[t - 1] / o->group)
+                    EXPECT(ds->csr.val[t] == ds->csr.val[t - 1]);
+            }
+            EXPECT(ds->labels.val[i] == y);
+        }
+    }
+    ptm_dataset_free(ds);
+    ptm_dataset_free(bt);
+}
+END_TEST
+
+static const struct gen_lasso_opts bad_rows[] = {
+    {1, 0, 10, 0.1, 1, 0, 1, 0},                      /* rows 0 */
+    {1, 10, 0, 0.1, 1, 0, 0, 0},                      /* cols 0 */
+    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0}, /* rows too many */
+    {1, 10, 10, 0, 1, 0, 1, 0},                       /* density 0 */
+    {1, 10, 10, 1.5, 1, 0, 1, 0},                     /* density > 1 */
+    {1, 10, 10, NAN, 1, 0, 1, 0},                     /* density NaN */
+    {1, 10, 10, 0.1, 0, 0, 1, 0},                     /* group 0 */
+    {1, 10, 10, 0.1, 1, -0.1, 1, 0},                  /* corr < 0 */
+    {1, 10, 10, 0.1, 1, 1.01, 1, 0},                  /* corr > 1 */
+    {1, 10, 10, 0.1, 1, 0, 11, 0},                    /* nonzeros > cols */
+    {1, 10, 10, 0.1, 1, 0, -1, 0},                    /* nonzeros < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, -1},                    /* noise < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, INFINITY},              /* noise inf */
+};
+
+START_TEST(test_gen_bad)
+{
+    make_dir("bad");
+    ck_assert_int_eq(ptm_gen_lasso(&bad_rows[_i], "bad"), PTM_EINVAL);
+}
+END_TEST
+
+START_TEST(test_gen_missing_dir)
+{
+    errno = 0;
+    ck_assert_int_eq(ptm_gen_lasso(&problems[0].o, "no/such/dir"), PTM_EIO);
+    ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/* The number formats read back exactly, with strtod() and with the reader. */
+START_TEST(test_gen_formats)
+{
+    static const struct {
+        int64_t m;
+        int q;
+        const char *want;
+    } fixed[] = {
+        {0, 6, "0"},
+        {1, 6, "0.000001"},
+        {-1, 6, "-0.000001"},
+        {1500000, 6, "1.5"},
+        {-2000000, 6, "-2"},
+        {123456789, 6, "123.456789"},
+        {10, 0, "10"},
+        {-120, 1, "-12"},
+        {5, 17, "0.00000000000000005"},
+        {INT64_MIN, 0, "-9223372036854775808"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < PTM_ARRAY_LEN(fixed); i++) {
+        int len = gen_fmt_fixed(buf, fixed[i].m, fixed[i].q);
+        ck_assert_str_eq(buf, fixed[i].want);
+        ck_assert_int_eq(len, (int)strlen(fixed[i].want));
+    }
+    /* Random values through the libsvm reader, in one file. */
+    enum { N = 20000 };
+    uint64_t s = 0x12345;
+    char *text = malloc((size_t)N * 80);
+    double *want_label = malloc(N * sizeof(double)), *want_val = malloc(N * sizeof(double));
+    size_t len = 0;
+    for (int i = 0; i < N; i++) {
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        int64_t m = (int64_t)(s >> 40) - (1 << 23); /* |m| < 2^23 */
+        if (m == 0)
+            m = 1;
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        double v;
+        uint64_t bits = s;
+        memcpy(&v, &bits, sizeof(v));
+        if (!isfinite(v))
+            v = (double)i / 7;
+        want_label[i] = v;
+        want_val[i] = (double)m / 1e6;
+        int nl = gen_fmt_double(buf, v);
+        EXPECT(strtod(buf, NULL) == v && nl <= 24);
+        len += (size_t)sprintf(text + len, "%s 1:", buf);
+        char *val = text + len;
+        len += (size_t)gen_fmt_fixed(val, m, 6);
+        EXPECT(strtod(val, NULL) == want_val[i]);
+        text[len++] = '\n';
+    }
+    struct ptm_data_opts o;
+    memset(&o, 0, sizeof(o));
+    o.format = PLAN_FORMAT_LIBSVM;
+    o.sparse = true;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    ck_assert_int_eq(ptm_data_read_mem(text, len, "fmt.svm", NULL, 0, NULL, &o, &dg, &ds), 0);
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(ds->csr.nnz, N);
+    for (int i = 0; i < N; i++) {
+        EXPECT(memcmp(&ds->labels.val[i], &want_label[i], sizeof(double)) == 0);
+        EXPECT(memcmp(&ds->csr.val[i], &want_val[i], sizeof(double)) == 0);
+    }
+    ptm_dataset_free(ds);
+    free(text);
+    free(want_label);
+    free(want_val);
+}
+END_TEST
+
+/* ---- the suite ------------------------------------------------------------ */
+
+static Suite *lasso_suite(void)
+{
+    Suite *s = suite_create("lasso");
+    TCase *tc;
+
+    tc = tcase_create("kernel");
+    tcase_add_loop_test(tc, test_pull, 0, (int)PTM_ARRAY_LEN(pull_rows));
+    tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
+    tcase_add_test(tc, test_push_apply_by_hand);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("solve");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_serial_kkt, 0, NPROB * NLAMBDA);
+    tcase_add_loop_test(tc, test_sharded, 0, NPROB * NLAMBDA * MAXP);
+    tcase_add_loop_test(tc, test_sharded_blocks, 0, 3 * MAXP);
+    tcase_add_loop_test(tc, test_residual_and_descent, 0, NPROB * MAXP);
+    tcase_add_loop_test(tc, test_lambda_max, 0, NPROB * MAXP);
+    tcase_add_test(tc, test_fault);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("gen");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_gen_deterministic);
+    tcase_add_loop_test(tc, test_gen_shape_and_correlation, 0, (int)PTM_ARRAY_LEN(corr_rows));
+    tcase_add_loop_test(tc, test_gen_shapes, 0, (int)PTM_ARRAY_LEN(shape_rows));
+    tcase_add_loop_test(tc, test_gen_bad, 0, (int)PTM_ARRAY_LEN(bad_rows));
+    tcase_add_test(tc, test_gen_missing_dir);
+    tcase_add_test(tc, test_gen_formats);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+/* Remove dir and everything under it (two levels are enough here). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-lasso.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_lasso: temporary directory");
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(lasso_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,1409 @@
+/*
+ * test_lua.c - the Lua host (runtime/lua_host.h) and the sandbox under it:
+ * refused names and functions, the instruction budget (and the ways a hook
+ * might dodge it), the time limit, the memory cap, error messages and
+ * tracebacks, every wrong return value, vectors and sparse views against
+ * plain C on random data, the worker object, the generators, the Lasso of
+ * examples/lasso/lasso.lua against a coordinate descent written here, two
+ * hosts on two threads, and allocation failure.
+ *
+ * DESIGN: most tests write a hook as the body of objective(w, job) in a
+ * file named t.lua and check what the call returns; table rows hold the
+ * body and the expected message (its first line when the rest is a
+ * traceback). Numbers are checked against C computed here, never against
+ * the host's own earlier output. Run from the repository root (make
+ * test): the Lasso test reads examples/lasso/lasso.lua.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "data.h"
+#include "lua_host.h"
+#include "ptm.h"
+#include "testutil.h"
+
+#define LASSO_LUA "examples/lasso/lasso.lua"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+/* The test's own generator (xorshift64*), independent of the host's. */
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1du;
+}
+
+/* Uniform in (-1, 1). */
+static double unif(uint64_t *s)
+{
+    return (double)(rnd(s) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+struct limits {
+    size_t mem;
+    long budget;
+    double seconds;
+};
+
+static struct lhost *host_with(int id, int workers, uint64_t seed, struct limits lim)
+{
+    struct lhost_config cfg = {
+        .id = id,
+        .workers = workers,
+        .first = 100 * id,
+        .last = 100 * id + 99,
+        .seed = seed,
+        .mem = lim.mem,
+        .budget = lim.budget,
+        .seconds = lim.seconds,
+    };
+    struct lhost *h;
+    ck_assert_int_eq(lhost_new(&h, &cfg), 0);
+    return h;
+}
+
+/* A host with small limits: 16 MiB, 1 million instructions, 2 s. */
+static struct lhost *small_host(void)
+{
+    return host_with(0, 2, 1, (struct limits){16 << 20, 1000000, 2.0});
+}
+
+static void load_ok(struct lhost *h, const char *text)
+{
+    int rc = lhost_load(h, "t.lua", text, strlen(text));
+    ck_assert_msg(rc == 0, "load failed: %s", lhost_error(h));
+}
+
+/* Define objective(w, job) with body (line 2 on), and call it. */
+static int run_body(struct lhost *h, const char *body, double *out)
+{
+    char text[8192];
+    snprintf(text, sizeof(text), "function objective(w, job)\n%s\nend\n", body);
+    load_ok(h, text);
+    double x = NAN;
+    int rc = lhost_objective(h, "objective", &x);
+    if (out)
+        *out = x;
+    return rc;
+}
+
+static double eval(struct lhost *h, const char *body)
+{
+    double x;
+    int rc = run_body(h, body, &x);
+    ck_assert_msg(rc == 0, "'%s' failed: %s", body, lhost_error(h));
+    return x;
+}
+
+/* The message up to its first newline. */
+static char *first_line(const char *msg, char *buf, size_t len)
+{
+    size_t n = strcspn(msg, "\n");
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, msg, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void expect_first_line(const char *table, int row, struct lhost *h, const char *expected)
+{
+    char buf[1024];
+    tu_expect_text(table, row, first_line(lhost_error(h), buf, sizeof(buf)), expected, NULL);
+}
+
+static bool close_to(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* A random CSR matrix (some empty rows and columns) and its CSC. */
+static void random_csr(uint64_t *s, int64_t nrows, int64_t ncols, double density,
+                       struct ptm_csr *a)
+{
+    a->nrows = nrows;
+    a->ncols = ncols;
+    a->rowptr = ptm_malloc((size_t)(nrows + 1) * sizeof(int64_t));
+    a->colind = ptm_malloc((size_t)(nrows * ncols) * sizeof(int32_t) + 1);
+    a->val = ptm_malloc((size_t)(nrows * ncols) * sizeof(double) + 1);
+    ck_assert(a->rowptr && a->colind && a->val);
+    int64_t nnz = 0;
+    a->rowptr[0] = 0;
+    for (int64_t i = 0; i < nrows; i++) {
+        for (int64_t j = 0; j < ncols; j++) {
+            if (j % 7 == 3 || (double)(rnd(s) >> 11) * 0x1.0p-53 >= density)
+                continue; /* column 3, 10, ... stay empty */
+            a->colind[nnz] = (int32_t)j;
+            a->val[nnz++] = unif(s) * 4;
+        }
+        a->rowptr[i + 1] = nnz;
+    }
+    a->nnz = nnz;
+}
+
+/* ---- the sandbox: refused names and functions ------------------------------------ */
+
+static const struct {
+    const char *body, *expected;
+} refused_cases[] = {
+    {"io.write('x')", "t.lua:2: 'io' is not available in ptm hooks (they cannot touch files, "
+                      "load code or run commands)"},
+    {"os.exit(1)", "t.lua:2: 'os' is not available in ptm hooks (they cannot touch files, load "
+                   "code or run commands)"},
+    {"require('x')", "t.lua:2: 'require' is not available in ptm hooks (they cannot touch "
+                     "files, load code or run commands)"},
+    {"load('return 1')", "t.lua:2: 'load' is not available in ptm hooks (they cannot touch "
+                         "files, load code or run commands)"},
+    {"dofile('x')", "t.lua:2: 'dofile' is not available in ptm hooks (they cannot touch files, "
+                    "load code or run commands)"},
+    {"loadfile('x')", "t.lua:2: 'loadfile' is not available in ptm hooks (they cannot touch "
+                      "files, load code or run commands)"},
+    {"debug.sethook()", "t.lua:2: 'debug' is not available in ptm hooks (they cannot touch "
+                        "files, load code or run commands)"},
+    {"local p = package.path", "t.lua:2: 'package' is not available in ptm hooks (they cannot "
+                               "touch files, load code or run commands)"},
+    {"collectgarbage()", "t.lua:2: 'collectgarbage' is not available in ptm hooks (they cannot "
+                         "touch files, load code or run commands)"},
+    {"string.dump(print)", "t.lua:2: 'string.dump' is not available in ptm hooks (hooks cannot "
+                           "make bytecode)"},
+    {"local a = ('abc'):match('b')", "t.lua:2: Lua patterns are not available in ptm hooks; use "
+                                     "string.find(s, text, 1, true) for plain text"},
+    {"local a = string.gsub('abc', 'b', 'x')", "t.lua:2: Lua patterns are not available in ptm "
+                                               "hooks; use string.find(s, text, 1, true) for "
+                                               "plain text"},
+    {"for a in string.gmatch('abc', '.') do end", "t.lua:2: Lua patterns are not available in "
+                                                  "ptm hooks; use string.find(s, text, 1, true) "
+                                                  "for plain text"},
+    {"local a = ('abc'):find('b')", "t.lua:2: Lua patterns are not available in ptm hooks; use "
+                                    "string.find(s, text, 1, true) for plain text"},
+    {"setmetatable({}, {__gc = function() end})",
+     "t.lua:2: __gc metamethods are not available in ptm hooks (finalizers run where the "
+     "instruction budget cannot stop them)"},
+    {"math.randomseed()", "t.lua:2: math.randomseed needs a seed in ptm hooks (runs must be "
+                          "repeatable)"},
+    {"table.move({}, 1, 1e12, 1, {})", "t.lua:2: 'table.move' over 1000000000000 elements "
+                                       "refused: no table under the memory cap holds that many"},
+    {"table.insert(setmetatable({}, {__len = function() return 2^40 end}), 1, 0)",
+     "t.lua:2: 'table.insert' over 1099511627776 elements refused: no table under the memory "
+     "cap holds that many"},
+    {"local s = ('a'):rep(3000000) local p = ('a'):rep(1000000) .. 'b' "
+     "return s:find(p, 1, true)",
+     "t.lua:2: string.find of a 1000001-byte text in a 3000000-byte string refused (the search "
+     "could run for minutes)"},
+    /* the wrapped functions keep their names and the caller's line */
+    {"table.insert(nil, 1)", "t.lua:2: bad argument #1 to 'insert' (table expected, got nil)"},
+    {"table.insert({}, 3, 1)", "t.lua:2: bad argument #2 to 'insert' (position out of bounds)"},
+    {"setmetatable(1, {})", "t.lua:2: bad argument #1 to 'setmetatable' (table expected, got "
+                            "number)"},
+    {"coroutine.close(coroutine.running())", "t.lua:2: cannot close a running coroutine"},
+    {"local s = ('x'):rep(1e10)", "t.lua:2: resulting string too large"},
+};
+
+START_TEST(test_refused)
+{
+    struct lhost *h = small_host();
+    ck_assert_int_eq(run_body(h, refused_cases[_i].body, NULL), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_ERROR);
+    expect_first_line("refused", _i, h, refused_cases[_i].expected);
+    ck_assert(strstr(lhost_error(h), "\nstack traceback:\n") != NULL);
+    /* the state is still usable */
+    ck_assert(eval(h, "return 1 + 2") == 3);
+    lhost_free(h);
+}
+END_TEST
+
+/* What stays: plain find, rep, the table library, coroutines. */
+START_TEST(test_allowed)
+{
+    struct lhost *h = small_host();
+    ck_assert(eval(h, "return ('hello'):find('ll', 1, true)") == 3);
+    ck_assert(eval(h, "return #(('ab'):rep(3, '-'))") == 8);
+    ck_assert(eval(h, "return #(('').rep('', 1e15))") == 0);
+    ck_assert(eval(h, "local t = {1, 2, 3} table.insert(t, 2, 9) table.move(t, 1, 4, 2) "
+                      "return table.remove(t, 1) * 1000 + t[1] * 100 + t[2] * 10 + #t") ==
+              1000 + 100 + 90 + 4);
+    ck_assert(eval(h, "local t = table.move({1, 2, 3, 4, 5}, 1, 3, 3) "
+                      "return t[1] * 10000 + t[2] * 1000 + t[3] * 100 + t[4] * 10 + t[5]") ==
+              12123);
+    ck_assert(eval(h, "local t = table.move({1, 2, 3}, 1, 3, 2, {9}) "
+                      "return t[1] * 1000 + t[2] * 100 + t[3] * 10 + t[4]") == 9123);
+    ck_assert(eval(h, "local t = {} table.insert(t, 'a') table.insert(t, 1, 'b') "
+                      "return #t + (table.remove(t) == 'a' and 10 or 0) + "
+                      "(table.remove({}) == nil and 100 or 0)") == 112);
+    ck_assert(eval(h, "local g = coroutine.wrap(function() for i = 1, 3 do "
+                      "coroutine.yield(i) end end) return g() + g() * 10 + g() * 100") == 321);
+    ck_assert(eval(h, "local ok, e = pcall(error, 'x') return ok and 1 or #e") == 1);
+    ck_assert(eval(h, "local ok, m = xpcall(function() error('boom', 0) end, "
+                      "function(m) return m .. '!' end) return #m") == 5);
+    ck_assert(eval(h, "local t = setmetatable({}, {__index = function(t, k) return k * 2 end}) "
+                      "return t[21]") == 42);
+    ck_assert(eval(h, "return utf8.len('h\\u{e9}llo') + math.floor(2.5)") == 7);
+    lhost_free(h);
+}
+END_TEST
+
+/* ---- the budget, the clock, the cap -------------------------------------------------- */
+
+static const struct {
+    const char *name, *body;
+} loop_cases[] = {
+    {"plain", "while true do end"},
+    {"garbage", "while true do local t = {} end"},
+    {"pcall", "while true do pcall(function() while true do end end) end"},
+    {"xpcall handler", "while true do xpcall(function() error('x') end, "
+                       "function() while true do end end) end"},
+    {"resume", "while true do coroutine.resume(coroutine.create(function() "
+               "while true do end end)) end"},
+    {"wrap and pcall", "local f = coroutine.wrap(function() while true do "
+                       "pcall(function() while true do end end) end end) f()"},
+    {"close", "local co = coroutine.create(function() local x <close> = setmetatable({}, "
+              "{__close = function() while true do end end}) while true do end end) "
+              "coroutine.resume(co) coroutine.close(co)"},
+    {"wrap close", "local f = coroutine.wrap(function() local x <close> = setmetatable({}, "
+                   "{__close = function() while true do end end}) while true do end end) "
+                   "pcall(f) while true do end"},
+    {"recursion", "local function f() return pcall(f) end while true do f() end"},
+    {"sort", "local t = {} for i = 1, 100 do t[i] = i end while true do "
+             "pcall(table.sort, t, function(a, b) while true do end end) end"},
+};
+
+START_TEST(test_budget)
+{
+    struct lhost *h = small_host();
+    ck_assert_int_eq(run_body(h, loop_cases[_i].body, NULL), PTM_EINVAL);
+    ck_assert_msg(lhost_failure(h) == LHOST_FAIL_BUDGET, "%s: %d: %s", loop_cases[_i].name,
+                  lhost_failure(h), lhost_error(h));
+    ck_assert_msg(strstr(lhost_error(h), "instruction budget exceeded (1 million instructions)"),
+                  "%s: %s", loop_cases[_i].name, lhost_error(h));
+    ck_assert(eval(h, "local s = 0 for i = 1, 1000 do s = s + i end return s") == 500500);
+    lhost_free(h);
+}
+END_TEST
+
+/* The exact message and traceback of a stopped loop. */
+START_TEST(test_budget_message)
+{
+    struct lhost *h = small_host();
+    load_ok(h, "local function spin()\n  while true do end\nend\n"
+               "function push(w, blocks)\n  spin()\nend\n");
+    int64_t b = 0;
+    int k = 0;
+    double z[1];
+    ck_assert_int_eq(lhost_push(h, "push", &b, 1, 1, &k, z), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_BUDGET);
+    tu_expect_text("budget", 0, lhost_error(h),
+                   "t.lua:2: instruction budget exceeded (1 million instructions)\n"
+                   "stack traceback:\n"
+                   "\tt.lua:2: in upvalue 'spin'\n"
+                   "\tt.lua:5: in function 'push'",
+                   NULL);
+    lhost_free(h);
+}
+END_TEST
+
+START_TEST(test_time_limit)
+{
+    struct lhost *h = host_with(0, 1, 1, (struct limits){16 << 20, 1L << 50, 0.2});
+    ck_assert_int_eq(run_body(h, "while true do end", NULL), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_TIME);
+    char buf[256];
+    ck_assert_str_eq(first_line(lhost_error(h), buf, sizeof(buf)),
+                     "t.lua:2: time limit exceeded (200 ms)");
+    ck_assert(eval(h, "return 7") == 7);
+    lhost_free(h);
+}
+END_TEST
+
+static const struct {
+    const char *name, *body;
+} bomb_cases[] = {
+    {"tables", "local t = {} while true do t[#t + 1] = {} end"},
+    {"strings", "local s = 'x' while true do s = s .. s end"},
+    {"rep", "local s = ('x'):rep(1 << 30)"},
+    {"global", "big = {} for i = 1, 1e9 do big[i] = i end"},
+    {"caught", "local t = {} for i = 1, 1000 do pcall(function() t[#t + 1] = ('y'):rep(1 << 16) "
+               "end) end return #t"},
+};
+
+START_TEST(test_memory_cap)
+{
+    struct lhost *h = host_with(0, 1, 1, (struct limits){8 << 20, 200000000, 5.0});
+    size_t before = lhost_memory(h);
+    int rc = run_body(h, bomb_cases[_i].body, NULL);
+    if (_i == 4) { /* the hook catches the memory errors and gives up */
+        ck_assert_int_eq(rc, 0);
+    } else {
+        ck_assert_int_eq(rc, PTM_EINVAL);
+        ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MEMORY);
+        ck_assert_str_eq(lhost_error(h), "memory cap of 8 MiB exceeded in hook 'objective'");
+    }
+    /* usable afterwards; the garbage goes when collected */
+    ck_assert(eval(h, "local t = {} for i = 1, 1000 do t[i] = i end return #t") == 1000);
+    if (_i == 3) /* the global holds on to it: free it from Lua */
+        ck_assert(eval(h, "big = nil return 0") == 0);
+    ck_assert(eval(h, "local t = {} for i = 1, 20000 do t[i] = {i} end return #t") == 20000);
+    ck_assert_uint_lt(lhost_memory(h), before + (6u << 20));
+    lhost_free(h);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+START_TEST(test_traceback)
+{
+    struct lhost *h = small_host();
+    load_ok(h, "local function check(x)\n"
+               "  if x > 2 then\n"
+               "    error('block ' .. x .. ' is bad')\n"
+               "  end\n"
+               "end\n"
+               "function push(w, blocks)\n"
+               "  for _, b in ipairs(blocks) do check(b) end\n"
+               "end\n");
+    int64_t blocks[] = {0, 1, 2};
+    int k = 0;
+    double z[3];
+    ck_assert_int_eq(lhost_push(h, "push", blocks, 3, 1, &k, z), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_ERROR);
+    tu_expect_text("traceback", 0, lhost_error(h),
+                   "t.lua:3: block 3 is bad\n"
+                   "stack traceback:\n"
+                   "\t[C]: in function 'error'\n"
+                   "\tt.lua:3: in upvalue 'check'\n"
+                   "\tt.lua:7: in function 'push'",
+                   NULL);
+    /* an error object that is not a string */
+    load_ok(h, "function objective(w)\n  error({})\nend\n");
+    double x;
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), PTM_EINVAL);
+    tu_expect_text("traceback", 1, lhost_error(h),
+                   "(error object is a table value)\n"
+                   "stack traceback:\n"
+                   "\t[C]: in function 'error'\n"
+                   "\tt.lua:2: in function 'objective'",
+                   NULL);
+    /* a runtime error inside a view operation names the hook's line */
+    lhost_free(h);
+}
+END_TEST
+
+START_TEST(test_load_errors)
+{
+    struct lhost *h = small_host();
+    const char *bad = "function push(w)\n  return w +\nend\n";
+    ck_assert_int_eq(lhost_load(h, "t.lua", bad, strlen(bad)), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_LOAD);
+    ck_assert_str_eq(lhost_error(h), "t.lua:3: unexpected symbol near 'end'");
+
+    const char *bin = "\x1bLua\x54\x00";
+    ck_assert_int_eq(lhost_load(h, "t.lua", bin, 6), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(h), "attempt to load a binary chunk (mode is 't')");
+
+    ck_assert_int_eq(lhost_load_file(h, "no/such/file.lua"), PTM_ENOENT);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_LOAD);
+    ck_assert_str_eq(lhost_error(h), "cannot open 'no/such/file.lua': No such file or directory");
+
+    const char *top = "x = 1\nerror('top level')\n";
+    ck_assert_int_eq(lhost_load(h, "t.lua", top, strlen(top)), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_ERROR);
+    tu_expect_text("load", 0, lhost_error(h),
+                   "t.lua:2: top level\n"
+                   "stack traceback:\n"
+                   "\t[C]: in function 'error'\n"
+                   "\tt.lua:2: in main chunk",
+                   NULL);
+
+    load_ok(h, "pull = 3\n");
+    ck_assert(!lhost_has(h, "push"));
+    ck_assert(!lhost_has(h, "pull"));
+    double x;
+    ck_assert_int_eq(lhost_objective(h, "nothere", &x), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MISSING);
+    ck_assert_str_eq(lhost_error(h), "'t.lua' defines no function 'nothere'");
+    ck_assert_int_eq(lhost_objective(h, "pull", &x), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(h), "'pull' in 't.lua' is a number, not a function");
+    load_ok(h, "function objective() return 1 end\n");
+    ck_assert(lhost_has(h, "objective"));
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert_str_eq(lhost_error(h), "");
+    lhost_free(h);
+}
+END_TEST
+
+/* ---- wrong return values --------------------------------------------------------------- */
+
+enum { PUSH, PULL, OBJ };
+
+/* Hooks get blocks 3 and 5 (0-based 2 and 4); pull's blocks have 1 and 2 variables. */
+static const struct {
+    int call;
+    int k; /* push: K fixed by the engine (0: free) */
+    const char *ret, *expected;
+} result_cases[] = {
+    {PUSH, 0, "nil", "hook 'push' returned nil (expected a table mapping each block to a number "
+                     "or a list of numbers)"},
+    {PUSH, 0, "'z'", "hook 'push' returned a string (expected a table mapping each block to a "
+                     "number or a list of numbers)"},
+    {PUSH, 0, "{[3] = 1}", "hook 'push' returned no value for block 5"},
+    {PUSH, 0, "{[3] = 1, [5] = 'x'}", "hook 'push' returned a string for block 5 (expected a "
+                                      "number or a list of numbers)"},
+    {PUSH, 0, "{[3] = 1, [5] = true}", "hook 'push' returned a boolean for block 5 (expected a "
+                                       "number or a list of numbers)"},
+    {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 'x'}}", "hook 'push' returned a string at position 2 "
+                                                "for block 5 (expected a number)"},
+    {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 2, 3}}", "hook 'push' returned 3 numbers for block 5 "
+                                                 "(expected 2, as for the other blocks)"},
+    {PUSH, 0, "{[3] = {1, 2}, [5] = 4}", "hook 'push' returned 1 number for block 5 (expected "
+                                         "2, as for the other blocks)"},
+    {PUSH, 2, "{[3] = {1, 2, 3}, [5] = {1, 2}}", "hook 'push' returned 3 numbers for block 3 "
+                                                 "(expected 2, as for the other blocks)"},
+    {PUSH, 0, "{[3] = {}, [5] = {}}", "hook 'push' returned an empty list for block 3"},
+    {PUSH, 0, "{[3] = {1, 2, 3, 4, 5}, [5] = 1}", "hook 'push' returned 5 numbers for block 3 "
+                                                  "(at most 4)"},
+    {PUSH, 0, "{[3] = 0/0, [5] = 1}", "hook 'push' returned nan for block 3 (expected a finite "
+                                      "number)"},
+    {PUSH, 0, "{[3] = {1, -1/0}, [5] = {1, 2}}", "hook 'push' returned -inf at position 2 for "
+                                                 "block 3 (expected a finite number)"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, [9] = 3}", "hook 'push' returned a value for block 9, which "
+                                             "it was not given"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, foo = 3}", "hook 'push' returned a value under the key 'foo' "
+                                             "(keys must be block numbers)"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, [1.5] = 3}", "hook 'push' returned a value under the key 1.5 "
+                                               "(keys must be block numbers)"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, [true] = 3}", "hook 'push' returned a value under a boolean "
+                                                "key (keys must be block numbers)"},
+    {PUSH, 0, "{1, 2}", "hook 'push' returned no value for block 3"},
+    {PULL, 0, "{[3] = 1}", "hook 'pull' returned no value for block 5"},
+    {PULL, 0, "{[3] = 1, [5] = 1}", "hook 'pull' returned 1 number for block 5 (expected 2: "
+                                    "the block has 2 variables)"},
+    {PULL, 0, "{[3] = {1, 2}, [5] = {1, 2}}", "hook 'pull' returned 2 numbers for block 3 "
+                                              "(expected 1: the block has 1 variable)"},
+    {PULL, 0, "{[3] = '1', [5] = {1, 2}}", "hook 'pull' returned a string for block 3 (expected "
+                                           "a number or a list of numbers)"},
+    {PULL, 0, "{[3] = 1, [5] = {1, 2}, [4] = 0}", "hook 'pull' returned a value for block 4, "
+                                                  "which it was not given"},
+    {PULL, 0, "42", "hook 'pull' returned a number (expected a table mapping each block to its "
+                    "new value or values)"},
+    {OBJ, 0, "nil", "hook 'objective' returned nil (expected a number)"},
+    {OBJ, 0, "'1'", "hook 'objective' returned a string (expected a number)"},
+    {OBJ, 0, "{1}", "hook 'objective' returned a table (expected a number)"},
+    {OBJ, 0, "1/0", "hook 'objective' returned inf (expected a finite number)"},
+};
+
+START_TEST(test_results)
+{
+    struct lhost *h = small_host();
+    char text[512];
+    const char *fn = result_cases[_i].call == PUSH   ? "push"
+                     : result_cases[_i].call == PULL ? "pull"
+                                                     : "objective";
+    snprintf(text, sizeof(text), "function %s()\n  return %s\nend\n", fn, result_cases[_i].ret);
+    load_ok(h, text);
+    int64_t blocks[] = {2, 4};
+    double z[8] = {0}, out[3];
+    int64_t off[] = {0, 1, 3};
+    int k = result_cases[_i].k, rc;
+    switch (result_cases[_i].call) {
+    case PUSH:
+        rc = lhost_push(h, fn, blocks, 2, 4, &k, z);
+        break;
+    case PULL:
+        rc = lhost_pull(h, fn, blocks, 2, z, 1, off, out);
+        break;
+    default:
+        rc = lhost_objective(h, fn, out);
+    }
+    ck_assert_int_eq(rc, PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_RESULT);
+    tu_expect_text("results", _i, lhost_error(h), result_cases[_i].expected, NULL);
+    lhost_free(h);
+}
+END_TEST
+
+/* What the calls pass and how results land in C arrays. */
+START_TEST(test_calls)
+{
+    struct lhost *h = small_host();
+    load_ok(h, "function push(w, blocks, job)\n"
+               "  local z = {}\n"
+               "  for i, b in ipairs(blocks) do z[b] = {b, i, job.scale} end\n"
+               "  return z\n"
+               "end\n"
+               "function push1(w, blocks)\n"
+               "  local z = {}\n"
+               "  for _, b in ipairs(blocks) do z[b] = b * 10 end\n"
+               "  return z\n"
+               "end\n"
+               "function pull(blocks, z, job)\n"
+               "  local new = {}\n"
+               "  new[blocks[1]] = z[blocks[1]]\n"
+               "  new[blocks[2]] = {z[blocks[2]][1], z[blocks[2]][2] + #blocks}\n"
+               "  return new\n"
+               "end\n"
+               "seen = 0\n"
+               "function apply(w, changes)\n"
+               "  for b, d in pairs(changes) do\n"
+               "    seen = seen + b * (type(d) == 'table' and d[1] + d[2] or d)\n"
+               "  end\n"
+               "end\n"
+               "function rot(w, block, job) seen = block * 1000 + w.round end\n"
+               "function rows(w, first, last) seen = first * 1000 + last end\n"
+               "function objective(w, job) return seen + #job.name end\n");
+    ck_assert_int_eq(lhost_set_const_num(h, "scale", 0.5), 0);
+    ck_assert_int_eq(lhost_set_const_str(h, "name", "lasso"), 0);
+    int64_t blocks[] = {6, 0, 3};
+    double z[12];
+    int k = 0;
+    ck_assert_int_eq(lhost_push(h, "push", blocks, 3, 4, &k, z), 0);
+    ck_assert_int_eq(k, 3);
+    double want[] = {7, 1, 0.5, 1, 2, 0.5, 4, 3, 0.5};
+    for (int i = 0; i < 9; i++)
+        ck_assert(z[i] == want[i]);
+    k = 0;
+    ck_assert_int_eq(lhost_push(h, "push1", blocks, 3, 4, &k, z), 0);
+    ck_assert_int_eq(k, 1);
+    ck_assert(z[0] == 70 && z[1] == 10 && z[2] == 40);
+
+    double zs[] = {1.5, 2.5, 3.5, 4.5}, out[3];
+    int64_t off[] = {0, 1, 3};
+    int64_t two[] = {6, 0};
+    /* K = 1 for block 7's single variable, K = 2 shown as a list to block 1 */
+    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, (double[]){1.5, 9, 2.5, 3.5}, 2, off, out),
+                     PTM_EINVAL); /* z[7] is a list of 2, the block has 1 variable */
+    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zs, 1, off, out), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(h), "t.lua:14: attempt to index a number value (field '?')"
+                                     "\nstack traceback:\n\tt.lua:14: in function 'pull'");
+    double zk[] = {1.5, 0, 2.5, 3.5};
+    int64_t offk[] = {0, 2, 4};
+    double out4[4];
+    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 2, offk, out4), 0);
+    ck_assert(out4[0] == 1.5 && out4[1] == 0 && out4[2] == 2.5 && out4[3] == 3.5 + 2);
+
+    double ch[] = {0.5, 1, 2};
+    ck_assert_int_eq(lhost_apply(h, "apply", two, 2, off, ch), 0);
+    double x;
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert(x == 7 * 0.5 + 1 * 3 + 5);
+
+    lhost_set_round(h, 12);
+    ck_assert_int_eq(lhost_push_block(h, "rot", 3), 0);
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert(x == 4012 + 5);
+    ck_assert_int_eq(lhost_push_rows(h, "rows", 10, 20), 0);
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert(x == 11020 + 5);
+    lhost_free(h);
+}
+END_TEST
+
+/* ---- vectors -------------------------------------------------------------------------- */
+
+enum { VN = 50 };
+
+struct vec_fixture {
+    struct lhost *h;
+    double u[VN], v[VN], y[VN], e[1];
+};
+
+static void vec_setup(struct vec_fixture *f, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (int i = 0; i < VN; i++) {
+        f->u[i] = unif(&s) * 10;
+        f->v[i] = i % 5 == 0 ? 0 : unif(&s);
+        f->y[i] = unif(&s);
+    }
+    f->h = small_host();
+    ck_assert_int_eq(lhost_set_vector(f->h, "u", f->u, VN, true), 0);
+    ck_assert_int_eq(lhost_set_vector(f->h, "v", f->v, VN, true), 0);
+    ck_assert_int_eq(lhost_set_vector(f->h, "y", f->y, VN, false), 0);
+    ck_assert_int_eq(lhost_set_vector(f->h, "e", f->e, 0, true), 0);
+}
+
+START_TEST(test_vector_ops)
+{
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        struct vec_fixture f;
+        vec_setup(&f, seed);
+        double dot = 0, sum = 0, n2 = 0, n1 = 0;
+        int nnz = 0;
+        for (int i = 0; i < VN; i++) {
+            dot += f.u[i] * f.v[i];
+            sum += f.v[i];
+            n2 += f.v[i] * f.v[i];
+            n1 += fabs(f.v[i]);
+            nnz += f.v[i] != 0;
+        }
+        ck_assert(close_to(eval(f.h, "return w.u:dot(w.v)"), dot, 1e-13));
+        ck_assert(close_to(eval(f.h, "return w.v:dot(w.u)"), dot, 1e-13));
+        ck_assert(close_to(eval(f.h, "return w.v:sum()"), sum, 1e-13));
+        ck_assert(close_to(eval(f.h, "return w.v:norm2()"), n2, 1e-13));
+        ck_assert(close_to(eval(f.h, "return w.v:norm1()"), n1, 1e-13));
+        ck_assert(eval(f.h, "return w.v:nnz()") == nnz);
+        ck_assert(eval(f.h, "return #w.v + #w.e") == VN);
+        ck_assert(eval(f.h, "return w.u[1]") == f.u[0]);
+        ck_assert(eval(f.h, "return w.u[50]") == f.u[VN - 1]);
+        ck_assert(eval(f.h, "return w.u[7.0]") == f.u[6]);
+        ck_assert(eval(f.h, "return w.e:sum() + w.e:norm2() + w.e:nnz()") == 0);
+
+        /* element writes and the bulk updates, against the same in C */
+        double u0[VN], v0[VN];
+        memcpy(u0, f.u, sizeof(u0));
+        memcpy(v0, f.v, sizeof(v0));
+        eval(f.h, "local u, v = w.u, w.v\n"
+                  "for i = 1, #u, 3 do u[i] = i end\n"
+                  "u:axpy(-0.5, v) v:scale(3) u:axpy(2, u) return 0");
+        for (int i = 0; i < VN; i++) {
+            double ui = i % 3 == 0 ? i + 1 : u0[i];
+            ui += -0.5 * v0[i];
+            ui += 2 * ui;
+            ck_assert(close_to(f.u[i], ui, 1e-14));
+            ck_assert(f.v[i] == 3 * v0[i]);
+        }
+        eval(f.h, "w.v:fill(0.25) return 0");
+        for (int i = 0; i < VN; i++)
+            ck_assert(f.v[i] == 0.25);
+        ck_assert(eval(f.h, "return tostring(w.u) == \"vector 'u' (50 elements)\" and 1 or 0") ==
+                  1);
+        lhost_free(f.h);
+    }
+}
+END_TEST
+
+static const struct {
+    const char *body, *expected;
+} vec_error_cases[] = {
+    {"return w.u[0]", "t.lua:2: index 0 out of range for 'u' (1..50)"},
+    {"return w.u[51]", "t.lua:2: index 51 out of range for 'u' (1..50)"},
+    {"return w.e[1]", "t.lua:2: index 1 out of range for 'e' (it is empty)"},
+    {"return w.u[1.5]", "t.lua:2: index 1.5 of 'u' is not an integer"},
+    {"return w.u[true]", "t.lua:2: 'u' indexed with boolean (expected a number)"},
+    {"w.u[0] = 1", "t.lua:2: index 0 out of range for 'u' (1..50)"},
+    {"w.u[1] = 'x'", "t.lua:2: cannot store string in 'u' (numbers only)"},
+    {"w.u[1] = nil", "t.lua:2: cannot store nil in 'u' (numbers only)"},
+    {"w.y[1] = 1", "t.lua:2: 'y' is read-only"},
+    {"w.y:scale(2)", "t.lua:2: 'y' is read-only"},
+    {"w.y:axpy(1, w.u)", "t.lua:2: 'y' is read-only"},
+    {"return w.u:dot(w.e)", "t.lua:2: size mismatch: 'u' has 50 elements, 'e' has 0"},
+    {"return w.u:dot(3)", "t.lua:2: bad argument #1 to 'dot' (vector expected, got number)"},
+    {"return w.u.dot(3, w.u)", "t.lua:2: bad argument #1 to 'dot' (vector expected, got "
+                               "number)"},
+    {"w.u:axpy('a', w.v)", "t.lua:2: bad argument #1 to 'axpy' (number expected, got string)"},
+    {"return w.u:dott(w.v)", "t.lua:2: attempt to call a nil value (method 'dott')"},
+    {"return w.u:dot(w)", "t.lua:2: bad argument #1 to 'dot' (vector expected, got worker)"},
+    {"return getmetatable(w.u).__index", "t.lua:2: attempt to index a boolean value"},
+    {"w.beta = 1", "t.lua:2: cannot set 'beta': the worker object is read-only"},
+    {"w[1] = 1", "t.lua:2: the worker object is read-only"},
+};
+
+START_TEST(test_vector_errors)
+{
+    struct vec_fixture f;
+    vec_setup(&f, 7);
+    ck_assert_int_eq(run_body(f.h, vec_error_cases[_i].body, NULL), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(f.h), LHOST_FAIL_ERROR);
+    expect_first_line("vector errors", _i, f.h, vec_error_cases[_i].expected);
+    lhost_free(f.h);
+}
+END_TEST
+
+/* Registering: re-pointing a kept view, names the worker object has, kinds. */
+START_TEST(test_register)
+{
+    struct vec_fixture f;
+    vec_setup(&f, 3);
+    load_ok(f.h, "function keep(w) kept = w.u return 0 end\n"
+                 "function objective(w) return kept[2] + #kept end\n");
+    double x;
+    ck_assert_int_eq(lhost_objective(f.h, "keep", &x), 0);
+    double other[3] = {1, 2, 3};
+    ck_assert_int_eq(lhost_set_vector(f.h, "u", other, 3, false), 0);
+    ck_assert_int_eq(lhost_objective(f.h, "objective", &x), 0);
+    ck_assert(x == 2 + 3);
+    ck_assert_int_eq(lhost_set_vector(f.h, "round", other, 3, false), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(f.h), LHOST_FAIL_NAME);
+    ck_assert_str_eq(lhost_error(f.h),
+                     "'round' is a field of the worker object and cannot name a vector");
+    struct lhost_matrix m = {0};
+    ck_assert_int_eq(lhost_set_matrix(f.h, "u", &m), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(f.h), "'u' is already a vector, not a matrix");
+    char name[8];
+    for (int i = 0; i < LHOST_MAX_MATRICES; i++) {
+        snprintf(name, sizeof(name), "M%d", i);
+        ck_assert_int_eq(lhost_set_matrix(f.h, name, &m), 0);
+    }
+    ck_assert_int_eq(lhost_set_matrix(f.h, "M99", &m), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(f.h), "more than 16 matrices");
+    ck_assert(eval(f.h, "return select(2, w.M3:size())") == 0);
+    lhost_free(f.h);
+}
+END_TEST
+
+/* ---- sparse views ----------------------------------------------------------------------- */
+
+enum { SR = 37, SC = 23 };
+
+struct sparse_fixture {
+    struct lhost *h;
+    struct ptm_csr a;
+    struct ptm_csc c;
+    double r[SR], b[SC], out[SC > SR ? SC : SR];
+};
+
+static void sparse_setup(struct sparse_fixture *f, uint64_t seed)
+{
+    uint64_t s = seed;
+    random_csr(&s, SR, SC, 0.3, &f->a);
+    ck_assert_int_eq(ptm_csr_to_csc(&f->a, &f->c), 0);
+    for (int i = 0; i < SR; i++)
+        f->r[i] = unif(&s);
+    for (int j = 0; j < SC; j++)
+        f->b[j] = unif(&s);
+    f->h = small_host();
+    struct lhost_matrix m = {.csc = &f->c, .csr = &f->a, .rows = 1000, .cols = SC};
+    ck_assert_int_eq(lhost_set_matrix(f->h, "X", &m), 0);
+    ck_assert_int_eq(lhost_set_vector(f->h, "r", f->r, SR, true), 0);
+    ck_assert_int_eq(lhost_set_vector(f->h, "b", f->b, SC, true), 0);
+}
+
+static void sparse_teardown(struct sparse_fixture *f)
+{
+    lhost_free(f->h);
+    ptm_csr_release(&f->a);
+    ptm_csc_release(&f->c);
+}
+
+/* For every column (or row) k, out[k] = what the Lua expression of x gives. */
+static void per_view(struct sparse_fixture *f, const char *kind, const char *expr)
+{
+    ck_assert_int_eq(lhost_set_vector(f->h, "out", f->out, strcmp(kind, "col") ? SR : SC, true),
+                     0);
+    char body[512];
+    snprintf(body, sizeof(body),
+             "local X, r, b, out = w.X, w.r, w.b, w.out\n"
+             "for k = 1, #out do local x = X:%s(k) out[k] = %s end return 0",
+             kind, expr);
+    eval(f->h, body);
+}
+
+START_TEST(test_sparse_ops)
+{
+    struct sparse_fixture f;
+    sparse_setup(&f, 11 + (uint64_t)_i);
+    /* columns, against the CSR read by rows */
+    double dot[SC] = {0}, n2[SC] = {0}, sum[SC] = {0}, each[SC] = {0};
+    int nnz[SC] = {0};
+    for (int i = 0; i < SR; i++)
+        for (int64_t p = f.a.rowptr[i]; p < f.a.rowptr[i + 1]; p++) {
+            int j = f.a.colind[p];
+            double a = f.a.val[p];
+            dot[j] += a * f.r[i];
+            n2[j] += a * a;
+            sum[j] += a;
+            each[j] += (i + 1) * a;
+            nnz[j]++;
+        }
+    per_view(&f, "col", "x:dot(r)");
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.out[j], dot[j], 1e-13));
+    per_view(&f, "col", "r:dot(x)");
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.out[j], dot[j], 1e-13));
+    per_view(&f, "col", "x:norm2()");
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.out[j], n2[j], 1e-13));
+    per_view(&f, "col", "x:sum()");
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.out[j], sum[j], 1e-13));
+    per_view(&f, "col", "x:nnz()");
+    for (int j = 0; j < SC; j++)
+        ck_assert(f.out[j] == nnz[j]);
+    per_view(&f, "col", "0 for i, a in x:each() do out[k] = out[k] + i * a end");
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.out[j], each[j], 1e-13));
+
+    /* rows, against the CSC read by columns */
+    double rdot[SR] = {0}, rn2[SR] = {0}, reach[SR] = {0};
+    for (int j = 0; j < SC; j++)
+        for (int64_t p = f.c.colptr[j]; p < f.c.colptr[j + 1]; p++) {
+            int i = f.c.rowind[p];
+            double a = f.c.val[p];
+            rdot[i] += a * f.b[j];
+            rn2[i] += a * a;
+            reach[i] += (j + 1) * a;
+        }
+    per_view(&f, "row", "x:dot(b)");
+    for (int i = 0; i < SR; i++)
+        ck_assert(close_to(f.out[i], rdot[i], 1e-13));
+    per_view(&f, "row", "x:norm2()");
+    for (int i = 0; i < SR; i++)
+        ck_assert(close_to(f.out[i], rn2[i], 1e-13));
+    per_view(&f, "row", "0 for j, a in x:each() do out[k] = out[k] + j * a end");
+    for (int i = 0; i < SR; i++)
+        ck_assert(close_to(f.out[i], reach[i], 1e-13));
+
+    /* axpy: r += c_j x_j for every column, and b += 0.5 x_i for every row */
+    double r0[SR], b0[SC];
+    memcpy(r0, f.r, sizeof(r0));
+    memcpy(b0, f.b, sizeof(b0));
+    eval(f.h, "local X, r, b = w.X, w.r, w.b\n"
+              "for j = 1, #b do X:col(j):axpy(j / 10, r) end\n"
+              "for i = 1, #r do b:axpy(0.5, X:row(i)) end return 0");
+    for (int i = 0; i < SR; i++)
+        for (int64_t p = f.a.rowptr[i]; p < f.a.rowptr[i + 1]; p++) {
+            r0[i] += (f.a.colind[p] + 1) / 10.0 * f.a.val[p];
+            b0[f.a.colind[p]] += 0.5 * f.a.val[p];
+        }
+    for (int i = 0; i < SR; i++)
+        ck_assert(close_to(f.r[i], r0[i], 1e-13));
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.b[j], b0[j], 1e-13));
+
+    /* views are values; they may be kept across calls */
+    ck_assert(eval(f.h, "return (w.X:col(2) == w.X:col(2) and w.X:col(2) ~= w.X:col(3) and "
+                        "w.X:col(1) ~= w.X:row(1)) and 1 or 0") == 1);
+    ck_assert(eval(f.h, "kept = w.X:col(5) return 0") == 0);
+    double kdot = 0;
+    for (int64_t p = f.c.colptr[4]; p < f.c.colptr[5]; p++)
+        kdot += f.c.val[p] * f.r[f.c.rowind[p]];
+    ck_assert(close_to(eval(f.h, "return kept:dot(w.r)"), kdot, 1e-13));
+    ck_assert(eval(f.h, "return kept:nnz()") == nnz[4]);
+    ck_assert(eval(f.h, "return tostring(kept) == \"column 5 of 'X'\" and "
+                        "tostring(w.X) == \"matrix 'X' (1000 x 23)\" and 1 or 0") == 1);
+    ck_assert(eval(f.h, "local n, m = w.X:size() return n * 100 + m") == 1000 * 100 + SC);
+    sparse_teardown(&f);
+}
+END_TEST
+
+static const struct {
+    const char *body, *expected;
+} sparse_error_cases[] = {
+    {"return w.X:col(0)", "t.lua:2: column 0 out of range for 'X' (1..23)"},
+    {"return w.X:col(24)", "t.lua:2: column 24 out of range for 'X' (1..23)"},
+    {"return w.X:row(38)", "t.lua:2: row 38 out of range for 'X' (1..37 on this worker)"},
+    {"return w.X:col('a')", "t.lua:2: bad argument #1 to 'col' (number expected, got string)"},
+    {"return w.X:col(1):dot(w.b)", "t.lua:2: size mismatch: column 1 of 'X' has 37 rows, 'b' "
+                                   "has 23 elements"},
+    {"return w.X:row(2):dot(w.r)", "t.lua:2: size mismatch: row 2 of 'X' has 23 columns, 'r' "
+                                   "has 37 elements"},
+    {"w.X:col(1):axpy(1, w.y)", "t.lua:2: 'y' is read-only"},
+    {"return w.X:col(1):dot(w.X:col(2))", "t.lua:2: bad argument #1 to 'dot' (vector expected, "
+                                          "got sparse view)"},
+    {"return w.r:dot(w.X)", "t.lua:2: bad argument #1 to 'dot' (vector expected, got matrix)"},
+    {"return w.X.col(w.r, 1)", "t.lua:2: bad argument #1 to 'col' (matrix expected, got "
+                               "vector)"},
+    {"return w.X:col(1).nnz(w.r)", "t.lua:2: bad argument #1 to 'nnz' (sparse view expected, "
+                                   "got vector)"},
+    {"w.X:col(1).x = 1", "t.lua:2: attempt to index a userdata value"},
+    {"local f = w.X:col(1):each() return f(w.X:col(1), 'x')",
+     "t.lua:2: bad argument #2 to 'f' (number expected, got string)"},
+};
+
+START_TEST(test_sparse_errors)
+{
+    struct sparse_fixture f;
+    sparse_setup(&f, 5);
+    double y[SR] = {0};
+    ck_assert_int_eq(lhost_set_vector(f.h, "y", y, SR, false), 0);
+    ck_assert_int_eq(run_body(f.h, sparse_error_cases[_i].body, NULL), PTM_EINVAL);
+    expect_first_line("sparse errors", _i, f.h, sparse_error_cases[_i].expected);
+    sparse_teardown(&f);
+}
+END_TEST
+
+/* ---- the worker and its generators ------------------------------------------------------- */
+
+START_TEST(test_worker)
+{
+    struct lhost *h = host_with(1, 3, 9, (struct limits){16 << 20, 1000000, 2});
+    ck_assert(eval(h, "return w.id * 1000 + w.workers * 100 + w.round") == 2300);
+    ck_assert(eval(h, "return w.rows[1] * 1000 + w.rows[2]") == 101 * 1000 + 200);
+    lhost_set_round(h, 41);
+    ck_assert(eval(h, "return w.round") == 41);
+    ck_assert(eval(h, "return tostring(w) == 'worker 2 of 3' and 1 or 0") == 1);
+    ck_assert(eval(h, "return getmetatable(w) == false and 1 or 0") == 1);
+    lhost_free(h);
+}
+END_TEST
+
+/* n draws of w:random() and math.random, and integer draws, as one list. */
+static void draws(struct lhost *h, double *out, int n)
+{
+    double v[64];
+    ck_assert_int_le(n, 16);
+    ck_assert_int_eq(lhost_set_vector(h, "d", v, 4 * n, true), 0);
+    char body[256];
+    snprintf(body, sizeof(body),
+             "for i = 1, %d do w.d[i] = w:random() w.d[%d + i] = math.random() "
+             "w.d[%d + i] = w:random(6) w.d[%d + i] = math.random(-3, 3) end return 0",
+             n, n, 2 * n, 3 * n);
+    eval(h, body);
+    memcpy(out, v, (size_t)(4 * n) * sizeof(double));
+}
+
+START_TEST(test_random)
+{
+    struct limits lim = {16 << 20, 10000000, 2};
+    struct lhost *a = host_with(0, 2, 42, lim), *b = host_with(0, 2, 42, lim),
+                 *c = host_with(1, 2, 42, lim), *d = host_with(0, 2, 43, lim);
+    double da[64], db[64], dc[64], dd[64];
+    draws(a, da, 16);
+    draws(b, db, 16);
+    draws(c, dc, 16);
+    draws(d, dd, 16);
+    ck_assert(memcmp(da, db, sizeof(da)) == 0); /* same seed and worker: same numbers */
+    int same_c = 0, same_d = 0, same_streams = 0;
+    for (int i = 0; i < 16; i++) {
+        ck_assert(da[i] >= 0 && da[i] < 1 && da[16 + i] >= 0 && da[16 + i] < 1);
+        ck_assert(da[32 + i] >= 1 && da[32 + i] <= 6 && da[32 + i] == floor(da[32 + i]));
+        ck_assert(da[48 + i] >= -3 && da[48 + i] <= 3 && da[48 + i] == floor(da[48 + i]));
+        same_c += da[i] == dc[i];
+        same_d += da[i] == dd[i];
+        same_streams += da[i] == da[16 + i];
+    }
+    ck_assert_int_eq(same_c, 0); /* another worker */
+    ck_assert_int_eq(same_d, 0); /* another seed */
+    ck_assert_int_eq(same_streams, 0);
+
+    /* a checkpoint of the generators replays the same numbers */
+    uint64_t st[LHOST_RNG_WORDS];
+    lhost_rng_get(a, st);
+    draws(a, da, 8);
+    lhost_rng_set(b, st);
+    draws(b, db, 8);
+    ck_assert(memcmp(da, db, 32 * sizeof(double)) == 0);
+
+    /* math.randomseed with a seed is repeatable */
+    ck_assert(eval(a, "math.randomseed(7) local x = math.random(1000000) "
+                      "math.randomseed(7) return x - math.random(1000000)") == 0);
+    ck_assert(eval(a, "math.randomseed(7) return math.random(1 << 40)") ==
+              eval(c, "math.randomseed(7) return math.random(1 << 40)"));
+
+    /* the uniformity of w:random(m): 60000 draws of 1..6, each face near 10000 */
+    ck_assert(eval(a, "local c = {0, 0, 0, 0, 0, 0} for i = 1, 60000 do local k = w:random(6) "
+                      "c[k] = c[k] + 1 end local bad = 0 for k = 1, 6 do "
+                      "if math.abs(c[k] - 10000) > 500 then bad = bad + 1 end end "
+                      "return bad") == 0);
+    ck_assert_int_eq(run_body(a, "return w:random(3, 1)", NULL), PTM_EINVAL);
+    expect_first_line("random", 0, a, "t.lua:2: bad argument #2 to 'random' (interval is empty)");
+    ck_assert_int_eq(run_body(a, "return w:random(1, 2, 3)", NULL), PTM_EINVAL);
+    expect_first_line("random", 1, a, "t.lua:2: wrong number of arguments");
+    lhost_free(a);
+    lhost_free(b);
+    lhost_free(c);
+    lhost_free(d);
+}
+END_TEST
+
+/* ---- the Lasso of examples/lasso/lasso.lua -------------------------------------------------- */
+
+enum { LN = 60, LD = 12, LP = 2 };
+
+struct lasso_data {
+    struct ptm_csr x; /* dense, stored as sparse */
+    double y[LN], lambda;
+};
+
+static void lasso_data(struct lasso_data *d, uint64_t seed)
+{
+    uint64_t s = seed;
+    d->x.nrows = LN;
+    d->x.ncols = LD;
+    d->x.nnz = LN * LD;
+    d->x.rowptr = ptm_malloc((LN + 1) * sizeof(int64_t));
+    d->x.colind = ptm_malloc(LN * LD * sizeof(int32_t));
+    d->x.val = ptm_malloc(LN * LD * sizeof(double));
+    ck_assert(d->x.rowptr && d->x.colind && d->x.val);
+    double truth[LD] = {0};
+    for (int j = 0; j < LD; j += 3)
+        truth[j] = unif(&s) * 3;
+    for (int i = 0; i <= LN; i++)
+        d->x.rowptr[i] = (int64_t)i * LD;
+    for (int i = 0; i < LN; i++) {
+        d->y[i] = 0.1 * unif(&s);
+        for (int j = 0; j < LD; j++) {
+            double a = unif(&s) + (j == 1 ? 0.3 : 0); /* one column with a mean */
+            d->x.colind[i * LD + j] = j;
+            d->x.val[i * LD + j] = a;
+            d->y[i] += a * truth[j];
+        }
+    }
+    double gmax = 0;
+    for (int j = 0; j < LD; j++) {
+        double g = 0;
+        for (int i = 0; i < LN; i++)
+            g += d->x.val[i * LD + j] * d->y[i];
+        gmax = fmax(gmax, fabs(g) / LN);
+    }
+    d->lambda = 0.1 * gmax;
+}
+
+/* Cyclic coordinate descent on (1/2n)||y - X b||^2 + lambda ||b||_1, written
+ * directly on the dense values, to a change below 1e-15. */
+static void lasso_reference(const struct lasso_data *d, double *beta)
+{
+    double r[LN], sq[LD] = {0};
+    memcpy(r, d->y, sizeof(r));
+    memset(beta, 0, LD * sizeof(double));
+    for (int i = 0; i < LN; i++)
+        for (int j = 0; j < LD; j++)
+            sq[j] += d->x.val[i * LD + j] * d->x.val[i * LD + j];
+    for (int sweep = 0; sweep < 100000; sweep++) {
+        double most = 0;
+        for (int j = 0; j < LD; j++) {
+            double g = 0;
+            for (int i = 0; i < LN; i++)
+                g += d->x.val[i * LD + j] * r[i];
+            double a = g / LN + sq[j] / LN * beta[j];
+            double t = fmax(fabs(a) - d->lambda, 0);
+            double nb = (a < 0 ? -t : t) / (sq[j] / LN);
+            double delta = nb - beta[j];
+            for (int i = 0; i < LN; i++)
+                r[i] -= d->x.val[i * LD + j] * delta;
+            beta[j] = nb;
+            most = fmax(most, fabs(delta));
+        }
+        if (most < 1e-15)
+            return;
+    }
+    ck_abort_msg("the reference did not converge");
+}
+
+/* One worker's shard: rows [lo, hi) as CSR with offsets from 0, and its CSC. */
+struct shard {
+    struct ptm_csr rows;
+    struct ptm_csc cols;
+    double r[LN];
+    struct lhost *h;
+};
+
+static void shard_init(struct shard *s, const struct lasso_data *d, int p, int64_t lo,
+                       int64_t hi, double *beta, uint64_t seed)
+{
+    s->rows = (struct ptm_csr){
+        .nrows = hi - lo,
+        .ncols = LD,
+        .nnz = (hi - lo) * LD,
+        .rowptr = ptm_malloc((size_t)(hi - lo + 1) * sizeof(int64_t)),
+        .colind = d->x.colind + lo * LD,
+        .val = d->x.val + lo * LD,
+    };
+    ck_assert_ptr_nonnull(s->rows.rowptr);
+    for (int64_t i = lo; i <= hi; i++)
+        s->rows.rowptr[i - lo] = d->x.rowptr[i] - d->x.rowptr[lo];
+    ck_assert_int_eq(ptm_csr_to_csc(&s->rows, &s->cols), 0);
+    memcpy(s->r, d->y + lo, (size_t)(hi - lo) * sizeof(double)); /* r = y at beta = 0 */
+    struct lhost_config cfg = {
+        .id = p, .workers = LP, .first = lo, .last = hi - 1, .seed = seed};
+    ck_assert_int_eq(lhost_new(&s->h, &cfg), 0);
+    int rc = lhost_load_file(s->h, LASSO_LUA);
+    ck_assert_msg(rc == 0, "%s (run from the repository root)", lhost_error(s->h));
+    struct lhost_matrix m = {.csc = &s->cols, .csr = &s->rows, .rows = LN, .cols = LD};
+    ck_assert_int_eq(lhost_set_matrix(s->h, "X", &m), 0);
+    ck_assert_int_eq(lhost_set_vector(s->h, "r", s->r, hi - lo, true), 0);
+    ck_assert_int_eq(lhost_set_vector(s->h, "beta", beta, LD, false), 0);
+    ck_assert_int_eq(lhost_set_const_num(s->h, "lambda", d->lambda), 0);
+    ck_assert(lhost_has(s->h, "push") && lhost_has(s->h, "pull") && lhost_has(s->h, "apply"));
+}
+
+static void shard_release(struct shard *s)
+{
+    lhost_free(s->h);
+    ptm_csc_release(&s->cols);
+    ptm_free(s->rows.rowptr);
+}
+
+static void lasso_check(const struct lasso_data *d, const double *beta, const double *ref)
+{
+    for (int j = 0; j < LD; j++)
+        ck_assert_msg(fabs(beta[j] - ref[j]) <= 1e-6, "beta[%d] = %.17g, reference %.17g", j,
+                      beta[j], ref[j]);
+    /* KKT: g_j = x_j^T (y - X beta) / n is lambda sign(beta_j), or within lambda at 0 */
+    int nonzero = 0;
+    for (int j = 0; j < LD; j++) {
+        double g = 0;
+        for (int i = 0; i < LN; i++) {
+            double fit = 0;
+            for (int k = 0; k < LD; k++)
+                fit += d->x.val[i * LD + k] * beta[k];
+            g += d->x.val[i * LD + j] * (d->y[i] - fit);
+        }
+        g /= LN;
+        if (beta[j] != 0) {
+            nonzero++;
+            ck_assert_msg(fabs(g - copysign(d->lambda, beta[j])) <= 1e-9 * d->lambda + 1e-12,
+                          "KKT at %d: g = %.17g, lambda = %.17g", j, g, d->lambda);
+        } else {
+            ck_assert_msg(fabs(g) <= d->lambda * (1 + 1e-9), "KKT at zero %d: g = %.17g", j, g);
+        }
+    }
+    ck_assert_int_ge(nonzero, 2);        /* the problem is not trivial */
+    ck_assert_int_le(nonzero, LD - 2);
+}
+
+/* Rounds of per_round columns, round-robin, on P = 2 workers run in turn. */
+START_TEST(test_lasso)
+{
+    int per_round = _i == 0 ? 1 : 3;
+    struct lasso_data d;
+    lasso_data(&d, 2024);
+    double ref[LD], beta[LD] = {0};
+    lasso_reference(&d, ref);
+
+    struct shard sh[LP];
+    int64_t bound[LP + 1] = {0, 27, LN}; /* uneven shards */
+    for (int p = 0; p < LP; p++)
+        shard_init(&sh[p], &d, p, bound[p], bound[p + 1], beta, 5);
+
+    int next = 0, quiet = 0;
+    for (int round = 0; round < 20000 && quiet < LD; round++) {
+        int64_t blocks[3];
+        for (int i = 0; i < per_round; i++)
+            blocks[i] = next++ % LD;
+        double zsum[3 * 2] = {0}, z[3 * 4];
+        int k = 0;
+        for (int p = 0; p < LP; p++) {
+            lhost_set_round(sh[p].h, round);
+            int rc = lhost_push(sh[p].h, "push", blocks, (size_t)per_round, 4, &k, z);
+            ck_assert_msg(rc == 0, "%s", lhost_error(sh[p].h));
+            ck_assert_int_eq(k, 2);
+            for (int i = 0; i < per_round * 2; i++)
+                zsum[i] += z[i];
+        }
+        double nb[3], delta[3];
+        int rc = lhost_pull(sh[0].h, "pull", blocks, (size_t)per_round, zsum, 2, NULL, nb);
+        ck_assert_msg(rc == 0, "%s", lhost_error(sh[0].h));
+        for (int i = 0; i < per_round; i++) {
+            delta[i] = nb[i] - beta[blocks[i]];
+            beta[blocks[i]] = nb[i];
+            quiet = fabs(delta[i]) < 1e-14 ? quiet + 1 : 0;
+        }
+        for (int p = 0; p < LP; p++) {
+            rc = lhost_apply(sh[p].h, "apply", blocks, (size_t)per_round, NULL, delta);
+            ck_assert_msg(rc == 0, "%s", lhost_error(sh[p].h));
+        }
+    }
+    ck_assert_int_ge(quiet, LD);
+    lasso_check(&d, beta, ref);
+
+    /* each worker's residual is y - X beta on its rows; the objective adds up */
+    double f = 0, l1 = 0;
+    for (int j = 0; j < LD; j++)
+        l1 += fabs(beta[j]);
+    for (int i = 0; i < LN; i++) {
+        double res = d.y[i];
+        for (int j = 0; j < LD; j++)
+            res -= d.x.val[i * LD + j] * beta[j];
+        int p = i < bound[1] ? 0 : 1;
+        ck_assert(fabs(sh[p].r[i - bound[p]] - res) <= 1e-12);
+        f += res * res;
+    }
+    f = f / (2 * LN) + d.lambda * l1;
+    double parts = 0;
+    for (int p = 0; p < LP; p++) {
+        double part;
+        ck_assert_int_eq(lhost_objective(sh[p].h, "objective", &part), 0);
+        parts += part;
+    }
+    ck_assert(close_to(parts, f, 1e-12));
+    for (int p = 0; p < LP; p++)
+        shard_release(&sh[p]);
+    ptm_csr_release(&d.x);
+}
+END_TEST
+
+/* ---- two hosts on two threads ------------------------------------------------------------------ */
+
+struct solo {
+    const struct lasso_data *d;
+    double lambda, beta[LD];
+    char failure[256];
+};
+
+/* A whole Lasso on one worker, in its own thread and host. Records the
+ * first failure instead of asserting (check is not thread-safe). */
+static void *solo_run(void *arg)
+{
+    struct solo *s = arg;
+    struct ptm_csc cols;
+    memset(s->beta, 0, sizeof(s->beta));
+    if (ptm_csr_to_csc(&s->d->x, &cols)) {
+        snprintf(s->failure, sizeof(s->failure), "out of memory");
+        return NULL;
+    }
+    double r[LN];
+    memcpy(r, s->d->y, sizeof(r));
+    struct lhost_config cfg = {.workers = 1, .first = 0, .last = LN - 1, .seed = 3};
+    struct lhost *h;
+    int rc = lhost_new(&h, &cfg);
+    if (rc)
+        goto out;
+    struct lhost_matrix m = {.csc = &cols, .rows = LN, .cols = LD};
+    rc = lhost_load_file(h, LASSO_LUA);
+    if (!rc)
+        rc = lhost_set_matrix(h, "X", &m);
+    if (!rc)
+        rc = lhost_set_vector(h, "r", r, LN, true);
+    if (!rc)
+        rc = lhost_set_vector(h, "beta", s->beta, LD, false);
+    if (!rc)
+        rc = lhost_set_const_num(h, "lambda", s->lambda);
+    for (int sweep = 0; !rc && sweep < 3000; sweep++) {
+        for (int64_t j = 0; !rc && j < LD; j++) {
+            double z[4], nb = 0;
+            int k = 0;
+            rc = lhost_push(h, "push", &j, 1, 4, &k, z);
+            if (!rc)
+                rc = lhost_pull(h, "pull", &j, 1, z, k, NULL, &nb);
+            if (rc)
+                break;
+            double delta = nb - s->beta[j];
+            s->beta[j] = nb;
+            rc = lhost_apply(h, "apply", &j, 1, NULL, &delta);
+        }
+    }
+    if (rc)
+        snprintf(s->failure, sizeof(s->failure), "%s", lhost_error(h));
+    lhost_free(h);
+out:
+    if (rc && !s->failure[0])
+        snprintf(s->failure, sizeof(s->failure), "%s", ptm_strerror(rc));
+    ptm_csc_release(&cols);
+    return NULL;
+}
+
+START_TEST(test_threads)
+{
+    struct lasso_data d;
+    lasso_data(&d, 77);
+    struct solo runs[2] = {{.d = &d, .lambda = d.lambda}, {.d = &d, .lambda = d.lambda / 2}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, solo_run, &runs[i]), 0);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(!runs[i].failure[0], "thread %d: %s", i, runs[i].failure);
+        struct lasso_data di = d;
+        di.lambda = runs[i].lambda;
+        double ref[LD];
+        lasso_reference(&di, ref);
+        lasso_check(&di, runs[i].beta, ref);
+    }
+    ptm_csr_release(&d.x);
+}
+END_TEST
+
+/* ---- allocation failure ------------------------------------------------------------------------- */
+
+/* Every allocation of setting up a host and running a hook, made to fail
+ * in turn: the result is PTM_ENOMEM (or, for one that Lua retries after a
+ * collection, success), never a crash or a leak. */
+START_TEST(test_alloc_fail)
+{
+    const char *text = "function objective(w, job) local t = {} for i = 1, 100 do t[i] = i end "
+                       "return w.v:sum() + job.c + #t end\n";
+    double v[4] = {1, 2, 3, 4};
+    unsigned long nth;
+    for (nth = 1; nth < 20000; nth++) {
+        ptm_fault_inject(nth);
+        struct lhost_config cfg = {.workers = 1, .last = -1, .mem = 8 << 20};
+        struct lhost *h = NULL;
+        int rc = lhost_new(&h, &cfg);
+        double x = 0;
+        if (!rc)
+            rc = lhost_load(h, "t.lua", text, strlen(text));
+        if (!rc)
+            rc = lhost_set_vector(h, "v", v, 4, false);
+        if (!rc)
+            rc = lhost_set_const_num(h, "c", 0.5);
+        if (!rc)
+            rc = lhost_objective(h, "objective", &x);
+        ptm_fault_inject(0);
+        ck_assert_msg(rc == 0 || rc == PTM_ENOMEM, "nth %lu: %s: %s", nth, ptm_strerror(rc),
+                      h ? lhost_error(h) : "");
+        if (h && rc == PTM_ENOMEM && lhost_failure(h) != LHOST_FAIL_NONE)
+            ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MEMORY);
+        lhost_free(h);
+        if (rc == 0) {
+            ck_assert(x == 10.5 + 100);
+            break;
+        }
+    }
+    ck_assert_uint_gt(nth, 50); /* failures were injected */
+    ck_assert_uint_lt(nth, 20000);
+}
+END_TEST
+
+/* ---- the suite ------------------------------------------------------------------------------------ */
+
+#define add_rows(tc, fn, table) tcase_add_loop_test(tc, fn, 0, (int)PTM_ARRAY_LEN(table))
+
+static Suite *lua_suite(void)
+{
+    Suite *s = suite_create("lua");
+    TCase *tc;
+
+    tc = tcase_create("sandbox");
+    add_rows(tc, test_refused, refused_cases);
+    tcase_add_test(tc, test_allowed);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("limits");
+    tcase_set_timeout(tc, 30);
+    add_rows(tc, test_budget, loop_cases);
+    tcase_add_test(tc, test_budget_message);
+    tcase_add_test(tc, test_time_limit);
+    add_rows(tc, test_memory_cap, bomb_cases);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("errors");
+    tcase_add_test(tc, test_traceback);
+    tcase_add_test(tc, test_load_errors);
+    add_rows(tc, test_results, result_cases);
+    tcase_add_test(tc, test_calls);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("objects");
+    tcase_add_test(tc, test_vector_ops);
+    add_rows(tc, test_vector_errors, vec_error_cases);
+    tcase_add_test(tc, test_register);
+    tcase_add_loop_test(tc, test_sparse_ops, 0, 4);
+    add_rows(tc, test_sparse_errors, sparse_error_cases);
+    tcase_add_test(tc, test_worker);
+    tcase_add_test(tc, test_random);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("lasso");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_lasso, 0, 2);
+    tcase_add_test(tc, test_threads);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("alloc");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_alloc_fail);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(lua_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
