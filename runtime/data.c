@@ -1079,3 +1079,21 @@ out_close:
         fclose(f);
     return rc;
 }
+
+int64_t data_scan_index(struct data_rd *rd, char *line, char **p, const char *e, int64_t max,
+                        const char *what)
+{
+    char *t, *s = data_next_token(p, e, &t);
+    uint64_t v;
+    const char *q = data_quote(rd, 0, s, (size_t)(t - s));
+    if (data_scan_uint(s, &v) != t) {
+        data_error(rd, rd->in.lineno, s - line + 1, "bad %s index '%s'", what, q);
+        return -1;
+    }
+    if (v == 0 || v > (uint64_t)max) {
+        data_error(rd, rd->in.lineno, s - line + 1, "%s index '%s' out of range 1..%" PRId64, what,
+                   q, max);
+        return -1;
+    }
+    return (int64_t)v;
+}

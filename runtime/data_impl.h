@@ -189,6 +189,10 @@ char *data_token_end(char *p, const char *e, char stop);
 /* The next token of [*p, e) separated by spaces and tabs: returns its
  * start, sets *end to its end and moves *p there. */
 char *data_next_token(char **p, const char *e, char **end);
+/* A 1-based index, the next token of line at *p, at most max: returned as
+ * is, or -1 after reporting "bad WHAT index" or "out of range". */
+int64_t data_scan_index(struct data_rd *rd, char *line, char **p, const char *e, int64_t max,
+                        const char *what);
 /* The number of such tokens in [p, e). */
 int data_count_fields(char *p, const char *e);
 

@@ -159,26 +159,6 @@ static bool parse_size(struct data_rd *rd, char *line, size_t n, struct header *
     return true;
 }
 
-/* Scan a 1-based index of the entry at *p, at most max; reports and returns
- * -1 when bad. */
-static int64_t scan_index(struct data_rd *rd, char *line, char **p, const char *e, int64_t max,
-                          const char *what)
-{
-    char *t, *s = data_next_token(p, e, &t);
-    uint64_t v;
-    const char *q = data_quote(rd, 0, s, (size_t)(t - s));
-    if (data_scan_uint(s, &v) != t) {
-        data_error(rd, rd->in.lineno, s - line + 1, "bad %s index '%s'", what, q);
-        return -1;
-    }
-    if (v == 0 || v > (uint64_t)max) {
-        data_error(rd, rd->in.lineno, s - line + 1, "%s index '%s' out of range 1..%" PRId64, what,
-                   q, max);
-        return -1;
-    }
-    return (int64_t)v;
-}
-
 /* entry := row col [value], token by token with a message for what is
  * wrong; returns 1 with the entry, 0 when bad (reported). */
 static int parse_entry_slow(struct data_rd *rd, const struct header *h, char *line, size_t n,
@@ -192,8 +172,8 @@ static int parse_entry_slow(struct data_rd *rd, const struct header *h, char *li
                    want == 2 ? "row column" : "row column value", nf);
         return 0;
     }
-    if ((*r = scan_index(rd, line, &p, e, h->rows, "row")) < 0 ||
-        (*c = scan_index(rd, line, &p, e, h->cols, "column")) < 0)
+    if ((*r = data_scan_index(rd, line, &p, e, h->rows, "row")) < 0 ||
+        (*c = data_scan_index(rd, line, &p, e, h->cols, "column")) < 0)
         return 0;
     *v = 1;
     if (h->field != F_PATTERN) {

@@ -81,25 +81,6 @@ static bool parse_header(struct data_rd *rd, struct header *h, int *rc)
     return true;
 }
 
-/* A 1-based index at *p up to max; -1 (reported) when bad. */
-static int64_t scan_index(struct data_rd *rd, char *line, char **p, const char *e, int64_t max,
-                          const char *what)
-{
-    char *t, *s = data_next_token(p, e, &t);
-    uint64_t v;
-    const char *q = data_quote(rd, 0, s, (size_t)(t - s));
-    if (data_scan_uint(s, &v) != t) {
-        data_error(rd, rd->in.lineno, s - line + 1, "bad %s index '%s'", what, q);
-        return -1;
-    }
-    if (v == 0 || v > (uint64_t)max) {
-        data_error(rd, rd->in.lineno, s - line + 1, "%s index '%s' out of range 1..%" PRId64, what,
-                   q, max);
-        return -1;
-    }
-    return (int64_t)v;
-}
-
 /* entry := doc word count, token by token with a message for what is
  * wrong; returns 1 with the entry, 0 when bad (reported). */
 static int parse_entry_slow(struct data_rd *rd, const struct header *h, char *line, size_t n,
@@ -111,8 +92,8 @@ static int parse_entry_slow(struct data_rd *rd, const struct header *h, char *li
         data_error(rd, rd->in.lineno, 0, "expected 3 fields 'doc word count', found %d", nf);
         return 0;
     }
-    if ((*d = scan_index(rd, line, &p, e, h->docs, "document")) < 0 ||
-        (*w = scan_index(rd, line, &p, e, h->words, "word")) < 0)
+    if ((*d = data_scan_index(rd, line, &p, e, h->docs, "document")) < 0 ||
+        (*w = data_scan_index(rd, line, &p, e, h->words, "word")) < 0)
         return 0;
     char *t, *s = data_next_token(&p, e, &t);
     uint64_t v;
