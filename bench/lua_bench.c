@@ -51,12 +51,11 @@ enum { ROWS = 20000, COLS = 4096, BLOCKS = 256, MAX_RUNS = 99 };
 #define LAMBDA 1e-3
 static const double densities[] = {0.001, 0.01, 0.1};
 
-static const char *const push_lua =
-    "function push(w, blocks)\n"
-    "  local X, r, z = w.X, w.r, {}\n"
-    "  for _, j in ipairs(blocks) do z[j] = X:col(j):dot(r) end\n"
-    "  return z\n"
-    "end\n";
+static const char *const push_lua = "function push(w, blocks)\n"
+                                    "  local X, r, z = w.X, w.r, {}\n"
+                                    "  for _, j in ipairs(blocks) do z[j] = X:col(j):dot(r) end\n"
+                                    "  return z\n"
+                                    "end\n";
 
 static double cpu_now(void)
 {
@@ -82,8 +81,8 @@ static double unif(uint64_t *s)
 
 static void die(const char *what, struct lhost *h, int rc)
 {
-    fprintf(stderr, "lua_bench: %s: %s\n", what, h && *lhost_error(h) ? lhost_error(h)
-                                                                     : ptm_strerror(rc));
+    fprintf(stderr, "lua_bench: %s: %s\n", what,
+            h && *lhost_error(h) ? lhost_error(h) : ptm_strerror(rc));
     exit(1);
 }
 
@@ -198,8 +197,8 @@ static double push_lua_run(struct lhost *h, int calls, const int64_t *lists, dou
 {
     double t0 = cpu_now();
     for (int c = 0; c < calls; c++) {
-        int k = 0, rc = lhost_push(h, "push", lists + c * BLOCKS, BLOCKS, 1, &k,
-                                   z + (size_t)c * BLOCKS);
+        int k = 0,
+            rc = lhost_push(h, "push", lists + c * BLOCKS, BLOCKS, 1, &k, z + (size_t)c * BLOCKS);
         if (rc)
             die("push", h, rc);
     }

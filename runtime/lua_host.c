@@ -217,8 +217,8 @@ static int random_from(lua_State *L, uint64_t *s, int first)
 static int w_random(lua_State *L)
 {
     int first = 1;
-    if (lua_type(L, 1) == LUA_TUSERDATA && ((struct uworker *)lua_touserdata(L, 1))->tag ==
-                                               TAG_WORKER)
+    if (lua_type(L, 1) == LUA_TUSERDATA &&
+        ((struct uworker *)lua_touserdata(L, 1))->tag == TAG_WORKER)
         first = 2; /* w:random(...) */
     return random_from(L, host_of(L)->rng, first);
 }
@@ -730,9 +730,8 @@ static int setup(lua_State *L)
     lua_pop(L, 1);
 
     static const luaL_Reg vec_methods[] = {
-        {"dot", v_dot},     {"axpy", v_axpy},   {"scale", v_scale}, {"fill", v_fill},
-        {"sum", v_sum},     {"nnz", v_nnz},     {"norm2", v_norm2}, {"norm1", v_norm1},
-        {NULL, NULL},
+        {"dot", v_dot}, {"axpy", v_axpy},   {"scale", v_scale}, {"fill", v_fill}, {"sum", v_sum},
+        {"nnz", v_nnz}, {"norm2", v_norm2}, {"norm1", v_norm1}, {NULL, NULL},
     };
     new_metatable(L, "vector");
     luaL_newlib(L, vec_methods);
@@ -756,7 +755,7 @@ static int setup(lua_State *L)
     h->ref_matmt = luaL_ref(L, LUA_REGISTRYINDEX);
 
     static const luaL_Reg view_methods[] = {
-        {"dot", sv_dot}, {"axpy", sv_axpy}, {"nnz", sv_nnz},   {"norm2", sv_norm2},
+        {"dot", sv_dot}, {"axpy", sv_axpy}, {"nnz", sv_nnz}, {"norm2", sv_norm2},
         {"sum", sv_sum}, {"each", sv_each}, {NULL, NULL},
     };
     lua_pushlightuserdata(L, NULL);
@@ -1034,8 +1033,10 @@ static int object(struct lhost *h, const char *name, enum obj_kind kind, struct 
     }
     for (size_t i = 0; i < PTM_ARRAY_LEN(reserved); i++)
         if (strcmp(reserved[i], name) == 0)
-            return fail(h, LHOST_FAIL_NAME, "'%s' is a field of the worker object and cannot "
-                        "name a %s", name, kind_names[kind]);
+            return fail(h, LHOST_FAIL_NAME,
+                        "'%s' is a field of the worker object and cannot "
+                        "name a %s",
+                        name, kind_names[kind]);
     if (kind == OBJ_MATRIX && h->nmat == LHOST_MAX_MATRICES)
         return fail(h, LHOST_FAIL_NAME, "more than %d matrices", LHOST_MAX_MATRICES);
     if (h->nobj == h->capobj) {
@@ -1158,17 +1159,17 @@ struct call {
     const char *fn;
     const int64_t *blocks;
     size_t n;
-    const double *vals;  /* pull: z; apply: changes */
-    int k;               /* pull: values per block */
-    const int64_t *off;  /* apply: offsets of the changes */
-    int64_t a, b;        /* the block; the rows */
-    int fntype;          /* out: the type of the global fn */
+    const double *vals; /* pull: z; apply: changes */
+    int k;              /* pull: values per block */
+    const int64_t *off; /* apply: offsets of the changes */
+    int64_t a, b;       /* the block; the rows */
+    int fntype;         /* out: the type of the global fn */
 };
 
 /* A table {[block + 1] = values} of n blocks: block i's values are
  * v[off[i] .. off[i + 1]), or v[i k .. i k + k) without off. */
-static void push_block_values(lua_State *L, const int64_t *blocks, size_t n, const double *v,
-                              int k, const int64_t *off)
+static void push_block_values(lua_State *L, const int64_t *blocks, size_t n, const double *v, int k,
+                              const int64_t *off)
 {
     lua_createtable(L, 0, (int)n);
     for (size_t i = 0; i < n; i++) {
@@ -1259,8 +1260,8 @@ static int run(struct lhost *h, struct call *c, int base)
     if (c->fntype == LUA_TNIL)
         return fail(h, LHOST_FAIL_MISSING, "'%s' defines no function '%s'", h->chunk, c->fn);
     if (c->fntype != LUA_TFUNCTION)
-        return fail(h, LHOST_FAIL_MISSING, "'%s' in '%s' is a %s, not a function", c->fn,
-                    h->chunk, lua_typename(L, c->fntype));
+        return fail(h, LHOST_FAIL_MISSING, "'%s' in '%s' is a %s, not a function", c->fn, h->chunk,
+                    lua_typename(L, c->fntype));
     int nargs = lua_gettop(L) - base - 2;
     return status_to_rc(h, lua_pcall(L, nargs, 1, base + 1), "in hook", c->fn);
 }
@@ -1325,8 +1326,10 @@ static bool read_number(struct lhost *h, const char *fn, int idx, long long bloc
              fn, type_phrase(t), at, block, pos ? "" : " or a list of numbers");
         return false;
     }
-    fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s%s for block %lld (expected a finite "
-         "number)", fn, nonfinite(x), at, block);
+    fail(h, LHOST_FAIL_RESULT,
+         "hook '%s' returned %s%s for block %lld (expected a finite "
+         "number)",
+         fn, nonfinite(x), at, block);
     return false;
 }
 
@@ -1349,8 +1352,10 @@ static bool read_values(struct lhost *h, const char *fn, int idx, long long bloc
     char why[64];
     if (lua_type(L, idx) != LUA_TTABLE) {
         if (want > 1 && lua_type(L, idx) == LUA_TNUMBER) {
-            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned 1 number for block %lld (expected "
-                 "%d%s)", fn, block, want, why_text(pull, want, why, sizeof(why)));
+            fail(h, LHOST_FAIL_RESULT,
+                 "hook '%s' returned 1 number for block %lld (expected "
+                 "%d%s)",
+                 fn, block, want, why_text(pull, want, why, sizeof(why)));
             return false;
         }
         *got = 1;
@@ -1362,13 +1367,15 @@ static bool read_values(struct lhost *h, const char *fn, int idx, long long bloc
         return false;
     }
     if (want > 0 && len != (size_t)want) {
-        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %zu numbers for block %lld (expected "
-             "%d%s)", fn, len, block, want, why_text(pull, want, why, sizeof(why)));
+        fail(h, LHOST_FAIL_RESULT,
+             "hook '%s' returned %zu numbers for block %lld (expected "
+             "%d%s)",
+             fn, len, block, want, why_text(pull, want, why, sizeof(why)));
         return false;
     }
     if (want == 0 && len > (size_t)kmax) {
-        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %zu numbers for block %lld (at most %d)",
-             fn, len, block, kmax);
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %zu numbers for block %lld (at most %d)", fn,
+             len, block, kmax);
         return false;
     }
     for (size_t i = 0; i < len; i++) {
@@ -1405,17 +1412,25 @@ static bool check_keys(struct lhost *h, const char *fn, int idx, const int64_t *
                 given = blocks[i] + 1 == b;
             if (given)
                 continue;
-            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value for block %lld, which it "
-                 "was not given", fn, (long long)b);
+            fail(h, LHOST_FAIL_RESULT,
+                 "hook '%s' returned a value for block %lld, which it "
+                 "was not given",
+                 fn, (long long)b);
         } else if (lua_type(L, -1) == LUA_TSTRING) {
-            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value under the key '%.40s' "
-                 "(keys must be block numbers)", fn, lua_tostring(L, -1));
+            fail(h, LHOST_FAIL_RESULT,
+                 "hook '%s' returned a value under the key '%.40s' "
+                 "(keys must be block numbers)",
+                 fn, lua_tostring(L, -1));
         } else if (lua_type(L, -1) == LUA_TNUMBER) {
-            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value under the key %.14g (keys "
-                 "must be block numbers)", fn, lua_tonumber(L, -1));
+            fail(h, LHOST_FAIL_RESULT,
+                 "hook '%s' returned a value under the key %.14g (keys "
+                 "must be block numbers)",
+                 fn, lua_tonumber(L, -1));
         } else {
-            fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a value under %s key (keys must be "
-                 "block numbers)", fn, type_phrase(lua_type(L, -1)));
+            fail(h, LHOST_FAIL_RESULT,
+                 "hook '%s' returned a value under %s key (keys must be "
+                 "block numbers)",
+                 fn, type_phrase(lua_type(L, -1)));
         }
         lua_pop(L, 1);
         return false;
@@ -1429,13 +1444,12 @@ static bool check_table(struct lhost *h, const char *fn, int idx, const char *ex
     int t = lua_type(h->L, idx);
     if (t == LUA_TTABLE)
         return true;
-    fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected %s)", fn, type_phrase(t),
-         expected);
+    fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected %s)", fn, type_phrase(t), expected);
     return false;
 }
 
-int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax,
-               int *k, double *z)
+int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax, int *k,
+               double *z)
 {
     PTM_ASSERT(kmax >= 1 && *k <= kmax && n <= INT32_MAX);
     lua_State *L = h->L;
@@ -1549,8 +1563,7 @@ int lhost_objective(struct lhost *h, const char *fn, double *out)
     int t = lua_type(L, -1);
     rc = PTM_EINVAL;
     if (t != LUA_TNUMBER) {
-        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected a number)", fn,
-             type_phrase(t));
+        fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s (expected a number)", fn, type_phrase(t));
         goto out;
     }
     double x = lua_tonumber(L, -1);

@@ -157,8 +157,8 @@ void lhost_set_round(struct lhost *h, int64_t round);
  * z[i K .. i K + K); K is *k when *k > 0 on entry (what other workers
  * returned), else the count of the first block, at most kmax, and is
  * stored in *k. A block's value may be a number (K = 1) or a list. */
-int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax,
-               int *k, double *z);
+int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax, int *k,
+               double *z);
 /* Model-parallel pull: z holds the summed K values of each block (z[b] is
  * a number when K = 1, else a list). Block i's new values go to
  * out[off[i] .. off[i + 1]) (off: n + 1 offsets; NULL: one value each). */

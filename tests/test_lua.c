@@ -130,8 +130,7 @@ static bool close_to(double a, double b, double rel)
 }
 
 /* A random CSR matrix (some empty rows and columns) and its CSC. */
-static void random_csr(uint64_t *s, int64_t nrows, int64_t ncols, double density,
-                       struct ptm_csr *a)
+static void random_csr(uint64_t *s, int64_t nrows, int64_t ncols, double density, struct ptm_csr *a)
 {
     a->nrows = nrows;
     a->ncols = ncols;
@@ -234,9 +233,9 @@ START_TEST(test_allowed)
     ck_assert(eval(h, "local t = {1, 2, 3} table.insert(t, 2, 9) table.move(t, 1, 4, 2) "
                       "return table.remove(t, 1) * 1000 + t[1] * 100 + t[2] * 10 + #t") ==
               1000 + 100 + 90 + 4);
-    ck_assert(eval(h, "local t = table.move({1, 2, 3, 4, 5}, 1, 3, 3) "
-                      "return t[1] * 10000 + t[2] * 1000 + t[3] * 100 + t[4] * 10 + t[5]") ==
-              12123);
+    ck_assert(eval(h,
+                   "local t = table.move({1, 2, 3, 4, 5}, 1, 3, 3) "
+                   "return t[1] * 10000 + t[2] * 1000 + t[3] * 100 + t[4] * 10 + t[5]") == 12123);
     ck_assert(eval(h, "local t = table.move({1, 2, 3}, 1, 3, 2, {9}) "
                       "return t[1] * 1000 + t[2] * 100 + t[3] * 10 + t[4]") == 9123);
     ck_assert(eval(h, "local t = {} table.insert(t, 'a') table.insert(t, 1, 'b') "
@@ -394,7 +393,6 @@ START_TEST(test_traceback)
                    "\t[C]: in function 'error'\n"
                    "\tt.lua:2: in function 'objective'",
                    NULL);
-    /* a runtime error inside a view operation names the hook's line */
     lhost_free(h);
 }
 END_TEST
@@ -452,50 +450,70 @@ static const struct {
     int k; /* push: K fixed by the engine (0: free) */
     const char *ret, *expected;
 } result_cases[] = {
-    {PUSH, 0, "nil", "hook 'push' returned nil (expected a table mapping each block to a number "
-                     "or a list of numbers)"},
-    {PUSH, 0, "'z'", "hook 'push' returned a string (expected a table mapping each block to a "
-                     "number or a list of numbers)"},
+    {PUSH, 0, "nil",
+     "hook 'push' returned nil (expected a table mapping each block to a number "
+     "or a list of numbers)"},
+    {PUSH, 0, "'z'",
+     "hook 'push' returned a string (expected a table mapping each block to a "
+     "number or a list of numbers)"},
     {PUSH, 0, "{[3] = 1}", "hook 'push' returned no value for block 5"},
-    {PUSH, 0, "{[3] = 1, [5] = 'x'}", "hook 'push' returned a string for block 5 (expected a "
-                                      "number or a list of numbers)"},
-    {PUSH, 0, "{[3] = 1, [5] = true}", "hook 'push' returned a boolean for block 5 (expected a "
-                                       "number or a list of numbers)"},
-    {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 'x'}}", "hook 'push' returned a string at position 2 "
-                                                "for block 5 (expected a number)"},
-    {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 2, 3}}", "hook 'push' returned 3 numbers for block 5 "
-                                                 "(expected 2, as for the other blocks)"},
-    {PUSH, 0, "{[3] = {1, 2}, [5] = 4}", "hook 'push' returned 1 number for block 5 (expected "
-                                         "2, as for the other blocks)"},
-    {PUSH, 2, "{[3] = {1, 2, 3}, [5] = {1, 2}}", "hook 'push' returned 3 numbers for block 3 "
-                                                 "(expected 2, as for the other blocks)"},
+    {PUSH, 0, "{[3] = 1, [5] = 'x'}",
+     "hook 'push' returned a string for block 5 (expected a "
+     "number or a list of numbers)"},
+    {PUSH, 0, "{[3] = 1, [5] = true}",
+     "hook 'push' returned a boolean for block 5 (expected a "
+     "number or a list of numbers)"},
+    {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 'x'}}",
+     "hook 'push' returned a string at position 2 "
+     "for block 5 (expected a number)"},
+    {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 2, 3}}",
+     "hook 'push' returned 3 numbers for block 5 "
+     "(expected 2, as for the other blocks)"},
+    {PUSH, 0, "{[3] = {1, 2}, [5] = 4}",
+     "hook 'push' returned 1 number for block 5 (expected "
+     "2, as for the other blocks)"},
+    {PUSH, 2, "{[3] = {1, 2, 3}, [5] = {1, 2}}",
+     "hook 'push' returned 3 numbers for block 3 "
+     "(expected 2, as for the other blocks)"},
     {PUSH, 0, "{[3] = {}, [5] = {}}", "hook 'push' returned an empty list for block 3"},
-    {PUSH, 0, "{[3] = {1, 2, 3, 4, 5}, [5] = 1}", "hook 'push' returned 5 numbers for block 3 "
-                                                  "(at most 4)"},
-    {PUSH, 0, "{[3] = 0/0, [5] = 1}", "hook 'push' returned nan for block 3 (expected a finite "
-                                      "number)"},
-    {PUSH, 0, "{[3] = {1, -1/0}, [5] = {1, 2}}", "hook 'push' returned -inf at position 2 for "
-                                                 "block 3 (expected a finite number)"},
-    {PUSH, 0, "{[3] = 1, [5] = 2, [9] = 3}", "hook 'push' returned a value for block 9, which "
-                                             "it was not given"},
-    {PUSH, 0, "{[3] = 1, [5] = 2, foo = 3}", "hook 'push' returned a value under the key 'foo' "
-                                             "(keys must be block numbers)"},
-    {PUSH, 0, "{[3] = 1, [5] = 2, [1.5] = 3}", "hook 'push' returned a value under the key 1.5 "
-                                               "(keys must be block numbers)"},
-    {PUSH, 0, "{[3] = 1, [5] = 2, [true] = 3}", "hook 'push' returned a value under a boolean "
-                                                "key (keys must be block numbers)"},
+    {PUSH, 0, "{[3] = {1, 2, 3, 4, 5}, [5] = 1}",
+     "hook 'push' returned 5 numbers for block 3 "
+     "(at most 4)"},
+    {PUSH, 0, "{[3] = 0/0, [5] = 1}",
+     "hook 'push' returned nan for block 3 (expected a finite "
+     "number)"},
+    {PUSH, 0, "{[3] = {1, -1/0}, [5] = {1, 2}}",
+     "hook 'push' returned -inf at position 2 for "
+     "block 3 (expected a finite number)"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, [9] = 3}",
+     "hook 'push' returned a value for block 9, which "
+     "it was not given"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, foo = 3}",
+     "hook 'push' returned a value under the key 'foo' "
+     "(keys must be block numbers)"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, [1.5] = 3}",
+     "hook 'push' returned a value under the key 1.5 "
+     "(keys must be block numbers)"},
+    {PUSH, 0, "{[3] = 1, [5] = 2, [true] = 3}",
+     "hook 'push' returned a value under a boolean "
+     "key (keys must be block numbers)"},
     {PUSH, 0, "{1, 2}", "hook 'push' returned no value for block 3"},
     {PULL, 0, "{[3] = 1}", "hook 'pull' returned no value for block 5"},
-    {PULL, 0, "{[3] = 1, [5] = 1}", "hook 'pull' returned 1 number for block 5 (expected 2: "
-                                    "the block has 2 variables)"},
-    {PULL, 0, "{[3] = {1, 2}, [5] = {1, 2}}", "hook 'pull' returned 2 numbers for block 3 "
-                                              "(expected 1: the block has 1 variable)"},
-    {PULL, 0, "{[3] = '1', [5] = {1, 2}}", "hook 'pull' returned a string for block 3 (expected "
-                                           "a number or a list of numbers)"},
-    {PULL, 0, "{[3] = 1, [5] = {1, 2}, [4] = 0}", "hook 'pull' returned a value for block 4, "
-                                                  "which it was not given"},
-    {PULL, 0, "42", "hook 'pull' returned a number (expected a table mapping each block to its "
-                    "new value or values)"},
+    {PULL, 0, "{[3] = 1, [5] = 1}",
+     "hook 'pull' returned 1 number for block 5 (expected 2: "
+     "the block has 2 variables)"},
+    {PULL, 0, "{[3] = {1, 2}, [5] = {1, 2}}",
+     "hook 'pull' returned 2 numbers for block 3 "
+     "(expected 1: the block has 1 variable)"},
+    {PULL, 0, "{[3] = '1', [5] = {1, 2}}",
+     "hook 'pull' returned a string for block 3 (expected "
+     "a number or a list of numbers)"},
+    {PULL, 0, "{[3] = 1, [5] = {1, 2}, [4] = 0}",
+     "hook 'pull' returned a value for block 4, "
+     "which it was not given"},
+    {PULL, 0, "42",
+     "hook 'pull' returned a number (expected a table mapping each block to its "
+     "new value or values)"},
     {OBJ, 0, "nil", "hook 'objective' returned nil (expected a number)"},
     {OBJ, 0, "'1'", "hook 'objective' returned a string (expected a number)"},
     {OBJ, 0, "{1}", "hook 'objective' returned a table (expected a number)"},
@@ -576,20 +594,19 @@ START_TEST(test_calls)
     ck_assert_int_eq(k, 1);
     ck_assert(z[0] == 70 && z[1] == 10 && z[2] == 40);
 
-    double zs[] = {1.5, 2.5, 3.5, 4.5}, out[3];
-    int64_t off[] = {0, 1, 3};
+    /* pull: blocks 7 and 1; z[b] is a list when K > 1 and a number when K = 1 */
     int64_t two[] = {6, 0};
-    /* K = 1 for block 7's single variable, K = 2 shown as a list to block 1 */
-    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, (double[]){1.5, 9, 2.5, 3.5}, 2, off, out),
-                     PTM_EINVAL); /* z[7] is a list of 2, the block has 1 variable */
-    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zs, 1, off, out), PTM_EINVAL);
+    int64_t off[] = {0, 1, 3};  /* block 7 has 1 variable, block 1 has 2 */
+    int64_t offk[] = {0, 2, 4}; /* 2 each */
+    double zk[] = {1.5, 0, 2.5, 3.5}, out[4];
+    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 2, offk, out), 0);
+    ck_assert(out[0] == 1.5 && out[1] == 0 && out[2] == 2.5 && out[3] == 3.5 + 2);
+    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 2, off, out), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(h), "hook 'pull' returned 2 numbers for block 7 (expected 1: "
+                                     "the block has 1 variable)");
+    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 1, off, out), PTM_EINVAL);
     ck_assert_str_eq(lhost_error(h), "t.lua:14: attempt to index a number value (field '?')"
                                      "\nstack traceback:\n\tt.lua:14: in function 'pull'");
-    double zk[] = {1.5, 0, 2.5, 3.5};
-    int64_t offk[] = {0, 2, 4};
-    double out4[4];
-    ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 2, offk, out4), 0);
-    ck_assert(out4[0] == 1.5 && out4[1] == 0 && out4[2] == 2.5 && out4[3] == 3.5 + 2);
 
     double ch[] = {0.5, 1, 2};
     ck_assert_int_eq(lhost_apply(h, "apply", two, 2, off, ch), 0);
@@ -788,8 +805,7 @@ static void sparse_teardown(struct sparse_fixture *f)
 /* For every column (or row) k, out[k] = what the Lua expression of x gives. */
 static void per_view(struct sparse_fixture *f, const char *kind, const char *expr)
 {
-    ck_assert_int_eq(lhost_set_vector(f->h, "out", f->out, strcmp(kind, "col") ? SR : SC, true),
-                     0);
+    ck_assert_int_eq(lhost_set_vector(f->h, "out", f->out, strcmp(kind, "col") ? SR : SC, true), 0);
     char body[512];
     snprintf(body, sizeof(body),
              "local X, r, b, out = w.X, w.r, w.b, w.out\n"
@@ -1089,8 +1105,8 @@ struct shard {
     struct lhost *h;
 };
 
-static void shard_init(struct shard *s, const struct lasso_data *d, int p, int64_t lo,
-                       int64_t hi, double *beta, uint64_t seed)
+static void shard_init(struct shard *s, const struct lasso_data *d, int p, int64_t lo, int64_t hi,
+                       double *beta, uint64_t seed)
 {
     s->rows = (struct ptm_csr){
         .nrows = hi - lo,
@@ -1105,8 +1121,7 @@ static void shard_init(struct shard *s, const struct lasso_data *d, int p, int64
         s->rows.rowptr[i - lo] = d->x.rowptr[i] - d->x.rowptr[lo];
     ck_assert_int_eq(ptm_csr_to_csc(&s->rows, &s->cols), 0);
     memcpy(s->r, d->y + lo, (size_t)(hi - lo) * sizeof(double)); /* r = y at beta = 0 */
-    struct lhost_config cfg = {
-        .id = p, .workers = LP, .first = lo, .last = hi - 1, .seed = seed};
+    struct lhost_config cfg = {.id = p, .workers = LP, .first = lo, .last = hi - 1, .seed = seed};
     ck_assert_int_eq(lhost_new(&s->h, &cfg), 0);
     int rc = lhost_load_file(s->h, LASSO_LUA);
     ck_assert_msg(rc == 0, "%s (run from the repository root)", lhost_error(s->h));
@@ -1149,7 +1164,7 @@ static void lasso_check(const struct lasso_data *d, const double *beta, const do
             ck_assert_msg(fabs(g) <= d->lambda * (1 + 1e-9), "KKT at zero %d: g = %.17g", j, g);
         }
     }
-    ck_assert_int_ge(nonzero, 2);        /* the problem is not trivial */
+    ck_assert_int_ge(nonzero, 2); /* the problem is not trivial */
     ck_assert_int_le(nonzero, LD - 2);
 }
 
@@ -1224,7 +1239,8 @@ START_TEST(test_lasso)
 }
 END_TEST
 
-/* ---- two hosts on two threads ------------------------------------------------------------------ */
+/* ---- two hosts on two threads ------------------------------------------------------------------
+ */
 
 struct solo {
     const struct lasso_data *d;
@@ -1306,7 +1322,8 @@ START_TEST(test_threads)
 }
 END_TEST
 
-/* ---- allocation failure ------------------------------------------------------------------------- */
+/* ---- allocation failure -------------------------------------------------------------------------
+ */
 
 /* Every allocation of setting up a host and running a hook, made to fail
  * in turn: the result is PTM_ENOMEM (or, for one that Lua retries after a
@@ -1347,7 +1364,8 @@ START_TEST(test_alloc_fail)
 }
 END_TEST
 
-/* ---- the suite ------------------------------------------------------------------------------------ */
+/* ---- the suite
+ * ------------------------------------------------------------------------------------ */
 
 #define add_rows(tc, fn, table) tcase_add_loop_test(tc, fn, 0, (int)PTM_ARRAY_LEN(table))
 
