@@ -33,12 +33,14 @@ LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
-	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c
+	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c \
+	runtime/engine.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(B)/gen/parser.o $(B)/gen/lexer.o
 CLI_OBJ  = $(B)/cli/ptm.o
-TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_lua
+TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_lua \
+	$(B)/tests/test_engine
 
 ifeq ($(SANITIZE),)
 PTM = bin/ptm

@@ -21,6 +21,7 @@
 #include "compiler.h"
 #include "data.h"
 #include "diag.h"
+#include "engine.h"
 #include "gen.h"
 #include "lang.h"
 #include "plan.h"
@@ -39,6 +40,7 @@ static int cmd_check(int argc, char **argv);
 static int cmd_compile(int argc, char **argv);
 static int cmd_gen(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
+static int cmd_run(int argc, char **argv);
 
 static const struct command commands[] = {
     {"check", cmd_check, "check job specs for errors",
@@ -105,6 +107,34 @@ static const struct command commands[] = {
      "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n"
      "\n"
      "Exit status: 0 ok, 2 usage error, 1 cannot write.\n"},
+    {"run", cmd_run, "run a job (or a schedule plan)",
+     "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
+     "               [--quiet] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
+     "\n"
+     "Check the job (or load the plan), read its data, run it until its stop\n"
+     "rule holds and write its outputs. Each output is written to a temporary\n"
+     "file next to its target and renamed into place; relative output paths\n"
+     "are relative to the current directory. Ctrl-C stops after the current\n"
+     "round and still writes the outputs. Without a stop rule a job stops\n"
+     "after 1000 sweeps.\n"
+     "\n"
+     "This version runs the built-in Lasso kernel (update builtin lasso_cd) on\n"
+     "threads with round-robin scheduling: each round updates the next\n"
+     "per_round coefficients (default: one per worker; one under dynamic).\n"
+     "The dynamic and random policies are run as round-robin, with a warning.\n"
+     "\n"
+     "  --workers N       worker threads, 1 .. 1024 (default: the number of\n"
+     "                    cores, at most the rows of the data)\n"
+     "  --set NAME=VALUE  override a const of the job\n"
+     "  --seed N          seed, 0 .. 2^63-1 (default: the job's)\n"
+     "  --trace FILE      write one JSON object per round to FILE (round,\n"
+     "                    seconds, blocks, objective when evaluated)\n"
+     "  --quiet           no progress on stderr (by default one line per\n"
+     "                    objective evaluation; one updating line on a terminal)\n"
+     "  --color=WHEN      colour diagnostics: auto, always, never\n"
+     "\n"
+     "Exit status: 0 ok, 1 the run failed or the job asks for something not\n"
+     "supported yet, 2 usage error, 3 the job has errors, 4 bad data.\n"},
     {"help", cmd_help, "show help for a command", "usage: ptm help [COMMAND]\n"},
 };
 
@@ -176,12 +206,20 @@ static bool parse_color(const char *arg, enum color *out)
     return true;
 }
 
+static bool parse_whole(const char *text, long long lo, long long hi, long long *out);
+
 /* Flags shared by the commands that read a job. */
 struct job_flags {
     enum color color;
     bool dump;
     bool data; /* check --data */
     const char *out; /* compile -o */
+    /* run */
+    long long workers; /* 0: the number of cores */
+    bool has_seed;
+    long long seed;
+    const char *trace;
+    bool quiet;
     struct ptm_set *sets;
     unsigned nsets;
     const char **files;
@@ -199,6 +237,7 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
         return PTM_EXIT_FAILED;
     }
     bool is_compile = strcmp(cmd, "compile") == 0;
+    bool is_run = strcmp(cmd, "run") == 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (files_only || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -226,9 +265,35 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
             f->sets[f->nsets].name = name;
             f->sets[f->nsets].value = eq + 1;
             f->nsets++;
-        } else if (!is_compile && strcmp(a, "--ast") == 0) {
+        } else if (is_run && (strcmp(a, "--workers") == 0 || strncmp(a, "--workers=", 10) == 0 ||
+                              strcmp(a, "--seed") == 0 || strncmp(a, "--seed=", 7) == 0 ||
+                              strcmp(a, "--trace") == 0 || strncmp(a, "--trace=", 8) == 0)) {
+            const char *eq = strchr(a, '=');
+            size_t n = eq ? (size_t)(eq - a) : strlen(a);
+            const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            char flag[16];
+            snprintf(flag, sizeof(flag), "%.*s", (int)n, a);
+            if (!v)
+                return usage_error("%s needs a value", flag, cmd);
+            if (flag[2] == 'w' && !parse_whole(v, 1, 1024, &f->workers))
+                return usage_error("bad value for --workers: '%s' (want a whole number from 1 "
+                                   "to 1024)", v, cmd);
+            if (flag[2] == 's') {
+                if (!parse_whole(v, 0, INT64_MAX, &f->seed))
+                    return usage_error("bad value for --seed: '%s' (want a whole number from 0 "
+                                       "to 9223372036854775807)", v, cmd);
+                f->has_seed = true;
+            }
+            if (flag[2] == 't') {
+                if (!*v)
+                    return usage_error("%s needs a file name", "--trace", cmd);
+                f->trace = v;
+            }
+        } else if (is_run && strcmp(a, "--quiet") == 0) {
+            f->quiet = true;
+        } else if (!is_compile && !is_run && strcmp(a, "--ast") == 0) {
             f->dump = true;
-        } else if (!is_compile && strcmp(a, "--data") == 0) {
+        } else if (!is_compile && !is_run && strcmp(a, "--data") == 0) {
             f->data = true;
         } else if (is_compile && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
             if (i + 1 >= argc)
@@ -247,8 +312,11 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
     }
     if (f->nfiles == 0)
         return usage_error("%s: no job spec given", cmd, cmd);
-    if (is_compile && f->nfiles > 1)
-        return usage_error("compile takes one job spec (got another: '%s')", f->files[1], cmd);
+    if ((is_compile || is_run) && f->nfiles > 1) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "%s takes one job spec (got another: '%%s')", cmd);
+        return usage_error(msg, f->files[1], cmd);
+    }
     return -1;
 }
 
@@ -447,6 +515,67 @@ static int cmd_compile(int argc, char **argv)
             code = PTM_EXIT_FAILED;
         }
     }
+    plan_free(plan);
+out:
+    free_job_flags(&f);
+    return code;
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+static int cmd_run(int argc, char **argv)
+{
+    struct job_flags f = {0};
+    int code = parse_job_flags("run", argc, argv, &f);
+    if (code >= 0)
+        goto out;
+    struct ptm_plan *plan;
+    code = load_job(f.files[0], &f, &plan);
+    if (code != PTM_EXIT_OK)
+        goto out_plan;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    struct ptm_run_opts o = {
+        .workers = f.workers ? (int)f.workers : (ncpu > 0 ? (int)(ncpu < 1024 ? ncpu : 1024) : 1),
+        .has_seed = f.has_seed,
+        .seed = (uint64_t)f.seed,
+        .trace = f.trace,
+        .log = stderr,
+        .quiet = f.quiet,
+        .log_tty = isatty(STDERR_FILENO) != 0,
+    };
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[512];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    ptm_data_diags_print(stderr, &dg, use_color(f.color));
+    ptm_data_diags_release(&dg);
+    if (rc != 0) {
+        if (rc == PTM_EDATA || rc == PTM_ENOENT || rc == PTM_EIO || rc == PTM_ETOOBIG) {
+            code = PTM_EXIT_DATA;
+        } else {
+            fprintf(stderr, "ptm: error: %s: %s\n", f.files[0], err[0] ? err : ptm_strerror(rc));
+            code = PTM_EXIT_FAILED;
+        }
+        goto out_plan;
+    }
+    ptm_run_catch_sigint(true);
+    rc = ptm_run_exec(run, err, sizeof(err));
+    ptm_run_catch_sigint(false);
+    if (rc != 0) {
+        fprintf(stderr, "ptm: error: %s\n", err[0] ? err : ptm_strerror(rc));
+        code = PTM_EXIT_FAILED;
+    } else {
+        if (ptm_run_interrupted())
+            fprintf(stderr, "ptm: interrupted; writing the outputs\n");
+        rc = ptm_run_write_outputs(run, err, sizeof(err));
+        if (rc != 0) {
+            fprintf(stderr, "ptm: error: %s\n", err);
+            code = PTM_EXIT_FAILED;
+        }
+    }
+    ptm_run_free(run);
+out_plan:
     plan_free(plan);
 out:
     free_job_flags(&f);

@@ -608,5 +608,76 @@ run check examples/lasso/lasso.ptm
 want_rc 0
 end
 
+# ptm run: the Lasso example on a small generated problem.
+mkdir -p "$T/rd"
+sed -e "s|\"data/lasso.svm\"|\"$T/gd/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/rd/beta.tsv\"|" \
+    -e 's/every 10 rounds/every 1 sweeps/' examples/lasso/lasso.ptm >"$T/run.ptm"
+
+begin "run: the Lasso example runs and writes beta.tsv"
+run run --workers 2 "$T/run.ptm"
+want_rc 0; out_empty
+err_has "warning: schedule dynamic is run as round_robin"
+err_has "objective"; err_has "rel_change"
+[ "$(wc -l <"$T/rd/beta.tsv")" -eq 40 ] || no "beta.tsv does not have 40 lines"
+ls "$T/rd" | grep -q tmp && no "a temporary file is left"
+end
+
+begin "run --quiet --trace: no progress, one JSON object per round"
+run run --quiet --workers=3 --seed 5 --trace "$T/rd/trace.json" "$T/run.ptm"
+want_rc 0; err_lacks "objective"
+head -n 1 "$T/rd/trace.json" | grep -q '^{"round": 1, "seconds": [0-9.]*, "blocks": \[1\]' ||
+    no "first trace line is not as expected"
+grep -q '"objective": ' "$T/rd/trace.json" || no "the trace has no objective"
+end
+
+begin "run: a plan (YAML) gives the same beta as its job, one worker"
+"$PTM" compile "$T/run.ptm" -o "$T/rd/run.yaml" 2>/dev/null
+run run --quiet --workers 1 "$T/run.ptm"
+cp "$T/rd/beta.tsv" "$T/rd/beta1.tsv"
+run run --quiet --workers 1 "$T/rd/run.yaml"
+want_rc 0
+cmp -s "$T/rd/beta.tsv" "$T/rd/beta1.tsv" || no "beta differs"
+end
+
+begin "run --set: a large lambda gives beta = 0"
+run run --quiet --workers 2 --set lambda=100 "$T/run.ptm"
+want_rc 0
+[ "$(sort -u "$T/rd/beta.tsv")" = "0" ] || no "beta is not all 0"
+end
+
+for args in "--workers 0" "--workers x" "--workers=2000" "--seed -1" "--bogus" "--trace" \
+    "--ast"; do
+    begin "run $args: usage error"
+    # shellcheck disable=SC2086
+    run run $args "$T/run.ptm"
+    want_rc 2; err_has "try 'ptm help run'"
+    end
+done
+
+begin "run: two jobs is a usage error"
+run run "$T/run.ptm" "$T/run.ptm"
+want_rc 2; err_has "run takes one job spec"
+end
+
+begin "run: an update not supported yet exits 1 with a message"
+run run "$T/small.ptm"
+want_rc 1; err_has "is not supported yet"
+end
+
+begin "run: a missing data file, exit 4"
+run run --quiet examples/lasso/lasso.ptm
+want_rc 4; err_has "examples/lasso/data/lasso.svm"
+end
+
+begin "run: a spec with errors, exit 3"
+run run "$T/crlf.ptm"
+want_rc 3
+end
+
+begin "help run"
+run help run
+want_rc 0; out_has "usage: ptm run"
+end
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,393 @@
+/*
+ * test_engine.c - `ptm run` for the Lasso (runtime/engine.c): a job spec
+ * compiled and run on 1, 2 and 3 worker threads.
+ *
+ * DESIGN: one problem is generated (ptm_gen_lasso) into the temporary
+ * directory that is the tests' working directory; lambda is a tenth of
+ * lambda_max so that the solution has zeros and non-zeros. Each run is
+ * checked against criteria computed here another way: the KKT conditions
+ * with a gradient from the whole matrix, the serial reference solver
+ * (lasso_solve_serial) as a second route to the unique minimizer, an
+ * objective history that never rises, and the output file read back. One
+ * worker twice must give the same bits, and so must a plan that went
+ * through YAML and back.
+ *
+ * Set PTM_TEST_VERBOSE=1 to print the figures measured.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "compiler.h"
+#include "data.h"
+#include "diag.h"
+#include "engine.h"
+#include "gen.h"
+#include "kernel_lasso.h"
+#include "lang.h"
+#include "plan.h"
+#include "plan_load.h"
+#include "plan_yaml.h"
+#include "ptm.h"
+#include "testutil.h"
+
+/* The problem, read once in main() before the tests fork. */
+static struct ptm_dataset *prob;
+static const struct ptm_csc *prob_csc;
+static double lambda;
+static char job_text[2048];
+
+static bool verbose(void)
+{
+    const char *v = getenv("PTM_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void make_job(void)
+{
+    snprintf(job_text, sizeof(job_text),
+             "job t\n"
+             "const lambda = %.17g\n"
+             "data X : sparse matrix from \"prob/lasso.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param beta : vector[cols(X)] = 0\n"
+             "param r    : vector[rows(X)] = y shard like X\n"
+             "blocks coef = beta each 1\n"
+             "schedule round_robin\n"
+             "update builtin lasso_cd { lambda = lambda }\n"
+             "objective builtin lasso_objective { lambda = lambda } every 1 sweeps\n"
+             "stop when sweeps >= 200 or rel_change(objective) < 1e-12\n"
+             "output beta to \"beta.tsv\"\n",
+             lambda);
+}
+
+/* Parse and compile job_text; the plan or a failed test. */
+static struct ptm_plan *compile_job(void)
+{
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", job_text, strlen(job_text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = "."};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+/* Run plan on P workers; beta (cols of the problem) out, the run kept in
+ * *runp when runp is not NULL. */
+static void run_plan(const struct ptm_plan *plan, int P, double *beta, struct ptm_run **runp)
+{
+    struct ptm_run_opts o = {.workers = P};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[512];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    if (rc != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "ptm_run_new: %s\n", err);
+    }
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    rc = ptm_run_exec(run, err, sizeof(err));
+    ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
+    int64_t d = prob_csc->ncols;
+    ck_assert_int_eq(ptm_run_param(run, 0, beta, d), d);
+    if (runp)
+        *runp = run;
+    else
+        ptm_run_free(run);
+}
+
+static const int workers[] = {1, 2, 3};
+
+START_TEST(test_solves_lasso)
+{
+    int P = workers[_i];
+    int64_t n = prob_csc->nrows, d = prob_csc->ncols;
+    struct ptm_plan *plan = compile_job();
+    double *beta = calloc((size_t)d, sizeof(double));
+    double *ref = calloc((size_t)d, sizeof(double));
+    double *r = calloc((size_t)n, sizeof(double));
+    double *g = calloc((size_t)d, sizeof(double));
+    ck_assert(beta && ref && r && g);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct ptm_run *run;
+    run_plan(plan, P, beta, &run);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+
+    /* KKT from the whole matrix */
+    lasso_residual(prob_csc, prob->labels.val, beta, r);
+    lasso_grad_part(prob_csc, r, g);
+    double kkt = lasso_kkt(g, beta, d, n, lambda, NULL);
+    ck_assert_msg(kkt < 1e-6, "P=%d: KKT residual %g", P, kkt);
+
+    /* the serial solver reaches the same minimizer */
+    ck_assert_int_gt(lasso_solve_serial(prob_csc, prob->labels.val, lambda, 1e-13, 100000, ref), 0);
+    double worst = 0;
+    int64_t nz = 0;
+    for (int64_t j = 0; j < d; j++) {
+        worst = fmax(worst, fabs(beta[j] - ref[j]));
+        nz += beta[j] != 0;
+    }
+    ck_assert_msg(worst < 1e-6, "P=%d: max |beta - serial| = %g", P, worst);
+    ck_assert_msg(nz > 0 && nz < d, "P=%d: %lld non-zeros of %lld", P, (long long)nz, (long long)d);
+
+    /* the objective never rises */
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_uint_ge(nh, 3);
+    for (size_t k = 1; k < nh; k++)
+        if (!(h[k] <= h[k - 1] + 1e-14 * fabs(h[k - 1])))
+            ck_abort_msg("P=%d: objective rose from %.17g to %.17g at evaluation %zu", P, h[k - 1],
+                         h[k], k);
+
+    /* the output, read back, is beta */
+    char err[512];
+    ck_assert_int_eq(ptm_run_write_outputs(run, err, sizeof(err)), 0);
+    FILE *f = fopen("beta.tsv", "r");
+    ck_assert_ptr_nonnull(f);
+    int64_t k = 0;
+    double v;
+    while (fscanf(f, "%lf", &v) == 1) {
+        ck_assert_int_lt(k, d);
+        if (v != beta[k])
+            ck_abort_msg("beta.tsv line %lld: %.17g, want %.17g", (long long)k + 1, v, beta[k]);
+        k++;
+    }
+    fclose(f);
+    ck_assert_int_eq(k, d);
+
+    struct ptm_run_stats st;
+    ptm_run_stats(run, &st);
+    ck_assert_int_eq(st.workers, P);
+    if (verbose())
+        printf("P=%d: %lld rounds, %lld sweeps, %.3f s (run %.3f s), KKT %.3g, "
+               "max |beta - serial| %.3g, %lld of %lld non-zero, objective %.12g\n",
+               P, (long long)st.rounds, (long long)st.sweeps,
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+               st.seconds, kkt, worst, (long long)nz, (long long)d, st.objective);
+    ptm_run_free(run);
+    plan_free(plan);
+    free(beta);
+    free(ref);
+    free(r);
+    free(g);
+}
+END_TEST
+
+/* One worker twice, and a plan through YAML on two workers against the
+ * fresh plan on two: the same bits. */
+START_TEST(test_deterministic)
+{
+    int64_t d = prob_csc->ncols;
+    struct ptm_plan *plan = compile_job();
+    double *a = calloc((size_t)d, sizeof(double)), *b = calloc((size_t)d, sizeof(double));
+    ck_assert(a && b);
+    run_plan(plan, 1, a, NULL);
+    run_plan(plan, 1, b, NULL);
+    ck_assert(memcmp(a, b, (size_t)d * sizeof(double)) == 0);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(mem);
+    ck_assert_int_eq(ptm_plan_emit(plan, mem), 0);
+    fclose(mem);
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "t.yaml", text, len), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ptm_plan *loaded = NULL;
+    int rc = ptm_plan_load(&src, &diags, &loaded);
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    run_plan(plan, 2, a, NULL);
+    run_plan(loaded, 2, b, NULL);
+    ck_assert(memcmp(a, b, (size_t)d * sizeof(double)) == 0);
+    plan_free(loaded);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    free(text);
+    plan_free(plan);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* Plans this engine does not run yet: a clear error, no crash. */
+static const struct {
+    const char *from, *to, *msg;
+} unsupported[] = {
+    {"update builtin lasso_cd { lambda = lambda }\n",
+     "update builtin lasso_cd { lambda = lambda }\n", NULL},
+    {"objective builtin lasso_objective { lambda = lambda } every 1 sweeps\n",
+     "objective builtin lasso_objective { lambda = 0.5 } every 1 sweeps\n",
+     "differs from lasso_cd's"},
+};
+
+START_TEST(test_unsupported)
+{
+    char saved[sizeof(job_text)];
+    memcpy(saved, job_text, sizeof(saved));
+    const char *at = strstr(job_text, unsupported[_i].from);
+    ck_assert_ptr_nonnull(at);
+    char buf[sizeof(job_text)];
+    snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - job_text), job_text, unsupported[_i].to,
+             at + strlen(unsupported[_i].from));
+    memcpy(job_text, buf, sizeof(buf));
+    struct ptm_plan *plan = compile_job();
+    memcpy(job_text, saved, sizeof(saved));
+    struct ptm_run_opts o = {.workers = 2};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[512];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    ptm_data_diags_release(&dg);
+    if (!unsupported[_i].msg) {
+        ck_assert_int_eq(rc, 0);
+        ptm_run_free(run);
+    } else {
+        ck_assert_int_eq(rc, PTM_EINVAL);
+        ck_assert_ptr_null(run);
+        ck_assert_msg(strstr(err, unsupported[_i].msg), "message: %s", err);
+    }
+    plan_free(plan);
+}
+END_TEST
+
+/* A missing data file is a data error with a message. */
+START_TEST(test_missing_data)
+{
+    char saved[sizeof(job_text)];
+    memcpy(saved, job_text, sizeof(saved));
+    char *at = strstr(job_text, "prob/lasso.svm");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "prob/nope0.svm", 14);
+    struct ptm_plan *plan = compile_job();
+    memcpy(job_text, saved, sizeof(saved));
+    struct ptm_run_opts o = {.workers = 1};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[512];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    ck_assert_int_eq(rc, PTM_ENOENT);
+    ck_assert_ptr_null(run);
+    ck_assert_uint_ge(dg.n, 1);
+    ck_assert_ptr_nonnull(strstr(dg.msg[0].text, "nope0.svm"));
+    ptm_data_diags_release(&dg);
+    plan_free(plan);
+}
+END_TEST
+
+static Suite *engine_suite(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("lasso");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_solves_lasso, 0, (int)PTM_ARRAY_LEN(workers));
+    tcase_add_test(tc, test_deterministic);
+    tcase_add_loop_test(tc, test_unsupported, 0, (int)PTM_ARRAY_LEN(unsupported));
+    tcase_add_test(tc, test_missing_data);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* Remove dir and everything under it (two levels are enough here). */
+static void remove_tree(const char *dir)
+{
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(dd)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(dd);
+    rmdir(dir);
+}
+
+/* The problem: generated, read as a job would read it, lambda chosen. */
+static int setup(void)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    o.seed = 11;
+    o.rows = 400;
+    o.cols = 150;
+    o.density = 0.05;
+    o.group = 5;
+    o.corr = 0.5;
+    o.nonzeros = 10;
+    if (mkdir("prob", 0777) != 0 || ptm_gen_lasso(&o, "prob") != 0)
+        return -1;
+    struct ptm_data_opts dopt = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_data_read("prob/lasso.svm", &dopt, &dg, &prob);
+    ptm_data_diags_release(&dg);
+    if (rc != 0 || ptm_dataset_csc(prob, &prob_csc) != 0)
+        return -1;
+    double *g = calloc((size_t)prob_csc->ncols, sizeof(double));
+    if (!g)
+        return -1;
+    lasso_grad_part(prob_csc, prob->labels.val, g);
+    lambda = 0.1 * lasso_lambda_max(g, prob_csc->ncols, prob_csc->nrows);
+    free(g);
+    make_job();
+    return 0;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-engine.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_engine: temporary directory");
+        return EXIT_FAILURE;
+    }
+    if (setup() != 0) {
+        fprintf(stderr, "test_engine: cannot make the test problem\n");
+        remove_tree(dir);
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(engine_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    ptm_dataset_free(prob);
+    remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
