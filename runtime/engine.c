@@ -36,6 +36,7 @@
 #include "engine.h"
 #include "kernel_lasso.h"
 #include "ptm.h"
+#include "rng.h"
 
 /* GLOBAL: set by the SIGINT handler, read by the round loop after each
  * round; a lock-free atomic, so safe from a signal handler. */
@@ -104,50 +105,6 @@ struct ptm_run {
     size_t nhist, caphist;
     const char *policy_note;
 };
-
-/* ---- random numbers: splitmix64 seeding xoshiro256** ---------------------- */
-
-struct rng {
-    uint64_t s[4];
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *g, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        g->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *g)
-{
-    uint64_t *s = g->s;
-    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
-
-/* Uniform in [0, 1). */
-static double rng_unif(struct rng *g)
-{
-    return (double)(rng_next(g) >> 11) * 0x1.0p-53;
-}
 
 /* ---- set-up ----------------------------------------------------------------- */
 
@@ -311,10 +268,10 @@ static int init_beta(struct ptm_run *run, char *err, size_t errlen)
             run->beta[j] = pp->init_value;
         return 0;
     case PLAN_INIT_RANDOM: {
-        struct rng g;
-        rng_seed(&g, run->seed ^ 0x6265746100000000ull); /* "beta" stream */
+        struct ptm_rng g;
+        ptm_rng_seed(&g, run->seed ^ 0x6265746100000000ull); /* "beta" stream */
         for (int64_t j = 0; j < run->d; j++)
-            run->beta[j] = pp->init_value * (2 * rng_unif(&g) - 1);
+            run->beta[j] = pp->init_value * (2 * ptm_rng_uniform(&g) - 1);
         return 0;
     }
     case PLAN_INIT_DATA:

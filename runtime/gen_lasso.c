@@ -24,6 +24,7 @@
 
 #include "arena.h"
 #include "ptm.h"
+#include "rng.h"
 
 /* Matrix values are multiples of 10^-VALUE_DIGITS. */
 #define VALUE_DIGITS 6
@@ -32,52 +33,20 @@
 /* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------------ */
 
 struct rng {
-    uint64_t s[4];
+    struct ptm_rng g;
     double spare; /* the second normal of the last polar draw */
     bool has_spare;
 };
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 /* Stream `stream` of seed: independent generators for the parts of a data set. */
 static void rng_seed(struct rng *g, uint64_t seed, uint64_t stream)
 {
-    uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03u);
-    for (int i = 0; i < 4; i++)
-        g->s[i] = splitmix64(&x);
+    ptm_rng_seed(&g->g, seed ^ (stream * 0xd1b54a32d192ed03u));
     g->has_spare = false;
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t rng_next(struct rng *g)
-{
-    uint64_t *s = g->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-/* Uniform in [0, 1), 53 bits. */
-static inline double rng_uniform(struct rng *g)
-{
-    return (double)(rng_next(g) >> 11) * 0x1.0p-53;
-}
+static inline uint64_t rng_next(struct rng *g) { return ptm_rng_next(&g->g); }
+static inline double rng_uniform(struct rng *g) { return ptm_rng_uniform(&g->g); }
 
 /* Uniform in 0 .. n-1 (n >= 1), without modulo bias. */
 static uint64_t rng_below(struct rng *g, uint64_t n)

@@ -58,6 +58,7 @@
 #include "diag.h"
 #include "lua_sandbox.h"
 #include "ptm.h"
+#include "rng.h"
 
 _Static_assert(sizeof(void *) == 8, "sparse views encode 48 bits in a pointer");
 _Static_assert(LUA_EXTRASPACE >= sizeof(void *), "the host lives in the state's extra space");
@@ -104,7 +105,7 @@ struct lhost {
     int id, workers;
     int64_t first, last;
     int64_t round, round_shown;
-    uint64_t rng[4], mrng[4];
+    struct ptm_rng rng, mrng;
     struct hobj *obj;
     size_t nobj, capobj;
     struct hmat mat[LHOST_MAX_MATRICES];
@@ -133,41 +134,15 @@ __attribute__((format(printf, 3, 4))) static int fail(struct lhost *h, enum lhos
 
 /* ---- random numbers --------------------------------------------------------- */
 
-static uint64_t rotl(uint64_t x, int k)
+/* The generators of w:random() and math.random: xoshiro256** (rng.h), as
+ * Lua's own math.random, seeded from (a, b) as Lua's randomseed(a, b). */
+static void seed_rng(struct ptm_rng *g, uint64_t a, uint64_t b)
 {
-    return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** (Blackman and Vigna), as Lua's math.random uses. */
-static uint64_t xoshiro(uint64_t *s)
-{
-    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return r;
-}
-
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static void seed_rng(uint64_t *s, uint64_t a, uint64_t b)
-{
-    uint64_t x = a ^ rotl(b * 0xd1b54a32d192ed03u, 32);
-    for (int i = 0; i < 4; i++)
-        s[i] = splitmix(&x);
+    ptm_rng_seed(g, a ^ ptm_rotl64(b * 0xd1b54a32d192ed03u, 32));
 }
 
 /* A draw in [0, n], unbiased (Lua's project()). */
-static uint64_t project(uint64_t ran, uint64_t n, uint64_t *s)
+static uint64_t project(uint64_t ran, uint64_t n, struct ptm_rng *g)
 {
     if ((n & (n + 1)) == 0)
         return ran & n;
@@ -179,15 +154,15 @@ static uint64_t project(uint64_t ran, uint64_t n, uint64_t *s)
     lim |= lim >> 16;
     lim |= lim >> 32;
     while ((ran &= lim) > n)
-        ran = xoshiro(s);
+        ran = ptm_rng_next(g);
     return ran;
 }
 
 /* math.random's interface over generator s, arguments from index first. */
-static int random_from(lua_State *L, uint64_t *s, int first)
+static int random_from(lua_State *L, struct ptm_rng *g, int first)
 {
     int nargs = lua_gettop(L) - first + 1;
-    uint64_t rv = xoshiro(s);
+    uint64_t rv = ptm_rng_next(g);
     lua_Integer low, up;
     switch (nargs) {
     case 0:
@@ -209,7 +184,7 @@ static int random_from(lua_State *L, uint64_t *s, int first)
         return luaL_error(L, "wrong number of arguments");
     }
     luaL_argcheck(L, low <= up, first + nargs - 1, "interval is empty");
-    uint64_t r = project(rv, (uint64_t)up - (uint64_t)low, s);
+    uint64_t r = project(rv, (uint64_t)up - (uint64_t)low, g);
     lua_pushinteger(L, (lua_Integer)(r + (uint64_t)low));
     return 1;
 }
@@ -220,12 +195,12 @@ static int w_random(lua_State *L)
     if (lua_type(L, 1) == LUA_TUSERDATA &&
         ((struct uworker *)lua_touserdata(L, 1))->tag == TAG_WORKER)
         first = 2; /* w:random(...) */
-    return random_from(L, host_of(L)->rng, first);
+    return random_from(L, &host_of(L)->rng, first);
 }
 
 static int math_random(lua_State *L)
 {
-    return random_from(L, host_of(L)->mrng, 1);
+    return random_from(L, &host_of(L)->mrng, 1);
 }
 
 static int math_randomseed(lua_State *L)
@@ -234,7 +209,7 @@ static int math_randomseed(lua_State *L)
         return luaL_error(L, "math.randomseed needs a seed in ptm hooks (runs must be "
                              "repeatable)");
     lua_Integer a = luaL_checkinteger(L, 1), b = luaL_optinteger(L, 2, 0);
-    seed_rng(host_of(L)->mrng, (uint64_t)a, (uint64_t)b);
+    seed_rng(&host_of(L)->mrng, (uint64_t)a, (uint64_t)b);
     return 0;
 }
 
@@ -816,8 +791,8 @@ int lhost_new(struct lhost **out, const struct lhost_config *cfg)
     h->workers = cfg->workers;
     h->first = cfg->first;
     h->last = cfg->last;
-    seed_rng(h->rng, cfg->seed, 2 * (uint64_t)cfg->id + 1);
-    seed_rng(h->mrng, cfg->seed, 2 * (uint64_t)cfg->id + 2);
+    seed_rng(&h->rng, cfg->seed, 2 * (uint64_t)cfg->id + 1);
+    seed_rng(&h->mrng, cfg->seed, 2 * (uint64_t)cfg->id + 2);
     h->L = lsandbox_new(&h->sb, cfg->mem ? cfg->mem : LHOST_MEM_DEFAULT,
                         cfg->budget ? cfg->budget : LHOST_BUDGET_DEFAULT,
                         cfg->seconds > 0 ? cfg->seconds : LHOST_SECONDS_DEFAULT);
@@ -1598,12 +1573,12 @@ size_t lhost_memory(const struct lhost *h)
 
 void lhost_rng_get(const struct lhost *h, uint64_t s[LHOST_RNG_WORDS])
 {
-    memcpy(s, h->rng, sizeof(h->rng));
-    memcpy(s + 4, h->mrng, sizeof(h->mrng));
+    memcpy(s, h->rng.s, sizeof(h->rng.s));
+    memcpy(s + 4, h->mrng.s, sizeof(h->mrng.s));
 }
 
 void lhost_rng_set(struct lhost *h, const uint64_t s[LHOST_RNG_WORDS])
 {
-    memcpy(h->rng, s, sizeof(h->rng));
-    memcpy(h->mrng, s + 4, sizeof(h->mrng));
+    memcpy(h->rng.s, s, sizeof(h->rng.s));
+    memcpy(h->mrng.s, s + 4, sizeof(h->mrng.s));
 }

@@ -61,6 +61,7 @@
 
 #include "arena.h"
 #include "ptm.h"
+#include "rng.h"
 
 enum { MAX_STRIPES = 64 };
 
@@ -267,51 +268,6 @@ static int srow_copy(struct srow *d, const struct srow *s)
     }
     d->n = s->n;
     return 0;
-}
-
-/* ---- the PRNG of pstore_fill_uniform: xoshiro256** seeded by splitmix64 -- */
-
-struct rng {
-    uint64_t s[4];
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t out = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
-
-/* Uniform in [0, 1), 53 bits. */
-static double rng_unit(struct rng *r)
-{
-    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
 }
 
 /* ---- the store ---------------------------------------------------------- */
@@ -954,12 +910,12 @@ int pstore_fill_uniform(struct pstore *ps, int t, double lo, double hi, uint64_t
     struct table *tb = &ps->tables[t];
     if (tb->sparse)
         return PTM_EINVAL;
-    struct rng rng;
-    rng_seed(&rng, seed);
+    struct ptm_rng rng;
+    ptm_rng_seed(&rng, seed);
     pthread_rwlock_wrlock(&ps->flush_lock);
     size_t n = (size_t)tb->nrows * (size_t)tb->ncols;
     for (size_t i = 0; i < n; i++) {
-        double v = lo + (hi - lo) * rng_unit(&rng);
+        double v = lo + (hi - lo) * ptm_rng_uniform(&rng);
         tb->dense[i] = v > hi ? hi : v;
     }
     drop_views(ps, t, -1);
