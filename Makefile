@@ -32,7 +32,7 @@ LDLIBS  += $(PKG_LIBS) -lm
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
-RUNTIME_SRC = runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
+RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
 	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c \
 	runtime/engine.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c

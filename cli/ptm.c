@@ -28,6 +28,7 @@
 #include "plan_load.h"
 #include "plan_yaml.h"
 #include "ptm.h"
+#include "wfile.h"
 
 struct command {
     const char *name;
@@ -469,33 +470,22 @@ out:
 /* Write the plan to path through a temporary file and a rename. */
 static int write_plan_file(const struct ptm_plan *plan, const char *path)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) {
-        fprintf(stderr, "ptm: error: out of memory\n");
-        return PTM_EXIT_FAILED;
+    struct ptm_wfile w;
+    int rc = ptm_wfile_open(&w, path);
+    if (rc == 0) {
+        rc = ptm_plan_emit(plan, w.f);
+        if (rc == 0)
+            rc = ptm_wfile_commit(&w);
+        else
+            ptm_wfile_abort(&w);
+    } else {
+        ptm_wfile_abort(&w);
     }
-    snprintf(tmp, len + 16, "%s.tmp%ld", path, (long)getpid());
-    FILE *out = fopen(tmp, "w");
-    if (!out) {
-        fprintf(stderr, "ptm: error: cannot write '%s': %s\n", path, strerror(errno));
-        free(tmp);
-        return PTM_EXIT_FAILED;
-    }
-    int rc = ptm_plan_emit(plan, out);
-    int werr = ferror(out);
-    if (fflush(out) != 0 || fsync(fileno(out)) != 0)
-        werr = 1;
-    if (fclose(out) != 0)
-        werr = 1;
-    if (rc != 0 || werr || rename(tmp, path) != 0) {
+    if (rc != 0) {
         fprintf(stderr, "ptm: error: cannot write '%s': %s\n", path,
-                rc != 0 ? ptm_strerror(rc) : strerror(errno));
-        remove(tmp);
-        free(tmp);
+                rc == PTM_EIO && w.err ? strerror(w.err) : ptm_strerror(rc));
         return PTM_EXIT_FAILED;
     }
-    free(tmp);
     return PTM_EXIT_OK;
 }
 

@@ -36,6 +36,7 @@
 #include "engine.h"
 #include "kernel_lasso.h"
 #include "ptm.h"
+#include "wfile.h"
 #include "rng.h"
 
 /* GLOBAL: set by the SIGINT handler, read by the round loop after each
@@ -722,39 +723,24 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
 {
     int64_t len = param == run->beta_p ? run->d : run->n;
     double *v = zalloc((size_t)len, sizeof(double));
-    size_t plen = strlen(path);
-    char *tmp = ptm_malloc(plen + 32);
-    if (!v || !tmp) {
-        ptm_free(v);
-        ptm_free(tmp);
+    if (!v) {
         snprintf(err, errlen, "cannot write '%s': out of memory", path);
         return PTM_ENOMEM;
     }
     ptm_run_param(run, param, v, len);
-    snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
-    int rc = 0;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rc = PTM_EIO;
-    } else {
+    struct ptm_wfile w;
+    int rc = ptm_wfile_open(&w, path);
+    if (rc == 0) {
         for (int64_t i = 0; i < len; i++)
-            fprintf(f, "%.17g\n", v[i]);
-        bool bad = ferror(f) != 0;
-        if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-            bad = true;
-        if (fclose(f) != 0)
-            bad = true;
-        if (bad || rename(tmp, path) != 0) {
-            rc = PTM_EIO;
-            int saved = errno;
-            remove(tmp);
-            errno = saved;
-        }
+            fprintf(w.f, "%.17g\n", v[i]);
+        rc = ptm_wfile_commit(&w);
+    } else {
+        ptm_wfile_abort(&w);
     }
     if (rc != 0)
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write '%s': %s", path,
+                 rc == PTM_EIO && w.err ? strerror(w.err) : ptm_strerror(rc));
     ptm_free(v);
-    ptm_free(tmp);
     return rc;
 }
 

@@ -24,6 +24,7 @@
 
 #include "arena.h"
 #include "ptm.h"
+#include "wfile.h"
 #include "rng.h"
 
 /* Matrix values are multiples of 10^-VALUE_DIGITS. */
@@ -140,11 +141,9 @@ int gen_fmt_fixed(char *buf, int64_t m, int q)
 /* ---- buffered output to a temporary file ---------------------------------- */
 
 struct out {
-    FILE *f;
-    char *path, *tmp; /* tmp: path plus ".tmpPID"; both owned */
-    char *buf;        /* OUT_BUF bytes; owned */
+    struct ptm_wfile w; /* replaced whole or not at all */
+    char *buf;          /* OUT_BUF bytes; owned */
     size_t len;
-    int err; /* errno of the first failure, or 0 */
 };
 
 #define OUT_BUF ((size_t)1 << 20)
@@ -155,30 +154,24 @@ static int out_open(struct out *o, const char *dir, const char *name)
 {
     memset(o, 0, sizeof(*o));
     size_t n = strlen(dir) + strlen(name) + 2;
-    o->path = ptm_malloc(n);
-    o->tmp = ptm_malloc(n + 32);
+    char *path = ptm_malloc(n);
     o->buf = ptm_malloc(OUT_BUF);
-    if (!o->path || !o->tmp || !o->buf) {
-        ptm_free(o->path);
-        ptm_free(o->tmp);
-        ptm_free(o->buf);
-        memset(o, 0, sizeof(*o));
+    if (!path || !o->buf) {
+        ptm_free(path);
         return PTM_ENOMEM;
     }
-    snprintf(o->path, n, "%s/%s", dir, name);
-    snprintf(o->tmp, n + 32, "%s.tmp%ld", o->path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f) {
-        o->err = errno;
-        return PTM_EIO;
-    }
-    return 0;
+    snprintf(path, n, "%s/%s", dir, name);
+    int rc = ptm_wfile_open(&o->w, path);
+    ptm_free(path);
+    if (rc == PTM_EIO)
+        errno = o->w.err;
+    return rc;
 }
 
 static void out_flush(struct out *o)
 {
-    if (o->len > 0 && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
-        o->err = errno ? errno : EIO;
+    if (o->len > 0 && !o->w.err && fwrite(o->buf, 1, o->len, o->w.f) != o->len)
+        o->w.err = errno ? errno : EIO;
     o->len = 0;
 }
 
@@ -190,30 +183,31 @@ static inline char *out_room(struct out *o)
     return o->buf + o->len;
 }
 
-/* Flush, sync and close the temporary file; 0 or PTM_EIO (o->err). */
+/* Flush, sync and close the temporary file; 0 or PTM_EIO (errno set). */
 static int out_finish(struct out *o)
 {
     out_flush(o);
-    if (!o->err && (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0))
-        o->err = errno ? errno : EIO;
-    if (fclose(o->f) != 0 && !o->err)
-        o->err = errno ? errno : EIO;
-    o->f = NULL;
-    return o->err ? PTM_EIO : 0;
+    int rc = ptm_wfile_finish(&o->w);
+    if (rc)
+        errno = o->w.err;
+    return rc;
 }
 
-/* Close (when still open) and free, keeping errno; the temporary file,
- * if any, is the caller's to rename or remove. */
+/* Rename the finished file into place; 0 or PTM_EIO (errno set). */
+static int out_rename(struct out *o)
+{
+    int rc = ptm_wfile_rename(&o->w);
+    if (rc)
+        errno = o->w.err;
+    return rc;
+}
+
+/* Free, removing the temporary file when it was not renamed; keeps errno. */
 static void out_release(struct out *o)
 {
-    int saved = errno;
-    if (o->f)
-        fclose(o->f);
-    ptm_free(o->path);
-    ptm_free(o->tmp);
+    ptm_wfile_abort(&o->w);
     ptm_free(o->buf);
     memset(o, 0, sizeof(*o));
-    errno = saved;
 }
 
 /* ---- the Lasso generator -------------------------------------------------- */
@@ -414,20 +408,12 @@ int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
         rc = out_open(&fx, dir, "lasso.svm");
     if (!rc)
         rc = write_rows(&fx, o, beta, mark);
-    if (!rc && rename(fb.tmp, fb.path) != 0)
-        rc = PTM_EIO;
-    if (!rc && rename(fx.tmp, fx.path) != 0)
-        rc = PTM_EIO;
+    if (!rc)
+        rc = out_rename(&fb);
+    if (!rc)
+        rc = out_rename(&fx);
 out:
-    if (rc) {
-        /* Leave no temporary file behind (removing an open file is fine). */
-        int saved = errno;
-        if (fb.tmp)
-            remove(fb.tmp);
-        if (fx.tmp)
-            remove(fx.tmp);
-        errno = saved;
-    }
+    /* No temporary file is left behind. */
     out_release(&fb);
     out_release(&fx);
     ptm_free(beta);

@@ -1,0 +1,33 @@
+/*
+ * wfile.h - writing a file so that it is either the old one or the whole
+ * new one: the text goes to PATH.tmpPID in the same directory, is synced,
+ * and is renamed over PATH only when everything succeeded. Used for plans,
+ * outputs and generated data.
+ */
+#ifndef PTM_WFILE_H
+#define PTM_WFILE_H
+
+#include <stdio.h>
+
+struct ptm_wfile {
+    FILE *f;    /* write here; NULL once finished */
+    char *path; /* owned */
+    char *tmp;  /* owned */
+    int err;    /* errno of the first failure, or 0 */
+};
+
+/* Open the temporary file for path. Returns 0, PTM_ENOMEM, or PTM_EIO with
+ * w->err set; after a failure ptm_wfile_abort() is still the way out. */
+int ptm_wfile_open(struct ptm_wfile *w, const char *path);
+/* Flush, sync and close the temporary file (it keeps its name). 0 or
+ * PTM_EIO with w->err; a write error seen earlier on w->f counts. */
+int ptm_wfile_finish(struct ptm_wfile *w);
+/* Rename a finished file into place and free w. 0 or PTM_EIO with w->err
+ * (the temporary file is then removed). */
+int ptm_wfile_rename(struct ptm_wfile *w);
+/* finish, then rename; on failure the temporary file is removed. */
+int ptm_wfile_commit(struct ptm_wfile *w);
+/* Give up: close, remove the temporary file, free. Keeps errno. */
+void ptm_wfile_abort(struct ptm_wfile *w);
+
+#endif
