@@ -25,7 +25,7 @@ SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 endif
 comma := ,
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -I$(B)/gen $(PKG_CFLAGS)
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -I$(B)/gen $(PKG_CFLAGS)
 ALL_CFLAGS = $(CFLAGS) $(SANFLAGS) -pthread -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -34,7 +34,8 @@ COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
 	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c \
-	runtime/engine.c
+	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c \
+	schedulers/sched.c schedulers/round_robin.c schedulers/random.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(B)/gen/parser.o $(B)/gen/lexer.o
@@ -168,7 +169,7 @@ $(FUZZ_B)/gen/lexer.c: lang/lexer.l
 	flex -o $@ $<
 $(FUZZ_B)/fuzz_parse: tests/fuzz_parse.c $(FUZZ_SRC) $(FUZZ_B)/gen/parser.h lang/*.h compiler/*.h
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
 	  -o $@ tests/fuzz_parse.c $(FUZZ_SRC) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_B)/fuzz_parse
@@ -186,7 +187,7 @@ fuzz:
 $(FUZZ_B)/fuzz_plan: tests/fuzz_plan.c $(FUZZ_SRC) runtime/plan_load.c $(FUZZ_B)/gen/parser.h \
 	  lang/*.h compiler/*.h runtime/plan_load.h
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
 	  -o $@ tests/fuzz_plan.c $(FUZZ_SRC) runtime/plan_load.c $(PKG_LIBS) -lm
 
 fuzz-plan-build: $(FUZZ_B)/fuzz_plan
@@ -206,7 +207,7 @@ $(FUZZ_B)/fuzz_data: tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c runti
 	  runtime/data_impl.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime \
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers \
 	  -o $@ tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c -lm
 
 fuzz-data-build: $(FUZZ_B)/fuzz_data

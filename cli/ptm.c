@@ -119,17 +119,19 @@ static const struct command commands[] = {
      "round and still writes the outputs. Without a stop rule a job stops\n"
      "after 1000 sweeps.\n"
      "\n"
-     "This version runs the built-in Lasso kernel (update builtin lasso_cd) on\n"
-     "threads with round-robin scheduling: each round updates the next\n"
-     "per_round coefficients (default: one per worker; one under dynamic).\n"
-     "The dynamic and random policies are run as round-robin, with a warning.\n"
+     "Updates are the built-in lasso_cd kernel or Lua hooks (update lua), run\n"
+     "on worker threads under the round_robin and random policies; dynamic is\n"
+     "run as round-robin, one block a round, with a warning. A hook that fails\n"
+     "stops the run with its Lua traceback and where the job declares it, and\n"
+     "nothing is written.\n"
      "\n"
      "  --workers N       worker threads, 1 .. 1024 (default: the number of\n"
      "                    cores, at most the rows of the data)\n"
      "  --set NAME=VALUE  override a const of the job\n"
      "  --seed N          seed, 0 .. 2^63-1 (default: the job's)\n"
      "  --trace FILE      write one JSON object per round to FILE (round,\n"
-     "                    seconds, blocks, objective when evaluated)\n"
+     "                    seconds, blocks, each worker's seconds, objective\n"
+     "                    when evaluated)\n"
      "  --quiet           no progress on stderr (by default one line per\n"
      "                    objective evaluation; one updating line on a terminal)\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
@@ -341,10 +343,33 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-/* Read, parse and check one job; on success *plan is set. Returns an exit
- * code; diagnostics are printed. */
-static int load_job(const char *path, const struct job_flags *f, struct ptm_plan **plan)
+/* Where a job declares its update and objective, for run-time messages:
+ * "FILE:LINE:COL", or "" when it does not (or the input is a plan). */
+struct job_where {
+    char update[4200], objective[4200];
+};
+
+static void find_hooks(struct ptm_source *src, const struct ast_job *job, struct job_where *at)
 {
+    for (const struct ast_stmt *st = job->head; st; st = st->next) {
+        char *dst = st->kind == AST_STMT_UPDATE      ? at->update
+                    : st->kind == AST_STMT_OBJECTIVE ? at->objective
+                                                     : NULL;
+        if (!dst)
+            continue;
+        unsigned line, col;
+        ptm_source_linecol(src, st->loc.begin, &line, &col);
+        snprintf(dst, sizeof(at->update), "%s:%u:%u", src->name, line, col);
+    }
+}
+
+/* Read, parse and check one job; on success *plan is set, and *at when at
+ * is not NULL. Returns an exit code; diagnostics are printed. */
+static int load_job(const char *path, const struct job_flags *f, struct ptm_plan **plan,
+                    struct job_where *at)
+{
+    if (at)
+        at->update[0] = at->objective[0] = '\0';
     *plan = NULL;
     char err[512];
     struct ptm_source src;
@@ -369,6 +394,8 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
         rc = ptm_parse(&src, &arena, &diags, &job);
     if (rc == 0 && f->dump && !is_plan)
         ast_dump(stdout, job);
+    if (rc == 0 && at && !is_plan)
+        find_hooks(&src, job, at);
     if (rc == 0 && !is_plan) {
         struct ptm_compile_opts opts = {
             .base_dir = dir, .sets = f->sets, .nsets = f->nsets, .check_hooks = true};
@@ -452,7 +479,7 @@ static int cmd_check(int argc, char **argv)
     worst = PTM_EXIT_OK;
     for (int i = 0; i < f.nfiles; i++) {
         struct ptm_plan *plan;
-        int code = load_job(f.files[i], &f, &plan);
+        int code = load_job(f.files[i], &f, &plan, NULL);
         if (code == PTM_EXIT_OK && f.data)
             code = check_data(plan, use_color(f.color));
         if (code == PTM_EXIT_OK && !f.dump)
@@ -496,7 +523,7 @@ static int cmd_compile(int argc, char **argv)
     if (code >= 0)
         goto out;
     struct ptm_plan *plan;
-    code = load_job(f.files[0], &f, &plan);
+    code = load_job(f.files[0], &f, &plan, NULL);
     if (code == PTM_EXIT_OK) {
         if (f.out) {
             code = write_plan_file(plan, f.out);
@@ -520,7 +547,8 @@ static int cmd_run(int argc, char **argv)
     if (code >= 0)
         goto out;
     struct ptm_plan *plan;
-    code = load_job(f.files[0], &f, &plan);
+    struct job_where at;
+    code = load_job(f.files[0], &f, &plan, &at);
     if (code != PTM_EXIT_OK)
         goto out_plan;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -532,11 +560,13 @@ static int cmd_run(int argc, char **argv)
         .log = stderr,
         .quiet = f.quiet,
         .log_tty = isatty(STDERR_FILENO) != 0,
+        .update_at = at.update[0] ? at.update : NULL,
+        .objective_at = at.objective[0] ? at.objective : NULL,
     };
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_run *run;
-    char err[512];
+    char err[16384];
     int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
     ptm_data_diags_print(stderr, &dg, use_color(f.color));
     ptm_data_diags_release(&dg);

@@ -123,6 +123,11 @@ struct ptm_words {
 /* The CSC view of a, in time linear in nnz + rows + cols. Returns 0 or
  * PTM_ENOMEM (out is then empty). Caller frees with ptm_csc_release(). */
 int ptm_csr_to_csc(const struct ptm_csr *a, struct ptm_csc *out);
+/* The CSC of rows lo .. hi-1 of x (0 <= lo <= hi <= x->nrows) with row
+ * indices local to the shard (row lo is 0) and all of x's columns. Returns
+ * 0 or PTM_ENOMEM (out is then empty). Caller frees with
+ * ptm_csc_release(). */
+int ptm_csr_rows_csc(const struct ptm_csr *x, int64_t lo, int64_t hi, struct ptm_csc *out);
 void ptm_csr_release(struct ptm_csr *a);
 void ptm_csc_release(struct ptm_csc *a);
 void ptm_dense_release(struct ptm_dense *a);

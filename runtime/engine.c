@@ -1,43 +1,37 @@
 /*
- * engine.c - the round loop of `ptm run` for the built-in Lasso kernel:
- * schedule, push, pull, apply (spec/runtime.md) over row shards on
- * threads.
+ * engine.c - the round loop of `ptm run`: set-up from a plan, rounds of
+ * schedule, push, pull, commit and apply (spec/runtime.md), the stop rule,
+ * progress, the trace and the outputs.
  *
- * DESIGN: one thread per worker, started by ptm_run_exec() and joined
- * before it returns. The coordinator (the calling thread) and the workers
- * meet at two barriers per phase: the coordinator writes the phase and its
- * inputs (the scheduled columns, the changes), everyone passes `start`,
- * the workers do their part on their own shard, everyone passes `done`.
- * Between `done` and the next `start` only the coordinator runs, so it
- * reads every worker's results (z, r) and writes beta and the schedule
- * without locks: the barriers order every access. A round is a push phase,
- * the pull on the coordinator (sum of the z[p] in order p = 0, 1, ...,
- * which makes the result independent of thread timing), and an apply
- * phase. Every buffer the loop touches is allocated in ptm_run_new().
+ * DESIGN: the engine knows plans, parameter tables, shards and rounds; it
+ * does not know any model. The update rule (struct rt_rule: the built-in
+ * kernel in rule_lasso.c or the Lua hooks in rule_lua.c), the objective,
+ * the scheduler (schedulers/) and the way workers run (struct rt_backend:
+ * threads in backend_threads.c) sit behind their interfaces, so a new
+ * model, policy or backend does not touch this file. Every buffer the
+ * round loop uses is allocated in ptm_run_new(): the loop itself does not
+ * allocate (Lua hooks allocate inside their own states).
  *
- * Lock order: one mutex, `gate`, which guards run->aborted: held while the
- * threads are created, so that when one cannot be created the others
- * leave before touching the barriers. The barriers `start` and `done`
- * guard run->phase, run->cols/ns/delta, run->beta and every worker's z
- * and r.
+ * The coordinator is the thread that calls ptm_run_exec(); it runs the
+ * scheduler, the pull and the commit between phases, when no worker runs,
+ * so it reads the workers' results and writes the committed values
+ * without locks (the backend orders the phases).
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "arena.h"
-#include "engine.h"
-#include "kernel_lasso.h"
+#include "engine_impl.h"
 #include "ptm.h"
-#include "wfile.h"
 #include "rng.h"
+#include "wfile.h"
 
 /* GLOBAL: set by the SIGINT handler, read by the round loop after each
  * round; a lock-free atomic, so safe from a signal handler. */
@@ -63,51 +57,36 @@ bool ptm_run_interrupted(void)
     return atomic_load(&sigint_seen) != 0;
 }
 
-enum phase { PHASE_PUSH, PHASE_APPLY, PHASE_EXIT };
+/* ---- helpers shared with the rules ----------------------------------------- */
 
-struct rt_worker {
-    struct ptm_run *run;
-    int id;
-    int64_t lo, hi;   /* rows lo .. hi-1 of X */
-    struct ptm_csc x; /* the shard, rows local */
-    double *sq;       /* shard's part of ||x_j||^2, every column */
-    double *r;        /* residual on the shard's rows */
-    double *z;        /* LASSO_K * chunk: push results */
-    pthread_t thread;
-};
+void *rt_zalloc(size_t n, size_t size)
+{
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX / size)
+        return NULL;
+    void *p = ptm_malloc(n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
 
-struct ptm_run {
-    const struct ptm_plan *plan; /* borrows */
-    struct ptm_run_opts opts;
-    uint64_t seed;
-    struct ptm_dataset **data; /* ndata; NULL for labels */
-    int32_t xi, beta_p, r_p;   /* data X, parameters beta and r */
-    double lambda;
-    bool has_obj;
-    int64_t n, d; /* rows, columns */
-    int P;
-    struct rt_worker *w;
-    double *beta;       /* committed, d */
-    double *last_delta; /* every coefficient's last change, d */
-    /* the round */
-    int64_t chunk; /* columns per round */
-    int64_t *cols; /* chunk */
-    size_t ns;
-    double *zsum, *beta_new, *delta; /* LASSO_K * chunk, chunk, chunk */
-    int64_t next_col;
-    enum phase phase;
-    pthread_barrier_t start, done;
-    pthread_mutex_t gate;
-    bool aborted; /* guarded by gate */
-    /* counters */
-    int64_t rounds, updates, obj_mark;
-    double seconds;
-    double *hist; /* objective history */
-    size_t nhist, caphist;
-    const char *policy_note;
-};
+const struct plan_option *rt_option(const struct plan_hook *h, const char *key)
+{
+    for (uint32_t i = 0; i < h->noptions; i++)
+        if (strcmp(h->options[i].key, key) == 0)
+            return &h->options[i];
+    return NULL;
+}
 
-/* ---- set-up ----------------------------------------------------------------- */
+void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+    va_end(ap);
+    w->rc = rc;
+}
 
 static double now_seconds(void)
 {
@@ -116,13 +95,7 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const struct plan_option *find_option(const struct plan_hook *h, const char *key)
-{
-    for (uint32_t i = 0; i < h->noptions; i++)
-        if (strcmp(h->options[i].key, key) == 0)
-            return &h->options[i];
-    return NULL;
-}
+/* ---- set-up ----------------------------------------------------------------- */
 
 /* Read every data file of the plan. */
 static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
@@ -153,160 +126,432 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
     return 0;
 }
 
-/* Check that this engine runs the plan and find what the kernel works on. */
-static int check_plan(struct ptm_run *run, char *err, size_t errlen)
+/* The data set behind source k: its own, or for labels() its owner's. */
+static const struct ptm_dataset *source(const struct ptm_run *run, int32_t k)
+{
+    if (k < 0 || (uint32_t)k >= run->plan->ndata)
+        return NULL;
+    int32_t of = run->plan->data[k].labels_of;
+    return of >= 0 ? run->data[of] : run->data[k];
+}
+
+/* rows(D) and cols(D) for the parameter sizes. */
+static double dim_cb(void *ud, int32_t k, int axis)
+{
+    const struct ptm_run *run = ud;
+    const struct ptm_dataset *ds = source(run, k);
+    if (!ds)
+        return NAN;
+    if (run->plan->data[k].labels_of >= 0)
+        return axis == 0 ? (double)ptm_dataset_rows(ds) : 1;
+    return (double)(axis == 0 ? ptm_dataset_rows(ds) : ptm_dataset_cols(ds));
+}
+
+/* A size expression's value: a whole number in [lo, PTM_DATA_DIM_MAX]. */
+static int eval_size(struct ptm_run *run, const struct prog *p, int64_t lo, const char *what,
+                     int64_t *out, char *err, size_t errlen)
+{
+    double g[PROG_NGLOBALS] = {0};
+    g[PROG_G_WORKERS] = run->P;
+    struct prog_env env = {.globals = g, .ud = run, .dim = dim_cb};
+    double v = prog_eval(p, &env);
+    if (!(v >= (double)lo && v <= (double)PTM_DATA_DIM_MAX) || v != floor(v)) {
+        snprintf(err, errlen, "%s is %.17g: it must be a whole number from %lld to %lld", what, v,
+                 (long long)lo, (long long)PTM_DATA_DIM_MAX);
+        return PTM_EINVAL;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Which rule, objective and scheduler run the plan. */
+static int choose(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
-    const struct plan_hook *u = &plan->update;
+    const struct plan_hook *u = &plan->update, *o = &plan->objective;
     enum plan_policy pol = plan->schedule.policy;
     if (!u->present) {
         snprintf(err, errlen, "the plan has no update rule");
         return PTM_EINVAL;
     }
-    if (u->lua) {
+    if (pol == PLAN_POLICY_ROTATION || pol == PLAN_POLICY_DATA_PARALLEL) {
         snprintf(err, errlen,
-                 "update with Lua hooks ('%s') is not supported yet: this version "
-                 "runs the built-in lasso_cd kernel only",
-                 u->file ? u->file : "?");
-        return PTM_EINVAL;
-    }
-    if (strcmp(u->builtin, "lasso_cd") != 0) {
-        snprintf(err, errlen,
-                 "update builtin '%s' is not supported yet: this version runs "
-                 "the built-in lasso_cd kernel only",
-                 u->builtin);
-        return PTM_EINVAL;
-    }
-    if (pol != PLAN_POLICY_ROUND_ROBIN && pol != PLAN_POLICY_DYNAMIC && pol != PLAN_POLICY_RANDOM) {
-        snprintf(err, errlen, "schedule %s is not supported yet for lasso_cd (use round_robin)",
+                 "schedule %s is not supported yet: this version runs dynamic, "
+                 "round_robin and random",
                  plan_policy_name(pol));
         return PTM_EINVAL;
     }
-    const struct plan_option *ox = find_option(u, "X"), *oy = find_option(u, "y"),
-                             *ob = find_option(u, "beta"), *or_ = find_option(u, "r"),
-                             *ol = find_option(u, "lambda");
-    if (!ox || ox->kind != PLAN_VALUE_DATA || !oy || oy->kind != PLAN_VALUE_DATA || !ob ||
-        ob->kind != PLAN_VALUE_PARAM || !ol || ol->kind != PLAN_VALUE_NUM ||
-        (or_ && or_->kind != PLAN_VALUE_PARAM) || ox->ref < 0 || (uint32_t)ox->ref >= plan->ndata ||
-        oy->ref < 0 || (uint32_t)oy->ref >= plan->ndata || ob->ref < 0 ||
-        (uint32_t)ob->ref >= plan->nparams ||
-        (or_ && (or_->ref < 0 || (uint32_t)or_->ref >= plan->nparams))) {
+    if (u->lua) {
+        run->rule = &rt_rule_lua;
+    } else if (strcmp(u->builtin, "lasso_cd") == 0) {
+        run->rule = &rt_rule_lasso;
+    } else {
         snprintf(err, errlen,
-                 "update lasso_cd: options X, y, beta and lambda are missing or "
-                 "of the wrong kind");
+                 "update builtin '%s' is not supported yet: this version runs "
+                 "lasso_cd and Lua updates",
+                 u->builtin);
         return PTM_EINVAL;
     }
-    const struct plan_data *dx = &plan->data[ox->ref], *dy = &plan->data[oy->ref];
-    if (!dx->matrix || !dx->sparse || dx->format == PLAN_FORMAT_LABELS) {
-        snprintf(err, errlen,
-                 "update lasso_cd: data '%s' must be a sparse matrix "
-                 "(dense X is not supported yet)",
-                 dx->name);
-        return PTM_EINVAL;
-    }
-    if (dy->format != PLAN_FORMAT_LABELS || dy->labels_of != ox->ref) {
-        snprintf(err, errlen,
-                 "update lasso_cd: y must be labels(%s) (a separate label file is "
-                 "not supported yet)",
-                 dx->name);
-        return PTM_EINVAL;
-    }
-    if (!(ol->num >= 0) || !isfinite(ol->num)) {
-        snprintf(err, errlen, "update lasso_cd: lambda must be a finite number >= 0");
-        return PTM_EINVAL;
-    }
-    run->xi = ox->ref;
-    run->beta_p = ob->ref;
-    run->r_p = or_ ? or_->ref : -1;
-    run->lambda = ol->num;
-    if (plan->params[run->beta_p].matrix) {
-        snprintf(err, errlen, "update lasso_cd: beta must be a vector");
-        return PTM_EINVAL;
-    }
-    const struct plan_hook *o = &plan->objective;
     if (o->present) {
-        if (o->lua || strcmp(o->builtin, "lasso_objective") != 0) {
+        if (o->lua) {
+            run->obj = &rt_objective_lua;
+        } else if (strcmp(o->builtin, "lasso_objective") == 0) {
+            run->obj = &rt_objective_lasso;
+        } else {
             snprintf(err, errlen,
-                     "objective '%s' is not supported yet: this version evaluates "
-                     "the built-in lasso_objective only",
-                     o->lua ? o->fn : o->builtin);
-            return PTM_EINVAL;
-        }
-        const struct plan_option *l2 = find_option(o, "lambda");
-        if (l2 && l2->kind == PLAN_VALUE_NUM && l2->num != run->lambda) {
-            snprintf(err, errlen, "lasso_objective: lambda %g differs from lasso_cd's %g", l2->num,
-                     run->lambda);
-            return PTM_EINVAL;
-        }
-        run->has_obj = true;
-    }
-    for (uint32_t k = 0; k < plan->noutputs; k++) {
-        int32_t p = plan->outputs[k].param;
-        if (p != run->beta_p && p != run->r_p) {
-            snprintf(err, errlen, "output of '%s' is not supported yet (only beta and r)",
-                     p >= 0 && (uint32_t)p < plan->nparams ? plan->params[p].name : "?");
+                     "objective builtin '%s' is not supported yet: this version "
+                     "evaluates lasso_objective and Lua objectives",
+                     o->builtin);
             return PTM_EINVAL;
         }
     }
-    /* dynamic keeps dependent coefficients out of one round; without that
-     * filter, one coefficient a round is the only safe choice */
-    if (pol == PLAN_POLICY_ROUND_ROBIN || pol == PLAN_POLICY_RANDOM)
-        run->chunk = plan->schedule.per_round;
-    else
-        run->chunk = 1;
-    if (pol != PLAN_POLICY_ROUND_ROBIN)
-        run->policy_note = plan_policy_name(pol);
+    run->sched = ptm_sched_find(pol);
+    if (!run->sched) {
+        /* dynamic's dependency filter is what makes big rounds safe;
+         * without it one block a round is the only safe choice */
+        run->sched = &ptm_sched_round_robin;
+        run->note = plan_policy_name(pol);
+    }
     return 0;
 }
 
-/* beta's initial values, per the plan. */
-static int init_beta(struct ptm_run *run, char *err, size_t errlen)
+/* The data whose row shards the workers hold: the one declared `shard
+ * rows`. Without one, every worker would push the same sums, so the run
+ * has one worker. */
+static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
 {
-    const struct plan_param *pp = &run->plan->params[run->beta_p];
-    switch (pp->init) {
-    case PLAN_INIT_CONST:
-        for (int64_t j = 0; j < run->d; j++)
-            run->beta[j] = pp->init_value;
-        return 0;
-    case PLAN_INIT_RANDOM: {
-        struct ptm_rng g;
-        ptm_rng_seed(&g, run->seed ^ 0x6265746100000000ull); /* "beta" stream */
-        for (int64_t j = 0; j < run->d; j++)
-            run->beta[j] = pp->init_value * (2 * ptm_rng_uniform(&g) - 1);
-        return 0;
-    }
-    case PLAN_INIT_DATA:
-    default: {
-        const struct ptm_vec *v = NULL;
-        int32_t k = pp->init_data;
-        if (k >= 0 && (uint32_t)k < run->plan->ndata) {
-            int32_t of = run->plan->data[k].labels_of;
-            if (of >= 0 && run->data[of] && run->data[of]->has_labels)
-                v = &run->data[of]->labels;
-        }
-        if (!v || v->n != run->d) {
+    const struct ptm_plan *plan = run->plan;
+    run->rowdata = -1;
+    for (uint32_t k = 0; k < plan->ndata; k++) {
+        /* labels(X) go with X's rows */
+        if (plan->data[k].shard != PLAN_SHARD_ROWS || plan->data[k].labels_of >= 0)
+            continue;
+        if (run->rowdata >= 0) {
             snprintf(err, errlen,
-                     "parameter '%s': initial data must be a vector of %lld "
-                     "values (cols(X))",
-                     pp->name, (long long)run->d);
+                     "data '%s' and '%s' are both sharded by rows: this version "
+                     "shards one data set",
+                     plan->data[run->rowdata].name, plan->data[k].name);
             return PTM_EINVAL;
         }
-        memcpy(run->beta, v->val, (size_t)run->d * sizeof(double));
+        run->rowdata = (int32_t)k;
+    }
+    for (uint32_t k = 0; k < plan->ndata; k++)
+        if (plan->data[k].shard == PLAN_SHARD_COLS && plan->data[k].labels_of < 0) {
+            snprintf(err, errlen, "data '%s': shard cols is not supported yet", plan->data[k].name);
+            return PTM_EINVAL;
+        }
+    if (run->rowdata < 0) {
+        run->P = 1;
+        run->nrows = 0;
         return 0;
     }
+    const struct ptm_dataset *ds = run->data[run->rowdata];
+    run->nrows = ptm_dataset_rows(ds);
+    if (run->nrows < 1) {
+        snprintf(err, errlen, "data '%s' has no rows", plan->data[run->rowdata].name);
+        return PTM_EINVAL;
+    }
+    if (run->P > run->nrows)
+        run->P = (int)run->nrows;
+    return 0;
+}
+
+/* Every worker's view of every data source. */
+static int make_shards(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    int64_t *bounds = rt_zalloc((size_t)run->P + 1, sizeof(int64_t));
+    if (!bounds)
+        return PTM_ENOMEM;
+    if (run->rowdata >= 0) {
+        const struct ptm_dataset *ds = run->data[run->rowdata];
+        if (ds->sparse)
+            ptm_shard_by_nnz(ds->csr.rowptr, run->nrows, run->P, bounds);
+        else
+            ptm_shard_even(run->nrows, run->P, bounds);
+    }
+    int rc = 0;
+    for (int p = 0; p < run->P && rc == 0; p++) {
+        struct rt_worker *w = &run->w[p];
+        w->run = run;
+        w->id = p;
+        w->lo = bounds[p];
+        w->hi = bounds[p + 1];
+        w->shard = rt_zalloc(plan->ndata, sizeof(*w->shard));
+        w->local = rt_zalloc(plan->nparams, sizeof(*w->local));
+        if (!w->shard || !w->local) {
+            rc = PTM_ENOMEM;
+            break;
+        }
+        for (uint32_t k = 0; k < plan->ndata && rc == 0; k++) {
+            struct rt_shard *s = &w->shard[k];
+            const struct plan_data *dd = &plan->data[k];
+            int32_t owner = dd->labels_of >= 0 ? dd->labels_of : (int32_t)k;
+            struct ptm_dataset *ds = run->data[owner];
+            bool sharded = owner == run->rowdata;
+            int64_t lo = sharded ? w->lo : 0, hi = sharded ? w->hi : ptm_dataset_rows(ds);
+            if (dd->labels_of >= 0) {
+                if (ds->has_labels) {
+                    s->labels = ds->labels.val + lo;
+                    s->nlabels = hi - lo;
+                }
+                continue;
+            }
+            if (!ds->sparse)
+                continue; /* dense data: no rule reads it yet */
+            s->matrix = true;
+            s->csr = ds->csr;
+            s->csr.nrows = hi - lo;
+            s->csr.rowptr = ds->csr.rowptr + lo;
+            s->csr.nnz = ds->csr.rowptr[hi] - ds->csr.rowptr[lo];
+            if (sharded) {
+                s->own_csc = true;
+                if (ptm_csr_rows_csc(&ds->csr, lo, hi, &s->csc) != 0)
+                    rc = PTM_ENOMEM;
+            } else {
+                const struct ptm_csc *c;
+                if (ptm_dataset_csc(ds, &c) != 0)
+                    rc = PTM_ENOMEM;
+                else
+                    s->csc = *c;
+            }
+        }
+    }
+    ptm_free(bounds);
+    (void)err;
+    (void)errlen;
+    return rc;
+}
+
+/* A vector data source's values for PLAN_INIT_DATA: labels only. */
+static const struct ptm_vec *init_vector(const struct ptm_run *run, int32_t k)
+{
+    if (k < 0 || (uint32_t)k >= run->plan->ndata || run->plan->data[k].labels_of < 0)
+        return NULL;
+    const struct ptm_dataset *ds = run->data[run->plan->data[k].labels_of];
+    return ds && ds->has_labels ? &ds->labels : NULL;
+}
+
+/* Element e (global, row-major) of parameter p lives at *slot. */
+static double *param_slot(struct ptm_run *run, int32_t p, int64_t e)
+{
+    struct rt_param *t = &run->params[p];
+    if (t->val)
+        return &t->val[e];
+    int64_t row = e / t->cols;
+    for (int q = 0; q < run->P; q++)
+        if (row < run->w[q].hi)
+            return &run->w[q].local[p][e - run->w[q].lo * t->cols];
+    return NULL;
+}
+
+/* Sizes, storage and initial values of every parameter. */
+static int make_params(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    run->params = rt_zalloc(plan->nparams, sizeof(*run->params));
+    if (!run->params)
+        return PTM_ENOMEM;
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct plan_param *pp = &plan->params[p];
+        struct rt_param *t = &run->params[p];
+        char what[256];
+        t->pp = pp;
+        t->shard_like = pp->shard_like;
+        snprintf(what, sizeof(what), "the size of parameter '%s'", pp->name);
+        int rc = eval_size(run, &pp->dims[0], 1, what, &t->rows, err, errlen);
+        if (rc == 0 && pp->matrix)
+            rc = eval_size(run, &pp->dims[1], 1, what, &t->cols, err, errlen);
+        else
+            t->cols = 1;
+        if (rc != 0)
+            return rc;
+        if (t->rows > ((int64_t)1 << 40) / t->cols) {
+            snprintf(err, errlen, "parameter '%s' has %lld x %lld elements: too many", pp->name,
+                     (long long)t->rows, (long long)t->cols);
+            return PTM_EINVAL;
+        }
+        t->len = t->rows * t->cols;
+        if (t->shard_like >= 0) {
+            if (t->shard_like != run->rowdata || t->rows != run->nrows) {
+                snprintf(err, errlen,
+                         "parameter '%s' is sharded like '%s', which must be the data "
+                         "sharded by rows and have as many rows (%lld)",
+                         pp->name, plan->data[t->shard_like].name, (long long)t->rows);
+                return PTM_EINVAL;
+            }
+            for (int q = 0; q < run->P; q++) {
+                struct rt_worker *w = &run->w[q];
+                w->local[p] = rt_zalloc((size_t)((w->hi - w->lo) * t->cols), sizeof(double));
+                if (!w->local[p])
+                    return PTM_ENOMEM;
+            }
+        } else {
+            t->val = rt_zalloc((size_t)t->len, sizeof(double));
+            if (!t->val)
+                return PTM_ENOMEM;
+        }
+        /* initial values, element by element in global order, so that they
+         * do not depend on the number of workers */
+        if (pp->init == PLAN_INIT_DATA) {
+            const struct ptm_vec *v = init_vector(run, pp->init_data);
+            if (!v || v->n != t->len) {
+                snprintf(err, errlen,
+                         "parameter '%s': its initial data must be a vector of %lld "
+                         "values",
+                         pp->name, (long long)t->len);
+                return PTM_EINVAL;
+            }
+            for (int64_t e = 0; e < t->len; e++)
+                *param_slot(run, (int32_t)p, e) = v->val[e];
+        } else if (pp->init == PLAN_INIT_RANDOM) {
+            struct ptm_rng g;
+            ptm_rng_seed(&g, run->seed ^ (0x706172616d000000ull + p)); /* "param" streams */
+            for (int64_t e = 0; e < t->len; e++)
+                *param_slot(run, (int32_t)p, e) = pp->init_value * (2 * ptm_rng_uniform(&g) - 1);
+        } else if (pp->init_value != 0) {
+            for (int64_t e = 0; e < t->len; e++)
+                *param_slot(run, (int32_t)p, e) = pp->init_value;
+        }
+    }
+    return 0;
+}
+
+/* The units (elements, rows or columns) block b of the scheduled block set
+ * covers: [*u0, *u1). */
+static void block_units(const struct ptm_run *run, int64_t b, int64_t *u0, int64_t *u1)
+{
+    const struct rt_param *t = &run->params[run->sparam];
+    int64_t units = run->bs->axis == PLAN_AXIS_ELEMS ? t->len
+                    : run->bs->axis == PLAN_AXIS_ROWS ? t->rows
+                                                       : t->cols;
+    if (run->bs->into) {
+        /* nblocks nearly equal blocks, the first units mod nblocks one longer */
+        int64_t q = units / run->nblocks, r = units % run->nblocks;
+        *u0 = b * q + (b < r ? b : r);
+        *u1 = *u0 + q + (b < r);
+    } else {
+        *u0 = b * run->bsize;
+        *u1 = *u0 + run->bsize < units ? *u0 + run->bsize : units;
     }
 }
 
-static void *zalloc(size_t n, size_t size)
+/* The blocks of the scheduled block set. */
+static int make_blocks(struct ptm_run *run, char *err, size_t errlen)
 {
-    if (n == 0)
-        n = 1;
-    if (n > SIZE_MAX / size)
-        return NULL;
-    void *p = ptm_malloc(n * size);
-    if (p)
-        memset(p, 0, n * size);
-    return p;
+    const struct ptm_plan *plan = run->plan;
+    int32_t over = plan->schedule.over;
+    if (over < 0 || (uint32_t)over >= plan->nblocksets) {
+        snprintf(err, errlen, "the schedule has no block set");
+        return PTM_EINVAL;
+    }
+    run->bs = &plan->blocksets[over];
+    run->sparam = run->bs->param;
+    const struct rt_param *t = &run->params[run->sparam];
+    if (!t->val) {
+        snprintf(err, errlen,
+                 "blocks '%s' are of parameter '%s', which is sharded: a model-parallel "
+                 "schedule updates a parameter with one copy",
+                 run->bs->name, t->pp->name);
+        return PTM_EINVAL;
+    }
+    int64_t units = run->bs->axis == PLAN_AXIS_ELEMS ? t->len
+                    : run->bs->axis == PLAN_AXIS_ROWS ? t->rows
+                                                       : t->cols;
+    int64_t count;
+    char what[256];
+    snprintf(what, sizeof(what), "the block count of '%s'", run->bs->name);
+    int rc = eval_size(run, &run->bs->count, 1, what, &count, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (run->bs->into) {
+        if (count > units) {
+            snprintf(err, errlen, "blocks '%s': %lld blocks of %lld %s", run->bs->name,
+                     (long long)count, (long long)units,
+                     run->bs->axis == PLAN_AXIS_ELEMS ? "elements" : "rows or columns");
+            return PTM_EINVAL;
+        }
+        run->nblocks = count;
+        run->bsize = (units + count - 1) / count;
+    } else {
+        run->bsize = count < units ? count : units;
+        run->nblocks = (units + run->bsize - 1) / run->bsize;
+    }
+    int64_t width = run->bs->axis == PLAN_AXIS_ELEMS ? 1
+                    : run->bs->axis == PLAN_AXIS_ROWS ? t->cols
+                                                       : t->rows;
+    run->bvars = run->bsize * width; /* the most variables a block has */
+    run->last_delta = rt_zalloc((size_t)t->len, sizeof(double));
+    return run->last_delta ? 0 : PTM_ENOMEM;
+}
+
+/* Fill rd->off and rd->vars from rd->blocks. */
+static void expand_round(const struct ptm_run *run, struct rt_round *rd)
+{
+    const struct rt_param *t = &run->params[run->sparam];
+    size_t v = 0;
+    for (size_t i = 0; i < rd->n; i++) {
+        int64_t u0, u1;
+        block_units(run, rd->blocks[i], &u0, &u1);
+        rd->off[i] = (int64_t)v;
+        switch (run->bs->axis) {
+        case PLAN_AXIS_ELEMS:
+            for (int64_t u = u0; u < u1; u++)
+                rd->vars[v++] = u;
+            break;
+        case PLAN_AXIS_ROWS:
+            for (int64_t e = u0 * t->cols; e < u1 * t->cols; e++)
+                rd->vars[v++] = e;
+            break;
+        case PLAN_AXIS_COLS:
+            for (int64_t r = 0; r < t->rows; r++)
+                for (int64_t u = u0; u < u1; u++)
+                    rd->vars[v++] = r * t->cols + u;
+            break;
+        }
+    }
+    rd->off[rd->n] = (int64_t)v;
+    rd->nvars = v;
+}
+
+static int make_schedule(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    struct ptm_sched_info info = {
+        .plan = plan,
+        .nblocks = run->nblocks,
+        .workers = run->P,
+        .per_round = run->note ? 1 : plan->schedule.per_round,
+        .seed = run->seed,
+    };
+    int rc = run->sched->create(&info, &run->sched_state, err, errlen);
+    if (rc != 0) {
+        run->sched_state = NULL;
+        return rc;
+    }
+    size_t cap = run->sched->cap(run->sched_state);
+    size_t maxvars = cap * (size_t)run->bvars;
+    for (int i = 0; i < 2; i++) {
+        struct rt_round *rd = &run->rounds[i];
+        rd->blocks = rt_zalloc(cap, sizeof(int64_t));
+        rd->off = rt_zalloc(cap + 1, sizeof(int64_t));
+        rd->vars = rt_zalloc(maxvars, sizeof(int64_t));
+        rd->change = rt_zalloc(maxvars, sizeof(double));
+        if (!rd->blocks || !rd->off || !rd->vars || !rd->change)
+            return PTM_ENOMEM;
+    }
+    run->bchange = rt_zalloc(cap, sizeof(double));
+    run->newval = rt_zalloc(maxvars, sizeof(double));
+    run->zcap = run->rule->zcap(run, cap, maxvars);
+    run->zsum = rt_zalloc(run->zcap, sizeof(double));
+    if (!run->bchange || !run->newval || !run->zsum)
+        return PTM_ENOMEM;
+    for (int p = 0; p < run->P; p++) {
+        run->w[p].z = rt_zalloc(run->zcap, sizeof(double));
+        if (!run->w[p].z)
+            return PTM_ENOMEM;
+    }
+    return 0;
 }
 
 int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
@@ -314,92 +559,51 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
 {
     *out = NULL;
     err[0] = '\0';
-    struct ptm_run *run = zalloc(1, sizeof(*run));
+    struct ptm_run *run = rt_zalloc(1, sizeof(*run));
     if (!run)
         return PTM_ENOMEM;
     run->plan = plan;
     run->opts = *opts;
     run->seed = opts->has_seed ? opts->seed : plan->seed;
-    int rc = check_plan(run, err, errlen);
+    run->backend = &rt_backend_threads;
+    run->P = opts->workers < 1 ? 1 : opts->workers;
+    int rc = choose(run, err, errlen);
     if (rc != 0)
         goto fail;
     rc = PTM_ENOMEM;
-    run->data = zalloc(plan->ndata, sizeof(*run->data));
-    if (!run->data)
+    run->data = rt_zalloc(plan->ndata, sizeof(*run->data));
+    run->caphist = 64;
+    run->hist = rt_zalloc(run->caphist, sizeof(double));
+    if (!run->data || !run->hist)
         goto fail;
     rc = load_data(run, dg);
+    if (rc == 0)
+        rc = choose_rows(run, err, errlen);
     if (rc != 0)
         goto fail;
-    struct ptm_dataset *X = run->data[run->xi];
-    if (!X->sparse || !X->has_labels) {
-        snprintf(err, errlen, "data '%s' has no labels", plan->data[run->xi].name);
-        rc = PTM_EINVAL;
-        goto fail;
-    }
-    run->n = X->csr.nrows;
-    run->d = X->csr.ncols;
-    if (run->n < 1 || run->d < 1) {
-        snprintf(err, errlen, "data '%s' is empty", plan->data[run->xi].name);
-        rc = PTM_EINVAL;
-        goto fail;
-    }
-    run->P = opts->workers < 1 ? 1 : opts->workers;
-    if (run->P > run->n)
-        run->P = (int)run->n;
-    if (run->chunk <= 0)
-        run->chunk = run->P;
-    if (run->chunk > run->d)
-        run->chunk = run->d;
-
     rc = PTM_ENOMEM;
-    size_t d = (size_t)run->d, c = (size_t)run->chunk;
-    run->beta = zalloc(d, sizeof(double));
-    run->last_delta = zalloc(d, sizeof(double));
-    run->cols = zalloc(c, sizeof(int64_t));
-    run->zsum = zalloc(c * LASSO_K, sizeof(double));
-    run->beta_new = zalloc(c, sizeof(double));
-    run->delta = zalloc(c, sizeof(double));
-    run->w = zalloc((size_t)run->P, sizeof(*run->w));
-    run->caphist = 64;
-    run->hist = zalloc(run->caphist, sizeof(double));
-    if (!run->beta || !run->last_delta || !run->cols || !run->zsum || !run->beta_new ||
-        !run->delta || !run->w || !run->hist)
+    run->w = rt_zalloc((size_t)run->P, sizeof(*run->w));
+    if (!run->w)
         goto fail;
-    rc = init_beta(run, err, errlen);
-    if (rc != 0)
+    if ((rc = make_shards(run, err, errlen)) != 0 || (rc = make_params(run, err, errlen)) != 0 ||
+        (rc = make_blocks(run, err, errlen)) != 0)
         goto fail;
-
-    int64_t *bounds = zalloc((size_t)run->P + 1, sizeof(int64_t));
-    if (!bounds)
+    if ((rc = run->rule->setup(run, err, errlen)) != 0)
         goto fail;
-    ptm_shard_by_nnz(X->csr.rowptr, run->n, run->P, bounds);
-    for (int p = 0; p < run->P; p++) {
-        struct rt_worker *w = &run->w[p];
-        w->run = run;
-        w->id = p;
-        w->lo = bounds[p];
-        w->hi = bounds[p + 1];
-        size_t m = (size_t)(w->hi - w->lo);
-        w->sq = zalloc(d, sizeof(double));
-        w->r = zalloc(m, sizeof(double));
-        w->z = zalloc(c * LASSO_K, sizeof(double));
-        if (!w->sq || !w->r || !w->z || lasso_shard_csc(&X->csr, w->lo, w->hi, &w->x) != 0) {
-            free(bounds);
-            goto fail;
-        }
-        lasso_colsq(&w->x, w->sq);
-        /* r = y - X beta: the kernel's residual, whatever r's init says */
-        lasso_residual(&w->x, X->labels.val + w->lo, run->beta, w->r);
-    }
-    free(bounds);
-    if (run->policy_note && opts->log)
+    if (run->obj && (rc = run->obj->setup(run, err, errlen)) != 0)
+        goto fail;
+    if ((rc = make_schedule(run, err, errlen)) != 0)
+        goto fail;
+    if (run->note && opts->log)
         fprintf(opts->log,
                 "ptm: warning: schedule %s is run as round_robin in this version "
-                "(%lld column%s a round)\n",
-                run->policy_note, (long long)run->chunk, run->chunk == 1 ? "" : "s");
+                "(one block a round)\n",
+                run->note);
     *out = run;
     return 0;
 fail:
+    if (rc == PTM_ENOMEM && !err[0])
+        snprintf(err, errlen, "%s", ptm_strerror(rc));
     ptm_run_free(run);
     return rc;
 }
@@ -408,83 +612,105 @@ void ptm_run_free(struct ptm_run *run)
 {
     if (!run)
         return;
+    if (run->w) {
+        run->rule->release(run);
+        if (run->obj)
+            run->obj->release(run);
+    }
+    if (run->sched_state)
+        run->sched->destroy(run->sched_state);
     if (run->w)
         for (int p = 0; p < run->P; p++) {
-            ptm_csc_release(&run->w[p].x);
-            ptm_free(run->w[p].sq);
-            ptm_free(run->w[p].r);
-            ptm_free(run->w[p].z);
+            struct rt_worker *w = &run->w[p];
+            if (w->shard)
+                for (uint32_t k = 0; k < run->plan->ndata; k++)
+                    if (w->shard[k].own_csc)
+                        ptm_csc_release(&w->shard[k].csc);
+            if (w->local)
+                for (uint32_t q = 0; q < run->plan->nparams; q++)
+                    ptm_free(w->local[q]);
+            ptm_free(w->shard);
+            ptm_free(w->local);
+            ptm_free(w->z);
         }
     ptm_free(run->w);
+    if (run->params)
+        for (uint32_t q = 0; q < run->plan->nparams; q++)
+            ptm_free(run->params[q].val);
+    ptm_free(run->params);
     if (run->data)
         for (uint32_t k = 0; k < run->plan->ndata; k++)
             if (run->data[k])
                 ptm_dataset_free(run->data[k]);
     ptm_free(run->data);
-    ptm_free(run->beta);
-    ptm_free(run->last_delta);
-    ptm_free(run->cols);
+    for (int i = 0; i < 2; i++) {
+        ptm_free(run->rounds[i].blocks);
+        ptm_free(run->rounds[i].off);
+        ptm_free(run->rounds[i].vars);
+        ptm_free(run->rounds[i].change);
+    }
+    ptm_free(run->bchange);
+    ptm_free(run->newval);
     ptm_free(run->zsum);
-    ptm_free(run->beta_new);
-    ptm_free(run->delta);
+    ptm_free(run->last_delta);
     ptm_free(run->hist);
     ptm_free(run);
 }
 
 /* ---- the round loop ----------------------------------------------------------- */
 
-static void worker_phase(struct rt_worker *w, enum phase ph)
+void rt_worker_phase(struct rt_worker *w)
 {
     struct ptm_run *run = w->run;
-    if (ph == PHASE_PUSH)
-        lasso_push(&w->x, w->sq, w->r, run->beta, run->cols, run->ns, w->z);
-    else if (ph == PHASE_APPLY)
-        lasso_apply(&w->x, run->cols, run->delta, run->ns, w->r);
+    const struct rt_work *wk = &run->work;
+    double t0 = now_seconds();
+    int rc = 0;
+    w->rc = 0;
+    w->msg[0] = '\0';
+    if (wk->apply && run->rule->apply)
+        rc = run->rule->apply(w, wk->apply);
+    if (rc == 0 && wk->push)
+        rc = run->rule->push(w, wk->push);
+    if (rc == 0 && wk->objective)
+        rc = run->obj->part(w, &w->part);
+    if (rc != 0 && !w->rc)
+        rt_fail(w, rc, "%s", ptm_strerror(rc));
+    w->busy = now_seconds() - t0;
 }
 
-static void *worker_main(void *arg)
+/* The message of a failure of w (or of the pull on the coordinator) into
+ * err, with where the job declares the hook. */
+static int failure(const struct ptm_run *run, const struct rt_worker *w, bool pull, bool objective,
+                   char *err, size_t errlen)
 {
-    struct rt_worker *w = arg;
-    struct ptm_run *run = w->run;
-    pthread_mutex_lock(&run->gate);
-    bool leave = run->aborted;
-    pthread_mutex_unlock(&run->gate);
-    if (leave)
-        return NULL;
-    for (;;) {
-        pthread_barrier_wait(&run->start);
-        enum phase ph = run->phase;
-        if (ph == PHASE_EXIT)
-            break;
-        worker_phase(w, ph);
-        pthread_barrier_wait(&run->done);
-    }
-    return NULL;
+    const char *at = objective ? run->opts.objective_at : run->opts.update_at;
+    char who[32];
+    if (pull)
+        snprintf(who, sizeof(who), "pull");
+    else
+        snprintf(who, sizeof(who), "worker %d", w->id + 1);
+    snprintf(err, errlen, "%s: %s%s%s%s", who, w->msg, at ? "\n" : "", at ? at : "",
+             !at          ? ""
+             : objective ? ": note: the objective is declared here"
+                         : ": note: the update rule is declared here");
+    return w->rc;
 }
 
-/* Run one phase on every worker; returns when all are done. One worker
- * runs on the coordinator's thread: the same arithmetic without the
- * hand-offs. */
-static void run_phase(struct ptm_run *run, enum phase ph)
+/* The first failure of the last phase, in worker order. */
+static int phase_failure(struct ptm_run *run, bool objective, char *err, size_t errlen)
 {
-    if (run->P == 1) {
-        worker_phase(&run->w[0], ph);
-        return;
-    }
-    run->phase = ph;
-    pthread_barrier_wait(&run->start);
-    if (ph != PHASE_EXIT)
-        pthread_barrier_wait(&run->done);
-}
-
-/* The objective at the committed beta; only the coordinator runs it,
- * between phases. */
-static double objective(const struct ptm_run *run)
-{
-    double f = 0;
     for (int p = 0; p < run->P; p++)
-        f += lasso_loss_part(run->w[p].r, run->w[p].hi - run->w[p].lo, run->n);
-    return f + lasso_penalty(run->beta, run->d, run->lambda);
+        if (run->w[p].rc)
+            return failure(run, &run->w[p], false, objective, err, errlen);
+    return 0;
+}
+
+/* Run one phase; a worker's failure ends the run. */
+static int phase(struct ptm_run *run, const struct rt_work *wk, char *err, size_t errlen)
+{
+    run->work = *wk;
+    run->backend->phase(run);
+    return phase_failure(run, wk->objective && !wk->push, err, errlen);
 }
 
 static int record_objective(struct ptm_run *run, double f)
@@ -500,12 +726,36 @@ static int record_objective(struct ptm_run *run, double f)
     return 0;
 }
 
+/* Evaluate the objective (applying the pending round first). */
+static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *err, size_t errlen)
+{
+    struct rt_work wk = {.apply = pending, .objective = true};
+    int rc = phase(run, &wk, err, errlen);
+    if (rc != 0)
+        return rc;
+    double f = run->obj->finish(run, run->backend->reduce_part(run));
+    if (!isfinite(f)) {
+        snprintf(err, errlen, "the objective is %g%s%s", f, run->opts.objective_at ? "\n" : "",
+                 run->opts.objective_at ? run->opts.objective_at : "");
+        if (run->opts.objective_at)
+            snprintf(err + strlen(err), errlen - strlen(err),
+                     ": note: the objective is declared here");
+        return PTM_EINVAL;
+    }
+    return record_objective(run, f);
+}
+
 static double rel_change(const struct ptm_run *run)
 {
     if (run->nhist < 2)
         return INFINITY;
     double a = run->hist[run->nhist - 1], b = run->hist[run->nhist - 2];
     return fabs(a - b) / fmax(fabs(b), 1e-300);
+}
+
+static int64_t sweeps(const struct ptm_run *run)
+{
+    return run->updates / run->nblocks;
 }
 
 static void progress(const struct ptm_run *run)
@@ -518,9 +768,8 @@ static void progress(const struct ptm_run *run)
     fprintf(log,
             "%sround %lld sweep %lld objective %.10g rel_change %.3g updates/s %.3g "
             "elapsed %.3fs%s",
-            run->opts.log_tty ? "\r\033[K" : "", (long long)run->rounds,
-            (long long)(run->updates / run->d), f, rel_change(run), ups, run->seconds,
-            run->opts.log_tty ? "" : "\n");
+            run->opts.log_tty ? "\r\033[K" : "", (long long)run->round, (long long)sweeps(run), f,
+            rel_change(run), ups, run->seconds, run->opts.log_tty ? "" : "\n");
     fflush(log);
 }
 
@@ -529,7 +778,7 @@ static bool objective_due(struct ptm_run *run)
 {
     const struct plan_hook *o = &run->plan->objective;
     int64_t every = o->every > 0 ? o->every : 1;
-    int64_t now = o->every_unit == PLAN_UNIT_SWEEPS ? run->updates / run->d : run->rounds;
+    int64_t now = o->every_unit == PLAN_UNIT_SWEEPS ? sweeps(run) : run->round;
     if (now - run->obj_mark < every)
         return false;
     run->obj_mark = now;
@@ -539,12 +788,11 @@ static bool objective_due(struct ptm_run *run)
 static bool stop_now(const struct ptm_run *run)
 {
     const struct ptm_plan *plan = run->plan;
-    int64_t sweeps = run->updates / run->d;
     if (!plan->has_stop || plan->stop.ncode == 0)
-        return sweeps >= PTM_RUN_SWEEP_CAP;
+        return sweeps(run) >= PTM_RUN_SWEEP_CAP;
     double g[PROG_NGLOBALS];
-    g[PROG_G_ROUNDS] = (double)run->rounds;
-    g[PROG_G_SWEEPS] = (double)sweeps;
+    g[PROG_G_ROUNDS] = (double)run->round;
+    g[PROG_G_SWEEPS] = (double)sweeps(run);
     g[PROG_G_SECONDS] = run->seconds;
     g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
     g[PROG_G_REL_CHANGE] = rel_change(run);
@@ -554,12 +802,17 @@ static bool stop_now(const struct ptm_run *run)
     return v != 0 && !isnan(v);
 }
 
-static int trace_round(FILE *t, const struct ptm_run *run, bool evaluated)
+/* One JSON object for the round just run. */
+static int trace_round(FILE *t, const struct ptm_run *run, const struct rt_round *rd,
+                       bool evaluated)
 {
-    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": [", (long long)run->rounds,
+    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": [", (long long)run->round,
             run->seconds);
-    for (size_t k = 0; k < run->ns; k++)
-        fprintf(t, "%s%lld", k ? ", " : "", (long long)run->cols[k] + 1);
+    for (size_t k = 0; k < rd->n; k++)
+        fprintf(t, "%s%lld", k ? ", " : "", (long long)rd->blocks[k] + 1);
+    fprintf(t, "], \"worker_seconds\": [");
+    for (int p = 0; p < run->P; p++)
+        fprintf(t, "%s%.6f", p ? ", " : "", run->w[p].busy);
     fprintf(t, "]");
     if (evaluated)
         fprintf(t, ", \"objective\": %.17g", run->hist[run->nhist - 1]);
@@ -567,9 +820,99 @@ static int trace_round(FILE *t, const struct ptm_run *run, bool evaluated)
     return ferror(t) ? PTM_EIO : 0;
 }
 
+/* Commit the pull's new values of rd's variables; record the changes. */
+static void commit(struct ptm_run *run, struct rt_round *rd)
+{
+    double *val = run->params[run->sparam].val;
+    for (size_t i = 0; i < rd->n; i++) {
+        double big = 0;
+        for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++) {
+            int64_t e = rd->vars[v];
+            double d = run->newval[v] - val[e];
+            rd->change[v] = d;
+            run->last_delta[e] = d;
+            val[e] = run->newval[v];
+            if (fabs(d) > big)
+                big = fabs(d);
+        }
+        run->bchange[i] = big;
+    }
+    if (run->sched->done)
+        run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
+}
+
+/* Every worker's push wrote as many values. */
+static int check_zlen(struct ptm_run *run, char *err, size_t errlen)
+{
+    for (int p = 1; p < run->P; p++)
+        if (run->w[p].zlen != run->w[0].zlen) {
+            snprintf(err, errlen,
+                     "push returned %zu values on worker 1 but %zu on worker %d: every "
+                     "worker must return as many values for each block%s%s%s",
+                     run->w[0].zlen, run->w[p].zlen, p + 1, run->opts.update_at ? "\n" : "",
+                     run->opts.update_at ? run->opts.update_at : "",
+                     run->opts.update_at ? ": note: the update rule is declared here" : "");
+            return PTM_EINVAL;
+        }
+    return 0;
+}
+
+static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
+{
+    double t0 = now_seconds();
+    int rc = 0;
+    const struct rt_round *pending = NULL; /* committed, not yet applied */
+    if (run->obj && run->nhist == 0) {
+        if ((rc = evaluate(run, NULL, err, errlen)) != 0)
+            return rc;
+        progress(run);
+    }
+    while (!stop_now(run) && !ptm_run_interrupted()) {
+        struct rt_round *rd = &run->rounds[run->cur];
+        rd->n = run->sched->next(run->sched_state, rd->blocks);
+        expand_round(run, rd);
+        struct rt_work wk = {.apply = pending, .push = rd};
+        if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = check_zlen(run, err, errlen)) != 0)
+            return rc;
+        run->backend->reduce_z(run, run->w[0].zlen, run->zsum);
+        rc = run->rule->pull(run, rd, run->zsum, run->w[0].zlen, run->newval);
+        if (rc != 0)
+            return failure(run, &run->w[0], true, false, err, errlen);
+        commit(run, rd);
+        pending = rd;
+        run->cur ^= 1;
+        run->round++;
+        run->updates += (int64_t)rd->n;
+        run->seconds = now_seconds() - t0;
+        bool evaluated = run->obj && objective_due(run);
+        if (evaluated) {
+            if ((rc = evaluate(run, pending, err, errlen)) != 0)
+                return rc;
+            pending = NULL;
+            progress(run);
+        }
+        if (trace && trace_round(trace, run, rd, evaluated) != 0) {
+            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
+            return PTM_EIO;
+        }
+    }
+    /* bring the workers' local state (sharded parameters) up to date */
+    if (pending) {
+        struct rt_work wk = {.apply = pending};
+        rc = phase(run, &wk, err, errlen);
+    }
+    if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
+        fputc('\n', run->opts.log); /* end the updating line */
+    return rc;
+}
+
 int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
 {
     err[0] = '\0';
+    if (run->failed) {
+        snprintf(err, errlen, "the run failed before and cannot go on");
+        return PTM_EINVAL;
+    }
     FILE *trace = NULL;
     if (run->opts.trace) {
         trace = fopen(run->opts.trace, "w");
@@ -578,106 +921,19 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EIO;
         }
     }
-    int rc = 0;
-    bool threaded = run->P > 1;
-    if (!threaded)
-        goto loop;
-    if (pthread_barrier_init(&run->start, NULL, (unsigned)run->P + 1) != 0) {
-        rc = PTM_ENOMEM;
-        goto out_trace;
+    int rc = run->backend->start(run, err, errlen);
+    if (rc == 0) {
+        rc = rounds(run, trace, err, errlen);
+        run->backend->stop(run);
     }
-    if (pthread_barrier_init(&run->done, NULL, (unsigned)run->P + 1) != 0) {
-        rc = PTM_ENOMEM;
-        goto out_start;
-    }
-    if (pthread_mutex_init(&run->gate, NULL) != 0) {
-        rc = PTM_ENOMEM;
-        goto out_done;
-    }
-    pthread_mutex_lock(&run->gate);
-    run->aborted = false;
-    int started = 0;
-    for (; started < run->P; started++)
-        if (pthread_create(&run->w[started].thread, NULL, worker_main, &run->w[started]) != 0)
-            break;
-    run->aborted = started < run->P;
-    pthread_mutex_unlock(&run->gate);
-    if (run->aborted) {
-        for (int p = 0; p < started; p++)
-            pthread_join(run->w[p].thread, NULL);
-        snprintf(err, errlen, "cannot start %d worker threads", run->P);
-        rc = PTM_ENOMEM;
-        goto out_gate;
-    }
-
-loop:;
-    double t0 = now_seconds();
-    if (run->has_obj && run->nhist == 0) {
-        rc = record_objective(run, objective(run));
-        if (rc != 0)
-            goto out_threads;
-        progress(run);
-    }
-    while (!stop_now(run) && !ptm_run_interrupted()) {
-        /* schedule: the next chunk of columns, wrapping around */
-        run->ns = (size_t)run->chunk;
-        for (size_t k = 0; k < run->ns; k++)
-            run->cols[k] = (run->next_col + (int64_t)k) % run->d;
-        run->next_col = (run->next_col + run->chunk) % run->d;
-        /* push */
-        run_phase(run, PHASE_PUSH);
-        /* pull, summing z in worker order */
-        size_t nz = LASSO_K * run->ns;
-        memcpy(run->zsum, run->w[0].z, nz * sizeof(double));
-        for (int p = 1; p < run->P; p++)
-            for (size_t k = 0; k < nz; k++)
-                run->zsum[k] += run->w[p].z[k];
-        lasso_pull(run->zsum, run->ns, run->n, run->lambda, run->beta_new);
-        for (size_t k = 0; k < run->ns; k++) {
-            int64_t j = run->cols[k];
-            run->delta[k] = run->beta_new[k] - run->beta[j];
-            run->last_delta[j] = run->delta[k];
-            run->beta[j] = run->beta_new[k];
-        }
-        /* apply */
-        run_phase(run, PHASE_APPLY);
-        run->rounds++;
-        run->updates += (int64_t)run->ns;
-        run->seconds = now_seconds() - t0;
-        bool evaluated = run->has_obj && objective_due(run);
-        if (evaluated) {
-            rc = record_objective(run, objective(run));
-            if (rc != 0)
-                goto out_threads;
-            progress(run);
-        }
-        if (trace && trace_round(trace, run, evaluated) != 0) {
-            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
-            rc = PTM_EIO;
-            goto out_threads;
-        }
-    }
-    if (run->has_obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
-        fputc('\n', run->opts.log); /* end the updating line */
-out_threads:
-    if (!threaded)
-        goto out_trace;
-    run_phase(run, PHASE_EXIT);
-    for (int p = 0; p < run->P; p++)
-        pthread_join(run->w[p].thread, NULL);
-out_gate:
-    pthread_mutex_destroy(&run->gate);
-out_done:
-    pthread_barrier_destroy(&run->done);
-out_start:
-    pthread_barrier_destroy(&run->start);
-out_trace:
     if (trace && fclose(trace) != 0 && rc == 0) {
         snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
         rc = PTM_EIO;
     }
     if (rc == PTM_ENOMEM && !err[0])
         snprintf(err, errlen, "%s", ptm_strerror(rc));
+    if (rc != 0)
+        run->failed = true;
     return rc;
 }
 
@@ -685,9 +941,9 @@ out_trace:
 
 void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st)
 {
-    st->rounds = run->rounds;
+    st->rounds = run->round;
     st->updates = run->updates;
-    st->sweeps = run->updates / run->d;
+    st->sweeps = sweeps(run);
     st->seconds = run->seconds;
     st->objective = run->nhist ? run->hist[run->nhist - 1] : NAN;
     st->workers = run->P;
@@ -701,38 +957,41 @@ const double *ptm_run_history(const struct ptm_run *run, size_t *n)
 
 int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap)
 {
-    if (param == run->beta_p) {
-        int64_t m = run->d < cap ? run->d : cap;
-        memcpy(out, run->beta, (size_t)m * sizeof(double));
-        return run->d;
+    if (param < 0 || (uint32_t)param >= run->plan->nparams)
+        return -1;
+    const struct rt_param *t = &run->params[param];
+    if (t->val) {
+        memcpy(out, t->val, (size_t)(t->len < cap ? t->len : cap) * sizeof(double));
+        return t->len;
     }
-    if (param == run->r_p) {
-        int64_t at = 0;
-        for (int p = 0; p < run->P; p++)
-            for (int64_t i = 0; i < run->w[p].hi - run->w[p].lo; i++, at++)
-                if (at < cap)
-                    out[at] = run->w[p].r[i];
-        return run->n;
+    int64_t at = 0;
+    for (int p = 0; p < run->P; p++) {
+        const struct rt_worker *w = &run->w[p];
+        int64_t m = (w->hi - w->lo) * t->cols;
+        for (int64_t i = 0; i < m && at < cap; i++)
+            out[at++] = w->local[param][i];
     }
-    return -1;
+    return t->len;
 }
 
-/* Write the values of one vector parameter to path via a temporary file. */
+/* Write one parameter to path via a temporary file: a row a line, the
+ * columns of a matrix separated by tabs. */
 static int write_tsv(const struct ptm_run *run, int32_t param, const char *path, char *err,
                      size_t errlen)
 {
-    int64_t len = param == run->beta_p ? run->d : run->n;
-    double *v = zalloc((size_t)len, sizeof(double));
+    const struct rt_param *t = &run->params[param];
+    double *v = rt_zalloc((size_t)t->len, sizeof(double));
     if (!v) {
         snprintf(err, errlen, "cannot write '%s': out of memory", path);
         return PTM_ENOMEM;
     }
-    ptm_run_param(run, param, v, len);
+    ptm_run_param(run, param, v, t->len);
     struct ptm_wfile w;
     int rc = ptm_wfile_open(&w, path);
     if (rc == 0) {
-        for (int64_t i = 0; i < len; i++)
-            fprintf(w.f, "%.17g\n", v[i]);
+        for (int64_t i = 0; i < t->rows; i++)
+            for (int64_t j = 0; j < t->cols; j++)
+                fprintf(w.f, "%.17g%c", v[i * t->cols + j], j + 1 < t->cols ? '\t' : '\n');
         rc = ptm_wfile_commit(&w);
     } else {
         ptm_wfile_abort(&w);
@@ -747,6 +1006,10 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
 int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen)
 {
     err[0] = '\0';
+    if (run->failed) {
+        snprintf(err, errlen, "the run failed: no outputs are written");
+        return PTM_EINVAL;
+    }
     for (uint32_t k = 0; k < run->plan->noutputs; k++) {
         const struct plan_output *o = &run->plan->outputs[k];
         int rc = write_tsv(run, o->param, o->path, err, errlen);

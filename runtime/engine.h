@@ -3,19 +3,15 @@
  *
  * A run (struct ptm_run) holds everything a job needs while it runs: the
  * plan (borrowed), the loaded data sets, each worker's shard and local
- * state, the parameters, the round and sweep counters and the objective
+ * state, the parameter tables, the scheduler, the update rule (a built-in
+ * kernel or Lua hooks), the round and sweep counters and the objective
  * history (spec/runtime.md, "The state of a run").
  *
- * This increment runs the built-in Lasso kernel (update builtin lasso_cd,
- * objective builtin lasso_objective) on threads, one per worker, with
- * round-robin scheduling: each round updates the next `per_round` columns
- * of the coefficient vector in order, wrapping around at the end:
- * per_round from the plan under round_robin and random (0: one column per
- * worker), one column under dynamic (whose dependency filter does not
- * exist yet). The dynamic and random policies are run as round-robin,
- * with a warning. One worker runs on the calling thread. beta lives with the coordinator, which
- * commits every pull; the residual r is sharded by rows like X (ptm_shard_by_nnz). The parameter
- * store comes later.
+ * This version runs the model-parallel policies (round_robin, random, and
+ * dynamic as round-robin until its scheduler exists) with the built-in
+ * lasso_cd kernel or a Lua update, on threads of this process. Rounds go
+ * schedule -> push on every worker -> pull on the coordinator -> commit
+ * -> apply on every worker (runtime/engine_impl.h).
  *
  * The same plan, seed and number of workers give bit-identical results.
  */
@@ -41,6 +37,13 @@ struct ptm_run_opts {
     FILE *log;         /* warnings and progress; NULL: silent; borrows */
     bool quiet;        /* no progress lines (warnings still go to log) */
     bool log_tty;      /* log is a terminal: progress is one updating line */
+    /* Where the job declares its update and objective ("job.ptm:LINE:COL"),
+     * for the messages of a failing hook; NULL: unknown (a plan). */
+    const char *update_at, *objective_at;
+    /* Limits of Lua hooks (lua_host.h); 0: the defaults. */
+    size_t lua_mem;    /* bytes a worker's state may hold */
+    long lua_budget;   /* instructions a call may run */
+    double lua_seconds; /* wall-clock seconds a call may take */
 };
 
 struct ptm_run;
@@ -49,7 +52,7 @@ struct ptm_run;
 struct ptm_run_stats {
     int64_t rounds;
     int64_t sweeps;   /* whole sweeps: updates / columns */
-    int64_t updates;  /* column updates */
+    int64_t updates;  /* block updates */
     double seconds;   /* wall time of ptm_run_exec */
     double objective; /* last evaluated; NaN when never */
     int workers;
@@ -69,8 +72,10 @@ void ptm_run_free(struct ptm_run *run);
 
 /* Run rounds until the stop rule holds, Ctrl-C (with ptm_run_catch_sigint)
  * or, without a stop rule, PTM_RUN_SWEEP_CAP sweeps. Returns 0, PTM_EIO
- * (the trace cannot be written; message in err) or PTM_ENOMEM / PTM_EINVAL
- * (threads could not be started). */
+ * (the trace cannot be written), PTM_EINVAL (an update or objective hook
+ * failed: its message, the worker and where the job declares the hook) or
+ * PTM_ENOMEM (threads could not be started), with a message in err. After
+ * a failure the run cannot go on and its outputs must not be written. */
 int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen);
 
 /* Write every output of the plan (TSV, %.17g, one value a line) to a
@@ -84,8 +89,8 @@ void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st);
  * before any round); their count in *n. */
 const double *ptm_run_history(const struct ptm_run *run, size_t *n);
 /* The committed values of parameter param (whole, gathered from the
- * shards) copied into out (at most cap); returns its length, or -1 for a
- * parameter this engine does not hold. */
+ * shards in row order; a matrix row-major) copied into out (at most cap);
+ * returns its length, or -1 for no such parameter. */
 int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap);
 
 /* Install (on) or remove a SIGINT handler that makes running jobs stop

@@ -52,30 +52,6 @@ static inline double soft_threshold(double z, double t)
     return 0;
 }
 
-int lasso_shard_csc(const struct ptm_csr *x, int64_t lo, int64_t hi, struct ptm_csc *out)
-{
-    PTM_ASSERT(0 <= lo && lo <= hi && hi <= x->nrows);
-    memset(out, 0, sizeof(*out));
-    int64_t base = x->rowptr[lo];
-    int64_t *rowptr = ptm_malloc((size_t)(hi - lo + 1) * sizeof(*rowptr));
-    if (!rowptr)
-        return PTM_ENOMEM;
-    for (int64_t i = lo; i <= hi; i++)
-        rowptr[i - lo] = x->rowptr[i] - base;
-    /* A view of the rows with offsets from 0, which ptm_csr_to_csc() reads. */
-    struct ptm_csr view = {
-        .nrows = hi - lo,
-        .ncols = x->ncols,
-        .nnz = x->rowptr[hi] - base,
-        .rowptr = rowptr,
-        .colind = x->colind ? x->colind + base : NULL,
-        .val = x->val ? x->val + base : NULL,
-    };
-    int rc = ptm_csr_to_csc(&view, out);
-    ptm_free(rowptr);
-    return rc;
-}
-
 void lasso_colsq(const struct ptm_csc *x, double *sq)
 {
     for (int64_t j = 0; j < x->ncols; j++) {

@@ -22,7 +22,7 @@
  * parts that the engine adds up, then one call on the sums.
  *
  * Plain functions on arrays: no allocation and no engine types except in
- * lasso_shard_csc() and lasso_solve_serial(). n (>= 1) is always the number
+ * lasso_solve_serial(). n (>= 1) is always the number
  * of rows of the whole matrix. Columns are 0-based.
  */
 #ifndef PTM_KERNEL_LASSO_H
@@ -37,12 +37,6 @@
 #define LASSO_K 2
 
 /* ---- set-up --------------------------------------------------------------- */
-
-/* The CSC of rows lo .. hi-1 of x (0 <= lo <= hi <= x->nrows) with row
- * indices local to the shard (row lo is 0) and all of x's columns. Returns
- * 0 or PTM_ENOMEM (out is then empty). Caller frees with
- * ptm_csc_release(). */
-int lasso_shard_csc(const struct ptm_csr *x, int64_t lo, int64_t hi, struct ptm_csc *out);
 
 /* sq[j] = the shard's part of ||x_j||^2, for every column (the worker's
  * cache; summed over shards it is the squared norm). */

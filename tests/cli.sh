@@ -630,6 +630,38 @@ head -n 1 "$T/rd/trace.json" | grep -q '^{"round": 1, "seconds": [0-9.]*, "block
 grep -q '"objective": ' "$T/rd/trace.json" || no "the trace has no objective"
 end
 
+begin "run --trace: each round has every worker's seconds"
+run run --quiet --workers=2 --trace "$T/rd/trace2.json" "$T/run.ptm"
+want_rc 0
+head -n 1 "$T/rd/trace2.json" | grep -q '"worker_seconds": \[[0-9.]*, [0-9.]*\]' ||
+    no "no worker_seconds for two workers"
+end
+
+# The same job with examples/lasso/lasso.lua as its update and objective.
+sed -e 's|^update builtin lasso_cd.*|update lua "'"$PWD"'/examples/lasso/lasso.lua"|' \
+    -e 's|^objective builtin lasso_objective { lambda = lambda }|objective lua "'"$PWD"'/examples/lasso/lasso.lua" "objective"|' \
+    -e "s|\"$T/rd/beta.tsv\"|\"$T/rd/beta-lua.tsv\"|" "$T/run.ptm" >"$T/run-lua.ptm"
+
+begin "run: the Lua update reaches the built-in kernel's solution"
+run run --quiet --workers 2 "$T/run.ptm"
+run run --quiet --workers 2 "$T/run-lua.ptm"
+want_rc 0; err_lacks "error"
+paste "$T/rd/beta.tsv" "$T/rd/beta-lua.tsv" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad }' ||
+    no "beta from lasso.lua differs from the kernel's by more than 1e-6"
+end
+
+begin "run: a failing hook writes nothing, exit 1, with the traceback"
+printf 'function push(w, S) error("no luck") end\nfunction pull(S, z) return {} end\n' >"$T/fail.lua"
+sed -e "s|^update lua .*|update lua \"$T/fail.lua\"|" -e "s|beta-lua.tsv|beta-fail.tsv|" \
+    "$T/run-lua.ptm" >"$T/run-fail.ptm"
+run run --quiet --workers 2 "$T/run-fail.ptm"
+want_rc 1
+err_has "ptm: error: worker 1: $T/fail.lua:1: no luck"; err_has "stack traceback:"
+err_has "run-fail.ptm:27:1: note: the update rule is declared here"
+[ -e "$T/rd/beta-fail.tsv" ] && no "an output was written"
+end
+
 begin "run: a plan (YAML) gives the same beta as its job, one worker"
 "$PTM" compile "$T/run.ptm" -o "$T/rd/run.yaml" 2>/dev/null
 run run --quiet --workers 1 "$T/run.ptm"
@@ -659,9 +691,9 @@ run run "$T/run.ptm" "$T/run.ptm"
 want_rc 2; err_has "run takes one job spec"
 end
 
-begin "run: an update not supported yet exits 1 with a message"
+begin "run: a hook that returns nothing stops the run, exit 1, with where it is declared"
 run run "$T/small.ptm"
-want_rc 1; err_has "is not supported yet"
+want_rc 1; err_has "hook 'push' returned nil"; err_has "small.ptm:6:1: note: the update rule is declared here"
 end
 
 begin "run: a missing data file, exit 4"

@@ -1,6 +1,8 @@
 /*
  * test_engine.c - `ptm run` for the Lasso (runtime/engine.c): a job spec
- * compiled and run on 1, 2 and 3 worker threads.
+ * compiled and run on 1, 2 and 3 worker threads, with the built-in kernel
+ * and with examples/lasso/lasso.lua, under round_robin and random; and Lua
+ * hooks that misbehave in every way a job from someone else could.
  *
  * DESIGN: one problem is generated (ptm_gen_lasso) into the temporary
  * directory that is the tests' working directory; lambda is a tenth of
@@ -45,7 +47,8 @@
 static struct ptm_dataset *prob;
 static const struct ptm_csc *prob_csc;
 static double lambda;
-static char job_text[2048];
+static char job_text[16384];
+static char example_lua[4096]; /* absolute path of examples/lasso/lasso.lua */
 
 static bool verbose(void)
 {
@@ -53,8 +56,19 @@ static bool verbose(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-static void make_job(void)
+/* The rules and schedules a job runs under. */
+enum rule { BUILTIN, LUA };
+
+static void make_job_with(enum rule rule, const char *schedule, const char *lua)
 {
+    char update[4200], objective[4200];
+    if (rule == BUILTIN) {
+        snprintf(update, sizeof(update), "update builtin lasso_cd { lambda = lambda }");
+        snprintf(objective, sizeof(objective), "objective builtin lasso_objective { lambda = lambda }");
+    } else {
+        snprintf(update, sizeof(update), "update lua \"%s\"", lua);
+        snprintf(objective, sizeof(objective), "objective lua \"%s\" \"objective\"", lua);
+    }
     snprintf(job_text, sizeof(job_text),
              "job t\n"
              "const lambda = %.17g\n"
@@ -63,12 +77,17 @@ static void make_job(void)
              "param beta : vector[cols(X)] = 0\n"
              "param r    : vector[rows(X)] = y shard like X\n"
              "blocks coef = beta each 1\n"
-             "schedule round_robin\n"
-             "update builtin lasso_cd { lambda = lambda }\n"
-             "objective builtin lasso_objective { lambda = lambda } every 1 sweeps\n"
-             "stop when sweeps >= 200 or rel_change(objective) < 1e-12\n"
+             "schedule %s\n"
+             "%s\n"
+             "%s every 1 sweeps\n"
+             "stop when sweeps >= 300 or rel_change(objective) < 1e-13\n"
              "output beta to \"beta.tsv\"\n",
-             lambda);
+             lambda, schedule, update, objective);
+}
+
+static void make_job(void)
+{
+    make_job_with(BUILTIN, "round_robin", NULL);
 }
 
 /* Parse and compile job_text; the plan or a failed test. */
@@ -84,7 +103,7 @@ static struct ptm_plan *compile_job(void)
     struct ptm_plan *plan = NULL;
     int rc = ptm_parse(&src, &arena, &diags, &job);
     if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = "."};
+        struct ptm_compile_opts opts = {.base_dir = ".", .check_hooks = true};
         rc = ptm_compile(&src, job, &opts, &diags, &plan);
     }
     if (rc != 0)
@@ -99,7 +118,7 @@ static struct ptm_plan *compile_job(void)
  * *runp when runp is not NULL. */
 static void run_plan(const struct ptm_plan *plan, int P, double *beta, struct ptm_run **runp)
 {
-    struct ptm_run_opts o = {.workers = P};
+    struct ptm_run_opts o = {.workers = P, .lua_seconds = 600};
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_run *run;
@@ -121,13 +140,26 @@ static void run_plan(const struct ptm_plan *plan, int P, double *beta, struct pt
         ptm_run_free(run);
 }
 
-static const int workers[] = {1, 2, 3};
+/* Each rule under each schedule on 1, 2 and 3 workers. random updates two
+ * coefficients a round: the problem's correlated groups do not make that
+ * diverge. */
+static const struct {
+    enum rule rule;
+    const char *schedule;
+    int P;
+} solves[] = {
+    {BUILTIN, "round_robin", 1}, {BUILTIN, "round_robin", 2}, {BUILTIN, "round_robin", 3},
+    {LUA, "round_robin", 1},     {LUA, "round_robin", 2},     {LUA, "round_robin", 3},
+    {BUILTIN, "random { per_round 2 }", 2}, {LUA, "random { per_round 2 }", 3},
+};
 
 START_TEST(test_solves_lasso)
 {
-    int P = workers[_i];
+    int P = solves[_i].P;
     int64_t n = prob_csc->nrows, d = prob_csc->ncols;
+    make_job_with(solves[_i].rule, solves[_i].schedule, example_lua);
     struct ptm_plan *plan = compile_job();
+    make_job();
     double *beta = calloc((size_t)d, sizeof(double));
     double *ref = calloc((size_t)d, sizeof(double));
     double *r = calloc((size_t)n, sizeof(double));
@@ -185,9 +217,10 @@ START_TEST(test_solves_lasso)
     ptm_run_stats(run, &st);
     ck_assert_int_eq(st.workers, P);
     if (verbose())
-        printf("P=%d: %lld rounds, %lld sweeps, %.3f s (run %.3f s), KKT %.3g, "
+        printf("%s %s P=%d: %lld rounds, %lld sweeps, %.3f s (run %.3f s), KKT %.3g, "
                "max |beta - serial| %.3g, %lld of %lld non-zero, objective %.12g\n",
-               P, (long long)st.rounds, (long long)st.sweeps,
+               solves[_i].rule == LUA ? "lua" : "builtin", solves[_i].schedule, P,
+               (long long)st.rounds, (long long)st.sweeps,
                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
                st.seconds, kkt, worst, (long long)nz, (long long)d, st.objective);
     ptm_run_free(run);
@@ -241,15 +274,43 @@ START_TEST(test_deterministic)
 }
 END_TEST
 
+/* The Lua rule gives the kernel's numbers: same P, same rounds. */
+START_TEST(test_lua_matches_builtin)
+{
+    int64_t d = prob_csc->ncols;
+    double *a = calloc((size_t)d, sizeof(double)), *b = calloc((size_t)d, sizeof(double));
+    ck_assert(a && b);
+    make_job_with(BUILTIN, "round_robin { per_round 3 }", NULL);
+    struct ptm_plan *pa = compile_job();
+    make_job_with(LUA, "round_robin { per_round 3 }", example_lua);
+    struct ptm_plan *pb = compile_job();
+    make_job();
+    run_plan(pa, 2, a, NULL);
+    run_plan(pb, 2, b, NULL);
+    double worst = 0;
+    for (int64_t j = 0; j < d; j++)
+        worst = fmax(worst, fabs(a[j] - b[j]));
+    ck_assert_msg(worst < 1e-6, "max |beta(builtin) - beta(lua)| = %g", worst);
+    if (verbose())
+        printf("lua vs builtin: max |difference| %.3g\n", worst);
+    plan_free(pa);
+    plan_free(pb);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* Plans this engine does not run yet: a clear error, no crash. */
 static const struct {
     const char *from, *to, *msg;
 } unsupported[] = {
     {"update builtin lasso_cd { lambda = lambda }\n",
      "update builtin lasso_cd { lambda = lambda }\n", NULL},
-    {"objective builtin lasso_objective { lambda = lambda } every 1 sweeps\n",
-     "objective builtin lasso_objective { lambda = 0.5 } every 1 sweeps\n",
-     "differs from lasso_cd's"},
+    {"param beta : vector[cols(X)] = 0\n", "param beta : vector[cols(X) + 1] = 0\n",
+     "beta ('beta') must be a vector of cols(X) = 150 values with one copy"},
+    {"update builtin lasso_cd { lambda = lambda }\n",
+     "update builtin lasso_cd { lambda = lambda, beta = r }\n",
+     "beta ('r') must be a vector of cols(X) = 150 values with one copy"},
 };
 
 START_TEST(test_unsupported)
@@ -279,6 +340,92 @@ START_TEST(test_unsupported)
         ck_assert_ptr_null(run);
         ck_assert_msg(strstr(err, unsupported[_i].msg), "message: %s", err);
     }
+    plan_free(plan);
+}
+END_TEST
+
+/* Hooks that misbehave: the run stops with the hook's message (and the
+ * traceback and where the job declares the hook), outputs are refused and
+ * nothing is written. Each row is the body of a Lua file whose push,
+ * pull, apply and objective work as lasso.lua's unless the body replaces
+ * one; the failure comes on worker 2 of 2 where the body says so. */
+static const char *const good_hooks =
+    "function push(w, S) local z = {} for _, j in ipairs(S) do z[j] = 0 end return z end\n"
+    "function pull(S, z) local v = {} for _, j in ipairs(S) do v[j] = 0 end return v end\n"
+    "function objective(w) return 0 end\n"
+    "function zeros(S) local z = {} for _, j in ipairs(S) do z[j] = 0 end return z end\n";
+
+static const struct {
+    const char *name, *body, *msg;
+} bad_hooks[] = {
+    {"io", "function push(w, S) io.open('x', 'w') end\n",
+     "'io' is not available in ptm hooks (they cannot touch files, load code or run commands)"},
+    {"os", "function push(w, S) os.execute('touch x') end\n", "'os' is not available in ptm hooks"},
+    {"require", "function push(w, S) require('os') end\n", "'require' is not available in ptm hooks"},
+    {"load", "function push(w, S) load('return 1') end\n", "'load' is not available in ptm hooks"},
+    {"loadfile", "function push(w, S) loadfile('x.lua') end\n",
+     "'loadfile' is not available in ptm hooks"},
+    {"dofile", "function push(w, S) dofile('x.lua') end\n", "'dofile' is not available in ptm hooks"},
+    {"debug", "function push(w, S) debug.sethook() end\n", "'debug' is not available in ptm hooks"},
+    {"string.dump", "function push(w, S) string.dump(push) end\n",
+     "'string.dump' is not available in ptm hooks"},
+    {"pattern", "function push(w, S) ('aaa'):find('a-b') end\n",
+     "Lua patterns are not available in ptm hooks"},
+    {"infinite loop", "function push(w, S) if w.id == 2 then while true do end end return zeros(S) end\n",
+     "instruction budget"},
+    {"memory bomb",
+     "function push(w, S) local t = {} for i = 1, 1e9 do t[i] = i end end\n", "memory"},
+    {"runtime error", "function pull(S, z) local x = nil; return x.y end\n",
+     "attempt to index a nil value (local 'x')"},
+    {"error()", "function push(w, S) if w.id == 2 then error('bad shard') end return zeros(S) end\n",
+     "bad shard"},
+    {"push type", "function push(w, S) return 42 end\n", "hook 'push' returned a number"},
+    {"pull type", "function pull(S, z) return 'x' end\n", "hook 'pull' returned a string"},
+    {"pull missing block", "function pull(S, z) return {} end\n",
+     "hook 'pull' returned no value for block"},
+    {"pull nan", "function pull(S, z) local v = {} for _, j in ipairs(S) do v[j] = 0/0 end return v end\n",
+     "nan"},
+    {"objective type", "function objective(w) return nil end\n", "hook 'objective' returned nil"},
+};
+
+START_TEST(test_bad_hooks)
+{
+    FILE *f = fopen("bad.lua", "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s%s", good_hooks, bad_hooks[_i].body);
+    fclose(f);
+    make_job_with(LUA, "round_robin", "bad.lua");
+    struct ptm_plan *plan = compile_job();
+    make_job();
+    remove("beta.tsv");
+    struct ptm_run_opts o = {
+        .workers = 2,
+        .update_at = "t.ptm:9:1",
+        .objective_at = "t.ptm:10:1",
+        .lua_mem = 8 << 20,
+        .lua_budget = 1000000,
+    };
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[8192];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "ptm_run_new: %s", err);
+    rc = ptm_run_exec(run, err, sizeof(err));
+    ck_assert_int_eq(rc, PTM_EINVAL);
+    ck_assert_msg(strstr(err, bad_hooks[_i].msg), "%s: message lacks '%s':\n%s", bad_hooks[_i].name,
+                  bad_hooks[_i].msg, err);
+    ck_assert_msg(strstr(err, "note: the update rule is declared here") ||
+                      strstr(err, "note: the objective is declared here"),
+                  "%s: no location:\n%s", bad_hooks[_i].name, err);
+    char err2[512];
+    ck_assert_int_ne(ptm_run_write_outputs(run, err2, sizeof(err2)), 0);
+    ck_assert_int_ne(access("beta.tsv", F_OK), 0);
+    ck_assert_int_ne(access("x", F_OK), 0);
+    if (verbose())
+        printf("%s:\n%s\n\n", bad_hooks[_i].name, err);
+    ptm_run_free(run);
     plan_free(plan);
 }
 END_TEST
@@ -313,8 +460,10 @@ static Suite *engine_suite(void)
     Suite *s = suite_create("engine");
     TCase *tc = tcase_create("lasso");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_solves_lasso, 0, (int)PTM_ARRAY_LEN(workers));
+    tcase_add_loop_test(tc, test_solves_lasso, 0, (int)PTM_ARRAY_LEN(solves));
+    tcase_add_test(tc, test_lua_matches_builtin);
     tcase_add_test(tc, test_deterministic);
+    tcase_add_loop_test(tc, test_bad_hooks, 0, (int)PTM_ARRAY_LEN(bad_hooks));
     tcase_add_loop_test(tc, test_unsupported, 0, (int)PTM_ARRAY_LEN(unsupported));
     tcase_add_test(tc, test_missing_data);
     suite_add_tcase(s, tc);
@@ -374,6 +523,11 @@ static int setup(void)
 int main(void)
 {
     char dir[] = "/tmp/ptm-test-engine.XXXXXX";
+    if (!getcwd(example_lua, sizeof(example_lua) - 32)) {
+        perror("test_engine: getcwd");
+        return EXIT_FAILURE;
+    }
+    strcat(example_lua, "/examples/lasso/lasso.lua");
     if (!mkdtemp(dir) || chdir(dir) != 0) {
         perror("test_engine: temporary directory");
         return EXIT_FAILURE;

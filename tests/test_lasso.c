@@ -239,7 +239,7 @@ static void sim_init(struct sim *s, const struct problem *pb, int P, double lamb
         struct shard *h = &s->sh[p];
         h->lo = bounds[p];
         h->hi = bounds[p + 1];
-        ck_assert_int_eq(lasso_shard_csc(pb->x, h->lo, h->hi, &h->x), 0);
+        ck_assert_int_eq(ptm_csr_rows_csc(pb->x, h->lo, h->hi, &h->x), 0);
         ck_assert_int_eq(h->x.nrows, h->hi - h->lo);
         h->sq = malloc((size_t)d * sizeof(double));
         h->r = malloc((size_t)(h->hi - h->lo + 1) * sizeof(double));
@@ -414,8 +414,8 @@ START_TEST(test_push_apply_by_hand)
     double y[4] = {1, 2, 3, 4};
     double beta[3] = {0.5, 0, -1};
     struct ptm_csc lo, hi;
-    ck_assert_int_eq(lasso_shard_csc(&x, 0, 2, &lo), 0);
-    ck_assert_int_eq(lasso_shard_csc(&x, 2, 4, &hi), 0);
+    ck_assert_int_eq(ptm_csr_rows_csc(&x, 0, 2, &lo), 0);
+    ck_assert_int_eq(ptm_csr_rows_csc(&x, 2, 4, &hi), 0);
     ck_assert_int_eq(lo.nrows, 2);
     ck_assert_int_eq(hi.nnz, 3);
     double sql[3], sqh[3], rl[2], rh[2];
@@ -661,7 +661,7 @@ START_TEST(test_fault)
     for (unsigned long nth = 1;; nth++) {
         struct ptm_csc c;
         ptm_fault_inject(nth);
-        rc = lasso_shard_csc(pb.x, 10, 150, &c);
+        rc = ptm_csr_rows_csc(pb.x, 10, 150, &c);
         ptm_fault_inject(0);
         if (rc != PTM_ENOMEM) {
             ck_assert_int_eq(c.nrows, 140);

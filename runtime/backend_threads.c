@@ -1,0 +1,185 @@
+/*
+ * backend_threads.c - workers as threads of this process.
+ *
+ * DESIGN: worker 0 runs on the coordinator's thread, workers 1 .. P-1 on
+ * threads of their own, so P workers take P threads. A phase is one trip
+ * through a gate (struct rt_gate): the coordinator writes run->work, sets
+ * `pending` to P - 1 and bumps `gen`; each worker sees the new gen, runs
+ * its part and decrements pending; the coordinator runs worker 0's part
+ * and waits for pending to reach 0. Rounds can be a few microseconds of
+ * work, so waiting spins a little before it sleeps on the condition
+ * variable: on a busy or oversubscribed machine the sleep keeps spinning
+ * threads from starving the ones that work.
+ *
+ * No wake-up is lost: a thread that goes to sleep first counts itself in
+ * `sleepers` and then re-reads the value it waits on, under the mutex; the
+ * thread that changes the value changes it first and then reads
+ * `sleepers`, and wakes under the same mutex. All of these are sequentially
+ * consistent atomics, so at least one side sees the other. The release of
+ * gen and pending orders run->work and everything the coordinator wrote
+ * before a phase before the workers' reads, and the workers' results
+ * before the coordinator's reads after it.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "engine_impl.h"
+#include "ptm.h"
+
+/* Spins before sleeping; each is a pause instruction and a load. */
+#define SPINS 2000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void wake(struct rt_gate *g)
+{
+    if (atomic_load(&g->sleepers) > 0) {
+        pthread_mutex_lock(&g->mu);
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+    }
+}
+
+/* Wait until gen differs from seen; returns the new gen. */
+static unsigned wait_gen(struct rt_gate *g, unsigned seen)
+{
+    unsigned now;
+    for (int i = 0; i < SPINS; i++) {
+        if ((now = atomic_load(&g->gen)) != seen)
+            return now;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&g->mu);
+    atomic_fetch_add(&g->sleepers, 1);
+    while ((now = atomic_load(&g->gen)) == seen)
+        pthread_cond_wait(&g->cv, &g->mu);
+    atomic_fetch_sub(&g->sleepers, 1);
+    pthread_mutex_unlock(&g->mu);
+    return now;
+}
+
+static void wait_pending(struct rt_gate *g)
+{
+    for (int i = 0; i < SPINS; i++) {
+        if (atomic_load(&g->pending) == 0)
+            return;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&g->mu);
+    atomic_fetch_add(&g->sleepers, 1);
+    while (atomic_load(&g->pending) != 0)
+        pthread_cond_wait(&g->cv, &g->mu);
+    atomic_fetch_sub(&g->sleepers, 1);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    struct rt_worker *w = arg;
+    struct rt_gate *g = &w->run->gate;
+    unsigned seen = 0;
+    for (;;) {
+        seen = wait_gen(g, seen);
+        if (w->run->work.exit)
+            break;
+        rt_worker_phase(w);
+        if (atomic_fetch_sub(&g->pending, 1) == 1)
+            wake(g);
+    }
+    return NULL;
+}
+
+/* Open a phase for the threads (not worker 0). */
+static void open_phase(struct ptm_run *run)
+{
+    struct rt_gate *g = &run->gate;
+    atomic_store(&g->pending, run->P - 1);
+    atomic_fetch_add(&g->gen, 1);
+    wake(g);
+}
+
+static void stop_threads(struct ptm_run *run, int started)
+{
+    run->work = (struct rt_work){.exit = true};
+    open_phase(run);
+    for (int p = 1; p <= started; p++)
+        pthread_join(run->w[p].thread, NULL);
+}
+
+static int threads_start(struct ptm_run *run, char *err, size_t errlen)
+{
+    struct rt_gate *g = &run->gate;
+    atomic_init(&g->gen, 0);
+    atomic_init(&g->pending, 0);
+    atomic_init(&g->sleepers, 0);
+    if (pthread_mutex_init(&g->mu, NULL) != 0)
+        goto fail;
+    if (pthread_cond_init(&g->cv, NULL) != 0) {
+        pthread_mutex_destroy(&g->mu);
+        goto fail;
+    }
+    for (int p = 1; p < run->P; p++)
+        if (pthread_create(&run->w[p].thread, NULL, worker_main, &run->w[p]) != 0) {
+            stop_threads(run, p - 1);
+            pthread_cond_destroy(&g->cv);
+            pthread_mutex_destroy(&g->mu);
+            goto fail;
+        }
+    return 0;
+fail:
+    snprintf(err, errlen, "cannot start %d worker threads", run->P - 1);
+    return PTM_ENOMEM;
+}
+
+static void threads_phase(struct ptm_run *run)
+{
+    if (run->P > 1)
+        open_phase(run);
+    rt_worker_phase(&run->w[0]);
+    if (run->P > 1)
+        wait_pending(&run->gate);
+}
+
+static void threads_reduce_z(struct ptm_run *run, size_t n, double *sum)
+{
+    const double *z0 = run->w[0].z;
+    for (size_t i = 0; i < n; i++)
+        sum[i] = z0[i];
+    for (int p = 1; p < run->P; p++) {
+        const double *z = run->w[p].z;
+        for (size_t i = 0; i < n; i++)
+            sum[i] += z[i];
+    }
+}
+
+static double threads_reduce_part(struct ptm_run *run)
+{
+    double s = run->w[0].part;
+    for (int p = 1; p < run->P; p++)
+        s += run->w[p].part;
+    return s;
+}
+
+static void threads_stop(struct ptm_run *run)
+{
+    stop_threads(run, run->P - 1);
+    pthread_cond_destroy(&run->gate.cv);
+    pthread_mutex_destroy(&run->gate.mu);
+}
+
+const struct rt_backend rt_backend_threads = {
+    .name = "threads",
+    .start = threads_start,
+    .phase = threads_phase,
+    .reduce_z = threads_reduce_z,
+    .reduce_part = threads_reduce_part,
+    .stop = threads_stop,
+};

@@ -1,0 +1,214 @@
+/*
+ * engine_impl.h - what the engine (engine.c), its backends (backend_*.c)
+ * and its update rules (rule_*.c) share.
+ *
+ * A round (spec/runtime.md): the scheduler picks blocks; every worker
+ * pushes them over its shard (z); the backend sums the workers' z in
+ * worker order; the rule's pull turns the sums into new values of the
+ * blocks' variables, which the engine commits; every worker applies the
+ * changes to its local state. A worker applies round t's changes at the
+ * start of its next phase, just before it pushes round t + 1, so a round
+ * costs one hand-off between the coordinator and the workers.
+ *
+ * Ownership: struct ptm_run owns everything here. Workers write only
+ * their own struct rt_worker (z, zlen, part, failure) and their own local
+ * state; the coordinator writes the round, the committed values and the
+ * counters, and only while no phase runs.
+ */
+#ifndef PTM_ENGINE_IMPL_H
+#define PTM_ENGINE_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data.h"
+#include "engine.h"
+#include "lua_host.h"
+#include "plan.h"
+#include "sched.h"
+
+/* Values a Lua push may return for one block. */
+#define RT_KMAX 16
+/* Bytes of a worker's failure message. */
+#define RT_MSG_MAX 4096
+
+/* The variables of one round and what was committed to them. */
+struct rt_round {
+    size_t n;        /* blocks */
+    int64_t *blocks; /* n of the scheduled block set, 0-based */
+    int64_t *off;    /* n + 1: block i's variables are vars[off[i] .. off[i+1]) */
+    int64_t *vars;   /* element indices of the scheduled parameter */
+    size_t nvars;
+    double *change; /* nvars: new - old, once committed */
+};
+
+/* A parameter table. A matrix is row-major; a vector has cols 1. */
+struct rt_param {
+    const struct plan_param *pp; /* borrows */
+    int64_t rows, cols, len;
+    int32_t shard_like; /* data index whose row shards it follows; -1: one copy */
+    double *val;        /* one copy: the committed values; NULL when sharded */
+};
+
+/* A worker's part of one data set. */
+struct rt_shard {
+    bool matrix;       /* a sparse matrix (csr and csc below) */
+    bool own_csc;      /* csc is this shard's; else the data set's */
+    struct ptm_csr csr; /* rows lo .. hi-1: rowptr points into the data set's
+                           (absolute offsets), colind and val are its */
+    struct ptm_csc csc; /* the same rows by columns, row indices local; owned */
+    double *labels;     /* the rows' labels (into the data set), or NULL */
+    int64_t nlabels;
+};
+
+struct rt_worker {
+    struct ptm_run *run;
+    int id;
+    int64_t lo, hi;        /* rows of the row-sharded data, global */
+    struct rt_shard *shard; /* per data source of the plan */
+    double **local;         /* per parameter: the shard's rows when sharded */
+    struct lhost *lua;      /* the worker's Lua state for the update, or NULL */
+    struct lhost *lua_obj;  /* for a Lua objective in another file, or NULL */
+    void *kernel;           /* a built-in rule's per-worker state */
+    double *z;              /* push results, run->zcap doubles */
+    size_t zlen;            /* doubles the last push wrote */
+    int k;                  /* values per block of the last Lua push */
+    double part;            /* the worker's part of the objective */
+    double busy;            /* seconds of the last phase */
+    int rc;                 /* 0, or the failure of the last phase */
+    char msg[RT_MSG_MAX];   /* its message */
+    pthread_t thread;
+};
+
+/* An update rule (a built-in kernel or Lua hooks). pull runs on the
+ * coordinator; push and apply on every worker, each with its own state. */
+struct rt_rule {
+    const char *name;
+    /* Per-run and per-worker set-up after data and parameters exist.
+     * Returns 0, PTM_EINVAL or PTM_EIO (message in err) or PTM_ENOMEM.
+     * release undoes what setup did, even a part of it, and may be called
+     * again. */
+    int (*setup)(struct ptm_run *run, char *err, size_t errlen);
+    void (*release)(struct ptm_run *run);
+    /* Doubles of z a push of at most nblocks blocks and nvars variables
+     * may write. */
+    size_t (*zcap)(const struct ptm_run *run, size_t nblocks, size_t nvars);
+    /* w->z[0 .. w->zlen) for the round's blocks. */
+    int (*push)(struct rt_worker *w, const struct rt_round *rd);
+    /* The new value of each of the round's variables from the summed z. */
+    int (*pull)(struct ptm_run *run, const struct rt_round *rd, const double *z, size_t zlen,
+                double *out);
+    /* Bring w's local state up to date with rd->change. */
+    int (*apply)(struct rt_worker *w, const struct rt_round *rd);
+};
+
+/* An objective: every worker's part, summed in worker order, then one
+ * call on the sum. */
+struct rt_objective {
+    int (*setup)(struct ptm_run *run, char *err, size_t errlen);
+    int (*part)(struct rt_worker *w, double *out);
+    double (*finish)(const struct ptm_run *run, double sum);
+    void (*release)(struct ptm_run *run);
+};
+
+/* How workers run: threads of this process (backend_threads.c); other
+ * backends implement the same calls. */
+struct rt_backend {
+    const char *name;
+    /* Start the workers. Returns 0, or PTM_ENOMEM with a message. */
+    int (*start)(struct ptm_run *run, char *err, size_t errlen);
+    /* Run rt_worker_phase() on every worker; return when all are done. */
+    void (*phase)(struct ptm_run *run);
+    /* sum[i] = the sum over workers p = 0, 1, ... of w[p].z[i], i < n. */
+    void (*reduce_z)(struct ptm_run *run, size_t n, double *sum);
+    /* The sum over workers of w[p].part, in worker order. */
+    double (*reduce_part)(struct ptm_run *run);
+    /* Stop and join the workers. */
+    void (*stop)(struct ptm_run *run);
+};
+
+/* What the workers do in a phase. */
+struct rt_work {
+    const struct rt_round *apply; /* changes to apply first, or NULL */
+    const struct rt_round *push;  /* blocks to push, or NULL */
+    bool objective;               /* then the objective part */
+    bool exit;                    /* leave */
+};
+
+/* A gate where P - 1 worker threads wait for the coordinator and the
+ * coordinator waits for them: spin briefly, then sleep. */
+struct rt_gate {
+    atomic_uint gen;     /* phases opened */
+    atomic_int pending;  /* workers still in the phase */
+    atomic_int sleepers; /* threads asleep on cv */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+struct ptm_run {
+    const struct ptm_plan *plan; /* borrows */
+    struct ptm_run_opts opts;
+    uint64_t seed;
+    struct ptm_dataset **data; /* per data source; NULL for labels() */
+    struct rt_param *params;   /* per parameter */
+    int32_t rowdata;           /* the data whose row shards the workers hold, or -1 */
+    int64_t nrows;             /* its rows */
+    int P;
+    struct rt_worker *w;
+    const struct rt_backend *backend;
+    struct rt_gate gate;
+    struct rt_work work; /* the current phase's */
+    /* the rule */
+    const struct rt_rule *rule;
+    void *rule_state;
+    bool failed;     /* a phase failed: no more rounds, no outputs */
+    const struct rt_objective *obj;
+    void *obj_state;
+    size_t zcap;
+    double *zsum;   /* zcap */
+    double *newval; /* the round's new values */
+    /* scheduling */
+    const struct ptm_sched_ops *sched;
+    void *sched_state;
+    const struct plan_blockset *bs;
+    int32_t sparam;     /* the scheduled parameter */
+    int64_t nblocks;    /* of the scheduled block set */
+    int64_t bsize;      /* units (elements, rows or columns) of a block, the last
+                           one maybe fewer; under `into`, the longest */
+    int64_t bvars;      /* the most variables a block has */
+    double *last_delta; /* every variable's last change */
+    double *bchange;    /* largest |change| of each of a round's blocks */
+    struct rt_round rounds[2];
+    int cur; /* rounds[cur] is the round being scheduled */
+    /* counters */
+    int64_t round, updates, obj_mark;
+    double seconds;
+    double *hist; /* objective history */
+    size_t nhist, caphist;
+    const char *note; /* the policy run in place of the plan's, or NULL */
+};
+
+/* The phase of run->work on worker w (the backends call it). */
+void rt_worker_phase(struct rt_worker *w);
+/* Record a failure of worker w: its message and PTM_E* code. */
+void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The option key of hook h, or NULL. */
+const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
+/* calloc through ptm_malloc; n == 0 gives one zeroed element. */
+void *rt_zalloc(size_t n, size_t size);
+
+extern const struct rt_backend rt_backend_threads;
+extern const struct rt_rule rt_rule_lasso;
+extern const struct rt_rule rt_rule_lua;
+extern const struct rt_objective rt_objective_lasso;
+extern const struct rt_objective rt_objective_lua;
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * round_robin.c - the round_robin policy: each round takes the next
+ * per_round blocks in order, wrapping around after the last, so every
+ * block is updated once in each stretch of nblocks updates.
+ */
+#include "arena.h"
+#include "ptm.h"
+#include "sched.h"
+
+struct rr {
+    int64_t nblocks, next;
+    size_t per_round;
+};
+
+static int rr_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct rr *s = ptm_malloc(sizeof(*s));
+    if (!s)
+        return PTM_ENOMEM;
+    s->nblocks = info->nblocks;
+    s->next = 0;
+    s->per_round = ptm_sched_per_round(info);
+    *state = s;
+    return 0;
+}
+
+static size_t rr_cap(const void *state)
+{
+    return ((const struct rr *)state)->per_round;
+}
+
+static size_t rr_next(void *state, int64_t *blocks)
+{
+    struct rr *s = state;
+    for (size_t k = 0; k < s->per_round; k++) {
+        blocks[k] = s->next;
+        if (++s->next == s->nblocks)
+            s->next = 0;
+    }
+    return s->per_round;
+}
+
+static void rr_destroy(void *state)
+{
+    ptm_free(state);
+}
+
+const struct ptm_sched_ops ptm_sched_round_robin = {
+    .name = "round_robin",
+    .create = rr_create,
+    .cap = rr_cap,
+    .next = rr_next,
+    .done = NULL,
+    .destroy = rr_destroy,
+};

@@ -1,0 +1,28 @@
+/*
+ * sched.c - the table of schedulers, one entry per policy that has one.
+ */
+#include "sched.h"
+
+#include "ptm.h"
+
+static const struct {
+    enum plan_policy policy;
+    const struct ptm_sched_ops *ops;
+} table[] = {
+    {PLAN_POLICY_ROUND_ROBIN, &ptm_sched_round_robin},
+    {PLAN_POLICY_RANDOM, &ptm_sched_random},
+};
+
+const struct ptm_sched_ops *ptm_sched_find(enum plan_policy policy)
+{
+    for (size_t i = 0; i < PTM_ARRAY_LEN(table); i++)
+        if (table[i].policy == policy)
+            return table[i].ops;
+    return NULL;
+}
+
+size_t ptm_sched_per_round(const struct ptm_sched_info *info)
+{
+    int64_t k = info->per_round > 0 ? info->per_round : info->workers;
+    return (size_t)(k < info->nblocks ? k : info->nblocks);
+}
