@@ -288,7 +288,8 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
             const struct plan_data *dd = &plan->data[k];
             int32_t owner = dd->labels_of >= 0 ? dd->labels_of : (int32_t)k;
             struct ptm_dataset *ds = run->data[owner];
-            bool sharded = owner == run->rowdata;
+            /* a rule that splits by blocks reads all rows on every worker */
+            bool sharded = owner == run->rowdata && !run->split;
             int64_t lo = sharded ? w->lo : 0, hi = sharded ? w->hi : ptm_dataset_rows(ds);
             if (dd->labels_of >= 0) {
                 if (ds->has_labels) {
@@ -380,6 +381,8 @@ static int make_params(struct ptm_run *run, char *err, size_t errlen)
                          pp->name, plan->data[t->shard_like].name, (long long)t->rows);
                 return PTM_EINVAL;
             }
+        }
+        if (t->shard_like >= 0 && !run->split) {
             for (int q = 0; q < run->P; q++) {
                 struct rt_worker *w = &run->w[q];
                 w->local[p] = rt_zalloc((size_t)((w->hi - w->lo) * t->cols), sizeof(double));
@@ -537,7 +540,8 @@ static int make_schedule(struct ptm_run *run, char *err, size_t errlen)
         rd->off = rt_zalloc(cap + 1, sizeof(int64_t));
         rd->vars = rt_zalloc(maxvars, sizeof(int64_t));
         rd->change = rt_zalloc(maxvars, sizeof(double));
-        if (!rd->blocks || !rd->off || !rd->vars || !rd->change)
+        rd->part = rt_zalloc((size_t)run->P + 1, sizeof(size_t));
+        if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part)
             return PTM_ENOMEM;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
@@ -570,6 +574,7 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     int rc = choose(run, err, errlen);
     if (rc != 0)
         goto fail;
+    run->split = run->rule->split_blocks;
     rc = PTM_ENOMEM;
     run->data = rt_zalloc(plan->ndata, sizeof(*run->data));
     run->caphist = 64;
@@ -648,6 +653,7 @@ void ptm_run_free(struct ptm_run *run)
         ptm_free(run->rounds[i].off);
         ptm_free(run->rounds[i].vars);
         ptm_free(run->rounds[i].change);
+        ptm_free(run->rounds[i].part);
     }
     ptm_free(run->bchange);
     ptm_free(run->newval);
@@ -659,23 +665,49 @@ void ptm_run_free(struct ptm_run *run)
 
 /* ---- the round loop ----------------------------------------------------------- */
 
+/* Commit the new values of rd's blocks b0 .. b1-1; record the changes. */
+static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
+{
+    double *val = run->params[run->sparam].val;
+    for (size_t i = b0; i < b1; i++) {
+        double big = 0;
+        for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++) {
+            int64_t e = rd->vars[v];
+            double d = run->newval[v] - val[e];
+            rd->change[v] = d;
+            run->last_delta[e] = d;
+            val[e] = run->newval[v];
+            if (fabs(d) > big)
+                big = fabs(d);
+        }
+        run->bchange[i] = big;
+    }
+}
+
 void rt_worker_phase(struct rt_worker *w)
 {
     struct ptm_run *run = w->run;
     const struct rt_work *wk = &run->work;
-    double t0 = now_seconds();
+    /* a clock read costs as much as a small round: only for the trace */
+    double t0 = run->opts.trace ? now_seconds() : 0;
     int rc = 0;
     w->rc = 0;
     w->msg[0] = '\0';
     if (wk->apply && run->rule->apply)
         rc = run->rule->apply(w, wk->apply);
-    if (rc == 0 && wk->push)
+    if (rc == 0 && wk->push) {
         rc = run->rule->push(w, wk->push);
+        /* by blocks: the worker's share is its own to commit */
+        if (rc == 0 && run->split)
+            commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
+                   wk->push->part[w->id + 1]);
+    }
     if (rc == 0 && wk->objective)
         rc = run->obj->part(w, &w->part);
     if (rc != 0 && !w->rc)
         rt_fail(w, rc, "%s", ptm_strerror(rc));
-    w->busy = now_seconds() - t0;
+    if (run->opts.trace)
+        w->busy = now_seconds() - t0;
 }
 
 /* The message of a failure of w (or of the pull on the coordinator) into
@@ -820,25 +852,19 @@ static int trace_round(FILE *t, const struct ptm_run *run, const struct rt_round
     return ferror(t) ? PTM_EIO : 0;
 }
 
-/* Commit the pull's new values of rd's variables; record the changes. */
-static void commit(struct ptm_run *run, struct rt_round *rd)
+/* Split rules: give each worker a run of the round's blocks with about
+ * as many variables. */
+static void partition(const struct ptm_run *run, struct rt_round *rd)
 {
-    double *val = run->params[run->sparam].val;
-    for (size_t i = 0; i < rd->n; i++) {
-        double big = 0;
-        for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++) {
-            int64_t e = rd->vars[v];
-            double d = run->newval[v] - val[e];
-            rd->change[v] = d;
-            run->last_delta[e] = d;
-            val[e] = run->newval[v];
-            if (fabs(d) > big)
-                big = fabs(d);
-        }
-        run->bchange[i] = big;
+    size_t b = 0;
+    rd->part[0] = 0;
+    for (int p = 1; p < run->P; p++) {
+        int64_t goal = (int64_t)(rd->nvars * (size_t)p / (size_t)run->P);
+        while (b < rd->n && rd->off[b] < goal)
+            b++;
+        rd->part[p] = b;
     }
-    if (run->sched->done)
-        run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
+    rd->part[run->P] = rd->n;
 }
 
 /* Every worker's push wrote as many values. */
@@ -859,8 +885,9 @@ static int check_zlen(struct ptm_run *run, char *err, size_t errlen)
 
 static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
 {
-    double t0 = now_seconds();
+    double t0 = now_seconds() - run->seconds;
     int rc = 0;
+    int clock_every = 1, clock_left = 1;
     const struct rt_round *pending = NULL; /* committed, not yet applied */
     if (run->obj && run->nhist == 0) {
         if ((rc = evaluate(run, NULL, err, errlen)) != 0)
@@ -871,20 +898,41 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         struct rt_round *rd = &run->rounds[run->cur];
         rd->n = run->sched->next(run->sched_state, rd->blocks);
         expand_round(run, rd);
-        struct rt_work wk = {.apply = pending, .push = rd};
-        if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = check_zlen(run, err, errlen)) != 0)
-            return rc;
-        run->backend->reduce_z(run, run->w[0].zlen, run->zsum);
-        rc = run->rule->pull(run, rd, run->zsum, run->w[0].zlen, run->newval);
-        if (rc != 0)
-            return failure(run, &run->w[0], true, false, err, errlen);
-        commit(run, rd);
+        if (run->split) {
+            /* workers read rows that others apply to: apply, then push */
+            partition(run, rd);
+            struct rt_work wa = {.apply = pending}, wp = {.push = rd};
+            if ((pending && (rc = phase(run, &wa, err, errlen)) != 0) ||
+                (rc = phase(run, &wp, err, errlen)) != 0)
+                return rc;
+        } else {
+            struct rt_work wk = {.apply = pending, .push = rd};
+            if ((rc = phase(run, &wk, err, errlen)) != 0 ||
+                (rc = check_zlen(run, err, errlen)) != 0)
+                return rc;
+            size_t zlen = run->w[0].zlen;
+            run->backend->reduce_z(run, zlen, run->zsum);
+            if (run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0)
+                return failure(run, &run->w[0], true, false, err, errlen);
+            commit(run, rd, 0, rd->n);
+        }
+        if (run->sched->done)
+            run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
         pending = rd;
         run->cur ^= 1;
         run->round++;
         run->updates += (int64_t)rd->n;
-        run->seconds = now_seconds() - t0;
+        /* a clock read costs as much as the smallest rounds: read it about
+         * every microsecond of work, and at every round that reports */
         bool evaluated = run->obj && objective_due(run);
+        if (--clock_left <= 0 || evaluated || trace) {
+            double now = now_seconds() - t0;
+            clock_every = now - run->seconds < 1e-6 * clock_every ? clock_every * 2 : 1;
+            if (clock_every > 64)
+                clock_every = 64;
+            clock_left = clock_every;
+            run->seconds = now;
+        }
         if (evaluated) {
             if ((rc = evaluate(run, pending, err, errlen)) != 0)
                 return rc;

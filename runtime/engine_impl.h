@@ -43,6 +43,7 @@ struct rt_round {
     int64_t *vars;   /* element indices of the scheduled parameter */
     size_t nvars;
     double *change; /* nvars: new - old, once committed */
+    size_t *part;   /* P + 1, split rules: worker p pushes blocks part[p] .. part[p+1]-1 */
 };
 
 /* A parameter table. A matrix is row-major; a vector has cols 1. */
@@ -87,6 +88,20 @@ struct rt_worker {
  * coordinator; push and apply on every worker, each with its own state. */
 struct rt_rule {
     const char *name;
+    /* How the work of a round is split among the workers (threads that
+     * share memory):
+     * false: by rows. Each worker holds a row shard of the data sharded by
+     *   rows and its rows of the parameters sharded like it, and pushes
+     *   every block of the round over its rows; the backend sums their z
+     *   and pull, on the coordinator, turns the sums into new values.
+     * true: by blocks. Every worker sees all the data and one copy of
+     *   every parameter; push computes the new values of the worker's
+     *   share of the round's variables (rd->part) over all rows, straight
+     *   into run->newval, and pull is not used; apply and the objective
+     *   work on the worker's rows lo .. hi-1. A variable's new value is one
+     *   worker's work, so the results do not depend on the number of
+     *   workers at all. */
+    bool split_blocks;
     /* Per-run and per-worker set-up after data and parameters exist.
      * Returns 0, PTM_EINVAL or PTM_EIO (message in err) or PTM_ENOMEM.
      * release undoes what setup did, even a part of it, and may be called
@@ -94,9 +109,10 @@ struct rt_rule {
     int (*setup)(struct ptm_run *run, char *err, size_t errlen);
     void (*release)(struct ptm_run *run);
     /* Doubles of z a push of at most nblocks blocks and nvars variables
-     * may write. */
+     * may write (by rows). */
     size_t (*zcap)(const struct ptm_run *run, size_t nblocks, size_t nvars);
-    /* w->z[0 .. w->zlen) for the round's blocks. */
+    /* By rows: w->z[0 .. w->zlen) for the round's blocks. By blocks: the
+     * new values of the worker's share, into run->newval. */
     int (*push)(struct rt_worker *w, const struct rt_round *rd);
     /* The new value of each of the round's variables from the summed z. */
     int (*pull)(struct ptm_run *run, const struct rt_round *rd, const double *z, size_t zlen,
@@ -154,7 +170,8 @@ struct ptm_run {
     uint64_t seed;
     struct ptm_dataset **data; /* per data source; NULL for labels() */
     struct rt_param *params;   /* per parameter */
-    int32_t rowdata;           /* the data whose row shards the workers hold, or -1 */
+    int32_t rowdata;           /* the data sharded by rows, or -1 */
+    bool split;                /* the rule splits rounds by blocks */
     int64_t nrows;             /* its rows */
     int P;
     struct rt_worker *w;

@@ -5,11 +5,13 @@
  *
  * The rule's variables are the coefficients (the elements of beta), so a
  * block of several coefficients is several columns of the same round.
- * Each worker keeps the residual r = y - X beta on its rows: in the
- * parameter named by the option r (sharded like X) when the job declares
- * one, else in a buffer of its own; it is computed from beta's initial
- * values at set-up, whatever r's own initializer says, because the kernel
- * is exact only when r is the residual.
+ * The residual r = y - X beta lives in the parameter named by the option r
+ * when the job declares one, else in a buffer of the rule's; it is
+ * computed from beta's initial values at set-up, whatever r's own
+ * initializer says, because the kernel is exact only when r is the
+ * residual. The rule splits rounds by blocks: a worker computes whole
+ * columns' sums, so the results are the same bits for any number of
+ * workers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,9 +27,14 @@ struct lasso_opts {
     double lambda;
 };
 
-struct lasso_worker {
-    double *sq; /* the shard's part of every ||x_j||^2 */
-    double *r;  /* the residual on the shard's rows */
+/* The rule's state: it splits rounds by blocks (engine_impl.h), so the
+ * workers share X, the squared column norms and one residual r, of which
+ * each updates its own rows. */
+struct lasso_state {
+    struct lasso_opts o;
+    const struct ptm_csc *x; /* all of X */
+    double *sq;              /* ||x_j||^2, every column */
+    double *r;               /* y - X beta, every row */
     bool own_r;
 };
 
@@ -94,65 +101,43 @@ static int read_opts(const struct ptm_run *run, const struct plan_hook *h, const
     return 0;
 }
 
-/* The residual storage of worker w: the parameter's rows, or NULL. */
-static double *r_param(struct rt_worker *w, int32_t r)
-{
-    if (r < 0)
-        return NULL;
-    struct rt_param *t = &w->run->params[r];
-    return t->val ? t->val : w->local[r];
-}
-
 static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
 {
-    struct lasso_opts *o = ptm_malloc(sizeof(*o));
-    if (!o)
+    struct lasso_state *k = rt_zalloc(1, sizeof(*k));
+    if (!k)
         return PTM_ENOMEM;
-    run->rule_state = o;
-    int rc = read_opts(run, &run->plan->update, "update lasso_cd", o, err, errlen);
-    if (rc == 0 && run->sparam != o->beta) {
+    run->rule_state = k;
+    int rc = read_opts(run, &run->plan->update, "update lasso_cd", &k->o, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (run->sparam != k->o.beta) {
         snprintf(err, errlen, "update lasso_cd: the scheduled blocks must be of beta ('%s')",
-                 run->params[o->beta].pp->name);
-        rc = PTM_EINVAL;
+                 run->params[k->o.beta].pp->name);
+        return PTM_EINVAL;
     }
-    for (int p = 0; p < run->P && rc == 0; p++) {
-        struct rt_worker *w = &run->w[p];
-        const struct rt_shard *s = &w->shard[o->x];
-        struct lasso_worker *k = rt_zalloc(1, sizeof(*k));
-        if (!k) {
-            rc = PTM_ENOMEM;
-            break;
-        }
-        w->kernel = k;
-        k->sq = rt_zalloc((size_t)s->csc.ncols, sizeof(double));
-        k->r = r_param(w, o->r);
-        if (!k->r) {
-            k->r = rt_zalloc((size_t)s->csc.nrows, sizeof(double));
-            k->own_r = true;
-        }
-        if (!k->sq || !k->r) {
-            rc = PTM_ENOMEM;
-            break;
-        }
-        lasso_colsq(&s->csc, k->sq);
-        lasso_residual(&s->csc, w->shard[o->y].labels, run->params[o->beta].val, k->r);
+    k->x = &run->w[0].shard[k->o.x].csc;
+    k->sq = rt_zalloc((size_t)k->x->ncols, sizeof(double));
+    k->r = k->o.r >= 0 ? run->params[k->o.r].val : NULL;
+    if (!k->r) {
+        k->r = rt_zalloc((size_t)k->x->nrows, sizeof(double));
+        k->own_r = true;
     }
-    return rc;
+    if (!k->sq || !k->r)
+        return PTM_ENOMEM;
+    lasso_colsq(k->x, k->sq);
+    lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
+    return 0;
 }
 
 static void lasso_release(struct ptm_run *run)
 {
-    for (int p = 0; p < run->P; p++) {
-        struct lasso_worker *k = run->w[p].kernel;
-        if (!k)
-            continue;
-        ptm_free(k->sq);
-        if (k->own_r)
-            ptm_free(k->r);
-        ptm_free(k);
-        run->w[p].kernel = NULL;
-    }
-    ptm_free(run->rule_state);
+    struct lasso_state *k = run->rule_state;
+    if (!k)
+        return;
+    ptm_free(k->sq);
+    if (k->own_r)
+        ptm_free(k->r);
+    ptm_free(k);
     run->rule_state = NULL;
 }
 
@@ -163,40 +148,36 @@ static size_t lasso_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars
     return LASSO_K * nvars;
 }
 
+/* The worker's share of the round: the sums, then the new values. */
 static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
 {
-    const struct lasso_opts *o = w->run->rule_state;
-    const struct lasso_worker *k = w->kernel;
-    lasso_push(&w->shard[o->x].csc, k->sq, k->r, w->run->params[o->beta].val, rd->vars, rd->nvars,
-               w->z);
-    w->zlen = LASSO_K * rd->nvars;
-    return 0;
-}
-
-static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const double *z,
-                          size_t zlen, double *out)
-{
-    const struct lasso_opts *o = run->rule_state;
-    PTM_ASSERT(zlen == LASSO_K * rd->nvars);
-    lasso_pull(z, rd->nvars, run->data[o->x]->csr.nrows, o->lambda, out);
+    struct ptm_run *run = w->run;
+    const struct lasso_state *k = run->rule_state;
+    int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
+    size_t nv = (size_t)(v1 - v0);
+    lasso_push(k->x, k->sq, k->r, run->params[k->o.beta].val, rd->vars + v0, nv, w->z);
+    lasso_pull(w->z, nv, k->x->nrows, k->o.lambda, run->newval + v0);
     return 0;
 }
 
 static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 {
-    const struct lasso_opts *o = w->run->rule_state;
-    struct lasso_worker *k = w->kernel;
-    lasso_apply(&w->shard[o->x].csc, rd->vars, rd->change, rd->nvars, k->r);
+    const struct lasso_state *k = w->run->rule_state;
+    if (w->run->P == 1)
+        lasso_apply(k->x, rd->vars, rd->change, rd->nvars, k->r);
+    else
+        lasso_apply_rows(k->x, rd->vars, rd->change, rd->nvars, w->lo, w->hi, k->r);
     return 0;
 }
 
 const struct rt_rule rt_rule_lasso = {
     .name = "lasso_cd",
+    .split_blocks = true,
     .setup = lasso_setup,
     .release = lasso_release,
     .zcap = lasso_zcap,
     .push = lasso_push_w,
-    .pull = lasso_pull_run,
+    .pull = NULL,
     .apply = lasso_apply_w,
 };
 
@@ -218,26 +199,31 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
         return PTM_ENOMEM;
     run->obj_state = s;
     int rc = read_opts(run, &run->plan->objective, "objective lasso_objective", &s->o, err, errlen);
-    const struct lasso_opts *u = run->rule == &rt_rule_lasso ? run->rule_state : NULL;
-    s->kernel_r = u && u->x == s->o.x && u->y == s->o.y && u->beta == s->o.beta;
+    const struct lasso_state *k = run->rule == &rt_rule_lasso ? run->rule_state : NULL;
+    s->kernel_r = k && k->o.x == s->o.x && k->o.y == s->o.y && k->o.beta == s->o.beta;
     return rc;
 }
 
+/* The worker's rows: its shard, or under a rule that splits by blocks
+ * its rows lo .. hi-1 of all of X. */
 static int obj_part(struct rt_worker *w, double *out)
 {
-    const struct lasso_obj *s = w->run->obj_state;
+    const struct ptm_run *run = w->run;
+    const struct lasso_obj *s = run->obj_state;
     const struct rt_shard *x = &w->shard[s->o.x];
-    int64_t n = w->run->data[s->o.x]->csr.nrows;
+    int64_t n = run->data[s->o.x]->csr.nrows;
+    int64_t lo = run->split ? w->lo : 0, hi = run->split ? w->hi : x->csr.nrows;
     if (s->kernel_r) {
-        *out = lasso_loss_part(((const struct lasso_worker *)w->kernel)->r, x->csc.nrows, n);
+        const struct lasso_state *k = run->rule_state;
+        *out = lasso_loss_part(k->r + lo, hi - lo, n);
         return 0;
     }
-    const double *beta = w->run->params[s->o.beta].val, *y = w->shard[s->o.y].labels;
+    const double *beta = run->params[s->o.beta].val, *y = w->shard[s->o.y].labels;
     double f = 0;
-    for (int64_t i = 0; i < x->csr.nrows; i++) {
+    for (int64_t i = lo; i < hi; i++) {
         double r = y[i];
-        for (int64_t k = x->csr.rowptr[i]; k < x->csr.rowptr[i + 1]; k++)
-            r -= x->csr.val[k] * beta[x->csr.colind[k]];
+        for (int64_t e = x->csr.rowptr[i]; e < x->csr.rowptr[i + 1]; e++)
+            r -= x->csr.val[e] * beta[x->csr.colind[e]];
         f += r * r;
     }
     *out = f / (2.0 * (double)n);
