@@ -328,4 +328,89 @@ lua_bench=${LUA_BENCH:-build/default/bench/lua_bench}
     done < "$tmp/lua.txt"
 } >> "$out"
 
+echo "== ptm run on the Lasso: the engine with the kernel and with lasso.lua, 1 and 2 workers"
+# job SCHEDULE RULE: a job over $svm with lambda, objective every sweep, 12 sweeps.
+job() {
+    local upd obj
+    if [ "$2" = lua ]; then
+        upd="update lua \"$PWD/examples/lasso/lasso.lua\""
+        obj="objective lua \"$PWD/examples/lasso/lasso.lua\" \"objective\""
+    else
+        upd="update builtin lasso_cd { lambda = lambda }"
+        obj="objective builtin lasso_objective { lambda = lambda }"
+    fi
+    printf '%s\n' "job bench" "const lambda = $lambda" \
+        "data X : sparse matrix from \"$svm\" format libsvm shard rows" \
+        "data y : vector from labels(X)" "param beta : vector[cols(X)] = 0" \
+        "param r : vector[rows(X)] = y shard like X" "blocks coef = beta each 1" \
+        "schedule $1" "$upd" "$obj every 1 sweeps" "stop when sweeps >= 12" \
+        "output beta to \"$tmp/beta.tsv\""
+}
+job "round_robin" builtin > "$tmp/k-rr.ptm"
+job "random { per_round 256 }" builtin > "$tmp/k-rand.ptm"
+job "round_robin" lua > "$tmp/l-rr.ptm"
+job "random { per_round 256 }" lua > "$tmp/l-rand.ptm"
+# sweep_ms FILE: milliseconds a sweep between the progress lines of sweeps 2 and 12.
+sweep_ms() { awk '$3 == "sweep" && $4 == 2 { a = $NF } $3 == "sweep" && $4 == 12 { b = $NF }
+    END { sub("s", "", a); sub("s", "", b); printf "%.3f\n", (b - a) / 10 * 1e3 }' "$1"; }
+# peak RSS (KiB) of a command, from the kernel's accounting of the child
+peak_kib() { "$py" -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }
+cases="k-rr:1 k-rand:1 k-rand:2 l-rr:1 l-rand:1 l-rand:2"
+for i in 1 2 3; do
+    for c in $cases; do
+        "$ptm" run --workers "${c#*:}" "$tmp/${c%:*}.ptm" 2> "$tmp/run.$c.$i.txt"
+        sweep_ms "$tmp/run.$c.$i.txt" > "$tmp/ms.$c.$i"
+    done
+done
+med_ms() { for i in 1 2 3; do cat "$tmp/ms.$1.$i"; done | median; }
+# run_ratio A B: the median over rounds of A's time / B's time
+run_ratio() { for i in 1 2 3; do awk -v a="$(cat "$tmp/ms.$1.$i")" -v b="$(cat "$tmp/ms.$2.$i")" \
+    'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }'; }
+obj_of() { awk '$3 == "sweep" && $4 == 12 { print $6 }' "$tmp/run.$1.1.txt"; }
+rss=$(peak_kib "$ptm" run --quiet --workers 1 "$tmp/k-rand.ptm")
+rss_lua=$(peak_kib "$ptm" run --quiet --workers 1 "$tmp/l-rand.ptm")
+# the data as the reader holds it (CSR and labels) plus beta and r, in KiB
+held=$(awk -v n="$rows" -v d="$cols" -v z="$nnz" 'BEGIN { printf "%.0f", (8 * (n + 1) + 12 * z + 8 * n + 8 * d + 8 * n) / 1024 }')
+{
+    echo
+    echo "## Engine: \`ptm run\` on the Lasso"
+    echo
+    echo "The same generated file and lambda as \"Lasso kernel\"; jobs \`schedule S\`, \`update builtin"
+    echo "lasso_cd\` or \`update lua \"examples/lasso/lasso.lua\"\` (with its objective), objective every"
+    echo "sweep, 12 sweeps: \`ptm run --workers P JOB\`. A sweep's time: (elapsed at sweep 12 -"
+    echo "elapsed at sweep 2) / 10 from the progress lines (reading the data and the first sweeps"
+    echo "left out). Three rounds of all cases back to back; medians, ratios within a round."
+    echo "round_robin updates one coefficient a round (the cyclic coordinate descent scikit-learn"
+    echo "runs); random { per_round 256 } updates 256 drawn coefficients a round (Shotgun), which on"
+    echo "this data converges (objective after 12 sweeps below)."
+    echo
+    echo "| case | workers | ms a sweep (median) | objective after 12 sweeps | runs (ms) |"
+    echo "|---|---|---|---|---|"
+    for c in $cases; do
+        printf '| %s | %s | %.2f | %s |%s |\n' "${c%:*}" "${c#*:}" "$(med_ms "$c")" "$(obj_of "$c")" \
+            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.$c.$i")"; done)"
+    done
+    echo
+    echo "(k: the built-in kernel; l: lasso.lua; rr: round_robin; rand: random { per_round 256 }.)"
+    echo
+    echo "| ratio | measured | goal |"
+    echo "|---|---|---|"
+    if $have_sk; then
+        printf '| kernel, 1 worker, round_robin, a sweep / scikit-learn an epoch | %s | at most 1.0 |\n' \
+            "$(awk -v a="$(med_ms k-rr:1)" -v b="$skepoch" 'BEGIN { printf "%.2f", a / (b * 1e3) }')"
+    fi
+    printf '| lasso.lua / kernel, random 256, 1 worker | %s | at most 1.5 |\n' "$(run_ratio l-rand:1 k-rand:1)"
+    printf '| lasso.lua / kernel, random 256, 2 workers | %s | at most 1.5 |\n' "$(run_ratio l-rand:2 k-rand:2)"
+    printf '| lasso.lua / kernel, round_robin (one column a round), 1 worker | %s | |\n' "$(run_ratio l-rr:1 k-rr:1)"
+    printf '| kernel, 1 worker / 2 workers, random 256 | %s | at least 1.7 |\n' "$(run_ratio k-rand:1 k-rand:2)"
+    printf '| lasso.lua, 1 worker / 2 workers, random 256 | %s | |\n' "$(run_ratio l-rand:1 l-rand:2)"
+    printf '| peak RSS / (data + beta + r), kernel, 1 worker | %s (%s KiB / %s KiB) | at most 1.5 |\n' \
+        "$(awk -v a="$rss" -v b="$held" 'BEGIN { printf "%.2f", a / b }')" "$rss" "$held"
+    printf '| peak RSS / (data + beta + r), lasso.lua, 1 worker | %s (%s KiB) | |\n' \
+        "$(awk -v a="$rss_lua" -v b="$held" 'BEGIN { printf "%.2f", a / b }')" "$rss_lua"
+} >> "$out"
+for c in $cases; do printf 'run %s P=%s: %s ms a sweep\n' "${c%:*}" "${c#*:}" "$(med_ms "$c")" >&2; done
+
 echo "results written to $out"
