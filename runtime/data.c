@@ -901,6 +901,69 @@ int ptm_dataset_csc(struct ptm_dataset *ds, const struct ptm_csc **out)
     return 0;
 }
 
+int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out)
+{
+    *out = NULL;
+    if (!ds->sparse)
+        return PTM_EINVAL;
+    struct ptm_csr *a = &ds->csr;
+    if (ds->csc || !a->colind || a->nnz >= INT32_MAX)
+        return ptm_dataset_csc(ds, out);
+    int64_t n = a->nrows, d = a->ncols, nnz = a->nnz;
+    struct ptm_csc *c = ptm_malloc(sizeof(*c));
+    int64_t *colptr = ptm_malloc((size_t)(d + 1) * sizeof(int64_t));
+    int64_t *pos = ptm_malloc((size_t)(d + 1) * sizeof(int64_t));
+    int32_t *perm = ptm_malloc((size_t)(nnz ? nnz : 1) * sizeof(int32_t));
+    if (!c || !colptr || !pos || !perm) {
+        ptm_free(c);
+        ptm_free(colptr);
+        ptm_free(pos);
+        ptm_free(perm);
+        return PTM_ENOMEM;
+    }
+    memset(colptr, 0, (size_t)(d + 1) * sizeof(int64_t));
+    for (int64_t e = 0; e < nnz; e++)
+        colptr[a->colind[e] + 1]++;
+    for (int64_t j = 0; j < d; j++)
+        colptr[j + 1] += colptr[j];
+    memcpy(pos, colptr, (size_t)(d + 1) * sizeof(int64_t));
+    /* perm[e]: where CSR entry e goes in column order; rows ascend, so
+     * every column's row indices ascend too */
+    for (int64_t e = 0; e < nnz; e++)
+        perm[e] = (int32_t)pos[a->colind[e]]++;
+    ptm_free(pos);
+    /* colind is not read any more: it becomes rowind */
+    int32_t *rowind = a->colind;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+            rowind[perm[e]] = (int32_t)i;
+    /* move the values along perm's cycles, marking each place done by
+     * storing -1 - perm[e] */
+    double *val = a->val;
+    for (int64_t s = 0; s < nnz; s++) {
+        if (perm[s] < 0)
+            continue;
+        double carry = val[s];
+        int64_t cur = s;
+        do {
+            int64_t next = perm[cur];
+            perm[cur] = -1 - (int32_t)next;
+            double t = val[next];
+            val[next] = carry;
+            carry = t;
+            cur = next;
+        } while (cur != s);
+    }
+    ptm_free(perm);
+    *c = (struct ptm_csc){
+        .nrows = n, .ncols = d, .nnz = nnz, .colptr = colptr, .rowind = rowind, .val = val};
+    a->colind = NULL;
+    a->val = NULL;
+    ds->csc = c;
+    *out = c;
+    return 0;
+}
+
 void ptm_dataset_free(struct ptm_dataset *ds)
 {
     if (!ds)

@@ -175,6 +175,12 @@ int64_t ptm_dataset_cols(const struct ptm_dataset *ds);
  * same. Returns 0, PTM_ENOMEM or PTM_EINVAL (dense). Not thread-safe: call
  * it before workers start. */
 int ptm_dataset_csc(struct ptm_dataset *ds, const struct ptm_csc **out);
+/* The same, made from the CSR's own arrays when there is no CSC yet, for
+ * a job that reads the matrix by columns only: the peak is the CSR plus
+ * 4 bytes an entry rather than twice the matrix. Afterwards csr.colind
+ * and csr.val are NULL (the rows' entries are gone); csr.rowptr, the sizes
+ * and nnz stay. */
+int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out);
 void ptm_dataset_free(struct ptm_dataset *ds);
 
 /* ---- errors ------------------------------------------------------------- */

@@ -301,21 +301,20 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
             if (!ds->sparse)
                 continue; /* dense data: no rule reads it yet */
             s->matrix = true;
-            s->csr = ds->csr;
-            s->csr.nrows = hi - lo;
-            s->csr.rowptr = ds->csr.rowptr + lo;
-            s->csr.nnz = ds->csr.rowptr[hi] - ds->csr.rowptr[lo];
             if (sharded) {
                 s->own_csc = true;
                 if (ptm_csr_rows_csc(&ds->csr, lo, hi, &s->csc) != 0)
                     rc = PTM_ENOMEM;
             } else {
                 const struct ptm_csc *c;
-                if (ptm_dataset_csc(ds, &c) != 0)
-                    rc = PTM_ENOMEM;
-                else
+                rc = run->columns_only ? ptm_dataset_csc_only(ds, &c) : ptm_dataset_csc(ds, &c);
+                if (rc == 0)
                     s->csc = *c;
             }
+            s->csr = ds->csr;
+            s->csr.nrows = hi - lo;
+            s->csr.rowptr = ds->csr.rowptr + lo;
+            s->csr.nnz = ds->csr.rowptr[hi] - ds->csr.rowptr[lo];
         }
     }
     ptm_free(bounds);
@@ -575,6 +574,7 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     if (rc != 0)
         goto fail;
     run->split = run->rule->split_blocks;
+    run->columns_only = run->split && rt_lasso_columns_only(plan);
     rc = PTM_ENOMEM;
     run->data = rt_zalloc(plan->ndata, sizeof(*run->data));
     run->caphist = 64;

@@ -172,6 +172,7 @@ struct ptm_run {
     struct rt_param *params;   /* per parameter */
     int32_t rowdata;           /* the data sharded by rows, or -1 */
     bool split;                /* the rule splits rounds by blocks */
+    bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
     int64_t nrows;             /* its rows */
     int P;
     struct rt_worker *w;
@@ -221,6 +222,10 @@ void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
 /* calloc through ptm_malloc; n == 0 gives one zeroed element. */
 void *rt_zalloc(size_t n, size_t size);
+
+/* The job reads its matrix by columns only: a lasso_cd update whose
+ * objective, if any, is lasso_objective over the same X, y and beta. */
+bool rt_lasso_columns_only(const struct ptm_plan *plan);
 
 extern const struct rt_backend rt_backend_threads;
 extern const struct rt_rule rt_rule_lasso;

@@ -181,6 +181,24 @@ const struct rt_rule rt_rule_lasso = {
     .apply = lasso_apply_w,
 };
 
+bool rt_lasso_columns_only(const struct ptm_plan *plan)
+{
+    const struct plan_hook *u = &plan->update, *o = &plan->objective;
+    if (!u->present || u->lua || strcmp(u->builtin, "lasso_cd") != 0)
+        return false;
+    if (!o->present)
+        return true;
+    if (o->lua || strcmp(o->builtin, "lasso_objective") != 0)
+        return false;
+    static const char *const keys[] = {"X", "y", "beta"};
+    for (size_t i = 0; i < PTM_ARRAY_LEN(keys); i++) {
+        const struct plan_option *a = rt_option(u, keys[i]), *b = rt_option(o, keys[i]);
+        if (!a || !b || a->kind != b->kind || a->ref != b->ref)
+            return false;
+    }
+    return true;
+}
+
 /* ---- the objective ----------------------------------------------------------- */
 
 /* The objective reads the kernel's residual when the update is lasso_cd

@@ -402,6 +402,25 @@ START_TEST(test_csc)
     for (int64_t k = 0; k < r->rows * r->cols; k++)
         EXPECT(same_bits(d[k], r->dense[k]));
     free(d);
+
+    /* the same CSC made from the CSR's own arrays; the row entries go */
+    if (ds->sparse) {
+        struct ptm_dataset *ds2;
+        ck_assert_int_eq(read_input(&r->in, FROM_MEM, NULL, &ds2, msgs, sizeof(msgs)), 0);
+        int64_t *rowptr = ds2->csr.rowptr;
+        const struct ptm_csc *c2;
+        ck_assert_int_eq(ptm_dataset_csc_only(ds2, &c2), 0);
+        ck_assert_int_eq(c2->nnz, c->nnz);
+        for (int64_t j = 0; j <= c->ncols; j++)
+            EXPECT(c2->colptr[j] == c->colptr[j]);
+        for (int64_t k = 0; k < c->nnz; k++) {
+            EXPECT(c2->rowind[k] == c->rowind[k]);
+            EXPECT(same_bits(c2->val[k], c->val[k]));
+        }
+        EXPECT(c->nnz == 0 || (ds2->csr.colind == NULL && ds2->csr.val == NULL));
+        EXPECT(ds2->csr.rowptr == rowptr && ds2->csr.nnz == c->nnz);
+        ptm_dataset_free(ds2);
+    }
     ptm_dataset_free(ds);
 }
 END_TEST
@@ -952,6 +971,15 @@ START_TEST(test_mm_random)
         for (int j = 0; j < C; j++)
             EXPECT(d[i * C + j] == want[i][j]);
     free(d);
+    /* the CSC made in place: every value where the matrix has it */
+    const struct ptm_csc *c;
+    ck_assert_int_eq(ptm_dataset_csc_only(ds, &c), 0);
+    EXPECT(c->nnz == n);
+    for (int j = 0; j < C; j++)
+        for (int64_t k = c->colptr[j]; k < c->colptr[j + 1]; k++) {
+            EXPECT(k == c->colptr[j] || c->rowind[k - 1] < c->rowind[k]);
+            EXPECT(c->val[k] == want[c->rowind[k]][j]);
+        }
     ptm_dataset_free(ds);
     free(text);
 }
