@@ -521,6 +521,7 @@ static int make_schedule(struct ptm_run *run, char *err, size_t errlen)
     const struct ptm_plan *plan = run->plan;
     struct ptm_sched_info info = {
         .plan = plan,
+        .bs = run->bs,
         .nblocks = run->nblocks,
         .workers = run->P,
         .per_round = run->note ? 1 : plan->schedule.per_round,
@@ -544,10 +545,11 @@ static int make_schedule(struct ptm_run *run, char *err, size_t errlen)
             return PTM_ENOMEM;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
+    run->load = rt_zalloc((size_t)run->P, sizeof(double));
     run->newval = rt_zalloc(maxvars, sizeof(double));
     run->zcap = run->rule->zcap(run, cap, maxvars);
     run->zsum = rt_zalloc(run->zcap, sizeof(double));
-    if (!run->bchange || !run->newval || !run->zsum)
+    if (!run->bchange || !run->load || !run->newval || !run->zsum)
         return PTM_ENOMEM;
     for (int p = 0; p < run->P; p++) {
         run->w[p].z = rt_zalloc(run->zcap, sizeof(double));
@@ -656,6 +658,7 @@ void ptm_run_free(struct ptm_run *run)
         ptm_free(run->rounds[i].part);
     }
     ptm_free(run->bchange);
+    ptm_free(run->load);
     ptm_free(run->newval);
     ptm_free(run->zsum);
     ptm_free(run->last_delta);
@@ -707,7 +710,7 @@ void rt_worker_phase(struct rt_worker *w)
     if (rc != 0 && !w->rc)
         rt_fail(w, rc, "%s", ptm_strerror(rc));
     if (run->opts.trace)
-        w->busy = now_seconds() - t0;
+        w->busy += now_seconds() - t0;
 }
 
 /* The message of a failure of w (or of the pull on the coordinator) into
@@ -835,36 +838,37 @@ static bool stop_now(const struct ptm_run *run)
 }
 
 /* One JSON object for the round just run. */
-static int trace_round(FILE *t, const struct ptm_run *run, const struct rt_round *rd,
-                       bool evaluated)
+static void json_blocks(FILE *t, const int64_t *b, size_t n)
 {
-    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": [", (long long)run->round,
+    fputc('[', t);
+    for (size_t k = 0; k < n; k++)
+        fprintf(t, "%s%lld", k ? ", " : "", (long long)b[k] + 1);
+    fputc(']', t);
+}
+
+/* One JSON object for the round just run (spec/runtime.md, Outputs); the
+ * workers' busy seconds restart. */
+static int trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool evaluated)
+{
+    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": ", (long long)run->round,
             run->seconds);
-    for (size_t k = 0; k < rd->n; k++)
-        fprintf(t, "%s%lld", k ? ", " : "", (long long)rd->blocks[k] + 1);
-    fprintf(t, "], \"worker_seconds\": [");
-    for (int p = 0; p < run->P; p++)
-        fprintf(t, "%s%.6f", p ? ", " : "", run->w[p].busy);
+    json_blocks(t, rd->blocks, rd->n);
+    fprintf(t, ", \"candidates\": %lld, \"conflicts\": %lld, \"workers\": [",
+            (long long)rd->candidates, (long long)rd->conflicts);
+    for (int p = 0; p < run->P; p++) {
+        fprintf(t, "%s{\"worker\": %d, \"blocks\": ", p ? ", " : "", p + 1);
+        if (run->split)
+            json_blocks(t, rd->blocks + rd->part[p], rd->part[p + 1] - rd->part[p]);
+        else
+            json_blocks(t, rd->blocks, rd->n);
+        fprintf(t, ", \"seconds\": %.6f}", run->w[p].busy);
+        run->w[p].busy = 0;
+    }
     fprintf(t, "]");
     if (evaluated)
         fprintf(t, ", \"objective\": %.17g", run->hist[run->nhist - 1]);
     fprintf(t, "}\n");
     return ferror(t) ? PTM_EIO : 0;
-}
-
-/* Split rules: give each worker a run of the round's blocks with about
- * as many variables. */
-static void partition(const struct ptm_run *run, struct rt_round *rd)
-{
-    size_t b = 0;
-    rd->part[0] = 0;
-    for (int p = 1; p < run->P; p++) {
-        int64_t goal = (int64_t)(rd->nvars * (size_t)p / (size_t)run->P);
-        while (b < rd->n && rd->off[b] < goal)
-            b++;
-        rd->part[p] = b;
-    }
-    rd->part[run->P] = rd->n;
 }
 
 /* Every worker's push wrote as many values. */
@@ -896,11 +900,15 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
     }
     while (!stop_now(run) && !ptm_run_interrupted()) {
         struct rt_round *rd = &run->rounds[run->cur];
-        rd->n = run->sched->next(run->sched_state, rd->blocks);
+        struct ptm_sched_round sr = {.blocks = rd->blocks, .part = rd->part, .load = run->load};
+        if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
+            return rc;
+        rd->n = sr.n;
+        rd->candidates = sr.candidates;
+        rd->conflicts = sr.conflicts;
         expand_round(run, rd);
         if (run->split) {
             /* workers read rows that others apply to: apply, then push */
-            partition(run, rd);
             struct rt_work wa = {.apply = pending}, wp = {.push = rd};
             if ((pending && (rc = phase(run, &wa, err, errlen)) != 0) ||
                 (rc = phase(run, &wp, err, errlen)) != 0)

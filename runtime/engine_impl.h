@@ -43,7 +43,9 @@ struct rt_round {
     int64_t *vars;   /* element indices of the scheduled parameter */
     size_t nvars;
     double *change; /* nvars: new - old, once committed */
-    size_t *part;   /* P + 1, split rules: worker p pushes blocks part[p] .. part[p+1]-1 */
+    size_t *part;   /* P + 1: the scheduler gives worker p blocks part[p] .. part[p+1]-1
+                       (split rules push just those; rules by rows push all) */
+    int64_t candidates, conflicts; /* the scheduler's, for the trace */
 };
 
 /* A parameter table. A matrix is row-major; a vector has cols 1. */
@@ -78,7 +80,7 @@ struct rt_worker {
     size_t zlen;            /* doubles the last push wrote */
     int k;                  /* values per block of the last Lua push */
     double part;            /* the worker's part of the objective */
-    double busy;            /* seconds of the last phase */
+    double busy;            /* seconds of work since the last trace line */
     int rc;                 /* 0, or the failure of the last phase */
     char msg[RT_MSG_MAX];   /* its message */
     pthread_t thread;
@@ -199,6 +201,7 @@ struct ptm_run {
     int64_t bvars;      /* the most variables a block has */
     double *last_delta; /* every variable's last change */
     double *bchange;    /* largest |change| of each of a round's blocks */
+    double *load;       /* P: the scheduler's cost per worker */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */
     /* counters */

@@ -15,6 +15,7 @@
 struct rnd {
     int64_t nblocks;
     size_t per_round;
+    int workers;
     int64_t *perm; /* nblocks */
     struct ptm_rng g;
 };
@@ -33,6 +34,7 @@ static int rnd_create(const struct ptm_sched_info *info, void **state, char *err
     }
     s->nblocks = info->nblocks;
     s->per_round = ptm_sched_per_round(info);
+    s->workers = info->workers;
     for (int64_t b = 0; b < s->nblocks; b++)
         s->perm[b] = b;
     ptm_rng_seed(&s->g, info->seed ^ 0x72616e646f6d0000ull); /* "random" stream */
@@ -56,17 +58,23 @@ static uint64_t below(struct ptm_rng *g, uint64_t n)
     return x % n;
 }
 
-static size_t rnd_next(void *state, int64_t *blocks)
+static int rnd_next(void *state, struct ptm_sched_round *out, char *err, size_t errlen)
 {
+    (void)err;
+    (void)errlen;
     struct rnd *s = state;
     for (size_t k = 0; k < s->per_round; k++) {
         size_t j = k + (size_t)below(&s->g, (uint64_t)s->nblocks - k);
         int64_t t = s->perm[k];
         s->perm[k] = s->perm[j];
         s->perm[j] = t;
-        blocks[k] = s->perm[k];
+        out->blocks[k] = s->perm[k];
     }
-    return s->per_round;
+    out->n = s->per_round;
+    out->candidates = (int64_t)out->n;
+    out->conflicts = 0;
+    ptm_sched_split_even(out, s->workers);
+    return 0;
 }
 
 static void rnd_destroy(void *state)

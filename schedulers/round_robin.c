@@ -10,6 +10,7 @@
 struct rr {
     int64_t nblocks, next;
     size_t per_round;
+    int workers;
 };
 
 static int rr_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
@@ -22,6 +23,7 @@ static int rr_create(const struct ptm_sched_info *info, void **state, char *err,
     s->nblocks = info->nblocks;
     s->next = 0;
     s->per_round = ptm_sched_per_round(info);
+    s->workers = info->workers;
     *state = s;
     return 0;
 }
@@ -31,15 +33,21 @@ static size_t rr_cap(const void *state)
     return ((const struct rr *)state)->per_round;
 }
 
-static size_t rr_next(void *state, int64_t *blocks)
+static int rr_next(void *state, struct ptm_sched_round *out, char *err, size_t errlen)
 {
+    (void)err;
+    (void)errlen;
     struct rr *s = state;
     for (size_t k = 0; k < s->per_round; k++) {
-        blocks[k] = s->next;
+        out->blocks[k] = s->next;
         if (++s->next == s->nblocks)
             s->next = 0;
     }
-    return s->per_round;
+    out->n = s->per_round;
+    out->candidates = (int64_t)out->n;
+    out->conflicts = 0;
+    ptm_sched_split_even(out, s->workers);
+    return 0;
 }
 
 static void rr_destroy(void *state)

@@ -26,3 +26,11 @@ size_t ptm_sched_per_round(const struct ptm_sched_info *info)
     int64_t k = info->per_round > 0 ? info->per_round : info->workers;
     return (size_t)(k < info->nblocks ? k : info->nblocks);
 }
+
+void ptm_sched_split_even(struct ptm_sched_round *out, int workers)
+{
+    for (int p = 0; p <= workers; p++)
+        out->part[p] = out->n * (size_t)p / (size_t)workers;
+    for (int p = 0; p < workers; p++)
+        out->load[p] = (double)(out->part[p + 1] - out->part[p]);
+}

@@ -19,15 +19,34 @@
 #include <stdint.h>
 
 #include "plan.h"
+#include "prog.h"
 
 /* What a scheduler is told about the run. */
 struct ptm_sched_info {
-    const struct ptm_plan *plan; /* borrows */
-    int64_t nblocks;             /* >= 1 */
-    int workers;                 /* >= 1 */
-    int64_t per_round;           /* round_robin, random: blocks a round (the
-                                    plan's; 0: one per worker) */
+    const struct ptm_plan *plan;     /* borrows */
+    const struct plan_blockset *bs;  /* the scheduled block set; borrows */
+    int64_t nblocks;                 /* >= 1 */
+    int workers;                     /* >= 1 */
+    int64_t per_round;               /* round_robin, random: blocks a round (the
+                                        plan's; 0: one per worker) */
     uint64_t seed;
+    /* How the block set's expressions (priority, depend, cost) are
+     * evaluated: a template whose callbacks answer data, parameter values
+     * and delta() and whose globals are the run's live counters; a
+     * scheduler copies it and sets vars (1-based block numbers, as the
+     * language counts). NULL: no data (every expression is then refused
+     * by create, except when the policy ignores them). Borrows. */
+    const struct prog_env *env;
+};
+
+/* One round as a scheduler hands it out. */
+struct ptm_sched_round {
+    size_t n;         /* blocks */
+    int64_t *blocks;  /* cap() of them, distinct, 0-based */
+    size_t *part;     /* workers + 1: worker p is given blocks[part[p] .. part[p+1]) */
+    double *load;     /* workers: the cost of each worker's blocks */
+    int64_t candidates; /* blocks considered this round */
+    int64_t conflicts;  /* candidates left out because they depend on one kept */
 };
 
 struct ptm_sched_ops {
@@ -37,10 +56,13 @@ struct ptm_sched_ops {
     int (*create)(const struct ptm_sched_info *info, void **state, char *err, size_t errlen);
     /* The most blocks one round can have. */
     size_t (*cap)(const void *state);
-    /* The next round's blocks into blocks[0 .. n), n <= cap(); returns n. */
-    size_t (*next)(void *state, int64_t *blocks);
+    /* The next round into out (whose arrays the caller sized by cap()
+     * and workers). Returns 0, or PTM_EINVAL with a message in err when an
+     * expression cannot be evaluated (a NaN priority, say). */
+    int (*next)(void *state, struct ptm_sched_round *out, char *err, size_t errlen);
     /* The round's blocks and, for each, the largest |change| of its
-     * variables; NULL when the policy does not use them. */
+     * variables, after they are committed (delta() already answers the
+     * new changes). NULL when the policy does not use them. */
     void (*done)(void *state, const int64_t *blocks, const double *change, size_t n);
     void (*destroy)(void *state);
 };
@@ -55,5 +77,8 @@ extern const struct ptm_sched_ops ptm_sched_random;
 /* Blocks a round_robin or random round takes: info->per_round, or the
  * number of workers when it is 0, at most nblocks. */
 size_t ptm_sched_per_round(const struct ptm_sched_info *info);
+/* Give the workers runs of out->blocks of about equal length (for
+ * policies that do not balance costs); load is the count. */
+void ptm_sched_split_even(struct ptm_sched_round *out, int workers);
 
 #endif

@@ -633,8 +633,8 @@ end
 begin "run --trace: each round has every worker's seconds"
 run run --quiet --workers=2 --trace "$T/rd/trace2.json" "$T/run.ptm"
 want_rc 0
-head -n 1 "$T/rd/trace2.json" | grep -q '"worker_seconds": \[[0-9.]*, [0-9.]*\]' ||
-    no "no worker_seconds for two workers"
+head -n 1 "$T/rd/trace2.json" | grep -q '"workers": \[{"worker": 1, "blocks": \[[0-9, ]*\], "seconds": [0-9.]*}, {"worker": 2, "blocks": \[[0-9, ]*\], "seconds": [0-9.]*}\]' ||
+    no "no blocks and seconds for two workers"
 end
 
 # The same job with examples/lasso/lasso.lua as its update and objective.
