@@ -34,7 +34,7 @@ COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
 	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c \
-	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c \
+	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/sched_env.c \
 	schedulers/sched.c schedulers/round_robin.c schedulers/random.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \

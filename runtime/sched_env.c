@@ -1,0 +1,79 @@
+/*
+ * sched_env.c - parameter values and delta() for the expressions of
+ * schedulers, on top of the data callbacks of expr_env.c.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+#include "sched_env.h"
+
+/* Element idx (1-based, one index for a vector, two for a matrix) of an
+ * array of rows x cols, or NaN. */
+static double element(const double *a, const struct sched_env_param *p, const int64_t *idx, int n)
+{
+    int64_t i = idx[0] - 1, j = n == 2 ? idx[1] - 1 : 0;
+    if ((n == 1 && p->cols != 1) || i < 0 || i >= p->rows || j < 0 || j >= p->cols)
+        return NAN;
+    return a ? a[i * p->cols + j] : 0;
+}
+
+static double cb_param(void *ud, int32_t k, const int64_t *idx, int n)
+{
+    const struct sched_env *e = ud;
+    if (k < 0 || (uint32_t)k >= e->nparams || !e->params[k].val)
+        return NAN;
+    return element(e->params[k].val, &e->params[k], idx, n);
+}
+
+static double cb_delta(void *ud, int32_t k, const int64_t *idx, int n)
+{
+    const struct sched_env *e = ud;
+    if (k < 0 || (uint32_t)k >= e->nparams || e->params[k].rows == 0)
+        return NAN;
+    return element(e->params[k].delta, &e->params[k], idx, n);
+}
+
+int sched_env_init(struct sched_env *e, const struct ptm_plan *plan, struct ptm_dataset *const *data)
+{
+    memset(e, 0, sizeof(*e));
+    e->nparams = plan->nparams;
+    e->src = ptm_malloc((plan->ndata ? plan->ndata : 1) * sizeof(*e->src));
+    e->params = ptm_malloc((plan->nparams ? plan->nparams : 1) * sizeof(*e->params));
+    if (!e->src || !e->params) {
+        sched_env_release(e);
+        return PTM_ENOMEM;
+    }
+    memset(e->params, 0, (plan->nparams ? plan->nparams : 1) * sizeof(*e->params));
+    for (uint32_t k = 0; k < plan->ndata; k++) {
+        e->src[k].ds = data[k];
+        e->src[k].labels_of = plan->data[k].labels_of;
+    }
+    if (expr_data_init(&e->data, e->src, plan->ndata) != 0) {
+        memset(&e->data, 0, sizeof(e->data)); /* released by expr_data_init */
+        sched_env_release(e);
+        return PTM_ENOMEM;
+    }
+    e->env.globals = e->globals;
+    expr_env_data(&e->env, &e->data);
+    e->env.ud = e; /* e begins with its expr_data */
+    e->env.param = cb_param;
+    e->env.delta = cb_delta;
+    return 0;
+}
+
+void sched_env_param(struct sched_env *e, int32_t p, const double *val, const double *delta,
+                     int64_t rows, int64_t cols)
+{
+    e->params[p] = (struct sched_env_param){.val = val, .delta = delta, .rows = rows, .cols = cols};
+}
+
+void sched_env_release(struct sched_env *e)
+{
+    if (e->src)
+        expr_data_release(&e->data);
+    ptm_free(e->src);
+    ptm_free(e->params);
+    memset(e, 0, sizeof(*e));
+}
