@@ -25,7 +25,7 @@ SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 endif
 comma := ,
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -I$(B)/gen $(PKG_CFLAGS)
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -Iviz -I$(B)/gen $(PKG_CFLAGS)
 ALL_CFLAGS = $(CFLAGS) $(SANFLAGS) -pthread -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -33,15 +33,18 @@ LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
-	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_lasso.c \
+	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
 	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/sched_env.c \
-	schedulers/sched.c schedulers/round_robin.c schedulers/random.c
+	schedulers/sched.c schedulers/round_robin.c schedulers/random.c schedulers/dynamic.c \
+	schedulers/conflict.c schedulers/rotation.c
+# ptm plan: the dry run and the renderers of schedules
+VIZ_SRC  = runtime/dryrun.c viz/table.c viz/svg.c viz/dot.c viz/trace_read.c
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
-	$(B)/gen/parser.o $(B)/gen/lexer.o
-CLI_OBJ  = $(B)/cli/ptm.o
+	$(VIZ_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o
+CLI_OBJ  = $(B)/cli/ptm.o $(B)/cli/plan.o
 TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_lua \
-	$(B)/tests/test_engine
+	$(B)/tests/test_engine $(B)/tests/test_gen $(B)/tests/test_viz $(B)/tests/test_sched
 
 ifeq ($(SANITIZE),)
 PTM = bin/ptm
@@ -50,6 +53,7 @@ PTM = $(B)/ptm
 endif
 
 .PHONY: all check test demo bench golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+	fuzz-trace fuzz-trace-build \
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
 .DELETE_ON_ERROR:
@@ -149,6 +153,11 @@ $(B)/bench/lasso_bench: bench/lasso_bench.c runtime/kernel_lasso.c $(DATA_SRC) c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
+# The schedulers, on the library (built with CFLAGS, -O2 by default).
+$(B)/bench/sched_bench: bench/sched_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -o $@ $^ $(LDLIBS)
+
 # The Lua host and the sandbox at -O2 whatever CFLAGS says.
 $(B)/bench/lua_bench: bench/lua_bench.c runtime/lua_host.c runtime/lua_sandbox.c lang/arena.c \
 	  lang/ptm.c lang/diag.c runtime/lua_host.h runtime/lua_sandbox.h
@@ -223,6 +232,25 @@ fuzz-data:
 	    -dict=tests/fuzz/data.dict -artifact_prefix=$(FUZZ_B)/data-$$f- \
 	    $(FUZZ_B)/corpus-data-$$f || exit 1; \
 	done
+
+# fuzz-trace: libFuzzer over the reader of run traces and the renderers
+# (ptm plan), seeded with tests/fuzz/trace.
+$(FUZZ_B)/fuzz_trace: tests/fuzz_trace.c $(FUZZ_SRC) $(RUNTIME_SRC) $(VIZ_SRC) $(FUZZ_B)/gen/parser.h \
+	  viz/viz.h runtime/dryrun.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -Iviz $(PKG_CFLAGS) \
+	  -o $@ tests/fuzz_trace.c $(sort $(FUZZ_SRC) $(RUNTIME_SRC) $(VIZ_SRC)) $(PKG_LIBS) -lm
+
+fuzz-trace-build: $(FUZZ_B)/fuzz_trace
+
+fuzz-trace:
+	@scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory fuzz-trace-build
+	@mkdir -p $(FUZZ_B)/corpus-trace
+	cp tests/fuzz/trace/* $(FUZZ_B)/corpus-trace/ 2>/dev/null || true
+	$(FUZZ_B)/fuzz_trace -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  -artifact_prefix=$(FUZZ_B)/trace- $(FUZZ_B)/corpus-trace
 
 install: $(PTM)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -9,24 +9,27 @@
  * and 0.1 (fewer calls), to show how the cost per column that Lua adds
  * compares with the work per column.
  *
- *   push:  for each column j, z_j = x_j . r.
- *          C: a loop over the lists with a four-accumulator gather-dot.
- *          Lua: lhost_push() of
- *              function push(w, blocks)
- *                local X, r, z = w.X, w.r, {}
- *                for _, j in ipairs(blocks) do z[j] = X:col(j):dot(r) end
- *                return z
- *              end
- *          which includes the host's work: the blocks table, the call, and
- *          reading z back into a C array.
- *   lasso: one round of the Lasso on those columns: push, pull and apply
- *          (spec/runtime.md), with beta moving. C: the steps as the
- *          built-in kernel does them (squared column norms cached).
- *          Lua: examples/lasso/lasso.lua through lhost_push, lhost_pull
- *          and lhost_apply.
+ *   push-col:   for each column j, z_j = x_j . r. C: a loop over the list
+ *               with a four-accumulator gather-dot. Lua: lhost_push() of a
+ *               hook that loops over the blocks,
+ *                   for _, j in ipairs(S) do z[j] = X:col(j):dot(r) end
+ *               and returns the keyed table z.
+ *   push-bulk:  the same as one bulk operation, return X:cols(S):dot(r).
+ *   lasso-col:  one round of the Lasso on those columns: push, pull and
+ *               apply (spec/runtime.md), with beta moving. C: the steps as
+ *               the built-in kernel does them (squared column norms
+ *               cached, zero changes skipped). Lua: lasso_col_lua below,
+ *               the round written column by column.
+ *   lasso-bulk: the same round as examples/lasso/lasso.lua, bulk
+ *               operations only. Their loops over the columns ask for the
+ *               next columns' entries ahead (lua_host.c), which the C loop
+ *               here, like the built-in kernel, does not.
+ * The Lua times include the host's work: the call, the arguments, and
+ * reading the results back into C arrays.
  *
  * Time is the CPU time of the thread (a busy machine does not count
- * against it) over CALLS calls; C and Lua alternate within each run.
+ * against it) over CALLS calls; C and Lua alternate within each run, after
+ * one warm-up call each (the Lua Lasso caches its squared norms then).
  *
  * Usage: lua_bench [RUNS]   (default 5; run from the repository root).
  * Lines on stdout, per density:
@@ -51,11 +54,46 @@ enum { ROWS = 20000, COLS = 4096, BLOCKS = 256, MAX_RUNS = 99 };
 #define LAMBDA 1e-3
 static const double densities[] = {0.001, 0.01, 0.1};
 
-static const char *const push_lua = "function push(w, blocks)\n"
-                                    "  local X, r, z = w.X, w.r, {}\n"
-                                    "  for _, j in ipairs(blocks) do z[j] = X:col(j):dot(r) end\n"
-                                    "  return z\n"
-                                    "end\n";
+static const char *const push_col_lua =
+    "function push(w, S)\n"
+    "  local X, r, z = w.X, w.r, {}\n"
+    "  for _, j in ipairs(S) do z[j] = X:col(j):dot(r) end\n"
+    "  return z\n"
+    "end\n";
+
+static const char *const push_bulk_lua = "function push(w, S)\n"
+                                         "  return w.X:cols(S):dot(w.r)\n"
+                                         "end\n";
+
+/* The Lasso of examples/lasso/lasso.lua, one column at a time. */
+static const char *const lasso_col_lua =
+    "local sq = {}\n"
+    "function push(w, S)\n"
+    "  local X, r, beta = w.X, w.r, w.beta\n"
+    "  local n = X:size()\n"
+    "  local z = {}\n"
+    "  for _, j in ipairs(S) do\n"
+    "    local x = X:col(j)\n"
+    "    sq[j] = sq[j] or x:norm2() / n\n"
+    "    z[j] = { x:dot(r) / n + sq[j] * beta[j], sq[j] }\n"
+    "  end\n"
+    "  return z\n"
+    "end\n"
+    "function pull(S, z, job)\n"
+    "  local new = {}\n"
+    "  for k, j in ipairs(S) do\n"
+    "    local a, q = z[1][k], z[2][k]\n"
+    "    local s = math.max(math.abs(a) - job.lambda, 0)\n"
+    "    new[j] = q > 0 and (a < 0 and -s or s) / q or 0\n"
+    "  end\n"
+    "  return new\n"
+    "end\n"
+    "function apply(w, S, d)\n"
+    "  local X, r = w.X, w.r\n"
+    "  for k, j in ipairs(S) do\n"
+    "    if d[k] ~= 0 then X:col(j):axpy(-d[k], r) end\n"
+    "  end\n"
+    "end\n";
 
 static double cpu_now(void)
 {
@@ -293,14 +331,60 @@ static void report(const char *kind, double density, double per_col, int calls, 
     fflush(stdout);
 }
 
-/* Both runs of each kind at one density. */
+static struct lhost *lasso_host(const char *what, const char *file, const char *text,
+                                const struct lhost_matrix *m, struct lasso_state *st)
+{
+    struct lhost *h = new_host(what);
+    int rc = file ? lhost_load_file(h, file) : lhost_load(h, "lasso_col.lua", text, strlen(text));
+    if (!rc)
+        rc = lhost_set_matrix(h, "X", m);
+    if (!rc)
+        rc = lhost_set_vector(h, "r", st->r, ROWS, true);
+    if (!rc)
+        rc = lhost_set_vector(h, "beta", st->beta, COLS, false);
+    if (!rc)
+        rc = lhost_set_const_num(h, "lambda", LAMBDA);
+    if (rc)
+        die(what, h, rc);
+    return h;
+}
+
+static struct lhost *push_host(const char *what, const char *text, const struct lhost_matrix *m,
+                               double *r)
+{
+    struct lhost *h = new_host(what);
+    int rc = lhost_load(h, "push.lua", text, strlen(text));
+    if (!rc)
+        rc = lhost_set_matrix(h, "X", m);
+    if (!rc)
+        rc = lhost_set_vector(h, "r", r, ROWS, false);
+    if (rc)
+        die(what, h, rc);
+    return h;
+}
+
+static void check_push(const double *zc, const double *zl, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fabs(zc[i] - zl[i]) > 1e-12 * fmax(1, fabs(zc[i])))
+            die("push results differ", NULL, PTM_EINVAL);
+}
+
+static void check_lasso(const struct lasso_state *c, const struct lasso_state *l)
+{
+    for (int j = 0; j < COLS; j++)
+        if (fabs(c->beta[j] - l->beta[j]) > 1e-9 * fmax(1, fabs(c->beta[j])))
+            die("lasso results differ", NULL, PTM_EINVAL);
+}
+
+/* Every kind at one density. */
 static void bench_density(double density, int runs, uint64_t *s)
 {
     /* about 2000 calls' worth of work at 20 non-zeros a column */
     int calls = (int)fmax(20, 2000 * 0.001 / density);
     static struct ptm_csc x;
     static double y[ROWS];
-    static struct lasso_state stc, stl;
+    static struct lasso_state stc, stl, stb;
     make_matrix(s, density, &x);
     int64_t *lists = ptm_malloc((size_t)calls * BLOCKS * sizeof(int64_t));
     double *zc = ptm_malloc((size_t)calls * BLOCKS * sizeof(double));
@@ -317,49 +401,50 @@ static void bench_density(double density, int runs, uint64_t *s)
     }
 
     struct lhost_matrix m = {.csc = &x, .rows = ROWS, .cols = COLS};
-    struct lhost *hp = new_host("push host"), *hl = new_host("lasso host");
-    int rc = lhost_load(hp, "push.lua", push_lua, strlen(push_lua));
-    if (!rc)
-        rc = lhost_set_matrix(hp, "X", &m);
-    if (!rc)
-        rc = lhost_set_vector(hp, "r", y, ROWS, false);
-    if (rc)
-        die("push host", hp, rc);
-    rc = lhost_load_file(hl, "examples/lasso/lasso.lua");
-    if (!rc)
-        rc = lhost_set_matrix(hl, "X", &m);
-    if (!rc)
-        rc = lhost_set_vector(hl, "r", stl.r, ROWS, true);
-    if (!rc)
-        rc = lhost_set_vector(hl, "beta", stl.beta, COLS, false);
-    if (!rc)
-        rc = lhost_set_const_num(hl, "lambda", LAMBDA);
-    if (rc)
-        die("lasso host", hl, rc);
+    struct lhost *hp = push_host("push-col host", push_col_lua, &m, y);
+    struct lhost *hb = push_host("push-bulk host", push_bulk_lua, &m, y);
+    struct lhost *hl = lasso_host("lasso-col host", NULL, lasso_col_lua, &m, &stl);
+    struct lhost *hk = lasso_host("lasso-bulk host", "examples/lasso/lasso.lua", NULL, &m, &stb);
 
-    double pc[MAX_RUNS], pl[MAX_RUNS], lc[MAX_RUNS], ll[MAX_RUNS];
-    push_c(&x, y, calls, lists, zc); /* warm-up */
-    push_lua_run(hp, calls, lists, zl);
+    /* warm-up: one call each */
+    push_c(&x, y, 1, lists, zc);
+    push_lua_run(hp, 1, lists, zl);
+    push_lua_run(hb, 1, lists, zl);
+    lasso_reset(&stc, y);
+    lasso_reset(&stl, y);
+    lasso_reset(&stb, y);
+    lasso_c(&x, &stc, 1, lists);
+    lasso_lua(hl, &stl, 1, lists);
+    lasso_lua(hk, &stb, 1, lists);
+
+    double pc[MAX_RUNS], pl[MAX_RUNS], pb[MAX_RUNS];
+    double lc[MAX_RUNS], ll[MAX_RUNS], lb[MAX_RUNS];
     for (int i = 0; i < runs; i++) {
+        /* the bulk runs right after C, the slow column runs last */
         pc[i] = push_c(&x, y, calls, lists, zc);
+        pb[i] = push_lua_run(hb, calls, lists, zl);
+        check_push(zc, zl, (size_t)calls * BLOCKS);
         pl[i] = push_lua_run(hp, calls, lists, zl);
+        check_push(zc, zl, (size_t)calls * BLOCKS);
         lasso_reset(&stc, y);
         lasso_reset(&stl, y);
+        lasso_reset(&stb, y);
         lc[i] = lasso_c(&x, &stc, calls, lists);
+        lb[i] = lasso_lua(hk, &stb, calls, lists);
         ll[i] = lasso_lua(hl, &stl, calls, lists);
+        /* all computed the same thing (up to rounding) */
+        check_lasso(&stc, &stl);
+        check_lasso(&stc, &stb);
     }
-    /* Both computed the same thing (up to rounding). */
-    for (size_t i = 0; i < (size_t)calls * BLOCKS; i++)
-        if (fabs(zc[i] - zl[i]) > 1e-12 * fmax(1, fabs(zc[i])))
-            die("push results differ", NULL, PTM_EINVAL);
-    for (int j = 0; j < COLS; j++)
-        if (fabs(stc.beta[j] - stl.beta[j]) > 1e-9 * fmax(1, fabs(stc.beta[j])))
-            die("lasso results differ", NULL, PTM_EINVAL);
     double per_col = (double)x.nnz / COLS;
-    report("push", density, per_col, calls, pc, pl, runs);
-    report("lasso", density, per_col, calls, lc, ll, runs);
+    report("push-col", density, per_col, calls, pc, pl, runs);
+    report("push-bulk", density, per_col, calls, pc, pb, runs);
+    report("lasso-col", density, per_col, calls, lc, ll, runs);
+    report("lasso-bulk", density, per_col, calls, lc, lb, runs);
     lhost_free(hp);
+    lhost_free(hb);
     lhost_free(hl);
+    lhost_free(hk);
     ptm_free(x.colptr);
     ptm_free(x.rowind);
     ptm_free(x.val);

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "arena.h"
 #include "ast.h"
+#include "cli.h"
 #include "compiler.h"
 #include "data.h"
 #include "diag.h"
@@ -83,10 +85,22 @@ static const struct command commands[] = {
      "usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n"
      "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
      "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n"
+     "       ptm gen mf --seed N --out DIR [--rows R] [--cols C] [--rank K]\n"
+     "                  [--ratings N | --density D] [--test SHARE] [--noise SIGMA]\n"
+     "       ptm gen lda --seed N --out DIR [--docs D] [--words W] [--topics K]\n"
+     "                   [--length L] [--alpha A] [--beta B]\n"
+     "       ptm gen logreg --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
+     "                      [--nonzeros K]\n"
      "\n"
-     "Write a synthetic data set for MODEL into DIR (created when missing).\n"
-     "The same options and seed give the same bytes. Each file is written to a\n"
-     "temporary name and renamed into place. 'ptm gen' alone lists the models.\n"
+     "Write a synthetic data set for MODEL into DIR (created when missing), with\n"
+     "its ground truth, under the names and in the formats the example jobs\n"
+     "read: 'ptm gen mf --seed 1 --out examples/mf/data' writes what\n"
+     "examples/mf/mf.ptm reads. The same options and seed give the same\n"
+     "bytes. Each file is written to a temporary name and renamed into place.\n"
+     "'ptm gen' alone lists the models.\n"
+     "\n"
+     "  --seed N       seed of the generator, 0 .. 2^63-1 (required)\n"
+     "  --out DIR      directory to write into (required)\n"
      "\n"
      "lasso: sparse regression y = X beta* + noise with correlated features.\n"
      "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
@@ -96,8 +110,6 @@ static const struct command commands[] = {
      "row draws groups uniformly so that D of its entries are non-zero on\n"
      "average; values are normal, rounded to multiples of 1e-6.\n"
      "\n"
-     "  --seed N       seed of the generator, 0 .. 2^63-1 (required)\n"
-     "  --out DIR      directory to write into (required)\n"
      "  --rows R       rows of X (default 1000)\n"
      "  --cols C       columns of X (default 10000)\n"
      "  --density D    share of non-zeros in a row, in (0, 1] (default 0.01)\n"
@@ -107,7 +119,62 @@ static const struct command commands[] = {
      "                 or C when C is smaller)\n"
      "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n"
      "\n"
-     "Exit status: 0 ok, 2 usage error, 1 cannot write.\n"},
+     "mf: ratings R = W H' + noise on random cells, with a held-out split.\n"
+     "  DIR/ratings.mtx  training ratings, MatrixMarket coordinate real\n"
+     "  DIR/test.mtx     held-out ratings, the same way\n"
+     "  DIR/W_true.tsv   W (R x K), one row a line, tab-separated\n"
+     "  DIR/H_true.tsv   H (C x K), the same way\n"
+     "  DIR/info.tsv     counts, the noise SIGMA and the RMSE of the true W H'\n"
+     "                   on each file (train_rmse_true, test_rmse_true)\n"
+     "W and H have N(0, 1/sqrt(K)) entries, so that w_i . h_j has variance\n"
+     "about 1. N distinct cells drawn uniformly are observed, each rating\n"
+     "w_i . h_j plus N(0, SIGMA^2) noise; a share SHARE of them, drawn\n"
+     "uniformly, is held out. Values are rounded to multiples of 1e-6.\n"
+     "\n"
+     "  --rows R       rows (users) (default 2000)\n"
+     "  --cols C       columns (items) (default 1000)\n"
+     "  --rank K       rank of W H', 1 .. 1000 (default 10)\n"
+     "  --ratings N    observed cells, at most R x C (default D x R x C)\n"
+     "  --density D    share of the cells observed, in (0, 1] (default 0.05);\n"
+     "                 not with --ratings\n"
+     "  --test SHARE   share of the ratings held out, in [0, 1) (default 0.1)\n"
+     "  --noise SIGMA  standard deviation of the noise, 0 .. 1e6 (default 0.1)\n"
+     "\n"
+     "lda: documents from the LDA generative process, UCI bag-of-words.\n"
+     "  DIR/docword.txt          D, W and NNZ lines, then 'doc word count'\n"
+     "  DIR/vocab.txt            the words w1 .. wW (zero-padded), one a line\n"
+     "  DIR/topics_true.tsv      the topics: K lines of W word probabilities\n"
+     "  DIR/doc_topics_true.tsv  the topic mixes: D lines of K probabilities\n"
+     "  DIR/info.tsv             the options, tokens and entries\n"
+     "Each topic is a Dirichlet(B) distribution over the words, each\n"
+     "document's topic mix Dirichlet(A); a document has 1 + Poisson(L - 1)\n"
+     "tokens, each drawn from a topic drawn from the document's mix.\n"
+     "\n"
+     "  --docs D       documents (default 2000)\n"
+     "  --words W      words in the vocabulary (default 5000)\n"
+     "  --topics K     topics, 1 .. 100000 (default 20)\n"
+     "  --length L     mean tokens in a document, 1 .. 1e9 (default 100)\n"
+     "  --alpha A      Dirichlet prior of the mixes, 1e-6 .. 1e6 (default 0.1)\n"
+     "  --beta B       Dirichlet prior of the topics, 1e-6 .. 1e6 (default 0.01)\n"
+     "\n"
+     "logreg: binary classification, P(y = 1 | x) = 1 / (1 + exp(-x . w*)).\n"
+     "  DIR/train.svm   X and y, libsvm, labels 1 and -1\n"
+     "  DIR/w_true.tsv  w*, one weight a line\n"
+     "  DIR/info.tsv    counts, mean_sigmoid (the mean of sigmoid(x . w*): the\n"
+     "                  expected share of 1s) and logloss_true (the log-loss\n"
+     "                  of w* on these labels)\n"
+     "Each row has D x C non-zeros on columns drawn uniformly, normal values\n"
+     "rounded to multiples of 1e-6. w* has K non-zero normal weights, scaled\n"
+     "so that x . w* has a standard deviation of about 2.\n"
+     "\n"
+     "  --rows R       rows of X (default 10000)\n"
+     "  --cols C       columns of X (default 1000)\n"
+     "  --density D    share of non-zeros in a row, in (0, 1] (default 0.05)\n"
+     "  --nonzeros K   non-zero weights of w*, at most C (default 100, or C\n"
+     "                 when C is smaller)\n"
+     "\n"
+     "Exit status: 0 ok, 2 usage error, 1 cannot write (or out of memory).\n"},
+    {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help},
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
      "               [--quiet] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
@@ -604,23 +671,80 @@ out:
 
 /* ---- gen ---------------------------------------------------------------- */
 
+/* The models of `ptm gen`, one bit each in a flag's mask. */
+enum { GM_LASSO = 1u << 0, GM_MF = 1u << 1, GM_LDA = 1u << 2, GM_LOGREG = 1u << 3 };
+#define GM_ALL (GM_LASSO | GM_MF | GM_LDA | GM_LOGREG)
+
 static const struct {
     const char *name, *summary;
+    unsigned bit;
 } gen_models[] = {
-    {"lasso", "sparse regression with correlated feature groups"},
+    {"lasso", "sparse regression with correlated feature groups", GM_LASSO},
+    {"mf", "low-rank ratings plus noise, with a held-out split", GM_MF},
+    {"lda", "documents drawn from an LDA topic model", GM_LDA},
+    {"logreg", "binary classification from a logistic model", GM_LOGREG},
 };
 
-/* The flags of `ptm gen lasso` and what each takes. */
-static const char *const gen_flags[][2] = {
-    {"--seed", "a whole number from 0 to 9223372036854775807"},
-    {"--out", "a directory name"},
-    {"--rows", "a whole number from 1 to 2147483647"},
-    {"--cols", "a whole number from 1 to 2147483647"},
-    {"--density", "a number in (0, 1]"},
-    {"--group", "a whole number from 1 to 2147483647"},
-    {"--corr", "a number in [0, 1]"},
-    {"--nonzeros", "a whole number from 0 to 2147483647"},
-    {"--noise", "a finite number >= 0"},
+/* clang-format off */
+enum gen_flag_id {
+    GF_SEED, GF_OUT, GF_ROWS, GF_COLS, GF_DENSITY, GF_GROUP, GF_CORR, GF_NONZEROS, GF_NOISE,
+    GF_RANK, GF_RATINGS, GF_TEST, GF_DOCS, GF_WORDS, GF_TOPICS, GF_LENGTH, GF_ALPHA, GF_BETA,
+    GF_COUNT
+};
+
+/* A flag of `ptm gen`: the models that take it and the values it takes
+ * (whole numbers in [lo, hi]; numbers in [rlo, rhi], an end excluded when
+ * it says so; or any non-empty text). */
+struct gen_flag {
+    const char *name;
+    unsigned models;
+    char kind; /* 'w' whole number, 'r' number, 's' text */
+    long long lo, hi;
+    double rlo, rhi;
+    bool lo_open, hi_open;
+    const char *want; /* for the message about a bad value */
+};
+
+#define GF_WHOLE(n, m, l, h, w) {n, m, 'w', l, h, 0, 0, false, false, w}
+#define GF_REAL(n, m, l, h, lo_open, hi_open, w) {n, m, 'r', 0, 0, l, h, lo_open, hi_open, w}
+#define GF_INT32(n, m, l) GF_WHOLE(n, m, l, INT32_MAX, "a whole number from " #l " to 2147483647")
+
+static const struct gen_flag gen_flags[GF_COUNT] = {
+    [GF_SEED] = GF_WHOLE("--seed", GM_ALL, 0, INT64_MAX,
+                         "a whole number from 0 to 9223372036854775807"),
+    [GF_OUT] = {"--out", GM_ALL, 's', 0, 0, 0, 0, false, false, "a directory name"},
+    [GF_ROWS] = GF_INT32("--rows", GM_LASSO | GM_MF | GM_LOGREG, 1),
+    [GF_COLS] = GF_INT32("--cols", GM_LASSO | GM_MF | GM_LOGREG, 1),
+    [GF_DENSITY] = GF_REAL("--density", GM_LASSO | GM_MF | GM_LOGREG, 0, 1, true, false,
+                           "a number in (0, 1]"),
+    [GF_GROUP] = GF_INT32("--group", GM_LASSO, 1),
+    [GF_CORR] = GF_REAL("--corr", GM_LASSO, 0, 1, false, false, "a number in [0, 1]"),
+    [GF_NONZEROS] = GF_INT32("--nonzeros", GM_LASSO | GM_LOGREG, 0),
+    [GF_NOISE] = GF_REAL("--noise", GM_LASSO | GM_MF, 0, HUGE_VAL, false, false,
+                         "a finite number >= 0"),
+    [GF_RANK] = GF_WHOLE("--rank", GM_MF, 1, GEN_MF_RANK_MAX, "a whole number from 1 to 1000"),
+    [GF_RATINGS] = GF_WHOLE("--ratings", GM_MF, 1, INT64_MAX,
+                            "a whole number from 1 to 9223372036854775807"),
+    [GF_TEST] = GF_REAL("--test", GM_MF, 0, 1, false, true, "a number in [0, 1)"),
+    [GF_DOCS] = GF_INT32("--docs", GM_LDA, 1),
+    [GF_WORDS] = GF_INT32("--words", GM_LDA, 1),
+    [GF_TOPICS] = GF_WHOLE("--topics", GM_LDA, 1, GEN_LDA_TOPICS_MAX,
+                           "a whole number from 1 to 100000"),
+    [GF_LENGTH] = GF_REAL("--length", GM_LDA, 1, 1e9, false, false, "a number from 1 to 1e9"),
+    [GF_ALPHA] = GF_REAL("--alpha", GM_LDA, GEN_LDA_PRIOR_MIN, GEN_LDA_PRIOR_MAX, false, false,
+                         "a number from 1e-6 to 1e6"),
+    [GF_BETA] = GF_REAL("--beta", GM_LDA, GEN_LDA_PRIOR_MIN, GEN_LDA_PRIOR_MAX, false, false,
+                        "a number from 1e-6 to 1e6"),
+};
+/* clang-format on */
+
+/* The flags given to `ptm gen`, parsed. */
+struct gen_args {
+    const char *model;
+    bool given[GF_COUNT];
+    long long whole[GF_COUNT];
+    double real[GF_COUNT];
+    const char *text[GF_COUNT];
 };
 
 /* The integer in text, all of it, within [lo, hi]; false when it is not. */
@@ -678,6 +802,20 @@ static bool make_dirs(const char *path)
     return ok;
 }
 
+/* "ptm: MESSAGE" and the pointer to help; the usage error status. */
+static int gen_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int gen_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ptm: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\ntry 'ptm help gen'\n");
+    va_end(ap);
+    return PTM_EXIT_USAGE;
+}
+
 static int gen_list_models(void)
 {
     fprintf(stderr, "usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n\nmodels:\n");
@@ -687,111 +825,245 @@ static int gen_list_models(void)
     return PTM_EXIT_USAGE;
 }
 
-static int cmd_gen(int argc, char **argv)
+/* Parse argv into a; returns -1 to go on, else the exit status. */
+static int gen_parse(int argc, char **argv, struct gen_args *a)
 {
-    struct gen_lasso_opts o;
-    ptm_gen_lasso_defaults(&o);
-    const char *model = NULL, *out = NULL;
-    bool have_seed = false, have_k = false;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(find_command("gen")->help, stdout);
             return PTM_EXIT_OK;
         }
-        if (a[0] != '-') {
-            if (model)
-                return usage_error("gen: unexpected argument '%s'", a, "gen");
-            model = a;
+        if (arg[0] != '-') {
+            if (a->model)
+                return usage_error("gen: unexpected argument '%s'", arg, "gen");
+            a->model = arg;
             continue;
         }
         /* --flag VALUE or --flag=VALUE */
-        const char *eq = strchr(a, '=');
-        size_t n = eq ? (size_t)(eq - a) : strlen(a);
-        const char *flag = NULL, *want = NULL;
-        for (size_t k = 0; k < PTM_ARRAY_LEN(gen_flags); k++)
-            if (strlen(gen_flags[k][0]) == n && strncmp(a, gen_flags[k][0], n) == 0) {
-                flag = gen_flags[k][0];
-                want = gen_flags[k][1];
-            }
-        if (!flag)
-            return usage_error("unknown option '%s' for 'gen'", a, "gen");
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        int id = -1;
+        for (int k = 0; k < GF_COUNT; k++)
+            if (strlen(gen_flags[k].name) == n && strncmp(arg, gen_flags[k].name, n) == 0)
+                id = k;
+        if (id < 0)
+            return usage_error("unknown option '%s' for 'gen'", arg, "gen");
+        const struct gen_flag *f = &gen_flags[id];
         const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
         if (!v)
-            return usage_error("%s needs a value", flag, "gen");
-        long long w = 0;
+            return usage_error("%s needs a value", f->name, "gen");
         bool ok;
-        if (strcmp(flag, "--out") == 0) {
-            ok = *v != '\0';
-            out = v;
-        } else if (strcmp(flag, "--seed") == 0) {
-            ok = have_seed = parse_whole(v, 0, INT64_MAX, &w);
-            o.seed = (uint64_t)w;
-        } else if (strcmp(flag, "--rows") == 0) {
-            ok = parse_whole(v, 1, INT32_MAX, &w);
-            o.rows = w;
-        } else if (strcmp(flag, "--cols") == 0) {
-            ok = parse_whole(v, 1, INT32_MAX, &w);
-            o.cols = w;
-        } else if (strcmp(flag, "--group") == 0) {
-            ok = parse_whole(v, 1, INT32_MAX, &w);
-            o.group = w;
-        } else if (strcmp(flag, "--nonzeros") == 0) {
-            ok = have_k = parse_whole(v, 0, INT32_MAX, &w);
-            o.nonzeros = w;
-        } else if (strcmp(flag, "--density") == 0) {
-            ok = parse_real(v, 0, 1, true, &o.density);
-        } else if (strcmp(flag, "--corr") == 0) {
-            ok = parse_real(v, 0, 1, false, &o.corr);
+        if (f->kind == 'w') {
+            ok = parse_whole(v, f->lo, f->hi, &a->whole[id]);
+        } else if (f->kind == 'r') {
+            ok = parse_real(v, f->rlo, f->rhi, f->lo_open, &a->real[id]) &&
+                 !(f->hi_open && a->real[id] == f->rhi);
         } else {
-            ok = parse_real(v, 0, HUGE_VAL, false, &o.noise);
+            ok = *v != '\0';
+            a->text[id] = v;
         }
-        if (!ok) {
-            fprintf(stderr, "ptm: bad value for %s: '%s' (want %s)\n", flag, v, want);
-            fprintf(stderr, "try 'ptm help gen'\n");
-            return PTM_EXIT_USAGE;
+        if (!ok)
+            return gen_usage("bad value for %s: '%s' (want %s)", f->name, v, f->want);
+        a->given[id] = true;
+    }
+    return -1;
+}
+
+/* The option's value when its flag was given. */
+#define GEN_WHOLE(a, id, dst)                                                                      \
+    do {                                                                                           \
+        if ((a)->given[id])                                                                        \
+            (dst) = (a)->whole[id];                                                                \
+    } while (0)
+#define GEN_REAL(a, id, dst)                                                                       \
+    do {                                                                                           \
+        if ((a)->given[id])                                                                        \
+            (dst) = (a)->real[id];                                                                 \
+    } while (0)
+
+/* What the flags must satisfy together; false after the message. The
+ * default --nonzeros is cut down to --cols; a given one is not. */
+static bool gen_check(const struct gen_args *a)
+{
+    const char *m = a->model;
+    if (strcmp(m, "lasso") == 0 || strcmp(m, "logreg") == 0) {
+        bool lasso = strcmp(m, "lasso") == 0;
+        int64_t cols = lasso ? GEN_LASSO_COLS : GEN_LOGREG_COLS;
+        int64_t k = lasso ? GEN_LASSO_NONZEROS : GEN_LOGREG_NONZEROS;
+        GEN_WHOLE(a, GF_COLS, cols);
+        GEN_WHOLE(a, GF_NONZEROS, k);
+        if (a->given[GF_NONZEROS] && k > cols) {
+            gen_usage("gen %s: --nonzeros %lld is more than --cols %lld", m, (long long)k,
+                      (long long)cols);
+            return false;
+        }
+    } else if (strcmp(m, "mf") == 0) {
+        int64_t rows = GEN_MF_ROWS, cols = GEN_MF_COLS;
+        GEN_WHOLE(a, GF_ROWS, rows);
+        GEN_WHOLE(a, GF_COLS, cols);
+        if (a->given[GF_RATINGS] && a->given[GF_DENSITY]) {
+            gen_usage("gen mf: give --ratings or --density, not both");
+            return false;
+        }
+        if (a->given[GF_RATINGS] && a->whole[GF_RATINGS] > rows * cols) {
+            gen_usage("gen mf: --ratings %lld is more than the %lld cells of %lld x %lld",
+                      a->whole[GF_RATINGS], (long long)(rows * cols), (long long)rows,
+                      (long long)cols);
+            return false;
+        }
+        if (a->given[GF_NOISE] && a->real[GF_NOISE] > 1e6) {
+            gen_usage("gen mf: --noise %g is more than 1e6", a->real[GF_NOISE]);
+            return false;
+        }
+    } else if (strcmp(m, "lda") == 0) {
+        int64_t words = GEN_LDA_WORDS, topics = GEN_LDA_TOPICS;
+        GEN_WHOLE(a, GF_WORDS, words);
+        GEN_WHOLE(a, GF_TOPICS, topics);
+        if (topics * words > GEN_LDA_CELLS_MAX) {
+            gen_usage("gen lda: --topics %lld x --words %lld is more than 2^34 topic-word pairs",
+                      (long long)topics, (long long)words);
+            return false;
         }
     }
-    if (!model)
+    return true;
+}
+
+/* Run the model's generator into dir (which exists); the exit status,
+ * after a message when it failed. */
+static int gen_run(const struct gen_args *a, const char *dir)
+{
+    const char *m = a->model, *file = NULL;
+    uint64_t seed = (uint64_t)a->whole[GF_SEED];
+    int rc;
+    if (strcmp(m, "lasso") == 0) {
+        struct gen_lasso_opts o;
+        ptm_gen_lasso_defaults(&o);
+        o.seed = seed;
+        GEN_WHOLE(a, GF_ROWS, o.rows);
+        GEN_WHOLE(a, GF_COLS, o.cols);
+        GEN_REAL(a, GF_DENSITY, o.density);
+        GEN_WHOLE(a, GF_GROUP, o.group);
+        GEN_REAL(a, GF_CORR, o.corr);
+        GEN_WHOLE(a, GF_NONZEROS, o.nonzeros);
+        GEN_REAL(a, GF_NOISE, o.noise);
+        if (o.nonzeros > o.cols)
+            o.nonzeros = o.cols; /* the default: gen_check() refused a given one */
+        rc = ptm_gen_lasso(&o, dir);
+    } else if (strcmp(m, "mf") == 0) {
+        struct gen_mf_opts o;
+        ptm_gen_mf_defaults(&o);
+        o.seed = seed;
+        GEN_WHOLE(a, GF_ROWS, o.rows);
+        GEN_WHOLE(a, GF_COLS, o.cols);
+        GEN_WHOLE(a, GF_RANK, o.rank);
+        GEN_WHOLE(a, GF_RATINGS, o.ratings);
+        GEN_REAL(a, GF_DENSITY, o.density);
+        GEN_REAL(a, GF_TEST, o.test);
+        GEN_REAL(a, GF_NOISE, o.noise);
+        rc = ptm_gen_mf(&o, dir, &file);
+    } else if (strcmp(m, "lda") == 0) {
+        struct gen_lda_opts o;
+        ptm_gen_lda_defaults(&o);
+        o.seed = seed;
+        GEN_WHOLE(a, GF_DOCS, o.docs);
+        GEN_WHOLE(a, GF_WORDS, o.words);
+        GEN_WHOLE(a, GF_TOPICS, o.topics);
+        GEN_REAL(a, GF_LENGTH, o.length);
+        GEN_REAL(a, GF_ALPHA, o.alpha);
+        GEN_REAL(a, GF_BETA, o.beta);
+        rc = ptm_gen_lda(&o, dir, &file);
+    } else {
+        struct gen_logreg_opts o;
+        ptm_gen_logreg_defaults(&o);
+        o.seed = seed;
+        GEN_WHOLE(a, GF_ROWS, o.rows);
+        GEN_WHOLE(a, GF_COLS, o.cols);
+        GEN_REAL(a, GF_DENSITY, o.density);
+        GEN_WHOLE(a, GF_NONZEROS, o.nonzeros);
+        if (o.nonzeros > o.cols)
+            o.nonzeros = o.cols; /* the default: gen_check() refused a given one */
+        rc = ptm_gen_logreg(&o, dir, &file);
+    }
+    if (rc == 0)
+        return PTM_EXIT_OK;
+    if (rc == PTM_EIO && file)
+        fprintf(stderr, "ptm: error: cannot write '%s/%s': %s\n", dir, file, strerror(errno));
+    else if (rc == PTM_EIO)
+        fprintf(stderr, "ptm: error: cannot write into '%s': %s\n", dir, strerror(errno));
+    else
+        fprintf(stderr, "ptm: error: gen %s: %s\n", m, ptm_strerror(rc));
+    return PTM_EXIT_FAILED;
+}
+
+static int cmd_gen(int argc, char **argv)
+{
+    struct gen_args a;
+    memset(&a, 0, sizeof(a));
+    int code = gen_parse(argc, argv, &a);
+    if (code >= 0)
+        return code;
+    if (!a.model)
         return gen_list_models();
-    if (strcmp(model, "lasso") != 0) {
+    unsigned bit = 0;
+    for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
+        if (strcmp(a.model, gen_models[i].name) == 0)
+            bit = gen_models[i].bit;
+    if (!bit) {
         const char *names[PTM_ARRAY_LEN(gen_models)];
         for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
             names[i] = gen_models[i].name;
-        const char *s = diag_suggest(model, strlen(model), names, PTM_ARRAY_LEN(gen_models));
-        if (s) {
-            fprintf(stderr, "ptm: gen: unknown model '%s' (did you mean '%s'?)\n", model, s);
-            fprintf(stderr, "try 'ptm help gen'\n");
-            return PTM_EXIT_USAGE;
-        }
-        return usage_error("gen: unknown model '%s' (models: lasso)", model, "gen");
+        const char *s = diag_suggest(a.model, strlen(a.model), names, PTM_ARRAY_LEN(gen_models));
+        if (s)
+            return gen_usage("gen: unknown model '%s' (did you mean '%s'?)", a.model, s);
+        return gen_usage("gen: unknown model '%s' (models: lasso, mf, lda, logreg)", a.model);
     }
-    if (!out)
-        return usage_error("gen %s: --out DIR is required", model, "gen");
-    if (!have_seed)
-        return usage_error("gen %s: --seed N is required", model, "gen");
-    if (!have_k && o.nonzeros > o.cols)
-        o.nonzeros = o.cols;
-    if (o.nonzeros > o.cols) {
-        fprintf(stderr, "ptm: gen lasso: --nonzeros %lld is more than --cols %lld\n",
-                (long long)o.nonzeros, (long long)o.cols);
-        fprintf(stderr, "try 'ptm help gen'\n");
+    for (int k = 0; k < GF_COUNT; k++)
+        if (a.given[k] && !(gen_flags[k].models & bit))
+            return gen_usage("gen %s: %s is not an option of '%s'", a.model, gen_flags[k].name,
+                             a.model);
+    if (!a.given[GF_OUT])
+        return usage_error("gen %s: --out DIR is required", a.model, "gen");
+    if (!a.given[GF_SEED])
+        return usage_error("gen %s: --seed N is required", a.model, "gen");
+    if (!gen_check(&a))
         return PTM_EXIT_USAGE;
-    }
-    if (!make_dirs(out)) {
-        fprintf(stderr, "ptm: error: cannot create directory '%s': %s\n", out, strerror(errno));
+    const char *dir = a.text[GF_OUT];
+    if (!make_dirs(dir)) {
+        fprintf(stderr, "ptm: error: cannot create directory '%s': %s\n", dir, strerror(errno));
         return PTM_EXIT_FAILED;
     }
-    int rc = ptm_gen_lasso(&o, out);
-    if (rc == PTM_EIO) {
-        fprintf(stderr, "ptm: error: cannot write into '%s': %s\n", out, strerror(errno));
-        return PTM_EXIT_FAILED;
-    }
-    if (rc != 0) {
-        fprintf(stderr, "ptm: error: gen lasso: %s\n", ptm_strerror(rc));
-        return PTM_EXIT_FAILED;
-    }
-    return PTM_EXIT_OK;
+    return gen_run(&a, dir);
+}
+
+/* ---- for the commands in other files (cli.h) ------------------------------- */
+
+int cli_usage_error(const char *fmt, const char *arg, const char *cmd)
+{
+    return usage_error(fmt, arg, cmd);
+}
+
+bool cli_parse_whole(const char *text, long long lo, long long hi, long long *out)
+{
+    return parse_whole(text, lo, hi, out);
+}
+
+bool cli_parse_color(const char *when, bool *color)
+{
+    enum color c;
+    if (!parse_color(when, &c))
+        return false;
+    *color = use_color(c);
+    return true;
+}
+
+int cli_load_job(const char *path, const struct ptm_set *sets, unsigned nsets, bool color,
+                 struct ptm_plan **plan)
+{
+    struct job_flags f = {.color = color ? COLOR_ALWAYS : COLOR_NEVER,
+                          .sets = (struct ptm_set *)sets,
+                          .nsets = nsets};
+    return load_job(path, &f, plan, NULL);
 }
 
 static int cmd_help(int argc, char **argv)

@@ -207,10 +207,8 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
     }
     run->sched = ptm_sched_find(pol);
     if (!run->sched) {
-        /* dynamic's dependency filter is what makes big rounds safe;
-         * without it one block a round is the only safe choice */
-        run->sched = &ptm_sched_round_robin;
-        run->note = plan_policy_name(pol);
+        snprintf(err, errlen, "schedule %s is not supported yet", plan_policy_name(pol));
+        return PTM_EINVAL;
     }
     return 0;
 }
@@ -516,32 +514,173 @@ static void expand_round(const struct ptm_run *run, struct rt_round *rd)
     rd->nvars = v;
 }
 
-static int make_schedule(struct ptm_run *run, char *err, size_t errlen)
+/* ---- the scheduler -------------------------------------------------------------- */
+
+/* The expressions of the scheduled block set that the policy evaluates:
+ * under dynamic its depend predicate, priority and cost; others ignore
+ * them. */
+static int sched_progs(const struct ptm_run *run, const struct prog **out)
+{
+    const struct plan_blockset *bs = run->bs;
+    int n = 0;
+    if (run->plan->schedule.policy != PLAN_POLICY_DYNAMIC)
+        return 0;
+    if (bs->depend == PLAN_DEPEND_PRED && !run->plan->schedule.keep_all)
+        out[n++] = &bs->pred;
+    if (bs->has_priority)
+        out[n++] = &bs->priority;
+    if (bs->has_cost)
+        out[n++] = &bs->cost;
+    return n;
+}
+
+/* The policy reads entries of a matrix (X[i, j]): those are read through
+ * the CSR, which a job that reads columns only gives up (columns_only).
+ * Called before the blocks exist, so it looks at the plan's schedule. */
+static bool sched_reads_entries(const struct ptm_plan *plan)
+{
+    int32_t over = plan->schedule.over;
+    if (plan->schedule.policy != PLAN_POLICY_DYNAMIC || over < 0 ||
+        (uint32_t)over >= plan->nblocksets)
+        return false;
+    const struct plan_blockset *bs = &plan->blocksets[over];
+    const struct prog *progs[3] = {
+        bs->depend == PLAN_DEPEND_PRED ? &bs->pred : NULL,
+        bs->has_priority ? &bs->priority : NULL,
+        bs->has_cost ? &bs->cost : NULL,
+    };
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; progs[k] && i < progs[k]->ncode; i++) {
+            const struct prog_insn *in = &progs[k]->code[i];
+            if (in->op == PROG_DATA && in->a >= 0 && (uint32_t)in->a < plan->ndata &&
+                plan->data[in->a].labels_of < 0 && plan->data[in->a].matrix)
+                return true;
+        }
+    return false;
+}
+
+/* Keep the counters the policy's expressions read current. */
+static void sched_globals(struct ptm_run *run);
+
+/* The environment of the block set's expressions: the data, the
+ * parameters with one copy (values, and the changes of the scheduled one),
+ * the counters. Only when the policy evaluates expressions: building it
+ * costs a pass over the data (and a CSC of a matrix the workers hold by
+ * rows). */
+static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
+    const struct prog *progs[3];
+    int np = sched_progs(run, progs);
+    double v;
+    bool need = false;
+    for (int k = 0; k < np; k++) {
+        if (!prog_is_const(progs[k], &v))
+            need = true;
+        for (uint32_t i = 0; i < progs[k]->ncode; i++) {
+            const struct prog_insn *in = &progs[k]->code[i];
+            if ((in->op != PROG_PARAM && in->op != PROG_DELTA) || in->a < 0 ||
+                (uint32_t)in->a >= plan->nparams || run->params[in->a].val)
+                continue;
+            snprintf(err, errlen,
+                     "the %s of '%s' reads '%s', which is sharded like '%s': the scheduler reads "
+                     "only parameters with one copy",
+                     progs[k] == &run->bs->priority ? "priority"
+                     : progs[k] == &run->bs->cost   ? "cost"
+                                                    : "dependency",
+                     run->bs->name, plan->params[in->a].name,
+                     plan->data[run->params[in->a].shard_like].name);
+            return PTM_EINVAL;
+        }
+    }
+    if (!need)
+        return 0;
+    int rc = sched_env_init(&run->senv, plan, run->data);
+    if (rc != 0)
+        return rc;
+    run->has_senv = true;
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct rt_param *t = &run->params[p];
+        if (t->val)
+            sched_env_param(&run->senv, (int32_t)p, t->val,
+                            (int32_t)p == run->sparam ? run->last_delta : NULL, t->rows, t->cols);
+    }
+    sched_globals(run);
+    return 0;
+}
+
+/* Move diagnostics a scheduler rendered into err (one a line, "WHERE:
+ * error: MESSAGE" or "WHERE: note: MESSAGE") to dg, where bad data is
+ * reported. */
+static void diags_from_text(struct ptm_data_diags *dg, const char *text)
+{
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t len = nl ? (size_t)(nl - text) : strlen(text);
+        const char *e = strstr(text, ": error: "), *n = strstr(text, ": note: ");
+        const char *sev = e && (!n || e < n) ? e : n;
+        if (dg->n == dg->cap) {
+            size_t cap = dg->cap ? 2 * dg->cap : 8;
+            struct ptm_data_diag *m = ptm_realloc(dg->msg, cap * sizeof(*m));
+            if (!m) {
+                dg->oom = true;
+                return;
+            }
+            dg->msg = m;
+            dg->cap = cap;
+        }
+        char *copy = plan_strndup(text, len);
+        if (!copy) {
+            dg->oom = true;
+            return;
+        }
+        bool note = sev && sev == n;
+        dg->msg[dg->n++] = (struct ptm_data_diag){
+            .text = copy,
+            .where = sev && sev < text + len ? (uint32_t)(sev - text + 2) : 0,
+            .note = note,
+        };
+        if (!note)
+            dg->nerrors++;
+        text += len + (nl ? 1 : 0);
+    }
+}
+
+static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    int rc = make_sched_env(run, err, errlen);
+    if (rc != 0)
+        return rc;
     struct ptm_sched_info info = {
         .plan = plan,
         .bs = run->bs,
         .nblocks = run->nblocks,
         .workers = run->P,
-        .per_round = run->note ? 1 : plan->schedule.per_round,
+        .per_round = plan->schedule.per_round,
         .seed = run->seed,
+        .env = run->has_senv ? &run->senv.env : NULL,
     };
-    int rc = run->sched->create(&info, &run->sched_state, err, errlen);
+    rc = run->sched->create(&info, &run->sched_state, err, errlen);
     if (rc != 0) {
         run->sched_state = NULL;
+        if (rc == PTM_EDATA || rc == PTM_ENOENT || rc == PTM_EIO) {
+            diags_from_text(dg, err); /* bad data in a file the policy reads */
+            err[0] = '\0';
+        }
         return rc;
     }
     size_t cap = run->sched->cap(run->sched_state);
     size_t maxvars = cap * (size_t)run->bvars;
-    for (int i = 0; i < 2; i++) {
-        struct rt_round *rd = &run->rounds[i];
+    for (int i = 0; i < 3; i++) {
+        struct rt_round *rd = i < 2 ? &run->rounds[i] : &run->canon;
         rd->blocks = rt_zalloc(cap, sizeof(int64_t));
         rd->off = rt_zalloc(cap + 1, sizeof(int64_t));
         rd->vars = rt_zalloc(maxvars, sizeof(int64_t));
         rd->change = rt_zalloc(maxvars, sizeof(double));
         rd->part = rt_zalloc((size_t)run->P + 1, sizeof(size_t));
-        if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part)
+        rd->order = rt_zalloc(cap, sizeof(size_t));
+        if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part || !rd->order)
             return PTM_ENOMEM;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
@@ -576,7 +715,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     if (rc != 0)
         goto fail;
     run->split = run->rule->split_blocks;
-    run->columns_only = run->split && rt_lasso_columns_only(plan);
+    /* X[i, j] in the scheduler's expressions reads the CSR's entries */
+    run->columns_only = run->split && rt_lasso_columns_only(plan) && !sched_reads_entries(plan);
     rc = PTM_ENOMEM;
     run->data = rt_zalloc(plan->ndata, sizeof(*run->data));
     run->caphist = 64;
@@ -599,13 +739,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
         goto fail;
     if (run->obj && (rc = run->obj->setup(run, err, errlen)) != 0)
         goto fail;
-    if ((rc = make_schedule(run, err, errlen)) != 0)
+    if ((rc = make_schedule(run, dg, err, errlen)) != 0)
         goto fail;
-    if (run->note && opts->log)
-        fprintf(opts->log,
-                "ptm: warning: schedule %s is run as round_robin in this version "
-                "(one block a round)\n",
-                run->note);
     *out = run;
     return 0;
 fail:
@@ -613,6 +748,32 @@ fail:
         snprintf(err, errlen, "%s", ptm_strerror(rc));
     ptm_run_free(run);
     return rc;
+}
+
+int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
+{
+    run->split = true; /* one copy of every parameter, no shards */
+    run->data = rt_zalloc(run->plan->ndata, sizeof(*run->data));
+    if (!run->data)
+        return PTM_ENOMEM;
+    int rc = load_data(run, dg);
+    if (rc == 0)
+        rc = choose_rows(run, err, errlen);
+    if (rc == 0)
+        rc = make_params(run, err, errlen);
+    if (rc == 0)
+        rc = make_blocks(run, err, errlen);
+    return rc;
+}
+
+void rt_expand_round(const struct ptm_run *run, struct rt_round *rd)
+{
+    expand_round(run, rd);
+}
+
+void rt_diags_from_text(struct ptm_data_diags *dg, const char *text)
+{
+    diags_from_text(dg, text);
 }
 
 void ptm_run_free(struct ptm_run *run)
@@ -626,6 +787,8 @@ void ptm_run_free(struct ptm_run *run)
     }
     if (run->sched_state)
         run->sched->destroy(run->sched_state);
+    if (run->has_senv)
+        sched_env_release(&run->senv);
     if (run->w)
         for (int p = 0; p < run->P; p++) {
             struct rt_worker *w = &run->w[p];
@@ -650,12 +813,14 @@ void ptm_run_free(struct ptm_run *run)
             if (run->data[k])
                 ptm_dataset_free(run->data[k]);
     ptm_free(run->data);
-    for (int i = 0; i < 2; i++) {
-        ptm_free(run->rounds[i].blocks);
-        ptm_free(run->rounds[i].off);
-        ptm_free(run->rounds[i].vars);
-        ptm_free(run->rounds[i].change);
-        ptm_free(run->rounds[i].part);
+    for (int i = 0; i < 3; i++) {
+        struct rt_round *rd = i < 2 ? &run->rounds[i] : &run->canon;
+        ptm_free(rd->blocks);
+        ptm_free(rd->off);
+        ptm_free(rd->vars);
+        ptm_free(rd->change);
+        ptm_free(rd->part);
+        ptm_free(rd->order);
     }
     ptm_free(run->bchange);
     ptm_free(run->load);
@@ -668,7 +833,8 @@ void ptm_run_free(struct ptm_run *run)
 
 /* ---- the round loop ----------------------------------------------------------- */
 
-/* Commit the new values of rd's blocks b0 .. b1-1; record the changes. */
+/* Commit the new values of rd's blocks b0 .. b1-1; record the changes,
+ * and each block's Euclidean norm of them for the scheduler. */
 static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
 {
     double *val = run->params[run->sparam].val;
@@ -680,8 +846,14 @@ static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b
             rd->change[v] = d;
             run->last_delta[e] = d;
             val[e] = run->newval[v];
-            if (fabs(d) > big)
+            if (fabs(d) > big || isnan(d))
                 big = fabs(d);
+        }
+        if (rd->off[i + 1] - rd->off[i] > 1 && big > 0 && isfinite(big)) {
+            double sum = 0; /* scaled by the largest, so nothing overflows */
+            for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++)
+                sum += (rd->change[v] / big) * (rd->change[v] / big);
+            big *= sqrt(sum);
         }
         run->bchange[i] = big;
     }
@@ -853,8 +1025,11 @@ static int trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, 
     fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": ", (long long)run->round,
             run->seconds);
     json_blocks(t, rd->blocks, rd->n);
-    fprintf(t, ", \"candidates\": %lld, \"conflicts\": %lld, \"workers\": [",
-            (long long)rd->candidates, (long long)rd->conflicts);
+    fprintf(t,
+            ", \"candidates\": %lld, \"conflicts\": %lld, \"evaluations\": %lld, "
+            "\"schedule_seconds\": %.9f, \"workers\": [",
+            (long long)rd->candidates, (long long)rd->conflicts, (long long)rd->evaluations,
+            run->sched_seconds);
     for (int p = 0; p < run->P; p++) {
         fprintf(t, "%s{\"worker\": %d, \"blocks\": ", p ? ", " : "", p + 1);
         if (run->split)
@@ -887,6 +1062,70 @@ static int check_zlen(struct ptm_run *run, char *err, size_t errlen)
     return 0;
 }
 
+static void sched_globals(struct ptm_run *run)
+{
+    if (!run->has_senv)
+        return;
+    double *g = run->senv.globals;
+    g[PROG_G_ROUNDS] = (double)run->round;
+    g[PROG_G_SWEEPS] = (double)sweeps(run);
+    g[PROG_G_SECONDS] = run->seconds;
+    g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
+    g[PROG_G_REL_CHANGE] = rel_change(run);
+    g[PROG_G_WORKERS] = (double)run->P;
+}
+
+/* Is rd's order the policy's? */
+static bool in_policy_order(const struct rt_round *rd)
+{
+    for (size_t i = 0; i < rd->n; i++)
+        if (rd->order[i] != i)
+            return false;
+    return true;
+}
+
+/* Put rd's blocks in the policy's order (for rules by rows, which push
+ * every block on every worker). */
+static void to_policy_order(struct ptm_run *run, struct rt_round *rd)
+{
+    if (in_policy_order(rd))
+        return;
+    int64_t *tmp = run->canon.blocks;
+    memcpy(tmp, rd->blocks, rd->n * sizeof(int64_t));
+    for (size_t i = 0; i < rd->n; i++) {
+        rd->blocks[rd->order[i]] = tmp[i];
+        rd->order[i] = i;
+    }
+}
+
+/* A split round as the policy ordered it, for apply: the workers' shares
+ * are contiguous in rd, but apply (which sums every block's contribution
+ * into each row) must see the same order for any number of workers. */
+static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_round *rd)
+{
+    if (in_policy_order(rd))
+        return rd;
+    struct rt_round *c = &run->canon;
+    c->n = rd->n;
+    c->off[0] = 0;
+    for (size_t i = 0; i < rd->n; i++)
+        c->off[rd->order[i] + 1] = rd->off[i + 1] - rd->off[i];
+    for (size_t i = 0; i < rd->n; i++)
+        c->off[i + 1] += c->off[i];
+    for (size_t i = 0; i < rd->n; i++) {
+        size_t at = rd->order[i], len = (size_t)(rd->off[i + 1] - rd->off[i]);
+        c->blocks[at] = rd->blocks[i];
+        c->order[at] = at;
+        memcpy(c->vars + c->off[at], rd->vars + rd->off[i], len * sizeof(int64_t));
+        memcpy(c->change + c->off[at], rd->change + rd->off[i], len * sizeof(double));
+    }
+    c->nvars = rd->nvars;
+    c->candidates = rd->candidates;
+    c->conflicts = rd->conflicts;
+    c->evaluations = rd->evaluations;
+    return c;
+}
+
 static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
 {
     double t0 = now_seconds() - run->seconds;
@@ -900,19 +1139,29 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
     }
     while (!stop_now(run) && !ptm_run_interrupted()) {
         struct rt_round *rd = &run->rounds[run->cur];
-        struct ptm_sched_round sr = {.blocks = rd->blocks, .part = rd->part, .load = run->load};
+        struct ptm_sched_round sr = {
+            .blocks = rd->blocks, .part = rd->part, .load = run->load, .order = rd->order};
+        double ts = trace ? now_seconds() : 0;
+        sched_globals(run);
         if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
             return rc;
+        if (trace)
+            run->sched_seconds = now_seconds() - ts;
         rd->n = sr.n;
         rd->candidates = sr.candidates;
         rd->conflicts = sr.conflicts;
+        rd->evaluations = sr.evaluations;
+        if (!run->split)
+            to_policy_order(run, rd);
         expand_round(run, rd);
+        const struct rt_round *applied = rd; /* what apply will see */
         if (run->split) {
             /* workers read rows that others apply to: apply, then push */
             struct rt_work wa = {.apply = pending}, wp = {.push = rd};
             if ((pending && (rc = phase(run, &wa, err, errlen)) != 0) ||
                 (rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
+            applied = policy_view(run, rd);
         } else {
             struct rt_work wk = {.apply = pending, .push = rd};
             if ((rc = phase(run, &wk, err, errlen)) != 0 ||
@@ -924,9 +1173,13 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 return failure(run, &run->w[0], true, false, err, errlen);
             commit(run, rd, 0, rd->n);
         }
-        if (run->sched->done)
+        if (run->sched->done) {
+            ts = trace ? now_seconds() : 0;
             run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
-        pending = rd;
+            if (trace)
+                run->sched_seconds += now_seconds() - ts;
+        }
+        pending = applied;
         run->cur ^= 1;
         run->round++;
         run->updates += (int64_t)rd->n;

@@ -29,6 +29,7 @@
 #include "lua_host.h"
 #include "plan.h"
 #include "sched.h"
+#include "sched_env.h"
 
 /* Values a Lua push may return for one block. */
 #define RT_KMAX 16
@@ -45,7 +46,10 @@ struct rt_round {
     double *change; /* nvars: new - old, once committed */
     size_t *part;   /* P + 1: the scheduler gives worker p blocks part[p] .. part[p+1]-1
                        (split rules push just those; rules by rows push all) */
-    int64_t candidates, conflicts; /* the scheduler's, for the trace */
+    size_t *order;  /* n: block i's place in the order the policy chose the blocks,
+                       which does not depend on P (apply and rules by rows see the
+                       blocks in that order, so results do not depend on P) */
+    int64_t candidates, conflicts, evaluations; /* the scheduler's, for the trace */
 };
 
 /* A parameter table. A matrix is row-major; a vector has cols 1. */
@@ -204,12 +208,15 @@ struct ptm_run {
     double *load;       /* P: the scheduler's cost per worker */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */
+    struct rt_round canon; /* a split round's blocks in the policy's order, for apply */
+    struct sched_env senv; /* what the block set's expressions read, when they do */
+    bool has_senv;
+    double sched_seconds;  /* in the scheduler this round (measured when tracing) */
     /* counters */
     int64_t round, updates, obj_mark;
     double seconds;
     double *hist; /* objective history */
     size_t nhist, caphist;
-    const char *note; /* the policy run in place of the plan's, or NULL */
 };
 
 /* The phase of run->work on worker w (the backends call it). */
@@ -229,6 +236,18 @@ void *rt_zalloc(size_t n, size_t size);
 /* The job reads its matrix by columns only: a lasso_cd update whose
  * objective, if any, is lasso_objective over the same X, y and beta. */
 bool rt_lasso_columns_only(const struct ptm_plan *plan);
+
+/* For the dry run (runtime/dryrun.c): read run->plan's data and set up its
+ * parameters and the scheduled block set as ptm_run_new() does, but with
+ * one copy of every parameter and no workers, rule, objective or
+ * scheduler. run is zeroed but for plan, opts, seed and P (lowered as a run
+ * lowers it). Returns as ptm_run_new(); ptm_run_free() releases run. */
+int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
+/* Fill rd->off, rd->vars and rd->nvars from rd->blocks[0 .. rd->n). */
+void rt_expand_round(const struct ptm_run *run, struct rt_round *rd);
+/* Move the diagnostics a scheduler's create rendered into err (bad data
+ * in a file it reads) to dg, as ptm_run_new() does. */
+void rt_diags_from_text(struct ptm_data_diags *dg, const char *text);
 
 extern const struct rt_backend rt_backend_threads;
 extern const struct rt_rule rt_rule_lasso;

@@ -38,10 +38,13 @@ int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t 
         return 0;
     d->colsum = ptm_malloc(nsrc * sizeof(*d->colsum));
     d->colsumsq = ptm_malloc(nsrc * sizeof(*d->colsumsq));
+    /* zeroed before release_stats() can see them */
+    if (d->colsum)
+        memset(d->colsum, 0, nsrc * sizeof(*d->colsum));
+    if (d->colsumsq)
+        memset(d->colsumsq, 0, nsrc * sizeof(*d->colsumsq));
     if (!d->colsum || !d->colsumsq)
         goto out_oom;
-    memset(d->colsum, 0, nsrc * sizeof(*d->colsum));
-    memset(d->colsumsq, 0, nsrc * sizeof(*d->colsumsq));
     for (uint32_t k = 0; k < nsrc; k++) {
         struct ptm_dataset *ds = src[k].ds;
         if (!ds || src[k].labels_of >= 0 || !ds->sparse)

@@ -14,38 +14,76 @@
  *   w            the worker, read-only: w.id (1-based), w.workers,
  *                w.rows ({first, last}: the shard's global rows), w.round,
  *                w:random() (a float in [0, 1)), w:random(m) (an integer
- *                in 1..m), w:random(m, n), and every registered object by
- *                its name: w.X, w.y, w.beta, w.r.
- *   vector       a view of a double array the engine owns: v[i], v[i] = x
- *                (when writable), #v, v:dot(u), v:axpy(a, u) (v += a u),
- *                v:scale(a), v:fill(a), v:sum(), v:nnz() (elements != 0),
- *                v:norm2() (the sum of squares), v:norm1() (the sum of
- *                absolute values). u is a vector of the same length or a
- *                sparse view of that size.
- *   matrix       a sparse matrix shard: X:col(j), X:row(i), X:size() (the
- *                rows and columns of the whole matrix).
+ *                in 1..m), w:random(m, n), w:vector(n [, fill]) (a new
+ *                vector of n values, fill or 0), and every registered
+ *                object by its name: w.X, w.y, w.beta, w.r.
+ *   vector       a view of a double array the engine owns, or a new vector
+ *                (below): v[i], v[i] = x (when writable), #v, and methods.
+ *                u is a vector of the same length (or, for dot and axpy, a
+ *                sparse view of that size), S the block list:
+ *                  v:dot(u), v:sum(), v:nnz() (elements != 0), v:norm2()
+ *                  (the sum of squares), v:norm1() (of absolute values);
+ *                  in place, returning v: v:axpy(a, u) (v += a u),
+ *                  v:scale(a), v:fill(a), v:add(u), v:mul(u) (element by
+ *                  element), v:div(u [, z]) (v[k] / u[k], or z where u[k]
+ *                  is 0; without z a zero u[k] is an error and v is left
+ *                  unchanged), v:soft(t) (sign(v) max(|v| - t, 0), t >= 0),
+ *                  v:scatter(S, u) (v[S[k]] = u[k], u of #S values);
+ *                  new vectors: v:copy(), v:gather(S) (of v[S[k]]).
+ *                A new vector is writable and its doubles are in the Lua
+ *                state, under its memory cap; it is garbage when no longer
+ *                referenced, and a hook may keep one in a global (scratch,
+ *                a cache).
+ *   matrix       a sparse matrix shard: X:col(j), X:row(i), X:cols(S),
+ *                X:rows(S), X:size() (the rows and columns of the whole
+ *                matrix).
  *   sparse view  x = X:col(j) or X:row(i): x:dot(v), x:axpy(a, v)
- *                (v += a x), x:nnz() (stored entries), x:norm2(), x:sum(),
- *                and `for i, a in x:each()` over its entries. A view is a
- *                value: it costs no allocation, may be kept, and reads the
- *                matrix as the engine has it when used.
+ *                (v += a x, returning v), x:nnz() (stored entries),
+ *                x:norm2(), x:sum(), and `for i, a in x:each()` over its
+ *                entries. A view is a value: it costs no allocation, may be
+ *                kept, and reads the matrix as the engine has it when used.
+ *   set view     xs = X:cols(S) (X:rows(S)): column (row) S[k] for each k,
+ *                reading S and the matrix at each use. xs:dot(v) (a new
+ *                vector u, u[k] = x_{S[k]} . v), xs:norm2() and xs:nnz()
+ *                (new vectors, one value per block), xs:axpy(a, v) (v +=
+ *                sum over k of a[k] x_{S[k]}, a a number or a vector of #S
+ *                values, zero a[k] skipped; returns v, which is unchanged
+ *                when a block is out of range).
+ *   S            the block list of push, pull and apply, read-only: #S,
+ *                S[k] (the k-th block's 1-based number; nil past the end),
+ *                ipairs(S). There is one per host, re-pointed at every
+ *                call: a hook that keeps it sees the current call's blocks,
+ *                none outside push, pull and apply.
  *   job          the job's consts by name (spec/plan.md, 3), a plain table
  *                passed as the last argument of every hook (pull has no
  *                worker object, and needs lambda).
  *
- * Hooks cannot allocate big arrays through the host: there is no v:copy().
- * Scratch space a rule needs is a parameter the engine registers.
  * math.random draws from a second per-worker generator, seeded like the
  * first; math.randomseed needs a seed. Both generators are part of a
  * checkpoint (lhost_rng_get/set).
  *
- * Calls (spec/runtime.md; block numbers are 0-based in C, 1-based in Lua):
- *   push(w, blocks, job)     -> {[b] = number or {K numbers}}   model-parallel
- *   pull(blocks, z, job)     -> {[b] = value(s)}                 model-parallel
- *   apply(w, changes, job)                                       model-parallel
+ * Calls (spec/runtime.md; block numbers are 0-based in C, 1-based in Lua;
+ * "in S order": value k belongs to block S[k]):
+ *   push(w, S, job)          model-parallel; returns one of
+ *                              {[b] = number or {K numbers}}    keyed by block
+ *                              a vector of #S values           K = 1, in S order
+ *                              {v1, ..., vK}, vectors of #S values:
+ *                                block S[k]'s values are v1[k], ..., vK[k]
+ *                            (a table whose [1] is a vector is the last form)
+ *   pull(S, z, job)          model-parallel; z = {z1, ..., zK}, vectors of
+ *                            #S values: zi[k] is block S[k]'s i-th sum.
+ *                            Returns {[b] = value(s)} or, when every block
+ *                            has one value, a vector of #S values in S order
+ *   apply(w, S, d, job)      model-parallel; d holds the committed changes
+ *                            in S order: a vector of #S values when every
+ *                            block has one, else a list whose d[k] is the
+ *                            list of block S[k]'s changes
  *   push(w, block, job)                                          rotation
  *   push(w, first, last, job)                                    data-parallel
  *   objective(w, job)        -> number
+ * z and apply's vector d are the host's copies, writable (a hook may
+ * compute in them and return them) and, like S, emptied when the call
+ * returns.
  *
  * Each call runs under the sandbox's instruction budget and wall-clock
  * limit, and the state under its memory cap. A call returns 0, or a
@@ -60,11 +98,11 @@
  * numbers must be finite.
  *
  * What a hook may not do: everything lua_sandbox.h refuses (files, code
- * loading, patterns, __gc, ...), write the worker object, write a
- * read-only vector, index out of range, or pass a vector of the wrong size
- * to a view. It may keep globals between calls (a worker's own cache, as
- * examples/lasso/lasso.lua keeps squared norms), keep views and vectors,
- * print, and use coroutines.
+ * loading, patterns, __gc, ...), write the worker object or the block
+ * list, write a read-only vector, index out of range, or pass a vector of
+ * the wrong size. It may keep globals between calls (a worker's own
+ * cache, as examples/lasso/lasso.lua keeps squared norms), keep views and
+ * vectors, print, and use coroutines.
  */
 #ifndef PTM_LUA_HOST_H
 #define PTM_LUA_HOST_H
@@ -154,18 +192,19 @@ void lhost_set_round(struct lhost *h, int64_t round);
 /* ---- calls ---------------------------------------------------------------- */
 
 /* Model-parallel push over n distinct blocks. Block i's K values go to
- * z[i K .. i K + K); K is *k when *k > 0 on entry (what other workers
- * returned), else the count of the first block, at most kmax, and is
- * stored in *k. A block's value may be a number (K = 1) or a list. */
+ * z[i K .. i K + K) (z holds n kmax doubles); K is *k when *k > 0 on entry
+ * (what other workers returned), else what the hook returned (the count of
+ * the first block's values, or of the vectors), at most kmax, and is
+ * stored in *k. */
 int lhost_push(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, int kmax, int *k,
                double *z);
-/* Model-parallel pull: z holds the summed K values of each block (z[b] is
- * a number when K = 1, else a list). Block i's new values go to
+/* Model-parallel pull: z holds the summed K values of each block, as
+ * push's z (the hook sees them as K vectors). Block i's new values go to
  * out[off[i] .. off[i + 1]) (off: n + 1 offsets; NULL: one value each). */
 int lhost_pull(struct lhost *h, const char *fn, const int64_t *blocks, size_t n, const double *z,
                int k, const int64_t *off, double *out);
-/* apply(w, changes): block i's changes are change[off[i] .. off[i + 1])
- * (NULL off: one each), shown as a number for one value, else a list. */
+/* apply(w, S, d): block i's changes are change[off[i] .. off[i + 1])
+ * (NULL off: one each). */
 int lhost_apply(struct lhost *h, const char *fn, const int64_t *blocks, size_t n,
                 const int64_t *off, const double *change);
 /* Rotation: push(w, block + 1). */

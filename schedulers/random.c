@@ -5,7 +5,8 @@
  * A permutation of the blocks is kept from round to round; a round is a
  * partial Fisher-Yates shuffle of its first per_round places, which draws
  * them uniformly without replacement whatever order the permutation is in,
- * in time proportional to per_round.
+ * in time proportional to per_round. The k-th block drawn goes to worker
+ * k mod P.
  */
 #include "arena.h"
 #include "ptm.h"
@@ -16,7 +17,7 @@ struct rnd {
     int64_t nblocks;
     size_t per_round;
     int workers;
-    int64_t *perm; /* nblocks */
+    int64_t *perm; /* nblocks; a round's draws are its first per_round */
     struct ptm_rng g;
 };
 
@@ -68,12 +69,11 @@ static int rnd_next(void *state, struct ptm_sched_round *out, char *err, size_t 
         int64_t t = s->perm[k];
         s->perm[k] = s->perm[j];
         s->perm[j] = t;
-        out->blocks[k] = s->perm[k];
     }
-    out->n = s->per_round;
+    ptm_sched_deal(out, s->perm, s->per_round, s->workers);
     out->candidates = (int64_t)out->n;
     out->conflicts = 0;
-    ptm_sched_split_even(out, s->workers);
+    out->evaluations = 0;
     return 0;
 }
 

@@ -1,5 +1,7 @@
 /*
- * sched.c - the table of schedulers, one entry per policy that has one.
+ * sched.c - the table of schedulers, one entry per policy that has one,
+ * and what several policies share: per_round, and dealing a round's blocks
+ * to the workers.
  */
 #include "sched.h"
 
@@ -9,6 +11,8 @@ static const struct {
     enum plan_policy policy;
     const struct ptm_sched_ops *ops;
 } table[] = {
+    {PLAN_POLICY_DYNAMIC, &ptm_sched_dynamic},
+    {PLAN_POLICY_ROTATION, &ptm_sched_rotation},
     {PLAN_POLICY_ROUND_ROBIN, &ptm_sched_round_robin},
     {PLAN_POLICY_RANDOM, &ptm_sched_random},
 };
@@ -33,4 +37,21 @@ void ptm_sched_split_even(struct ptm_sched_round *out, int workers)
         out->part[p] = out->n * (size_t)p / (size_t)workers;
     for (int p = 0; p < workers; p++)
         out->load[p] = (double)(out->part[p + 1] - out->part[p]);
+}
+
+void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers)
+{
+    size_t P = (size_t)workers, at = 0;
+    for (size_t p = 0; p < P; p++) {
+        out->part[p] = at;
+        for (size_t k = p; k < n; k += P) {
+            out->blocks[at] = chosen[k];
+            if (out->order)
+                out->order[at] = k;
+            at++;
+        }
+        out->load[p] = (double)(at - out->part[p]);
+    }
+    out->part[P] = at;
+    out->n = n;
 }

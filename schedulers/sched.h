@@ -10,7 +10,15 @@
  * Blocks are the 0-based numbers of the blocks of the scheduled block set
  * (struct plan_schedule.over). A round's blocks are distinct. A scheduler
  * owns its state, including its random generator, which it seeds from the
- * job's seed: the same seed gives the same rounds.
+ * job's seed: the same seed and number of workers give the same rounds.
+ * A round lists each worker's blocks together (part); which worker gets a
+ * block is the policy's (spec/language.md 5.9), and `order` tells the
+ * order the policy chose the blocks in, which does not depend on the
+ * number of workers.
+ *
+ * Not thread-safe: one thread calls a scheduler's functions (the engine's
+ * coordinator, between phases). Expressions are evaluated inside create,
+ * next and done, so the values they read must not change meanwhile.
  */
 #ifndef PTM_SCHED_H
 #define PTM_SCHED_H
@@ -47,22 +55,37 @@ struct ptm_sched_round {
     double *load;     /* workers: the cost of each worker's blocks */
     int64_t candidates; /* blocks considered this round */
     int64_t conflicts;  /* candidates left out because they depend on one kept */
+    /* Optional, cap() of them; NULL when the caller does not want it:
+     * order[i] is the place of blocks[i] in the order the policy chose the
+     * round's blocks (round_robin: number order; random: draw order;
+     * dynamic: filter order; rotation: the worker), the same for any
+     * number of workers. */
+    size_t *order;
+    /* Dependency checks computed this round (not answered by a cache). */
+    int64_t evaluations;
 };
 
 struct ptm_sched_ops {
     const char *name;
     /* A new scheduler in *state. Returns 0, PTM_EINVAL (the plan asks for
-     * what this policy cannot do; a message in err) or PTM_ENOMEM. */
+     * what this policy cannot do, or an expression has a bad value; a
+     * message in err), PTM_EDATA, PTM_ENOENT or PTM_EIO (a file the policy
+     * reads, the edge list of `depend B from "file"`, is bad or cannot be
+     * read: err holds the diagnostics, one a line, each
+     * "FILE:LINE:COL: error: MESSAGE" or "FILE: error: MESSAGE", and may end
+     * with a "note:" line), or PTM_ENOMEM. */
     int (*create)(const struct ptm_sched_info *info, void **state, char *err, size_t errlen);
     /* The most blocks one round can have. */
     size_t (*cap)(const void *state);
     /* The next round into out (whose arrays the caller sized by cap()
-     * and workers). Returns 0, or PTM_EINVAL with a message in err when an
-     * expression cannot be evaluated (a NaN priority, say). */
+     * and workers; out->order may be NULL). Returns 0, or PTM_EINVAL with
+     * a message in err when an expression cannot be evaluated (a NaN
+     * priority, say, also one met in the last done()). */
     int (*next)(void *state, struct ptm_sched_round *out, char *err, size_t errlen);
-    /* The round's blocks and, for each, the largest |change| of its
-     * variables, after they are committed (delta() already answers the
-     * new changes). NULL when the policy does not use them. */
+    /* The round's blocks and, for each, the Euclidean norm of the change
+     * of its variables (for a block of one variable, |change|), after they
+     * are committed (delta() already answers the new changes). Any order.
+     * NULL when the policy does not use them. */
     void (*done)(void *state, const int64_t *blocks, const double *change, size_t n);
     void (*destroy)(void *state);
 };
@@ -71,14 +94,21 @@ struct ptm_sched_ops {
 const struct ptm_sched_ops *ptm_sched_find(enum plan_policy policy);
 
 /* The policies. */
+extern const struct ptm_sched_ops ptm_sched_dynamic;
+extern const struct ptm_sched_ops ptm_sched_rotation;
 extern const struct ptm_sched_ops ptm_sched_round_robin;
 extern const struct ptm_sched_ops ptm_sched_random;
 
 /* Blocks a round_robin or random round takes: info->per_round, or the
  * number of workers when it is 0, at most nblocks. */
 size_t ptm_sched_per_round(const struct ptm_sched_info *info);
-/* Give the workers runs of out->blocks of about equal length (for
- * policies that do not balance costs); load is the count. */
+/* Give the workers runs of out->blocks of about equal length; load is
+ * the count. (No policy uses it now: they deal, below.) */
 void ptm_sched_split_even(struct ptm_sched_round *out, int workers);
+/* Deal chosen[0 .. n) (in the policy's order) to the workers as the
+ * language says for round_robin, random and `balance false`: the k-th goes
+ * to worker k mod P. Fills out->blocks with each worker's blocks together
+ * (in their order), out->n, part, load (the counts) and order. */
+void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers);
 
 #endif

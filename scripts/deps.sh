@@ -6,6 +6,7 @@
 set -eu
 
 pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
+pkgs="$pkgs librsvg2-bin libxml2-utils" # tests/cli.sh checks the SVG of ptm plan
 for arg in "$@"; do
     case "$arg" in
     --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;

@@ -495,21 +495,32 @@ want_rc 0
 cmp -s "$T/g1/lasso.svm" "$T/g2/lasso.svm" || no "lasso.svm not replaced by the same data"
 end
 
-begin "gen lasso defaults are the ones help gen gives"
+# The defaults of MODEL's options, from its section of 'ptm help gen', as
+# "--flag value" words (--ratings has no number: it follows --density).
+gen_help_defaults() {
+    awk -v m="$1" '$0 ~ "^" m ": " { on = 1; next } /^[a-z]+: / || /^Exit status/ { on = 0 } on' \
+        "$T/help-gen" |
+        sed -n 's/^  \(--[a-z]*\) [A-Z]* .*(default \([0-9.e-]*\)[,)].*/\1 \2/p'
+}
+
+begin "gen: the defaults are the ones help gen gives"
 run help gen
 want_rc 0; out_has "usage: ptm gen MODEL"
-set --
-for f in rows cols density group corr nonzeros noise; do
-    v=$(sed -n "s/^  --$f [A-Z]* .*(default \([^,)]*\)[,)].*/\1/p" "$T/out")
-    [ -n "$v" ] || no "help gen gives no default for --$f"
-    set -- "$@" "--$f" "$v"
+cp "$T/out" "$T/help-gen"
+for m in lasso:7 mf:6 lda:6 logreg:4; do
+    model=${m%:*}
+    # shellcheck disable=SC2046
+    set -- $(gen_help_defaults "$model")
+    [ $# -eq $((2 * ${m#*:})) ] || no "help gen gives $(($# / 2)) defaults for $model, want ${m#*:}"
+    run gen "$model" --seed 5 --out "$T/gd1"
+    want_rc 0
+    run gen "$model" --seed 5 --out "$T/gd2" "$@"
+    want_rc 0
+    for f in "$T"/gd1/*; do
+        cmp -s "$f" "$T/gd2/${f##*/}" || no "$model: ${f##*/} differs with the defaults of help gen ($*)"
+    done
+    rm -rf "$T/gd1" "$T/gd2"
 done
-run gen lasso --seed 5 --out "$T/gd1"
-want_rc 0
-run gen lasso --seed 5 --out "$T/gd2" "$@"
-want_rc 0
-cmp -s "$T/gd1/lasso.svm" "$T/gd2/lasso.svm" || no "the defaults differ from help gen ($*)"
-rm -rf "$T/gd1" "$T/gd2"
 end
 
 begin "gen --help is help gen"
@@ -521,14 +532,17 @@ end
 
 begin "gen without a model lists the models"
 run gen
-want_rc 2; out_empty; err_has "models:"; err_has "lasso"
+want_rc 2; out_empty; err_has "models:"
+for m in lasso mf lda logreg; do err_has "  $m "; done
 end
 
 begin "gen with an unknown model"
 run gen lasos --seed 1 --out "$T/g3"
 want_rc 2; err_has "unknown model 'lasos' (did you mean 'lasso'?)"
-run gen mf --seed 1 --out "$T/g3"
-want_rc 2; err_has "unknown model 'mf'"
+run gen lgreg --seed 1 --out "$T/g3"
+want_rc 2; err_has "unknown model 'lgreg' (did you mean 'logreg'?)"
+run gen kmeans --seed 1 --out "$T/g3"
+want_rc 2; err_has "unknown model 'kmeans' (models: lasso, mf, lda, logreg)"
 [ -e "$T/g3" ] && no "a directory was made"
 end
 
@@ -578,6 +592,140 @@ run gen lasso --seed 1 --out "$T/deep/er/dir" --rows 5 --cols 5
 want_rc 0; [ -s "$T/deep/er/dir/lasso.svm" ] || no "no lasso.svm"
 end
 
+# gen mf, lda, logreg: the files, determinism, the flags.
+for m in "mf:H_true.tsv W_true.tsv info.tsv ratings.mtx test.mtx:--rows 40 --cols 30 --ratings 300" \
+    "lda:doc_topics_true.tsv docword.txt info.tsv topics_true.tsv vocab.txt:--docs 20 --words 50 --topics 3" \
+    "logreg:info.tsv train.svm w_true.tsv:--rows 60 --cols 25 --density 0.2 --nonzeros 5"; do
+    model=${m%%:*}
+    files=${m#*:}
+    files=${files%%:*}
+    opts=${m##*:}
+    begin "gen $model writes $files"
+    # shellcheck disable=SC2086
+    run gen "$model" --seed 1 --out "$T/g-$model-1" $opts
+    want_rc 0; out_empty; err_empty
+    [ "$(ls "$T/g-$model-1" | tr '\n' ' ')" = "$files " ] || no "files: $(ls "$T/g-$model-1")"
+    end
+
+    begin "gen $model is deterministic"
+    # shellcheck disable=SC2086
+    run gen "$model" --seed 1 --out "$T/g-$model-2" $opts
+    want_rc 0
+    # shellcheck disable=SC2086
+    run gen "$model" --seed 2 --out "$T/g-$model-3" $opts
+    want_rc 0
+    for f in $files; do
+        cmp -s "$T/g-$model-1/$f" "$T/g-$model-2/$f" || no "$f differs for the same seed"
+    done
+    for f in $files; do
+        case $f in info.tsv | vocab.txt) continue ;; esac
+        cmp -s "$T/g-$model-1/$f" "$T/g-$model-3/$f" && no "$f is the same for another seed"
+    done
+    end
+done
+
+begin "gen mf: ratings and test share as asked"
+run gen mf --seed 3 --out "$T/gm" --rows 50 --cols 40 --ratings 1000 --test 0.25 --rank 4
+want_rc 0
+[ "$(sed -n 3p "$T/gm/ratings.mtx")" = "50 40 750" ] || no "ratings.mtx size line is not '50 40 750'"
+[ "$(sed -n 3p "$T/gm/test.mtx")" = "50 40 250" ] || no "test.mtx size line is not '50 40 250'"
+[ "$(grep -vc '^%' "$T/gm/ratings.mtx")" = 751 ] || no "ratings.mtx does not have 750 entries"
+[ "$(awk -F '\t' '{ print NF }' "$T/gm/W_true.tsv" | sort -u)" = 4 ] || no "W_true.tsv rows are not of 4"
+[ "$(wc -l <"$T/gm/H_true.tsv")" -eq 40 ] || no "H_true.tsv does not have 40 lines"
+grep -q '^noise	0.1$' "$T/gm/info.tsv" || no "info.tsv does not give the noise"
+end
+
+begin "gen mf --density: the share of cells"
+run gen mf --seed 3 --out "$T/gm2" --rows 20 --cols 50 --density 0.3 --test 0
+want_rc 0
+[ "$(sed -n 3p "$T/gm2/ratings.mtx")" = "20 50 300" ] || no "ratings.mtx size line is not '20 50 300'"
+[ "$(sed -n 3p "$T/gm2/test.mtx")" = "20 50 0" ] || no "test.mtx size line is not '20 50 0'"
+end
+
+begin "gen lda: docword header and vocabulary"
+run gen lda --seed 3 --out "$T/gl" --docs 30 --words 120 --topics 4 --length 15 --alpha 0.5 --beta 0.1
+want_rc 0
+[ "$(head -n 2 "$T/gl/docword.txt" | tr '\n' ' ')" = "30 120 " ] || no "docword.txt does not start with 30, 120"
+[ "$(sed -n 3p "$T/gl/docword.txt")" -eq "$(($(wc -l <"$T/gl/docword.txt") - 3))" ] ||
+    no "NNZ is not the number of entries"
+[ "$(sed -n '1p;17p;120p' "$T/gl/vocab.txt" | tr '\n' ' ')" = "w001 w017 w120 " ] || no "vocab.txt words"
+[ "$(wc -l <"$T/gl/topics_true.tsv")" -eq 4 ] || no "topics_true.tsv does not have 4 lines"
+[ "$(wc -l <"$T/gl/doc_topics_true.tsv")" -eq 30 ] || no "doc_topics_true.tsv does not have 30 lines"
+end
+
+begin "gen logreg: labels 1 and -1, w_true.tsv"
+run gen logreg --seed 3 --out "$T/gr" --rows 200 --cols 30 --density 0.2 --nonzeros 7
+want_rc 0
+[ "$(cut -d ' ' -f 1 "$T/gr/train.svm" | sort -u | tr '\n' ' ')" = "-1 1 " ] || no "labels are not 1 and -1"
+[ "$(grep -cvx 0 "$T/gr/w_true.tsv")" = 7 ] || no "w_true.tsv does not have 7 non-zeros"
+end
+
+begin "gen: an option of another model"
+run gen mf --seed 1 --out "$T/g3" --group 3
+want_rc 2; err_has "gen mf: --group is not an option of 'mf'"; err_has "try 'ptm help gen'"
+run gen lasso --seed 1 --out "$T/g3" --rank 3
+want_rc 2; err_has "gen lasso: --rank is not an option of 'lasso'"
+run gen logreg --seed 1 --out "$T/g3" --noise 1
+want_rc 2; err_has "gen logreg: --noise is not an option of 'logreg'"
+run gen lda --seed 1 --out "$T/g3" --rows 3
+want_rc 2; err_has "gen lda: --rows is not an option of 'lda'"
+[ -e "$T/g3" ] && no "a directory was made"
+end
+
+for bad in "mf --rank 0" "mf --rank 1001" "mf --ratings 0" "mf --test 1" "mf --test -0.1" \
+    "mf --density 0" "lda --docs 0" "lda --words 2147483648" "lda --topics 0" \
+    "lda --topics 100001" "lda --length 0.5" "lda --length 2e9" "lda --alpha 0" \
+    "lda --alpha 1e-7" "lda --beta 1e7" "lda --beta nan" "logreg --rows 0" "logreg --density 2" \
+    "logreg --nonzeros -1"; do
+    begin "gen: bad value $bad"
+    model=${bad%% *}
+    flag=${bad#* }
+    flag=${flag%% *}
+    # shellcheck disable=SC2086
+    run gen --seed 1 --out "$T/g3" $bad
+    want_rc 2; out_empty; err_has "bad value for $flag: '"
+    end
+done
+
+begin "gen: options that do not fit together"
+run gen mf --seed 1 --out "$T/g3" --ratings 10 --density 0.1
+want_rc 2; err_has "gen mf: give --ratings or --density, not both"
+run gen mf --seed 1 --out "$T/g3" --rows 10 --cols 20 --ratings 201
+want_rc 2; err_has "gen mf: --ratings 201 is more than the 200 cells of 10 x 20"
+run gen mf --seed 1 --out "$T/g3" --noise 2e6
+want_rc 2; err_has "gen mf: --noise 2e+06 is more than 1e6"
+run gen lda --seed 1 --out "$T/g3" --topics 100000 --words 1000000
+want_rc 2; err_has "gen lda: --topics 100000 x --words 1000000 is more than 2^34 topic-word pairs"
+run gen logreg --seed 1 --out "$T/g3" --cols 5 --nonzeros 6
+want_rc 2; err_has "gen logreg: --nonzeros 6 is more than --cols 5"
+run gen logreg --seed 1 --out "$T/g3" --cols 5
+want_rc 0
+[ "$(grep -cvx 0 "$T/g3/w_true.tsv")" = 5 ] || no "the default --nonzeros is not cut down to --cols"
+rm -rf "$T/g3"
+end
+
+begin "gen: a file that cannot be written is named, exit 1"
+mkdir -p "$T/gw/test.mtx"
+run gen mf --seed 1 --out "$T/gw" --rows 10 --cols 10
+want_rc 1; err_has "ptm: error: cannot write '$T/gw/test.mtx': Is a directory"
+ls "$T/gw" | grep -q tmp && no "a temporary file is left"
+mkdir -p "$T/gw2/vocab.txt"
+run gen lda --seed 1 --out "$T/gw2" --docs 3 --words 5
+want_rc 1; err_has "ptm: error: cannot write '$T/gw2/vocab.txt': Is a directory"
+ls "$T/gw2" | grep -q tmp && no "a temporary file is left"
+end
+
+begin "help gen documents every model and option"
+run help gen
+for w in "lasso:" "mf:" "lda:" "logreg:" "--rows R" "--cols C" "--density D" "--group G" \
+    "--corr RHO" "--nonzeros K" "--noise SIGMA" "--rank K" "--ratings N" "--test SHARE" \
+    "--docs D" "--words W" "--topics K" "--length L" "--alpha A" "--beta B" "ratings.mtx" \
+    "test.mtx" "W_true.tsv" "H_true.tsv" "docword.txt" "vocab.txt" "topics_true.tsv" \
+    "doc_topics_true.tsv" "train.svm" "w_true.tsv" "info.tsv"; do
+    out_has "$w"
+done
+end
+
 # ---- check --data: the job's data files ---------------------------------
 
 "$PTM" gen lasso --seed 3 --out "$T/gd" --rows 50 --cols 40 >/dev/null 2>&1
@@ -603,6 +751,23 @@ run check --data examples/lasso/lasso.ptm
 want_rc 4; err_has "examples/lasso/data/lasso.svm"
 end
 
+# The example jobs read what gen writes (the data paths pointed at it).
+for m in mf:mf lda:lda logreg:logreg; do
+    model=${m%%:*}
+    begin "check --data: examples/$model/$model.ptm reads what gen $model writes"
+    "$PTM" gen "$model" --seed 4 --out "$T/ex-$model" >/dev/null 2>&1
+    sed "s|\"data/|\"$T/ex-$model/|g" "examples/$model/$model.ptm" >"$T/ex-$model.ptm"
+    run check --data "$T/ex-$model.ptm"
+    want_rc 0; err_empty; out_has "$T/ex-$model.ptm: ok"
+    case $model in
+    mf) out_has "$T/ex-mf/ratings.mtx: data R: 2000 x 1000, 90000 non-zeros"
+        out_has "$T/ex-mf/test.mtx: data T: 2000 x 1000, 10000 non-zeros" ;;
+    lda) out_has "$T/ex-lda/docword.txt: data D: 2000 x 5000, "; out_has "5000 words" ;;
+    logreg) out_has "$T/ex-logreg/train.svm: data X: 10000 x 1000, "; out_has "labels" ;;
+    esac
+    end
+done
+
 begin "check without --data does not read data"
 run check examples/lasso/lasso.ptm
 want_rc 0
@@ -616,7 +781,7 @@ sed -e "s|\"data/lasso.svm\"|\"$T/gd/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/rd/be
 begin "run: the Lasso example runs and writes beta.tsv"
 run run --workers 2 "$T/run.ptm"
 want_rc 0; out_empty
-err_has "warning: schedule dynamic is run as round_robin"
+err_lacks "warning"
 err_has "objective"; err_has "rel_change"
 [ "$(wc -l <"$T/rd/beta.tsv")" -eq 40 ] || no "beta.tsv does not have 40 lines"
 ls "$T/rd" | grep -q tmp && no "a temporary file is left"
@@ -625,7 +790,7 @@ end
 begin "run --quiet --trace: no progress, one JSON object per round"
 run run --quiet --workers=3 --seed 5 --trace "$T/rd/trace.json" "$T/run.ptm"
 want_rc 0; err_lacks "objective"
-head -n 1 "$T/rd/trace.json" | grep -q '^{"round": 1, "seconds": [0-9.]*, "blocks": \[1\]' ||
+head -n 1 "$T/rd/trace.json" | grep -q '^{"round": 1, "seconds": [0-9.]*, "blocks": \[[0-9, ]*\], "candidates": 40, "conflicts": [0-9]*, "evaluations": [0-9]*, "schedule_seconds": [0-9.]*, "workers": ' ||
     no "first trace line is not as expected"
 grep -q '"objective": ' "$T/rd/trace.json" || no "the trace has no objective"
 end
@@ -709,6 +874,295 @@ end
 begin "help run"
 run help run
 want_rc 0; out_has "usage: ptm run"
+end
+
+# ---- plan: dry runs, pictures, traces ----------------------------------------
+
+# skip NAME WHY: a case that cannot run here (not counted).
+skip() { echo "skip $1: $2"; }
+
+mkdir -p "$T/pl"
+printf '1 1:1 2:1 4:2\n2 2:1 3:1 5:1\n3 1:2 6:1 7:1\n4 3:1 4:1 7:2\n5 1:1 5:1\n6 2:2 6:1 7:1\n' \
+    >"$T/pl/x.svm"
+# Columns 1..7 have 3 3 2 2 2 2 3 non-zeros: the costs.
+cat >"$T/pl/rr.ptm" <<'EOF'
+job rr
+data X : sparse matrix from "x.svm" format libsvm shard rows
+data y : vector from labels(X)
+param beta : vector[cols(X)] = 0
+param r : vector[rows(X)] = y shard like X
+blocks coef = beta each 1
+cost coef(j) = nnz(col(X, j))
+schedule round_robin { per_round 3 }
+update builtin lasso_cd { lambda = 0.1 }
+stop when rounds >= 10
+EOF
+sed 's/round_robin { per_round 3 }/random { per_round 3 }/' "$T/pl/rr.ptm" >"$T/pl/rnd.ptm"
+printf '1 2\n2 3\n4 7\n' >"$T/pl/edges.txt"
+sed -e 's/round_robin { per_round 3 }/dynamic { sample 7, warmup 0 }/' \
+    -e 's/^cost /depend coef from "edges.txt"\ncost /' "$T/pl/rr.ptm" >"$T/pl/dyn.ptm"
+SIM="# simulation: no update runs; block b's change at its k-th update is s_b * 0.8^(k-1), with s_b log-uniform in [0.01, 1] from the seed; delta() and the parameter values follow these changes
+# cost: the sum of the costs of the worker's blocks (the block set's cost); idle: the share of the round it waits for the largest cost"
+
+begin "help plan"
+run help plan
+want_rc 0; out_has "usage: ptm plan"; out_has "--svg FILE"; out_has "--dot FILE"; out_has "Exit status"
+err_empty
+cp "$T/out" "$T/plan-usage"
+end
+
+begin "plan --help is help plan; ptm --help lists plan"
+run plan --help
+want_rc 0; cmp -s "$T/out" "$T/plan-usage" || no "differs from help plan"
+run --help
+out_has "  plan       dry-run the scheduler and draw the schedule"
+end
+
+begin "plan: round_robin, the whole table"
+run plan --rounds 4 --workers 2 "$T/pl/rr.ptm"
+want_rc 0; err_empty
+out_is "# dry run of job 'rr' ($T/pl/rr.ptm): schedule round_robin over coef (7 blocks), 2 workers, 4 rounds, seed 1
+$SIM
+ round worker       cost  idle conflicts  blocks
+     1      1          5    0%         0  1 3
+            2          3   40%            2
+     2      1          4    0%         0  4 6
+            2          2   50%            5
+     3      1          6    0%         0  7 2
+            2          3   50%            1
+     4      1          4    0%         0  3 5
+            2          2   50%            4
+# per worker over 4 rounds:
+worker   blocks       cost  idle
+     1        8         19    0%
+     2        4         10   47%
+# 12 block updates (1.71 sweeps of 7 blocks), 12 candidates, 0 conflicts avoided, idle share 24%"
+end
+
+begin "plan: random, the whole table, the same twice"
+run plan --rounds 4 --workers=2 --seed 3 "$T/pl/rnd.ptm"
+want_rc 0; err_empty
+out_is "# dry run of job 'rr' ($T/pl/rnd.ptm): schedule random over coef (7 blocks), 2 workers, 4 rounds, seed 3
+$SIM
+ round worker       cost  idle conflicts  blocks
+     1      1          5    0%         0  3 7
+            2          3   40%            1
+     2      1          5    0%         0  7 6
+            2          2   60%            3
+     3      1          6    0%         0  7 2
+            2          2   67%            6
+     4      1          5    0%         0  5 1
+            2          2   60%            3
+# per worker over 4 rounds:
+worker   blocks       cost  idle
+     1        8         21    0%
+     2        4          9   57%
+# 12 block updates (1.71 sweeps of 7 blocks), 12 candidates, 0 conflicts avoided, idle share 29%"
+cp "$T/out" "$T/pl/rnd1"
+run plan --rounds 4 --workers=2 --seed 3 "$T/pl/rnd.ptm"
+cmp -s "$T/out" "$T/pl/rnd1" || no "a second run differs"
+run plan --rounds 4 --workers=2 --seed 4 "$T/pl/rnd.ptm"
+cmp -s "$T/out" "$T/pl/rnd1" && no "another seed gives the same rounds"
+end
+
+begin "plan: dynamic never puts two blocks of an edge in one round"
+run plan --rounds 30 --workers 2 "$T/pl/dyn.ptm"
+want_rc 0
+# each round's blocks, both workers together, one line a round
+awk '/^# per worker/ { exit }
+     /^#/ || /^ round/ { next }
+     substr($0, 1, 6) ~ /[0-9]/ { if (n) print line; n = 1; line = ""; for (i = 6; i <= NF; i++) line = line " " $i; next }
+     { for (i = 4; i <= NF; i++) line = line " " $i }
+     END { if (n) print line }' "$T/out" >"$T/pl/rounds"
+[ "$(wc -l <"$T/pl/rounds")" -eq 30 ] || no "not 30 rounds"
+while read -r a b; do
+    grep -Eq "(^| )$a( .*)? $b( |$)|(^| )$b( .*)? $a( |$)" "$T/pl/rounds" && no "blocks $a and $b in one round"
+done <"$T/pl/edges.txt"
+grep -q "conflicts avoided" "$T/out" && ! grep -q ", 0 conflicts avoided" "$T/out" || no "no conflict avoided"
+end
+
+begin "plan: a job without data runs with one worker and says why"
+printf 'function push() end\nfunction pull() end\n' >"$T/pl/u.lua"
+printf 'job nd\nparam p : vector[5]\nblocks b = p\nschedule round_robin\nupdate lua "u.lua"\nstop when rounds >= 3\n' >"$T/pl/nd.ptm"
+run plan --rounds 3 --workers 3 "$T/pl/nd.ptm"
+want_rc 0
+out_has "# note: 1 worker, not 3: no data is sharded by rows, so a run has one worker"
+out_has "# 3 block updates (0.6 sweeps of 5 blocks)"
+end
+
+begin "plan: missing data, exit 4, as run says it"
+run plan examples/lasso/lasso.ptm
+want_rc 4; out_empty; err_has "examples/lasso/data/lasso.svm"
+end
+
+begin "plan: a spec with errors, exit 3"
+printf 'job bad\nparam p : vector[x]\n' >"$T/pl/bad.ptm"
+run plan "$T/pl/bad.ptm"
+want_rc 3; out_empty; err_has "bad.ptm:2:"
+end
+
+begin "plan: a bad dependency file, exit 4 with where"
+printf '1 2\n1 99\n' >"$T/pl/bad-edges.txt"
+sed 's/"edges.txt"/"bad-edges.txt"/' "$T/pl/dyn.ptm" >"$T/pl/dyn-bad.ptm"
+run plan "$T/pl/dyn-bad.ptm"
+want_rc 4; out_empty; err_has "bad-edges.txt:2:"
+end
+
+begin "plan: data_parallel has no blocks to plan, exit 1"
+run plan examples/logreg/logreg.ptm
+want_rc 1; out_empty; err_has "schedule data_parallel updates every parameter in every round: it has no blocks to plan"
+end
+
+begin "plan --svg: an SVG that rsvg-convert renders, written atomically"
+run plan --rounds 12 --workers 2 --svg "$T/pl/rr.svg" "$T/pl/dyn.ptm"
+want_rc 0
+grep -q '^<svg ' "$T/pl/rr.svg" || no "no <svg> element"
+tail -n 1 "$T/pl/rr.svg" | grep -q '^</svg>$' || no "does not end with </svg>"
+grep -q '>conflicts avoided</text>' "$T/pl/rr.svg" || no "no legend entry for conflicts"
+ls "$T/pl" | grep -q tmp && no "a temporary file is left"
+end
+if command -v rsvg-convert >/dev/null 2>&1; then
+    begin "plan --svg: rsvg-convert makes a PNG of it"
+    rsvg-convert -o "$T/pl/rr.png" "$T/pl/rr.svg" 2>"$T/err" || no "rsvg-convert failed"
+    [ -s "$T/pl/rr.png" ] || no "the PNG is empty"
+    end
+else
+    skip "plan --svg: rsvg-convert makes a PNG of it" "no rsvg-convert (scripts/deps.sh installs librsvg2-bin)"
+fi
+if command -v xmllint >/dev/null 2>&1; then
+    begin "plan --svg: well-formed XML"
+    xmllint --noout "$T/pl/rr.svg" 2>"$T/err" || no "xmllint rejects it"
+    end
+else
+    skip "plan --svg: well-formed XML" "no xmllint (scripts/deps.sh installs libxml2-utils)"
+fi
+
+begin "plan --dot: the dependency graph, every edge of the file"
+run plan --rounds 2 --dot "$T/pl/dyn.dot" "$T/pl/dyn.ptm"
+want_rc 0
+for e in "1 -- 2;" "2 -- 3;" "4 -- 7;"; do
+    grep -q "^  $e\$" "$T/pl/dyn.dot" || no "no edge $e"
+done
+[ "$(grep -c ' -- ' "$T/pl/dyn.dot")" -eq 3 ] || no "not 3 edges"
+[ "$(grep -c '\[label="' "$T/pl/dyn.dot")" -eq 7 ] || no "not 7 nodes"
+end
+if command -v dot >/dev/null 2>&1; then
+    begin "plan --dot: Graphviz reads it"
+    dot -Tsvg "$T/pl/dyn.dot" >"$T/pl/dyn.dot.svg" 2>"$T/err" || no "dot -Tsvg failed"
+    [ -s "$T/pl/dyn.dot.svg" ] || no "dot wrote nothing"
+    end
+else
+    skip "plan --dot: Graphviz reads it" "no dot (graphviz is not installed)"
+fi
+
+begin "plan --dot: a big graph is cut, with a warning and a comment"
+"$PTM" gen lasso --seed 2 --out "$T/pl/big" --rows 60 --cols 700 --density 0.05 >/dev/null 2>&1
+sed -e "s|\"data/lasso.svm\"|\"$T/pl/big/lasso.svm\"|" examples/lasso/lasso.ptm >"$T/pl/big.ptm"
+run plan --rounds 2 --workers 2 --dot "$T/pl/big.dot" "$T/pl/big.ptm"
+want_rc 0
+err_has "the dependency graph is cut to blocks 1 to 500 of 700"
+grep -q '^// cut: only blocks 1 to 500 of 700 are drawn' "$T/pl/big.dot" || no "no cut comment"
+[ "$(grep -c '\[label="' "$T/pl/big.dot")" -eq 500 ] || no "not 500 nodes"
+[ "$(grep -c ' -- ' "$T/pl/big.dot")" -le 5000 ] || no "more than 5000 edges"
+end
+
+# A real run's trace, drawn as a dry run is.
+"$PTM" gen lasso --seed 1 --out "$T/pl/g" --rows 200 --cols 50 --density 0.1 >/dev/null 2>&1
+sed -e "s|\"data/lasso.svm\"|\"$T/pl/g/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/pl/beta.tsv\"|" \
+    -e 's/sweeps >= 100/sweeps >= 5/' examples/lasso/lasso.ptm >"$T/pl/run.ptm"
+"$PTM" run --quiet --workers 2 --trace "$T/pl/trace.json" "$T/pl/run.ptm" 2>"$T/err"
+
+begin "plan --trace: a run's trace as a table and an SVG"
+run plan --trace "$T/pl/trace.json" --svg "$T/pl/trace.svg"
+want_rc 0; err_empty
+out_has "# trace of a run, $T/pl/trace.json: 2 workers, $(wc -l <"$T/pl/trace.json") rounds"
+[ "$(grep -c '^ *[0-9][0-9]*  *1 ' "$T/out")" -eq "$(wc -l <"$T/pl/trace.json")" ] ||
+    no "not one line for worker 1 in each round"
+grep -q '^<svg ' "$T/pl/trace.svg" || no "no SVG"
+cp "$T/out" "$T/pl/trace.out"
+end
+if command -v rsvg-convert >/dev/null 2>&1; then
+    begin "plan --trace: rsvg-convert renders its SVG"
+    rsvg-convert -o "$T/pl/trace.png" "$T/pl/trace.svg" 2>"$T/err" || no "rsvg-convert failed"
+    [ -s "$T/pl/trace.png" ] || no "the PNG is empty"
+    end
+fi
+
+begin "plan: a trace given as the input is recognized"
+run plan "$T/pl/trace.json"
+want_rc 0
+cmp -s "$T/out" "$T/pl/trace.out" || no "differs from plan --trace"
+end
+
+begin "plan: malformed traces, exit 4, FILE:LINE:COL"
+printf '{"round": 1, "blocks": [1]}\n{"round": 2, "blocks": [1,]}\n' >"$T/pl/bad1.json"
+run plan --trace "$T/pl/bad1.json"
+want_rc 4; out_empty; err_is "$T/pl/bad1.json:2:27: error: expected a number, found ']'"
+printf '{"round": 2, "blocks": [1]}\n{"round": 1, "blocks": [2]}\n' >"$T/pl/bad2.json"
+run plan "$T/pl/bad2.json"
+want_rc 4; err_is "$T/pl/bad2.json:2:11: error: round 1 after round 2: rounds must increase"
+printf '{"round": 1, "blocks": [1], "workers": [{"worker": 1, "blocks": [1]}]}\n{"round": 2, "blocks": [1]}\n' >"$T/pl/bad3.json"
+run plan "$T/pl/bad3.json"
+want_rc 4; err_has "bad3.json:2:1: error: this round has no 'workers', but line 1 has them"
+printf '\n' >"$T/pl/empty.json"
+run plan --trace "$T/pl/empty.json"
+want_rc 4; err_is "$T/pl/empty.json: error: the trace has no rounds"
+end
+
+begin "plan: cut and damaged traces never crash"
+size=$(wc -c <"$T/pl/trace.json")
+for cut in 1 7 30 77 150 301 555 1000 2222 4444; do
+    [ "$cut" -lt "$size" ] || continue
+    head -c "$cut" "$T/pl/trace.json" >"$T/pl/cut.json"
+    run plan --trace "$T/pl/cut.json" --svg "$T/pl/cut.svg"
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || no "cut at $cut: exit status $rc"
+done
+for s in 's/"blocks"/"blocks/' 's/\[/{/' 's/, "workers"/, "workers": 3, "workers"/' \
+    's/[0-9]/-/' 's/}/]/' 's/"worker": 2/"worker": 3/' 's/0\./1e400/' 's/"/\x00/'; do
+    sed "5$s" "$T/pl/trace.json" >"$T/pl/bad.json"
+    run plan --trace "$T/pl/bad.json"
+    [ "$rc" -eq 4 ] || [ "$rc" -eq 0 ] || no "'$s': exit status $rc"
+    [ "$rc" -eq 4 ] && { grep -q "bad.json:5:[0-9]*: error: " "$T/err" || no "'$s': no FILE:5:COL"; }
+done
+end
+
+for args in "--rounds 0" "--rounds 100001" "--rounds x" "--workers 0" "--workers=2000" \
+    "--seed -1" "--bogus" "--svg" "--svg=" "--color=sometimes" "--set x"; do
+    begin "plan $args: usage error"
+    # shellcheck disable=SC2086
+    run plan $args "$T/pl/rr.ptm"
+    want_rc 2; out_empty; err_has "try 'ptm help plan'"
+    end
+done
+
+begin "plan: no input, two inputs, a job and --trace: usage errors"
+run plan
+want_rc 2; err_has "plan: no job spec, plan or trace given"
+run plan "$T/pl/rr.ptm" "$T/pl/rnd.ptm"
+want_rc 2; err_has "plan takes one job spec, plan or trace"
+run plan --trace "$T/pl/trace.json" "$T/pl/rr.ptm"
+want_rc 2; err_has "give a job or --trace FILE, not both"
+end
+
+begin "plan: dry-run flags with a trace are usage errors"
+for a in "--rounds 3" "--workers 2" "--seed 1" "--set a=1" "--dot $T/pl/t.dot"; do
+    # shellcheck disable=SC2086
+    run plan $a "$T/pl/trace.json"
+    [ "$rc" -eq 2 ] || no "$a: exit status $rc"
+    grep -q "is for a dry run of a job, not for a trace" "$T/err" || no "$a: no message"
+done
+end
+
+begin "plan: a missing trace or job, exit 2"
+run plan --trace "$T/pl/nosuch.json"
+want_rc 2; err_has "cannot read '$T/pl/nosuch.json'"
+run plan "$T/pl/nosuch.ptm"
+want_rc 2; err_has "nosuch.ptm"
+end
+
+begin "plan --svg into a missing directory: exit 1, nothing on stdout"
+run plan --svg "$T/pl/no/such/dir/a.svg" "$T/pl/rr.ptm"
+want_rc 1; out_empty; err_has "cannot write '$T/pl/no/such/dir/a.svg'"
 end
 
 echo "$passed passed, $failed failed"

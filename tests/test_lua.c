@@ -2,8 +2,10 @@
  * test_lua.c - the Lua host (runtime/lua_host.h) and the sandbox under it:
  * refused names and functions, the instruction budget (and the ways a hook
  * might dodge it), the time limit, the memory cap, error messages and
- * tracebacks, every wrong return value, vectors and sparse views against
- * plain C on random data, the worker object, the generators, the Lasso of
+ * tracebacks, every wrong return value, the forms of push, pull and apply,
+ * the block list, vectors, sparse views and the bulk operations over the
+ * block list against plain C on random data, new vectors under the memory
+ * cap, the worker object, the generators, the Lasso of
  * examples/lasso/lasso.lua against a coordinate descent written here, two
  * hosts on two threads, and allocation failure.
  *
@@ -442,20 +444,26 @@ END_TEST
 
 /* ---- wrong return values --------------------------------------------------------------- */
 
-enum { PUSH, PULL, OBJ };
+enum { PUSH, PULL, PULL1, OBJ };
 
-/* Hooks get blocks 3 and 5 (0-based 2 and 4); pull's blocks have 1 and 2 variables. */
+#define PUSH_FORMS                                                                                 \
+    "(expected a table mapping each block to a number or a list of numbers, a vector of one "      \
+    "value per block, or a list of such vectors)"
+#define PULL_FORMS                                                                                 \
+    "(expected a table mapping each block to its new value or values, or a vector of one value "  \
+    "per block)"
+
+/* Hooks get blocks 3 and 5 (0-based 2 and 4) and K = 1 sums; PULL's blocks
+ * have 1 and 2 variables, PULL1's one each. */
 static const struct {
     int call;
     int k; /* push: K fixed by the engine (0: free) */
     const char *ret, *expected;
 } result_cases[] = {
-    {PUSH, 0, "nil",
-     "hook 'push' returned nil (expected a table mapping each block to a number "
-     "or a list of numbers)"},
-    {PUSH, 0, "'z'",
-     "hook 'push' returned a string (expected a table mapping each block to a "
-     "number or a list of numbers)"},
+    {PUSH, 0, "nil", "hook 'push' returned nil " PUSH_FORMS},
+    {PUSH, 0, "'z'", "hook 'push' returned a string " PUSH_FORMS},
+    {PUSH, 0, "w", "hook 'push' returned the worker object " PUSH_FORMS},
+    {PUSH, 0, "S", "hook 'push' returned the block list " PUSH_FORMS},
     {PUSH, 0, "{[3] = 1}", "hook 'push' returned no value for block 5"},
     {PUSH, 0, "{[3] = 1, [5] = 'x'}",
      "hook 'push' returned a string for block 5 (expected a "
@@ -463,6 +471,8 @@ static const struct {
     {PUSH, 0, "{[3] = 1, [5] = true}",
      "hook 'push' returned a boolean for block 5 (expected a "
      "number or a list of numbers)"},
+    {PUSH, 0, "{[3] = w:vector(1), [5] = 1}",
+     "hook 'push' returned a vector for block 3 (expected a number or a list of numbers)"},
     {PUSH, 0, "{[3] = {1, 2}, [5] = {1, 'x'}}",
      "hook 'push' returned a string at position 2 "
      "for block 5 (expected a number)"},
@@ -498,6 +508,30 @@ static const struct {
      "hook 'push' returned a value under a boolean "
      "key (keys must be block numbers)"},
     {PUSH, 0, "{1, 2}", "hook 'push' returned no value for block 3"},
+    /* the vector forms */
+    {PUSH, 0, "w:vector(3)",
+     "hook 'push' returned 3 values in a vector for 2 blocks (expected one value per block)"},
+    {PUSH, 0, "{w:vector(2), w:vector(1)}",
+     "hook 'push' returned 1 value in vector 2 of its list for 2 blocks (expected one value per "
+     "block)"},
+    {PUSH, 0, "{w:vector(2), 3}",
+     "hook 'push' returned a number as vector 2 of its list (expected a vector of one value per "
+     "block)"},
+    {PUSH, 0, "{w:vector(2), S}",
+     "hook 'push' returned the block list as vector 2 of its list (expected a vector of one "
+     "value per block)"},
+    {PUSH, 0, "{w:vector(2), w:vector(2), w:vector(2), w:vector(2), w:vector(2)}",
+     "hook 'push' returned 5 vectors (at most 4)"},
+    {PUSH, 2, "w:vector(2)",
+     "hook 'push' returned 1 vector (expected 2, as other workers returned)"},
+    {PUSH, 1, "{w:vector(2), w:vector(2)}",
+     "hook 'push' returned 2 vectors (expected 1, as other workers returned)"},
+    {PUSH, 0, "{w:vector(2), x = 1}",
+     "hook 'push' returned a list of 1 vector with other entries (expected only the vectors)"},
+    {PUSH, 0, "w:vector(2):fill(0/0)",
+     "hook 'push' returned nan in a vector for block 3 (expected a finite number)"},
+    {PUSH, 0, "{w:vector(2), w:vector(2, 1):scale(-1/0):add(w:vector(2):fill(1))}",
+     "hook 'push' returned -inf in vector 2 of its list for block 3 (expected a finite number)"},
     {PULL, 0, "{[3] = 1}", "hook 'pull' returned no value for block 5"},
     {PULL, 0, "{[3] = 1, [5] = 1}",
      "hook 'pull' returned 1 number for block 5 (expected 2: "
@@ -511,12 +545,18 @@ static const struct {
     {PULL, 0, "{[3] = 1, [5] = {1, 2}, [4] = 0}",
      "hook 'pull' returned a value for block 4, "
      "which it was not given"},
-    {PULL, 0, "42",
-     "hook 'pull' returned a number (expected a table mapping each block to its "
-     "new value or values)"},
+    {PULL, 0, "42", "hook 'pull' returned a number " PULL_FORMS},
+    {PULL, 0, "z[1]",
+     "hook 'pull' returned a vector (blocks have several variables: expected a table mapping "
+     "each block to its new values)"},
+    {PULL1, 0, "S", "hook 'pull' returned the block list " PULL_FORMS},
+    {PULL1, 0, "z", "hook 'pull' returned no value for block 3"},
+    {PULL1, 0, "z[1]:fill(1/0)",
+     "hook 'pull' returned inf in a vector for block 3 (expected a finite number)"},
     {OBJ, 0, "nil", "hook 'objective' returned nil (expected a number)"},
     {OBJ, 0, "'1'", "hook 'objective' returned a string (expected a number)"},
     {OBJ, 0, "{1}", "hook 'objective' returned a table (expected a number)"},
+    {OBJ, 0, "w:vector(1)", "hook 'objective' returned a vector (expected a number)"},
     {OBJ, 0, "1/0", "hook 'objective' returned inf (expected a finite number)"},
 };
 
@@ -524,10 +564,9 @@ START_TEST(test_results)
 {
     struct lhost *h = small_host();
     char text[512];
-    const char *fn = result_cases[_i].call == PUSH   ? "push"
-                     : result_cases[_i].call == PULL ? "pull"
-                                                     : "objective";
-    snprintf(text, sizeof(text), "function %s()\n  return %s\nend\n", fn, result_cases[_i].ret);
+    static const char *const heads[] = {"push(w, S)", "pull(S, z)", "pull(S, z)", "objective(w)"};
+    snprintf(text, sizeof(text), "function %s\n  return %s\nend\n", heads[result_cases[_i].call],
+             result_cases[_i].ret);
     load_ok(h, text);
     int64_t blocks[] = {2, 4};
     double z[8] = {0}, out[3];
@@ -535,13 +574,16 @@ START_TEST(test_results)
     int k = result_cases[_i].k, rc;
     switch (result_cases[_i].call) {
     case PUSH:
-        rc = lhost_push(h, fn, blocks, 2, 4, &k, z);
+        rc = lhost_push(h, "push", blocks, 2, 4, &k, z);
         break;
     case PULL:
-        rc = lhost_pull(h, fn, blocks, 2, z, 1, off, out);
+        rc = lhost_pull(h, "pull", blocks, 2, z, 1, off, out);
+        break;
+    case PULL1:
+        rc = lhost_pull(h, "pull", blocks, 2, z, 1, NULL, out);
         break;
     default:
-        rc = lhost_objective(h, fn, out);
+        rc = lhost_objective(h, "objective", out);
     }
     ck_assert_int_eq(rc, PTM_EINVAL);
     ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_RESULT);
@@ -550,54 +592,99 @@ START_TEST(test_results)
 }
 END_TEST
 
-/* What the calls pass and how results land in C arrays. */
+/* push's three forms give the same z. Blocks 7, 1, 4 (0-based 6, 0, 3). */
+START_TEST(test_push_forms)
+{
+    struct lhost *h = small_host();
+    load_ok(h, "function keyed(w, S, job)\n"
+               "  local z = {}\n"
+               "  for i, b in ipairs(S) do z[b] = {b, i, job.scale} end\n"
+               "  return z\n"
+               "end\n"
+               "function list(w, S, job)\n"
+               "  local a, b = w:vector(#S), w:vector(#S)\n"
+               "  for k = 1, #S do a[k] = S[k] b[k] = k end\n"
+               "  return {a, b, w:vector(#S, job.scale)}\n"
+               "end\n"
+               "function keyed1(w, S)\n"
+               "  local z = {}\n"
+               "  for _, b in ipairs(S) do z[b] = b * 10 end\n"
+               "  return z\n"
+               "end\n"
+               "function vector(w, S)\n"
+               "  local v = w:vector(#S)\n"
+               "  for k = 1, #S do v[k] = S[k] * 10 end\n"
+               "  return v\n"
+               "end\n"
+               "function list1(w, S) return {vector(w, S)} end\n");
+    ck_assert_int_eq(lhost_set_const_num(h, "scale", 0.5), 0);
+    int64_t blocks[] = {6, 0, 3};
+    const double want3[] = {7, 1, 0.5, 1, 2, 0.5, 4, 3, 0.5}, want1[] = {70, 10, 40};
+    static const char *const fns3[] = {"keyed", "list"}, *const fns1[] = {"keyed1", "vector",
+                                                                          "list1"};
+    for (int f = 0; f < 2; f++) {
+        double z[12] = {0};
+        for (int fixed = 0; fixed <= 3; fixed += 3) { /* K free, then fixed by the engine */
+            int k = fixed;
+            int rc = lhost_push(h, fns3[f], blocks, 3, 4, &k, z);
+            ck_assert_msg(rc == 0, "%s: %s", fns3[f], lhost_error(h));
+            ck_assert_int_eq(k, 3);
+            for (int i = 0; i < 9; i++)
+                ck_assert_msg(z[i] == want3[i], "%s: z[%d] = %g", fns3[f], i, z[i]);
+        }
+    }
+    for (int f = 0; f < 3; f++) {
+        double z[12] = {0};
+        int k = 0;
+        int rc = lhost_push(h, fns1[f], blocks, 3, 4, &k, z);
+        ck_assert_msg(rc == 0, "%s: %s", fns1[f], lhost_error(h));
+        ck_assert_int_eq(k, 1);
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(z[i] == want1[i], "%s: z[%d] = %g", fns1[f], i, z[i]);
+    }
+    lhost_free(h);
+}
+END_TEST
+
+/* pull's z and its two forms; apply's d. Blocks 7 and 1 (0-based 6, 0). */
 START_TEST(test_calls)
 {
     struct lhost *h = small_host();
-    load_ok(h, "function push(w, blocks, job)\n"
-               "  local z = {}\n"
-               "  for i, b in ipairs(blocks) do z[b] = {b, i, job.scale} end\n"
-               "  return z\n"
-               "end\n"
-               "function push1(w, blocks)\n"
-               "  local z = {}\n"
-               "  for _, b in ipairs(blocks) do z[b] = b * 10 end\n"
-               "  return z\n"
-               "end\n"
-               "function pull(blocks, z, job)\n"
+    load_ok(h, "function keep(w, S) kept = w:vector(3) return w:vector(#S) end\n"
+               "function pull(S, z, job)\n"
                "  local new = {}\n"
-               "  new[blocks[1]] = z[blocks[1]]\n"
-               "  new[blocks[2]] = {z[blocks[2]][1], z[blocks[2]][2] + #blocks}\n"
+               "  new[S[1]] = {z[1][1], z[2][1]}\n"
+               "  new[S[2]] = {z[1][2], z[2][2] + #S}\n"
                "  return new\n"
                "end\n"
+               "function pullv(S, z) return z[1]:add(z[2]) end\n"
+               "function pullkept(S, z) return kept end\n"
+               "function zsum(S, z)\n"
+               "  last = z[1][1] * 1000 + z[1][2] * 100 + #z * 10 + #z[1]\n"
+               "  return z[2]\n"
+               "end\n"
+               "function lastz(w) return last end\n"
                "seen = 0\n"
-               "function apply(w, changes)\n"
-               "  for b, d in pairs(changes) do\n"
-               "    seen = seen + b * (type(d) == 'table' and d[1] + d[2] or d)\n"
+               "function apply(w, S, d)\n"
+               "  for k, b in ipairs(S) do\n"
+               "    local x = d[k]\n"
+               "    seen = seen + b * (type(x) == 'table' and x[1] + (x[2] or 0) or x)\n"
                "  end\n"
+               "  if type(d) == 'userdata' then d:scale(2) end\n" /* the host's copy */
+               "end\n"
+               "function applyl(w, S, d)\n"
+               "  seen = seen + #d * 100 + #d[1] * 10 + #d[2] + d[1][1] + d[2][2]\n"
                "end\n"
                "function rot(w, block, job) seen = block * 1000 + w.round end\n"
                "function rows(w, first, last) seen = first * 1000 + last end\n"
                "function objective(w, job) return seen + #job.name end\n");
-    ck_assert_int_eq(lhost_set_const_num(h, "scale", 0.5), 0);
     ck_assert_int_eq(lhost_set_const_str(h, "name", "lasso"), 0);
-    int64_t blocks[] = {6, 0, 3};
-    double z[12];
-    int k = 0;
-    ck_assert_int_eq(lhost_push(h, "push", blocks, 3, 4, &k, z), 0);
-    ck_assert_int_eq(k, 3);
-    double want[] = {7, 1, 0.5, 1, 2, 0.5, 4, 3, 0.5};
-    for (int i = 0; i < 9; i++)
-        ck_assert(z[i] == want[i]);
-    k = 0;
-    ck_assert_int_eq(lhost_push(h, "push1", blocks, 3, 4, &k, z), 0);
-    ck_assert_int_eq(k, 1);
-    ck_assert(z[0] == 70 && z[1] == 10 && z[2] == 40);
 
-    /* pull: blocks 7 and 1; z[b] is a list when K > 1 and a number when K = 1 */
+    /* pull: z is K vectors in S order, the host's copies */
     int64_t two[] = {6, 0};
     int64_t off[] = {0, 1, 3};  /* block 7 has 1 variable, block 1 has 2 */
     int64_t offk[] = {0, 2, 4}; /* 2 each */
+    int64_t off1[] = {0, 1, 2}; /* 1 each */
     double zk[] = {1.5, 0, 2.5, 3.5}, out[4];
     ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 2, offk, out), 0);
     ck_assert(out[0] == 1.5 && out[1] == 0 && out[2] == 2.5 && out[3] == 3.5 + 2);
@@ -605,14 +692,42 @@ START_TEST(test_calls)
     ck_assert_str_eq(lhost_error(h), "hook 'pull' returned 2 numbers for block 7 (expected 1: "
                                      "the block has 1 variable)");
     ck_assert_int_eq(lhost_pull(h, "pull", two, 2, zk, 1, off, out), PTM_EINVAL);
-    ck_assert_str_eq(lhost_error(h), "t.lua:14: attempt to index a number value (field '?')"
-                                     "\nstack traceback:\n\tt.lua:14: in function 'pull'");
+    ck_assert_str_eq(lhost_error(h), "t.lua:4: attempt to index a nil value (field 'integer "
+                                     "index')\nstack traceback:\n\tt.lua:4: in function 'pull'");
+    memset(out, 0, sizeof(out));
+    ck_assert_int_eq(lhost_pull(h, "zsum", two, 2, zk, 2, NULL, out), 0);
+    ck_assert(out[0] == 0 && out[1] == 3.5);
+    double x;
+    ck_assert_int_eq(lhost_objective(h, "lastz", &x), 0);
+    ck_assert(x == 1.5 * 1000 + 2.5 * 100 + 2 * 10 + 2);
 
+    /* a vector in S order, when every block has one value; z was a copy */
+    memset(out, 0, sizeof(out));
+    ck_assert_int_eq(lhost_pull(h, "pullv", two, 2, zk, 2, NULL, out), 0);
+    ck_assert(out[0] == 1.5 + 0 && out[1] == 2.5 + 3.5);
+    ck_assert(zk[0] == 1.5 && zk[1] == 0 && zk[2] == 2.5 && zk[3] == 3.5);
+    memset(out, 0, sizeof(out));
+    ck_assert_int_eq(lhost_pull(h, "pullv", two, 2, zk, 2, off1, out), 0);
+    ck_assert(out[0] == 1.5 && out[1] == 6);
+    int k = 0;
+    ck_assert_int_eq(lhost_push(h, "keep", two, 2, 1, &k, out), 0);
+    ck_assert_int_eq(lhost_pull(h, "pullkept", two, 2, zk, 2, NULL, out), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(h), "hook 'pullkept' returned 3 values in a vector for 2 blocks "
+                                     "(expected one value per block)");
+
+    /* apply: a vector of changes, or a list of lists */
+    double ch1[] = {0.5, 1};
+    ck_assert_int_eq(lhost_apply(h, "apply", two, 2, NULL, ch1), 0);
+    ck_assert(ch1[0] == 0.5 && ch1[1] == 1);
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert(x == 7 * 0.5 + 1 * 1 + 5);
     double ch[] = {0.5, 1, 2};
     ck_assert_int_eq(lhost_apply(h, "apply", two, 2, off, ch), 0);
-    double x;
     ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
-    ck_assert(x == 7 * 0.5 + 1 * 3 + 5);
+    ck_assert(x == 4.5 + 7 * 0.5 + 1 * 3 + 5);
+    ck_assert_int_eq(lhost_apply(h, "applyl", two, 2, off, ch), 0);
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert(x == 11 + 2 * 100 + 1 * 10 + 2 + 0.5 + 2 + 5);
 
     lhost_set_round(h, 12);
     ck_assert_int_eq(lhost_push_block(h, "rot", 3), 0);
@@ -621,6 +736,41 @@ START_TEST(test_calls)
     ck_assert_int_eq(lhost_push_rows(h, "rows", 10, 20), 0);
     ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
     ck_assert(x == 11020 + 5);
+    lhost_free(h);
+}
+END_TEST
+
+/* The block list: indexing, ipairs, what a kept one shows. */
+START_TEST(test_blocks)
+{
+    struct lhost *h = small_host();
+    load_ok(h, "function push(w, S)\n"
+               "  kept = S\n"
+               "  local sum, count = 0, 0\n"
+               "  for k, b in ipairs(S) do sum = sum + b * k count = count + 1 end\n"
+               "  local v = w:vector(#S)\n"
+               "  v[1], v[2], v[3] = #S, sum, count\n"
+               "  v[4] = (S[0] == nil and S[#S + 1] == nil and S[1.5] == nil) and 1 or 0\n"
+               "  v[5] = tostring(S) == 'block list (' .. #S .. ' blocks)' and 1 or 0\n"
+               "  v[6] = S[1] + S[#S] * 100\n"
+               "  return v\n"
+               "end\n"
+               "function again(w, S) return w:vector(#S, kept[2]) end\n"
+               "function objective(w) return #kept + (kept[1] == nil and 10 or 0) end\n");
+    int64_t blocks[] = {9, 2, 5, 0, 7, 11}; /* 1-based 10, 3, 6, 1, 8, 12 */
+    double z[6];
+    int k = 0;
+    ck_assert_int_eq(lhost_push(h, "push", blocks, 6, 1, &k, z), 0);
+    ck_assert(z[0] == 6 && z[2] == 6 && z[3] == 1 && z[4] == 1);
+    ck_assert(z[1] == 10 * 1 + 3 * 2 + 6 * 3 + 1 * 4 + 8 * 5 + 12 * 6);
+    ck_assert(z[5] == 10 + 12 * 100);
+    double x;
+    ck_assert_int_eq(lhost_objective(h, "objective", &x), 0);
+    ck_assert(x == 10); /* empty between calls */
+    int64_t other[] = {4, 1};
+    k = 0;
+    ck_assert_int_eq(lhost_push(h, "again", other, 2, 1, &k, z), 0);
+    ck_assert(z[0] == 2 && z[1] == 2); /* the current call's blocks */
     lhost_free(h);
 }
 END_TEST
@@ -936,6 +1086,340 @@ START_TEST(test_sparse_errors)
     ck_assert_int_eq(run_body(f.h, sparse_error_cases[_i].body, NULL), PTM_EINVAL);
     expect_first_line("sparse errors", _i, f.h, sparse_error_cases[_i].expected);
     sparse_teardown(&f);
+}
+END_TEST
+
+/* ---- bulk operations over the block list ------------------------------------------------ */
+
+/* The sparse fixture's X (and X2, the same columns without row views), r,
+ * b and a read-only y of its sizes, and u, v of VN elements (v is 0 at
+ * every fifth). */
+struct bulk_fixture {
+    struct sparse_fixture sp;
+    double y[SR], u[VN], v[VN];
+};
+
+static void bulk_setup(struct bulk_fixture *f, uint64_t seed)
+{
+    sparse_setup(&f->sp, seed);
+    uint64_t s = seed * 31 + 7;
+    for (int i = 0; i < SR; i++)
+        f->y[i] = 0.5 + fabs(unif(&s)); /* never 0: a divisor */
+    for (int i = 0; i < VN; i++) {
+        f->u[i] = unif(&s) * 2;
+        f->v[i] = i % 5 == 0 ? 0 : unif(&s);
+    }
+    struct lhost *h = f->sp.h;
+    struct lhost_matrix m2 = {.csc = &f->sp.c, .rows = 1000, .cols = SC};
+    ck_assert_int_eq(lhost_set_matrix(h, "X2", &m2), 0);
+    ck_assert_int_eq(lhost_set_vector(h, "y", f->y, SR, false), 0);
+    ck_assert_int_eq(lhost_set_vector(h, "u", f->u, VN, true), 0);
+    ck_assert_int_eq(lhost_set_vector(h, "v", f->v, VN, true), 0);
+}
+
+/* Define push(w, S, job) with body (line 2 on) and call it on blocks. */
+static int bulk_push(struct bulk_fixture *f, const char *body, const int64_t *blocks, size_t n,
+                     int *k, double *z)
+{
+    char text[4096];
+    snprintf(text, sizeof(text), "function push(w, S, job)\n%s\nend\n", body);
+    load_ok(f->sp.h, text);
+    *k = 0;
+    return lhost_push(f->sp.h, "push", blocks, n, 8, k, z);
+}
+
+/* The same, which must succeed with K vectors. */
+static void bulk_ok(struct bulk_fixture *f, const char *body, const int64_t *blocks, size_t n,
+                    int want_k, double *z)
+{
+    int k;
+    int rc = bulk_push(f, body, blocks, n, &k, z);
+    ck_assert_msg(rc == 0, "'%s' failed: %s", body, lhost_error(f->sp.h));
+    ck_assert_int_eq(k, want_k);
+}
+
+/* Valid blocks for X's columns and rows and for u: 1-based 3, 1, 22, 8, 14, 17. */
+static const int64_t bulk_a[] = {2, 0, 21, 7, 13, 16};
+enum { NA = 6 };
+
+START_TEST(test_bulk_ops)
+{
+    struct bulk_fixture f;
+    bulk_setup(&f, 40 + (uint64_t)_i);
+    const struct ptm_csr *a = &f.sp.a;
+    const struct ptm_csc *c = &f.sp.c;
+    double z[8 * NA];
+
+    /* column and row sets, against the other storage read entry by entry */
+    double cdot[SC] = {0}, cn2[SC] = {0}, rdot[SR] = {0}, rn2[SR] = {0};
+    int cnnz[SC] = {0}, rnnz[SR] = {0};
+    for (int i = 0; i < SR; i++)
+        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+            int j = a->colind[p];
+            cdot[j] += a->val[p] * f.sp.r[i];
+            cn2[j] += a->val[p] * a->val[p];
+            cnnz[j]++;
+        }
+    for (int j = 0; j < SC; j++)
+        for (int64_t p = c->colptr[j]; p < c->colptr[j + 1]; p++) {
+            int i = c->rowind[p];
+            rdot[i] += c->val[p] * f.sp.b[j];
+            rn2[i] += c->val[p] * c->val[p];
+            rnnz[i]++;
+        }
+    bulk_ok(&f, "local x = w.X:cols(S) return {x:dot(w.r), x:norm2(), x:nnz()}", bulk_a, NA, 3, z);
+    for (int k = 0; k < NA; k++) {
+        int64_t j = bulk_a[k];
+        ck_assert(close_to(z[3 * k], cdot[j], 1e-13));
+        ck_assert(close_to(z[3 * k + 1], cn2[j], 1e-13));
+        ck_assert(z[3 * k + 2] == cnnz[j]);
+    }
+    bulk_ok(&f, "local x = w.X:rows(S) return {x:dot(w.b), x:norm2(), x:nnz()}", bulk_a, NA, 3, z);
+    for (int k = 0; k < NA; k++) {
+        int64_t i = bulk_a[k];
+        ck_assert(close_to(z[3 * k], rdot[i], 1e-13));
+        ck_assert(close_to(z[3 * k + 1], rn2[i], 1e-13));
+        ck_assert(z[3 * k + 2] == rnnz[i]);
+    }
+    /* a new vector is a partner like any other */
+    bulk_ok(&f, "return w.X:cols(S):dot(w:vector(#w.r, 1))", bulk_a, NA, 1, z);
+    for (int k = 0; k < NA; k++) {
+        double sum = 0;
+        for (int64_t p = c->colptr[bulk_a[k]]; p < c->colptr[bulk_a[k] + 1]; p++)
+            sum += c->val[p];
+        ck_assert(close_to(z[k], sum, 1e-13));
+    }
+
+    /* axpy: r += sum of a[k] x_S[k] (a[3] = 0), b -= 0.5 sum of the rows */
+    double r0[SR], b0[SC];
+    memcpy(r0, f.sp.r, sizeof(r0));
+    memcpy(b0, f.sp.b, sizeof(b0));
+    bulk_ok(&f,
+            "local a = w:vector(#S)\n"
+            "for k = 1, #S do a[k] = k == 3 and 0 or k / 4 end\n"
+            "local same = w.X:cols(S):axpy(a, w.r) == w.r and w.X:rows(S):axpy(-0.5, w.b) == w.b\n"
+            "return w:vector(#S, same and 1 or 0)",
+            bulk_a, NA, 1, z);
+    ck_assert(z[0] == 1);
+    for (int k = 0; k < NA; k++) {
+        double ak = k == 2 ? 0 : (k + 1) / 4.0;
+        for (int64_t p = c->colptr[bulk_a[k]]; p < c->colptr[bulk_a[k] + 1]; p++)
+            r0[c->rowind[p]] += ak * c->val[p];
+        for (int64_t p = a->rowptr[bulk_a[k]]; p < a->rowptr[bulk_a[k] + 1]; p++)
+            b0[a->colind[p]] -= 0.5 * a->val[p];
+    }
+    for (int i = 0; i < SR; i++)
+        ck_assert(close_to(f.sp.r[i], r0[i], 1e-13));
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.sp.b[j], b0[j], 1e-13));
+
+    /* gather, the element-wise operations, copy: the copies leave p as it was */
+    double u0[VN];
+    memcpy(u0, f.u, sizeof(u0));
+    bulk_ok(&f,
+            "local p, q = w.u:gather(S), w.v:gather(S)\n"
+            "return {p:copy():add(q), p:copy():mul(q), p:copy():div(q, -7), p:copy():soft(0.3),\n"
+            "        p:copy():div(w.y:gather(S)), p, q}",
+            bulk_a, NA, 7, z);
+    for (int k = 0; k < NA; k++) {
+        double p = f.u[bulk_a[k]], q = f.v[bulk_a[k]], y = f.y[bulk_a[k]];
+        const double *zk = z + 7 * k;
+        double soft = p > 0.3 ? p - 0.3 : p < -0.3 ? p + 0.3 : 0;
+        ck_assert(zk[0] == p + q && zk[1] == p * q && zk[2] == (q != 0 ? p / q : -7));
+        ck_assert(zk[3] == soft && zk[4] == p / y && zk[5] == p && zk[6] == q);
+    }
+    ck_assert(memcmp(u0, f.u, sizeof(u0)) == 0);
+
+    /* scatter: u[S[k]] = 3 v[S[k]]; the rest of u stays */
+    bulk_ok(&f, "return w:vector(#S, w.u:scatter(S, w.v:gather(S):scale(3)) == w.u and 1 or 0)",
+            bulk_a, NA, 1, z);
+    ck_assert(z[0] == 1);
+    for (int k = 0; k < NA; k++)
+        u0[bulk_a[k]] = 3 * f.v[bulk_a[k]];
+    ck_assert(memcmp(u0, f.u, sizeof(u0)) == 0);
+
+    /* w:vector, with and without fill, as a method or not */
+    bulk_ok(&f, "return {w:vector(#S), w:vector(#S, 2.5), w.vector(#S, -1)}", bulk_a, NA, 3, z);
+    for (int k = 0; k < NA; k++)
+        ck_assert(z[3 * k] == 0 && z[3 * k + 1] == 2.5 && z[3 * k + 2] == -1);
+    sparse_teardown(&f.sp);
+}
+END_TEST
+
+/* New vectors outside push: in-place methods return their vector, and a
+ * new vector works wherever a registered one does. */
+START_TEST(test_new_vectors)
+{
+    struct bulk_fixture f;
+    bulk_setup(&f, 9);
+    struct lhost *h = f.sp.h;
+    ck_assert(eval(h,
+                   "local a = w:vector(3, 1)\n"
+                   "local same = a:scale(2) == a and a:add(a) == a and a:mul(a) == a and\n"
+                   "  a:div(a) == a and a:soft(0) == a and a:fill(1) == a and a:axpy(1, a) == a\n"
+                   "return (same and a[1] == 2 and a[3] == 2 and #a == 3 and\n"
+                   "  tostring(a) == 'vector (3 elements)') and 1 or 0") == 1);
+    double sum = 0, n2 = 0;
+    for (int i = 0; i < VN; i++) {
+        sum += f.u[i];
+        n2 += f.u[i] * f.u[i];
+    }
+    ck_assert(close_to(eval(h, "return w.u:dot(w:vector(#w.u, 1))"), sum, 1e-13));
+    ck_assert(close_to(eval(h, "return w.u:copy():norm2()"), n2, 1e-13));
+    ck_assert(close_to(eval(h, "local c = w.u:copy() c[1] = c[1] + 1 return c:sum() - w.u:sum()"),
+                       1, 1e-13));
+    double col = 0;
+    for (int64_t p = f.sp.c.colptr[4]; p < f.sp.c.colptr[5]; p++)
+        col += f.sp.c.val[p];
+    ck_assert(close_to(eval(h, "return w.X:col(5):dot(w:vector(#w.r, 1))"), col, 1e-13));
+    ck_assert(eval(h, "local a = w:vector(#w.r) w.X:col(5):axpy(2, a) return a:sum()") ==
+              2 * col);
+    /* kept in a global, a cache across calls */
+    ck_assert(eval(h, "cache = w:vector(4, 0.25) return 0") == 0);
+    ck_assert(eval(h, "cache[4] = 3 return cache:sum()") == 3.75);
+    sparse_teardown(&f.sp);
+}
+END_TEST
+
+/* Bad arguments and sizes, refused with these messages (the first line;
+ * the rest is the traceback). Blocks: bulk_a, or (b) 1-based 3 and 31. */
+static const struct {
+    int b; /* 1: the blocks 3 and 31 */
+    const char *body, *expected;
+} bulk_error_cases[] = {
+    {0, "return w.X:cols(S):dot(w.b)",
+     "t.lua:2: size mismatch: the columns of 'X' have 37 rows, 'b' has 23 elements"},
+    {0, "return w.X:rows(S):dot(w.r)",
+     "t.lua:2: size mismatch: the rows of 'X' have 23 columns, 'r' has 37 elements"},
+    {0, "w.X:cols(S):axpy(1, w.u)",
+     "t.lua:2: size mismatch: the columns of 'X' have 37 rows, 'u' has 50 elements"},
+    {0, "w.X:cols(S):axpy(w.u, w.r)",
+     "t.lua:2: size mismatch: the block list has 6 blocks, 'u' has 50 elements"},
+    {0, "w.X:cols(S):axpy('a', w.r)",
+     "t.lua:2: bad argument #1 to 'axpy' (number or vector expected, got string)"},
+    {0, "w.X:cols(S):axpy(1, w.y)", "t.lua:2: 'y' is read-only"},
+    {0, "w.X:cols(S):axpy(1, 2)",
+     "t.lua:2: bad argument #2 to 'axpy' (vector expected, got number)"},
+    {1, "return w.X:cols(S):dot(w.r)",
+     "t.lua:2: block 31 out of range for the columns of 'X' (1..23)"},
+    {1, "return w.X:cols(S):norm2()",
+     "t.lua:2: block 31 out of range for the columns of 'X' (1..23)"},
+    {1, "return w.X:cols(S):nnz()",
+     "t.lua:2: block 31 out of range for the columns of 'X' (1..23)"},
+    {1, "w.X:cols(S):axpy(1, w.r)",
+     "t.lua:2: block 31 out of range for the columns of 'X' (1..23)"},
+    {0, "return w.X:cols(w.u)",
+     "t.lua:2: bad argument #1 to 'cols' (block list expected, got vector)"},
+    {0, "return w.X:cols()",
+     "t.lua:2: bad argument #1 to 'cols' (block list expected, got no value)"},
+    {0, "return w.X2:rows(S)", "t.lua:2: 'X2' has no row views on this worker"},
+    {0, "return w.X:cols(S):sum()",
+     "t.lua:2: calling 'sum' on bad self (a view of one column or row expected, got a set)"},
+    {0, "for i, a in w.X:cols(S):each() do end",
+     "t.lua:2: calling 'each' on bad self (a view of one column or row expected, got a set)"},
+    {0, "return w.u:dot(w.X:cols(S))",
+     "t.lua:2: bad argument #1 to 'dot' (vector expected, got sparse view)"},
+    {0, "return w.u:gather(S):dot(w.u)",
+     "t.lua:2: size mismatch: a vector has 6 elements, 'u' has 50"},
+    {0, "return w:vector(10):gather(S)", "t.lua:2: block 22 out of range for a vector (1..10)"},
+    {0, "return w:vector(0):gather(S)", "t.lua:2: block 3 out of range for a vector (it is empty)"},
+    {1, "return w.b:gather(S)", "t.lua:2: block 31 out of range for 'b' (1..23)"},
+    {1, "w.b:scatter(S, w:vector(2))", "t.lua:2: block 31 out of range for 'b' (1..23)"},
+    {0, "return w.u:gather(w.u)",
+     "t.lua:2: bad argument #1 to 'gather' (block list expected, got vector)"},
+    {0, "w:vector(10):scatter(S, w:vector(6))",
+     "t.lua:2: block 22 out of range for a vector (1..10)"},
+    {0, "w.u:scatter(S, w.u)",
+     "t.lua:2: size mismatch: the block list has 6 blocks, 'u' has 50 elements"},
+    {0, "w.y:scatter(S, w:vector(6))", "t.lua:2: 'y' is read-only"},
+    {0, "w.u:add(w.b)", "t.lua:2: size mismatch: 'u' has 50 elements, 'b' has 23"},
+    {0, "w.u:mul(3)", "t.lua:2: bad argument #1 to 'mul' (vector expected, got number)"},
+    {0, "w.y:add(w.y)", "t.lua:2: 'y' is read-only"},
+    {0, "w.u:div(w.v)",
+     "t.lua:2: division by zero: element 1 of 'v' is 0 (give div a value for it: v:div(u, 0))"},
+    {0, "w:vector(3, 1):div(w:vector(3, 1):scatter(S, w:vector(6)))",
+     "t.lua:2: block 22 out of range for a vector (1..3)"},
+    {0, "w:vector(3, 1):div(w:vector(3))",
+     "t.lua:2: division by zero: element 1 of a vector is 0 (give div a value for it: v:div(u, "
+     "0))"},
+    {0, "w.u:div(w.u, 'x')", "t.lua:2: bad argument #2 to 'div' (number expected, got string)"},
+    {0, "w.u:soft(-1)", "t.lua:2: bad argument #1 to 'soft' (the threshold must be a number >= 0)"},
+    {0, "w.u:soft(0/0)",
+     "t.lua:2: bad argument #1 to 'soft' (the threshold must be a number >= 0)"},
+    {0, "w.u:soft()", "t.lua:2: bad argument #1 to 'soft' (number expected, got no value)"},
+    {0, "w.y:soft(1)", "t.lua:2: 'y' is read-only"},
+    {0, "return w.u.copy(3)", "t.lua:2: bad argument #1 to 'copy' (vector expected, got number)"},
+    {0, "w:vector(-1)", "t.lua:2: bad argument #1 to 'vector' (the size must be >= 0)"},
+    {0, "w:vector(1.5)",
+     "t.lua:2: bad argument #1 to 'vector' (number has no integer representation)"},
+    {0, "w:vector('x')", "t.lua:2: bad argument #1 to 'vector' (number expected, got string)"},
+    {0, "w:vector(3, 'x')", "t.lua:2: bad argument #2 to 'vector' (number expected, got string)"},
+    {0, "w:vector(2^62)", "t.lua:2: a vector of 4611686018427387904 elements is too large"},
+    {0, "return w:vector(3)[4]", "t.lua:2: index 4 out of range for a vector (1..3)"},
+    {0, "return w:vector(3):x()", "t.lua:2: attempt to call a nil value (method 'x')"},
+    {0, "return S.n", "t.lua:2: the block list indexed with string (expected a number)"},
+    {0, "S[1] = 3", "t.lua:2: the block list is read-only"},
+    {0, "return #S + S",
+     "t.lua:2: attempt to perform arithmetic on a block list value (local 'S')"},
+};
+
+START_TEST(test_bulk_errors)
+{
+    struct bulk_fixture f;
+    bulk_setup(&f, 3);
+    static const int64_t bad_b[] = {2, 30};
+    const int64_t *blocks = bulk_error_cases[_i].b ? bad_b : bulk_a;
+    size_t n = bulk_error_cases[_i].b ? 2 : NA;
+    double r0[SR], b0[SC], u0[VN], z[8 * NA];
+    memcpy(r0, f.sp.r, sizeof(r0));
+    memcpy(b0, f.sp.b, sizeof(b0));
+    memcpy(u0, f.u, sizeof(u0));
+    int k;
+    ck_assert_int_eq(bulk_push(&f, bulk_error_cases[_i].body, blocks, n, &k, z), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(f.sp.h), LHOST_FAIL_ERROR);
+    expect_first_line("bulk errors", _i, f.sp.h, bulk_error_cases[_i].expected);
+    /* a refused operation changed nothing */
+    ck_assert(memcmp(r0, f.sp.r, sizeof(r0)) == 0);
+    ck_assert(memcmp(b0, f.sp.b, sizeof(b0)) == 0);
+    ck_assert(memcmp(u0, f.u, sizeof(u0)) == 0);
+    sparse_teardown(&f.sp);
+}
+END_TEST
+
+/* New vectors count against the memory cap: one too big, many, and the
+ * host's own copies of a pull's sums. */
+START_TEST(test_vector_memory)
+{
+    struct lhost *h = small_host(); /* 16 MiB */
+    size_t before = lhost_memory(h);
+    ck_assert_int_eq(run_body(h, "local v = w:vector(1e9) return #v", NULL), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MEMORY);
+    ck_assert_str_eq(lhost_error(h), "memory cap of 16 MiB exceeded in hook 'objective'");
+    ck_assert(eval(h, "return #w:vector(1000, 1)") == 1000);
+    ck_assert_int_eq(run_body(h, "local t = {} for i = 1, 1e6 do t[i] = w:vector(1000) end", NULL),
+                     PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MEMORY);
+    ck_assert_uint_lt(lhost_memory(h), before + (1u << 20)); /* collected after the failure */
+    ck_assert(eval(h, "kept = {} for i = 1, 100 do kept[i] = w:vector(1000, i) end "
+                      "return kept[100][1000]") == 100);
+    ck_assert_uint_gt(lhost_memory(h), before + 100 * 8000);
+
+    /* a pull whose sums do not fit under the cap */
+    load_ok(h, "function pull(S, z) return z[1] end\n");
+    size_t n = (size_t)1 << 20;
+    int64_t *blocks = ptm_malloc(n * sizeof(*blocks));
+    double *z = ptm_malloc(2 * n * sizeof(*z)), out[1];
+    ck_assert(blocks && z);
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = (int64_t)i;
+        z[2 * i] = z[2 * i + 1] = 1;
+    }
+    ck_assert_int_eq(lhost_pull(h, "pull", blocks, n, z, 2, NULL, out), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MEMORY);
+    ck_assert_str_eq(lhost_error(h), "memory cap of 16 MiB exceeded in hook 'pull'");
+    ptm_free(blocks);
+    ptm_free(z);
+    lhost_free(h);
 }
 END_TEST
 
@@ -1364,6 +1848,59 @@ START_TEST(test_alloc_fail)
 }
 END_TEST
 
+/* The same for a round in bulk: push (a list of new vectors), pull (z,
+ * a vector back), apply (d, a set view). */
+START_TEST(test_alloc_fail_bulk)
+{
+    const char *text =
+        "function push(w, S) local v = w.v:gather(S) return {v, v:copy():scale(2)} end\n"
+        "function pull(S, z) return z[1]:add(z[2]) end\n"
+        "function apply(w, S, d) w.X:cols(S):axpy(d, w.r) end\n";
+    struct ptm_csr a;
+    struct ptm_csc c;
+    uint64_t s = 5;
+    random_csr(&s, 8, 6, 0.5, &a);
+    ck_assert_int_eq(ptm_csr_to_csc(&a, &c), 0);
+    double v[6] = {1, 2, 3, 4, 5, 6}, r[8] = {0};
+    int64_t blocks[] = {4, 1, 2};
+    unsigned long nth;
+    for (nth = 1; nth < 20000; nth++) {
+        ptm_fault_inject(nth);
+        struct lhost_config cfg = {.workers = 1, .last = 7, .mem = 8 << 20};
+        struct lhost *h = NULL;
+        double z[6], nb[3] = {0};
+        int k = 0, rc = lhost_new(&h, &cfg);
+        struct lhost_matrix m = {.csc = &c, .rows = 8, .cols = 6};
+        if (!rc)
+            rc = lhost_load(h, "t.lua", text, strlen(text));
+        if (!rc)
+            rc = lhost_set_vector(h, "v", v, 6, false);
+        if (!rc)
+            rc = lhost_set_vector(h, "r", r, 8, true);
+        if (!rc)
+            rc = lhost_set_matrix(h, "X", &m);
+        if (!rc)
+            rc = lhost_push(h, "push", blocks, 3, 2, &k, z);
+        if (!rc)
+            rc = lhost_pull(h, "pull", blocks, 3, z, k, NULL, nb);
+        if (!rc)
+            rc = lhost_apply(h, "apply", blocks, 3, NULL, nb);
+        ptm_fault_inject(0);
+        ck_assert_msg(rc == 0 || rc == PTM_ENOMEM, "nth %lu: %s: %s", nth, ptm_strerror(rc),
+                      h ? lhost_error(h) : "");
+        lhost_free(h);
+        if (rc == 0) {
+            ck_assert(nb[0] == 15 && nb[1] == 6 && nb[2] == 9);
+            break;
+        }
+    }
+    ck_assert_uint_gt(nth, 50);
+    ck_assert_uint_lt(nth, 20000);
+    ptm_csr_release(&a);
+    ptm_csc_release(&c);
+}
+END_TEST
+
 /* ---- the suite
  * ------------------------------------------------------------------------------------ */
 
@@ -1391,7 +1928,9 @@ static Suite *lua_suite(void)
     tcase_add_test(tc, test_traceback);
     tcase_add_test(tc, test_load_errors);
     add_rows(tc, test_results, result_cases);
+    tcase_add_test(tc, test_push_forms);
     tcase_add_test(tc, test_calls);
+    tcase_add_test(tc, test_blocks);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("objects");
@@ -1400,6 +1939,10 @@ static Suite *lua_suite(void)
     tcase_add_test(tc, test_register);
     tcase_add_loop_test(tc, test_sparse_ops, 0, 4);
     add_rows(tc, test_sparse_errors, sparse_error_cases);
+    tcase_add_loop_test(tc, test_bulk_ops, 0, 4);
+    tcase_add_test(tc, test_new_vectors);
+    add_rows(tc, test_bulk_errors, bulk_error_cases);
+    tcase_add_test(tc, test_vector_memory);
     tcase_add_test(tc, test_worker);
     tcase_add_test(tc, test_random);
     suite_add_tcase(s, tc);
@@ -1413,6 +1956,7 @@ static Suite *lua_suite(void)
     tc = tcase_create("alloc");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_alloc_fail);
+    tcase_add_test(tc, test_alloc_fail_bulk);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,32 @@
+/*
+ * cli.h - what cli/ptm.c (the command table, flags shared by commands,
+ * loading a job) lends to the commands that live in files of their own.
+ */
+#ifndef PTM_CLI_H
+#define PTM_CLI_H
+
+#include <stdbool.h>
+
+#include "compiler.h"
+#include "plan.h"
+
+/* "ptm: " fmt (one %s, arg) and "try 'ptm help CMD'" on stderr; returns
+ * PTM_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, const char *arg, const char *cmd);
+/* The integer in text, all of it, within [lo, hi]; false when it is not. */
+bool cli_parse_whole(const char *text, long long lo, long long hi, long long *out);
+/* --color=WHEN (auto, always, never): whether to colour diagnostics in
+ * *color; false for another WHEN. */
+bool cli_parse_color(const char *when, bool *color);
+/* Read, parse and check a job spec ("-": standard input), or load a plan,
+ * as `ptm check` does, with sets overriding its consts; diagnostics go to
+ * stderr. Returns an exit code; on PTM_EXIT_OK *plan is set (caller frees
+ * with plan_free()). */
+int cli_load_job(const char *path, const struct ptm_set *sets, unsigned nsets, bool color,
+                 struct ptm_plan **plan);
+
+/* ptm plan (cli/plan.c) */
+int cli_plan(int argc, char **argv);
+extern const char cli_plan_help[];
+
+#endif

@@ -1,0 +1,510 @@
+/*
+ * dryrun.c - `ptm plan`: run the plan's scheduler against a simulated
+ * execution and record the schedule it hands out (struct ptm_trace).
+ *
+ * DESIGN: the set-up is the engine's (rt_setup_tables: the same data
+ * reading and messages, parameter sizes, initial values and block set as
+ * `ptm run`, but one copy of every parameter and no workers), and the
+ * scheduler is the plan's own, found with ptm_sched_find() and driven
+ * through schedulers/sched.h as the engine drives it, with the same kind
+ * of environment for its expressions (sched_env.h). Only the updates are not run. In their place
+ * every scheduled block gets a simulated change (PTM_DRYRUN_MODEL): block b's k-th update changes
+ * each of its variables by s_b * 0.8^(k-1), s_b drawn once, log-uniform in [0.01, 1], from the
+ * seed. The changes are written where delta() reads them and added to the parameter's values, and
+ * done() hears them (the norm over the block's variables), so a policy
+ * that samples by priority sees blocks that keep moving (large s_b) and
+ * blocks that settle. The same plan, seed, rounds and workers give the
+ * same schedule. The dependency graph for pictures is asked of the same
+ * conflict rule the dynamic policy filters by (schedulers/conflict.c).
+ *
+ * A worker's load in a round is the cost of the blocks the scheduler gave
+ * it (the block set's `cost`, 1 a block without one): the time it would
+ * take if time were cost.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "dryrun.h"
+#include "engine_impl.h"
+#include "ptm.h"
+#include "rng.h"
+#include "sched.h"
+#include "sched_env.h"
+#include "sched_impl.h"
+
+/* ---- the schedule record ----------------------------------------------------- */
+
+struct ptm_trace *ptm_trace_new(int workers)
+{
+    struct ptm_trace *t = rt_zalloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->workers = workers < 1 ? 1 : workers;
+    t->unit = "cost";
+    t->sweeps = NAN;
+    t->start = rt_zalloc(1, sizeof(size_t)); /* start[0] = 0 */
+    if (!t->start) {
+        ptm_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void ptm_trace_free(struct ptm_trace *t)
+{
+    if (!t)
+        return;
+    ptm_free(t->source);
+    ptm_free(t->job);
+    ptm_free(t->policy);
+    ptm_free(t->blockset);
+    ptm_free(t->note);
+    ptm_free(t->cost);
+    ptm_free(t->rounds);
+    ptm_free(t->start);
+    ptm_free(t->load);
+    ptm_free(t->blocks);
+    if (t->graph) {
+        ptm_free(t->graph->priority);
+        ptm_free(t->graph->cost);
+        ptm_free(t->graph->edges);
+        ptm_free(t->graph->depend);
+        ptm_free(t->graph);
+    }
+    ptm_free(t);
+}
+
+/* Make room for n elements of size in *p (capacity *cap). */
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < n)
+        c *= 2;
+    if (c > SIZE_MAX / size)
+        return PTM_ENOMEM;
+    void *q = ptm_realloc(*p, c * size);
+    if (!q)
+        return PTM_ENOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+int ptm_trace_round(struct ptm_trace *t, const struct ptm_trace_round *r)
+{
+    size_t P = (size_t)t->workers;
+    PTM_ASSERT(t->nrounds == 0 || t->filled == t->workers);
+    size_t cap = t->caprounds;
+    if (grow((void **)&t->rounds, &t->caprounds, t->nrounds + 1, sizeof(*t->rounds)) != 0)
+        return PTM_ENOMEM;
+    if (t->caprounds != cap) {
+        /* start and load follow the rounds' capacity */
+        size_t *s = ptm_realloc(t->start, (t->caprounds * P + 1) * sizeof(size_t));
+        if (s)
+            t->start = s;
+        double *l = s ? ptm_realloc(t->load, t->caprounds * P * sizeof(double)) : NULL;
+        if (!s || !l) {
+            t->caprounds = cap;
+            return PTM_ENOMEM;
+        }
+        t->load = l;
+    }
+    t->rounds[t->nrounds] = *r;
+    for (size_t p = 1; p <= P; p++)
+        t->start[t->nrounds * P + p] = t->nentries;
+    for (size_t p = 0; p < P; p++)
+        t->load[t->nrounds * P + p] = 0;
+    t->nrounds++;
+    t->filled = 0;
+    return 0;
+}
+
+int ptm_trace_worker(struct ptm_trace *t, const int64_t *blocks, size_t n, double load)
+{
+    size_t P = (size_t)t->workers;
+    PTM_ASSERT(t->nrounds > 0 && t->filled < t->workers);
+    size_t r = t->nrounds - 1, p = (size_t)t->filled;
+    if (n > PTM_TRACE_MAX_ENTRIES - t->nentries)
+        return PTM_ETOOBIG;
+    if (grow((void **)&t->blocks, &t->capentries, t->nentries + n, sizeof(int64_t)) != 0)
+        return PTM_ENOMEM;
+    if (n)
+        memcpy(t->blocks + t->nentries, blocks, n * sizeof(int64_t));
+    t->nentries += n;
+    for (size_t q = p + 1; q <= P; q++)
+        t->start[r * P + q] = t->nentries;
+    t->load[r * P + p] = load;
+    t->filled++;
+    return 0;
+}
+
+const int64_t *ptm_trace_blocks(const struct ptm_trace *t, size_t r, int p, size_t *n)
+{
+    size_t i = r * (size_t)t->workers + (size_t)p;
+    *n = t->start[i + 1] - t->start[i];
+    return t->blocks + t->start[i];
+}
+
+/* ---- the dry run ------------------------------------------------------------- */
+
+struct dry {
+    const struct ptm_plan *plan;
+    struct ptm_run *run; /* the engine's tables: data, parameters, blocks */
+    struct sched_env env;
+    bool has_env;
+    const struct ptm_sched_ops *ops;
+    void *state;
+    struct ptm_sched_round sr;
+    struct rt_round rd; /* the round's variables */
+    double *bchange;    /* cap: each block's change this round */
+    int64_t *count;     /* nblocks: updates so far */
+    double *scale;      /* nblocks: s_b */
+    double *cost;       /* nblocks; the trace's (borrows) */
+};
+
+/* An expression of the block set for block b (0-based), and j (0-based)
+ * when the expression has two variables. */
+static double eval_block(struct dry *d, const struct prog *p, int64_t b, int64_t j)
+{
+    double vars[PROG_MAX_VARS] = {(double)(b + 1), (double)(j + 1)};
+    struct prog_env env = d->env.env;
+    env.vars = vars;
+    return prog_eval(p, &env);
+}
+
+static int block_costs(struct dry *d, char *err, size_t errlen)
+{
+    const struct plan_blockset *bs = d->run->bs;
+    for (int64_t b = 0; b < d->run->nblocks; b++) {
+        double c = bs->has_cost ? eval_block(d, &bs->cost, b, 0) : 1;
+        if (!(c >= 0) || !isfinite(c)) {
+            snprintf(err, errlen,
+                     "the cost of block %lld of '%s' is %g: a cost must be a finite "
+                     "number of at least 0",
+                     (long long)b + 1, bs->name, c);
+            return PTM_EINVAL;
+        }
+        d->cost[b] = c;
+    }
+    return 0;
+}
+
+/* The Euclidean norm of block b's last changes. */
+static double block_change(struct dry *d, int64_t b)
+{
+    int64_t one = b;
+    struct rt_round rd = d->rd;
+    rd.blocks = &one;
+    rd.n = 1;
+    rt_expand_round(d->run, &rd);
+    double s = 0;
+    for (size_t v = 0; v < rd.nvars; v++) {
+        double x = d->run->last_delta[rd.vars[v]];
+        s += x * x;
+    }
+    return sqrt(s);
+}
+
+/* Append text to *note ("; " between notes). */
+static int add_note(char **note, const char *text)
+{
+    size_t a = *note ? strlen(*note) : 0, b = strlen(text);
+    char *s = ptm_realloc(*note, a + b + 3);
+    if (!s)
+        return PTM_ENOMEM;
+    if (a) {
+        memcpy(s + a, "; ", 2);
+        a += 2;
+    }
+    memcpy(s + a, text, b + 1);
+    *note = s;
+    return 0;
+}
+
+/* The dependency graph of the first max_nodes blocks, by the rule the
+ * dynamic policy's filter uses (schedulers/conflict.c). */
+static int make_graph(struct dry *d, const struct ptm_dryrun_opts *o,
+                      const struct ptm_sched_info *info, struct ptm_trace *t, char *err,
+                      size_t errlen)
+{
+    const struct plan_blockset *bs = d->run->bs;
+    struct ptm_depgraph *g = rt_zalloc(1, sizeof(*g));
+    if (!g)
+        return PTM_ENOMEM;
+    t->graph = g;
+    int64_t max = o->max_nodes < 1                     ? 1
+                  : o->max_nodes > PTM_GRAPH_MAX_NODES ? PTM_GRAPH_MAX_NODES
+                                                       : o->max_nodes;
+    int64_t n = d->run->nblocks < max ? d->run->nblocks : max;
+    g->nnodes = n;
+    g->priority = rt_zalloc((size_t)n, sizeof(double));
+    g->cost = rt_zalloc((size_t)n, sizeof(double));
+    if (!g->priority || !g->cost)
+        return PTM_ENOMEM;
+    for (int64_t b = 0; b < n; b++) {
+        g->cost[b] = d->cost[b];
+        g->priority[b] =
+            bs->has_priority ? eval_block(d, &bs->priority, b, 0) : block_change(d, b) + 1e-4;
+    }
+    char what[4200];
+    if (bs->depend == PLAN_DEPEND_PRED)
+        snprintf(what, sizeof(what), "depend %s(i), %s(j) when %s", bs->name, bs->name,
+                 bs->pred.text ? bs->pred.text : "(a predicate)");
+    else if (bs->depend == PLAN_DEPEND_FILE)
+        snprintf(what, sizeof(what), "depend %s from \"%s\"", bs->name, bs->edges);
+    else
+        snprintf(what, sizeof(what), "no depend statement for '%s'", bs->name);
+    if (!(g->depend = plan_strdup(what)))
+        return PTM_ENOMEM;
+    struct sched_conflicts *c;
+    int rc = sched_conflicts_new(info, false, 1, &c, err, errlen);
+    if (rc != 0)
+        return rc;
+    size_t cap = 0;
+    for (int64_t i = 0; i < n && rc == 0 && !g->more_edges; i++)
+        for (int64_t j = i + 1; j < n && rc == 0; j++) {
+            if (!sched_conflicts_test(c, i, j))
+                continue;
+            if (g->nedges == o->max_edges) {
+                g->more_edges = true;
+                break;
+            }
+            if (grow((void **)&g->edges, &cap, 2 * g->nedges + 2, sizeof(int64_t)) != 0) {
+                rc = PTM_ENOMEM;
+                break;
+            }
+            g->edges[2 * g->nedges] = i;
+            g->edges[2 * g->nedges + 1] = j;
+            g->nedges++;
+        }
+    sched_conflicts_free(c);
+    return rc;
+}
+
+/* Sweeps (spec/language.md 5.9), a fraction: B block updates make one,
+ * or under rotation P rounds. */
+static double sweeps(const struct dry *d, size_t rounds, int64_t updates)
+{
+    if (d->plan->schedule.policy == PLAN_POLICY_ROTATION && d->ops == &ptm_sched_rotation)
+        return (double)rounds / d->run->P;
+    return (double)updates / (double)d->run->nblocks;
+}
+
+/* One round: schedule, record, simulate the changes, tell the scheduler. */
+static int dry_round(struct dry *d, struct ptm_trace *t, int64_t *updates, double *clock, char *err,
+                     size_t errlen)
+{
+    struct ptm_run *run = d->run;
+    int P = run->P;
+    double *g = d->env.globals;
+    g[PROG_G_ROUNDS] = (double)t->nrounds;
+    g[PROG_G_SWEEPS] = floor(sweeps(d, t->nrounds, *updates)); /* whole sweeps */
+    g[PROG_G_SECONDS] = *clock;
+    int rc = d->ops->next(d->state, &d->sr, err, errlen);
+    if (rc != 0)
+        return rc;
+    struct ptm_trace_round r = {
+        .round = (int64_t)t->nrounds + 1,
+        .seconds = NAN,
+        .candidates = d->sr.candidates,
+        .conflicts = d->sr.conflicts,
+        .objective = NAN,
+    };
+    if ((rc = ptm_trace_round(t, &r)) != 0)
+        return rc;
+    double longest = 0;
+    for (int p = 0; p < P; p++) {
+        size_t a = d->sr.part[p], b = d->sr.part[p + 1];
+        PTM_ASSERT(a <= b && b <= d->sr.n);
+        double load = 0;
+        for (size_t i = a; i < b; i++)
+            load += d->cost[d->sr.blocks[i]];
+        if ((rc = ptm_trace_worker(t, d->sr.blocks + a, b - a, load)) != 0)
+            return rc;
+        longest = load > longest ? load : longest;
+    }
+    *clock += longest;
+    /* the simulated changes */
+    d->rd.blocks = d->sr.blocks;
+    d->rd.n = d->sr.n;
+    rt_expand_round(run, &d->rd);
+    double *val = run->params[run->sparam].val;
+    for (size_t i = 0; i < d->rd.n; i++) {
+        int64_t b = d->rd.blocks[i];
+        double change = d->scale[b] * pow(PTM_DRYRUN_DECAY, (double)d->count[b]++);
+        for (int64_t v = d->rd.off[i]; v < d->rd.off[i + 1]; v++) {
+            run->last_delta[d->rd.vars[v]] = change;
+            val[d->rd.vars[v]] += change;
+        }
+        /* done() hears the Euclidean norm of the block's change */
+        d->bchange[i] = change * sqrt((double)(d->rd.off[i + 1] - d->rd.off[i]));
+    }
+    if (d->ops->done)
+        d->ops->done(d->state, d->rd.blocks, d->bchange, d->rd.n);
+    *updates += (int64_t)d->rd.n;
+    return 0;
+}
+
+static void dry_release(struct dry *d)
+{
+    if (d->state)
+        d->ops->destroy(d->state);
+    if (d->has_env)
+        sched_env_release(&d->env);
+    ptm_free(d->sr.blocks);
+    ptm_free(d->sr.part);
+    ptm_free(d->sr.load);
+    ptm_free(d->rd.off);
+    ptm_free(d->rd.vars);
+    ptm_free(d->bchange);
+    ptm_free(d->count);
+    ptm_free(d->scale);
+    ptm_run_free(d->run);
+}
+
+int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
+               struct ptm_data_diags *dg, char *err, size_t errlen, struct ptm_trace **out)
+{
+    *out = NULL;
+    err[0] = '\0';
+    enum plan_policy pol = plan->schedule.policy;
+    if (pol == PLAN_POLICY_DATA_PARALLEL) {
+        snprintf(err, errlen,
+                 "schedule data_parallel updates every parameter in every round: "
+                 "it has no blocks to plan");
+        return PTM_EINVAL;
+    }
+    struct dry d = {.plan = plan};
+    struct ptm_trace *t = NULL;
+    int rc = PTM_ENOMEM;
+    d.run = rt_zalloc(1, sizeof(*d.run));
+    if (!d.run)
+        goto fail;
+    struct ptm_run *run = d.run;
+    run->plan = plan;
+    run->P = o->workers < 1 ? 1 : o->workers;
+    run->opts.workers = run->P;
+    run->seed = o->has_seed ? o->seed : plan->seed;
+    if ((rc = rt_setup_tables(run, dg, err, errlen)) != 0)
+        goto fail;
+    int P = run->P;
+    int64_t B = run->nblocks;
+    rc = PTM_ENOMEM;
+    if (!(t = ptm_trace_new(P)))
+        goto fail;
+    t->dry = true;
+    t->nblocks = B;
+    t->seed = run->seed;
+    t->has_cost = run->bs->has_cost;
+    d.ops = ptm_sched_find(pol);
+    bool fallback = !d.ops;
+    if (fallback) {
+        d.ops = &ptm_sched_round_robin;
+        char note[160];
+        snprintf(note, sizeof(note),
+                 "this version has no %s scheduler: it is drawn as round_robin, one block a "
+                 "round, as ptm run runs it",
+                 plan_policy_name(pol));
+        if (add_note(&t->note, note) != 0)
+            goto fail;
+    }
+    if (P < o->workers) {
+        char note[160];
+        snprintf(note, sizeof(note), "%d worker%s, not %d: %s", P, P == 1 ? "" : "s", o->workers,
+                 run->rowdata < 0 ? "no data is sharded by rows, so a run has one worker"
+                                  : "a run has at most one worker a row of the data");
+        if (add_note(&t->note, note) != 0)
+            goto fail;
+    }
+    if ((plan->job && !(t->job = plan_strdup(plan->job))) ||
+        !(t->policy = plan_strdup(plan_policy_name(pol))) ||
+        !(t->blockset = plan_strdup(run->bs->name)))
+        goto fail;
+    /* the expressions' environment: data, parameter values, simulated changes */
+    if ((rc = sched_env_init(&d.env, plan, run->data)) != 0)
+        goto fail;
+    d.has_env = true;
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct rt_param *tp = &run->params[p];
+        sched_env_param(&d.env, (int32_t)p, tp->val,
+                        (int32_t)p == run->sparam ? run->last_delta : NULL, tp->rows, tp->cols);
+    }
+    double *g = d.env.globals;
+    for (int k = 0; k < PROG_NGLOBALS; k++)
+        g[k] = 0;
+    g[PROG_G_OBJECTIVE] = NAN;
+    g[PROG_G_REL_CHANGE] = INFINITY;
+    g[PROG_G_WORKERS] = P;
+    rc = PTM_ENOMEM;
+    d.cost = t->cost = rt_zalloc((size_t)B, sizeof(double));
+    d.count = rt_zalloc((size_t)B, sizeof(int64_t));
+    d.scale = rt_zalloc((size_t)B, sizeof(double));
+    if (!d.cost || !d.count || !d.scale)
+        goto fail;
+    if ((rc = block_costs(&d, err, errlen)) != 0)
+        goto fail;
+    struct ptm_rng rng;
+    ptm_rng_seed(&rng, run->seed ^ 0x64727972756e0000ull); /* "dryrun" stream */
+    for (int64_t b = 0; b < B; b++)
+        d.scale[b] = pow(10, -2 * ptm_rng_uniform(&rng)); /* log-uniform in (0.01, 1] */
+    struct ptm_sched_info info = {
+        .plan = plan,
+        .bs = run->bs,
+        .nblocks = B,
+        .workers = P,
+        .per_round = fallback ? 1 : plan->schedule.per_round,
+        .seed = run->seed,
+        .env = &d.env.env,
+    };
+    if ((rc = d.ops->create(&info, &d.state, err, errlen)) != 0) {
+        d.state = NULL;
+        goto fail;
+    }
+    size_t cap = d.ops->cap(d.state);
+    rc = PTM_ENOMEM;
+    if (cap > PTM_TRACE_MAX_ENTRIES || (size_t)run->bvars > SIZE_MAX / 8 / (cap ? cap : 1))
+        goto fail;
+    d.sr.blocks = rt_zalloc(cap, sizeof(int64_t));
+    d.sr.part = rt_zalloc((size_t)P + 1, sizeof(size_t));
+    d.sr.load = rt_zalloc((size_t)P, sizeof(double));
+    d.rd.off = rt_zalloc(cap + 1, sizeof(int64_t));
+    d.rd.vars = rt_zalloc(cap * (size_t)run->bvars, sizeof(int64_t));
+    d.bchange = rt_zalloc(cap, sizeof(double));
+    if (!d.sr.blocks || !d.sr.part || !d.sr.load || !d.rd.off || !d.rd.vars || !d.bchange)
+        goto fail;
+    int64_t updates = 0;
+    double clock = 0;
+    rc = 0;
+    for (int64_t k = 0; k < o->rounds && rc == 0; k++)
+        rc = dry_round(&d, t, &updates, &clock, err, errlen);
+    t->sweeps = sweeps(&d, t->nrounds, updates);
+    if (rc == 0 && o->graph)
+        rc = make_graph(&d, o, &info, t, err, errlen);
+    if (rc != 0)
+        goto fail;
+    dry_release(&d);
+    *out = t;
+    return 0;
+fail:
+    if ((rc == PTM_EDATA || rc == PTM_ENOENT || rc == PTM_EIO) && err[0]) {
+        rt_diags_from_text(dg, err); /* a file the policy reads, as a run reports it */
+        err[0] = '\0';
+    }
+    if (rc == PTM_ETOOBIG && t && t->nrounds > 0) {
+        /* the record is full: not the data's fault */
+        snprintf(err, errlen,
+                 "the schedule would hold more than %zu block updates: ask for "
+                 "fewer rounds",
+                 PTM_TRACE_MAX_ENTRIES);
+        rc = PTM_EINVAL;
+    }
+    if (rc == PTM_ENOMEM && !err[0])
+        snprintf(err, errlen, "%s", ptm_strerror(rc));
+    dry_release(&d);
+    ptm_trace_free(t);
+    return rc;
+}

@@ -1,0 +1,227 @@
+/*
+ * gen_logreg.c - `ptm gen logreg`: a sparse binary classification problem
+ * whose labels follow a logistic model with known weights (gen.h).
+ *
+ * DESIGN: as gen_lasso.c, the file is written a row at a time, memory is
+ * w* plus one row, values are multiples of 10^-6 written as exact
+ * decimals, and the margin x . w* is computed from the values the reader
+ * will get, so the labels follow the model of the file's own numbers.
+ */
+#include "gen.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "gen_impl.h"
+#include "ptm.h"
+
+/* Values are multiples of 10^-VALUE_DIGITS. */
+#define VALUE_DIGITS 6
+#define VALUE_SCALE 1e6
+
+enum { STREAM_X = 1, STREAM_W, STREAM_LABEL };
+
+void ptm_gen_logreg_defaults(struct gen_logreg_opts *o)
+{
+    *o = (struct gen_logreg_opts){
+        .seed = 0,
+        .rows = GEN_LOGREG_ROWS,
+        .cols = GEN_LOGREG_COLS,
+        .density = GEN_LOGREG_DENSITY,
+        .nonzeros = GEN_LOGREG_NONZEROS,
+    };
+}
+
+static bool opts_ok(const struct gen_logreg_opts *o)
+{
+    return o->rows >= 1 && o->rows <= INT32_MAX && o->cols >= 1 && o->cols <= INT32_MAX &&
+           o->density > 0 && o->density <= 1 && o->nonzeros >= 0 && o->nonzeros <= o->cols;
+}
+
+/* w*: nonzeros columns by Floyd's algorithm, values in column order. */
+static void draw_w(const struct gen_logreg_opts *o, bool *mark, double *w)
+{
+    struct gen_rng g;
+    gen_rng_seed(&g, o->seed, STREAM_W);
+    int64_t d = o->cols;
+    memset(mark, 0, (size_t)d);
+    for (int64_t j = d - o->nonzeros; j < d; j++) {
+        int64_t t = (int64_t)gen_rng_below(&g, (uint64_t)j + 1);
+        mark[mark[t] ? j : t] = true;
+    }
+    double active = (double)o->nonzeros * o->density;
+    double s = GEN_LOGREG_MARGIN / sqrt(active > 1 ? active : 1);
+    for (int64_t j = 0; j < d; j++) {
+        w[j] = 0;
+        if (mark[j]) {
+            w[j] = s * gen_rng_normal(&g);
+            if (w[j] == 0) /* a non-zero weight is not zero */
+                w[j] = s * 0x1p-30;
+        }
+    }
+    memset(mark, 0, (size_t)d);
+}
+
+static int write_w(struct gen_out *o, const double *w, int64_t d)
+{
+    for (int64_t j = 0; j < d; j++) {
+        char *p = gen_out_room(o);
+        int len = gen_fmt_double(p, w[j]);
+        p[len] = '\n';
+        o->len += (size_t)len + 1;
+    }
+    return gen_out_finish(o);
+}
+
+/* What the rows add up to, for info.tsv. */
+struct sums {
+    int64_t nnz, positives;
+    double prob;    /* sum of sigmoid(x . w*) */
+    double logloss; /* sum of log(1 + exp(-y x . w*)) */
+};
+
+/* log(1 + exp(t)) without overflow. */
+static double log1pexp(double t)
+{
+    return t > 0 ? t + log1p(exp(-t)) : log1p(exp(t));
+}
+
+static int write_rows(struct gen_out *o, const struct gen_logreg_opts *op, const double *w,
+                      bool *mark, struct sums *sum)
+{
+    int64_t d = op->cols;
+    double per_row = op->density * (double)d;
+    int64_t whole = (int64_t)per_row;
+    double frac = per_row - (double)whole;
+    int64_t max_entries = whole + 2 < d ? whole + 2 : d;
+    int32_t *col = ptm_malloc((size_t)max_entries * sizeof(*col));
+    int64_t *q = ptm_malloc((size_t)max_entries * sizeof(*q));
+    if (!col || !q) {
+        ptm_free(col);
+        ptm_free(q);
+        return PTM_ENOMEM;
+    }
+    struct gen_rng gx, gy;
+    gen_rng_seed(&gx, op->seed, STREAM_X);
+    gen_rng_seed(&gy, op->seed, STREAM_LABEL);
+    bool last_seen = false;
+    for (int64_t i = 0; i < op->rows; i++) {
+        int64_t m = whole + (gen_rng_uniform(&gx) < frac ? 1 : 0);
+        if (m > d)
+            m = d;
+        gen_draw_sorted(&gx, d, m, col, mark);
+        /* The last row holds the last column when no row did. */
+        bool force = i == op->rows - 1 && !last_seen;
+        if (force && (m == 0 || col[m - 1] != d - 1))
+            col[m++] = (int32_t)(d - 1);
+        int64_t ne = 0;
+        double margin = 0;
+        for (int64_t k = 0; k < m; k++) {
+            int64_t mq = llround(gen_rng_normal(&gx) * VALUE_SCALE);
+            if (mq == 0) {
+                if (!(force && col[k] == d - 1))
+                    continue;
+                mq = 1;
+            }
+            col[ne] = col[k];
+            q[ne++] = mq;
+            if (w[col[k]] != 0)
+                margin += ((double)mq / VALUE_SCALE) * w[col[k]];
+        }
+        if (ne > 0 && col[ne - 1] == d - 1)
+            last_seen = true;
+        double p = 1 / (1 + exp(-margin));
+        bool pos = gen_rng_uniform(&gy) < p;
+        sum->nnz += ne;
+        sum->positives += pos;
+        sum->prob += p;
+        sum->logloss += log1pexp(pos ? -margin : margin);
+        char *s = gen_out_room(o);
+        memcpy(s, pos ? "1" : "-1", pos ? 1 : 2);
+        o->len += pos ? 1 : 2;
+        for (int64_t k = 0; k < ne; k++) {
+            char *p0 = gen_out_room(o);
+            s = p0;
+            *s++ = ' ';
+            s += gen_fmt_uint(s, (uint64_t)col[k] + 1);
+            *s++ = ':';
+            s += gen_fmt_fixed(s, q[k], VALUE_DIGITS);
+            o->len += (size_t)(s - p0);
+        }
+        o->buf[o->len++] = '\n';
+    }
+    ptm_free(col);
+    ptm_free(q);
+    return gen_out_finish(o);
+}
+
+static int write_info(struct gen_out *o, const struct gen_logreg_opts *op, const struct sums *s)
+{
+    double n = (double)op->rows;
+    gen_out_kv_str(o, "model", "logreg");
+    gen_out_kv_int(o, "seed", (int64_t)op->seed);
+    gen_out_kv_int(o, "rows", op->rows);
+    gen_out_kv_int(o, "cols", op->cols);
+    gen_out_kv_num(o, "density", op->density);
+    gen_out_kv_int(o, "nonzeros", op->nonzeros);
+    gen_out_kv_int(o, "nnz", s->nnz);
+    gen_out_kv_int(o, "positives", s->positives);
+    gen_out_kv_num(o, "mean_sigmoid", s->prob / n);
+    gen_out_kv_num(o, "logloss_true", s->logloss / n);
+    return gen_out_finish(o);
+}
+
+enum { F_W, F_TRAIN, F_INFO, NFILES };
+
+static const char *const file_name[NFILES] = {
+    [F_W] = "w_true.tsv",
+    [F_TRAIN] = "train.svm",
+    [F_INFO] = "info.tsv",
+};
+
+int ptm_gen_logreg(const struct gen_logreg_opts *o, const char *dir, const char **file)
+{
+    if (file)
+        *file = NULL;
+    if (!opts_ok(o))
+        return PTM_EINVAL;
+    int64_t d = o->cols;
+    double *w = ptm_malloc((size_t)d * sizeof(*w));
+    bool *mark = ptm_malloc((size_t)d * sizeof(*mark));
+    struct gen_out f[NFILES];
+    memset(f, 0, sizeof(f));
+    int rc = PTM_ENOMEM, at = -1;
+    if (!w || !mark)
+        goto out;
+    draw_w(o, mark, w);
+    struct sums sum = {0, 0, 0, 0};
+    rc = gen_out_open(&f[at = F_W], dir, file_name[F_W]);
+    if (!rc)
+        rc = write_w(&f[F_W], w, d);
+    if (!rc)
+        rc = gen_out_open(&f[at = F_TRAIN], dir, file_name[F_TRAIN]);
+    if (!rc) {
+        rc = write_rows(&f[F_TRAIN], o, w, mark, &sum);
+        if (rc == PTM_ENOMEM)
+            at = -1;
+    }
+    if (!rc)
+        rc = gen_out_open(&f[at = F_INFO], dir, file_name[F_INFO]);
+    if (!rc)
+        rc = write_info(&f[F_INFO], o, &sum);
+    for (int k = 0; k < NFILES && !rc; k++)
+        rc = gen_out_rename(&f[at = k]);
+out:
+    if (rc == PTM_EIO && file && at >= 0)
+        *file = file_name[at];
+    /* No temporary file is left behind. */
+    for (int k = 0; k < NFILES; k++)
+        gen_out_release(&f[k]);
+    ptm_free(w);
+    ptm_free(mark);
+    return rc;
+}

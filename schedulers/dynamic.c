@@ -1,0 +1,705 @@
+/*
+ * dynamic.c - the dynamic policy (structure-aware scheduling, STRADS;
+ * spec/language.md 5.9). Each round: draw `sample` distinct candidates
+ * with probability proportional to their sampling weights (uniformly
+ * during the warm-up), keep those that conflict with no candidate of
+ * higher priority kept before them (conflict.c), and deal the kept blocks
+ * to the workers by cost.
+ *
+ * DESIGN
+ *
+ * Weights live in a sum tree: a complete binary tree over a power of two
+ * of leaves, each inner node the sum of its two children, recomputed from
+ * them (never adjusted by differences, so a subtree of zero weights sums
+ * to exactly 0 and no rounding drift builds up). A draw walks down from
+ * the root (log B steps). Without replacement: a draw that gives a block
+ * already drawn is drawn again, which is exact (each draw is then
+ * proportional to the weights of the blocks not drawn yet) and costs
+ * little while the drawn blocks hold little of the weight; once they hold
+ * half, the drawn leaves are set to 0 for the rest of the round and put
+ * back after it. When the blocks not yet drawn all weigh 0, the remaining
+ * draws are uniform among them.
+ *
+ * Priorities are evaluated as little as possible, by what the compiled
+ * priority reads (classify()):
+ * - no priority statement: d + 1e-4 from the change done() reports, for
+ *   the blocks just updated;
+ * - a priority that reads parameters only at the block's own variable
+ *   (`delta(beta[j])`, `W[j, k]` for row blocks, `H[k, j]` for column
+ *   blocks, of the scheduled parameter, with one variable or row or column
+ *   a block, and no `and`/`or`): re-evaluated in done() for the blocks
+ *   just updated, which are the only ones whose value can have moved;
+ * - a priority that reads other parameters or other elements: every block
+ *   again before the next round that samples by weight, if any round
+ *   committed since;
+ * - a priority that reads `rounds` or `sweeps` (which move during a run):
+ *   every block again before a round that samples by weight, when a value
+ *   it reads has changed since the last time (sweeps moves seldom);
+ * - one that reads only data, block numbers and `workers`: once.
+ *
+ * Pipelining: with `pipeline N` the schedule of round t + N is computed
+ * when round t is handed out, so it sees the changes committed up to
+ * round t - 1: the priorities it samples by lag N rounds behind those of
+ * `pipeline 0`. The first call computes rounds 0 .. N from the initial
+ * priorities. Everything happens inside next() and done() on the caller's
+ * thread, so the rounds depend only on the seed, the plan, the number of
+ * workers and the changes reported, never on timing.
+ *
+ * The warm-up is counted in the rounds this scheduler has computed (and
+ * their kept blocks, for sweeps): round t is in the warm-up when t is
+ * below `warmup N rounds`, or when the blocks kept in rounds 0 .. t-1,
+ * divided by B and rounded down, are below `warmup N sweeps`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+#include "rng.h"
+#include "sched_impl.h"
+
+/* Added to a block's change when there is no priority statement. */
+#define DEFAULT_FLOOR 1e-4
+/* Weights are capped here, so that the sum of up to 2^31 stays finite. */
+#define WEIGHT_MAX 1e280
+/* The most blocks: block numbers must fit the conflict cache's keys. */
+#define MAX_BLOCKS INT32_MAX
+#define MAX_PIPELINE 64
+
+/* A sort key: value and the place it came from. */
+struct key {
+    double v;
+    size_t i;
+};
+
+struct dyn {
+    const struct plan_blockset *bs;
+    int64_t B;
+    int P;
+    size_t N; /* candidates a round: sample, at most B */
+    bool balance;
+    int64_t warmup;
+    bool warm_rounds; /* the warm-up is counted in rounds, else in sweeps */
+    int pipeline;
+    /* priorities */
+    bool program;      /* a priority statement; else the default */
+    bool reads_params; /* it reads parameter values or changes */
+    bool local;        /* ... only at the block's own variable */
+    uint32_t moving;   /* bits of the globals it reads that move during a run */
+    double seen[PROG_NGLOBALS]; /* their values at the last evaluation of all */
+    bool dirty;        /* a round committed since the last evaluation of all */
+    struct prog_env env;
+    double var;
+    /* weights: tree[leaves + b] is block b's, tree[k] = tree[2k] + tree[2k + 1] */
+    size_t leaves;
+    double *tree;
+    double *cost; /* B; NULL when every block costs 1 */
+    /* a round's scratch */
+    int64_t *perm;   /* B: uniform draws are a partial Fisher-Yates shuffle of it */
+    uint32_t *drawn; /* B: == stamp when drawn this round */
+    uint32_t stamp;
+    int64_t *cand;   /* N, in draw order */
+    double *cw;      /* N: their weights */
+    struct key *keys, *tmp; /* N */
+    int64_t *sorted; /* N: candidates in filter order */
+    int64_t *kept;   /* N */
+    int *owner;      /* N: the worker of kept[i] */
+    size_t *cursor;  /* P */
+    struct key *heap; /* P: (load, worker), least first */
+    /* rounds computed ahead: q[(qhead + i) % pipeline], i < qlen */
+    struct ptm_sched_round *q;
+    int qhead, qlen;
+    int64_t rounds, updates; /* rounds computed, and their kept blocks */
+    struct ptm_rng g;
+    struct sched_conflicts *conf;
+    /* a failure met in done(), reported by the next next() */
+    int failed;
+    char failure[512];
+};
+
+static const double zero_globals[PROG_NGLOBALS];
+
+/* ---- the sum tree --------------------------------------------------------------- */
+
+static void set_weight(struct dyn *s, int64_t b, double w)
+{
+    size_t k = s->leaves + (size_t)b;
+    s->tree[k] = w;
+    for (k >>= 1; k; k >>= 1)
+        s->tree[k] = s->tree[2 * k] + s->tree[2 * k + 1];
+}
+
+static void rebuild(struct dyn *s)
+{
+    for (size_t k = s->leaves - 1; k >= 1; k--)
+        s->tree[k] = s->tree[2 * k] + s->tree[2 * k + 1];
+}
+
+/* A block drawn with probability proportional to its weight; the total
+ * (tree[1]) must be positive. Only subtrees of positive weight are
+ * entered, so the leaf reached weighs more than 0. */
+static int64_t draw(struct dyn *s)
+{
+    double u = ptm_rng_uniform(&s->g) * s->tree[1];
+    size_t k = 1;
+    while (k < s->leaves) {
+        double l = s->tree[2 * k], r = s->tree[2 * k + 1];
+        if (l > 0 && (u < l || !(r > 0))) {
+            k = 2 * k;
+        } else {
+            u -= l;
+            k = 2 * k + 1;
+        }
+    }
+    return (int64_t)(k - s->leaves);
+}
+
+/* Uniform in [0, n) by rejection, without the modulo bias. */
+static uint64_t below(struct ptm_rng *g, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do
+        x = ptm_rng_next(g);
+    while (x >= limit);
+    return x % n;
+}
+
+/* ---- priorities ----------------------------------------------------------------- */
+
+static const int8_t op_pops[] = {
+#define X(name, yaml, operands, pops, pushes) pops,
+    PROG_OP_LIST(X)
+#undef X
+};
+
+/* What the priority program reads (see DESIGN). */
+static void classify(struct dyn *s, const struct prog *p)
+{
+    const struct plan_blockset *bs = s->bs;
+    double each;
+    bool one_unit = !bs->into && prog_is_const(&bs->count, &each) && each == 1;
+    int want_n = bs->axis == PLAN_AXIS_ELEMS ? 1 : 2;
+    int at = bs->axis == PLAN_AXIS_COLS ? 1 : 0; /* the index that is the block's */
+    bool own[PROG_MAX_STACK + PROG_MAX_INDICES]; /* the slot holds exactly j */
+    int sp = 0;
+    bool track = true, local = one_unit;
+    s->reads_params = false;
+    s->moving = 0;
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const struct prog_insn *in = &p->code[k];
+        int pops = op_pops[in->op];
+        bool mine = false;
+        switch (in->op) {
+        case PROG_GLOBAL:
+            if (in->a != PROG_G_WORKERS)
+                s->moving |= 1u << in->a;
+            break;
+        case PROG_VAR:
+            mine = in->a == 0;
+            break;
+        case PROG_JFALSE:
+        case PROG_JTRUE:
+            track = false; /* the stack differs by path: no more tracking */
+            local = false;
+            break;
+        case PROG_PARAM:
+        case PROG_DELTA:
+            s->reads_params = true;
+            if (!track || in->a != bs->param || in->b != want_n || sp < in->b ||
+                !own[sp - in->b + at])
+                local = false;
+            pops = in->b;
+            break;
+        case PROG_DATA:
+            pops = in->b;
+            break;
+        default:
+            break;
+        }
+        if (!track)
+            continue;
+        sp -= pops;
+        if (sp < 0 || sp >= PROG_MAX_STACK) { /* not a valid program: assume the worst */
+            track = false;
+            local = false;
+            continue;
+        }
+        own[sp++] = mine;
+    }
+    s->local = local;
+}
+
+/* "coef(12)": block b of the set, as the language numbers it. */
+static const char *block_name(const struct dyn *s, int64_t b, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s(%lld)", s->bs->name ? s->bs->name : "block", (long long)b + 1);
+    return buf;
+}
+
+/* The sampling weight of priority v of block b: v below 0 is 0; NaN and
+ * +infinity are errors. */
+static int weight_of(const struct dyn *s, int64_t b, double v, double *w, char *err,
+                     size_t errlen)
+{
+    if (isnan(v) || v == INFINITY) {
+        char name[160];
+        const char *text = s->program && s->bs->priority.text ? s->bs->priority.text : NULL;
+        if (text)
+            snprintf(err, errlen, "the priority of %s, '%s', is %s: a priority must be a number",
+                     block_name(s, b, name, sizeof(name)), text,
+                     isnan(v) ? "not a number (NaN)" : "infinite");
+        else if (s->program)
+            snprintf(err, errlen, "the priority of %s is %s: a priority must be a number",
+                     block_name(s, b, name, sizeof(name)),
+                     isnan(v) ? "not a number (NaN)" : "infinite");
+        else
+            snprintf(err, errlen,
+                     "the change of %s is %s, and so is its priority (the change plus 1e-4): the "
+                     "update rule diverged",
+                     block_name(s, b, name, sizeof(name)), isnan(v) ? "not a number (NaN)" : "infinite");
+        return PTM_EINVAL;
+    }
+    *w = v > 0 ? (v < WEIGHT_MAX ? v : WEIGHT_MAX) : 0;
+    return 0;
+}
+
+static double eval_priority(struct dyn *s, int64_t b)
+{
+    s->var = (double)(b + 1);
+    return prog_eval(&s->bs->priority, &s->env);
+}
+
+/* Every block's priority again, and the tree. */
+static int evaluate_all(struct dyn *s, char *err, size_t errlen)
+{
+    for (int64_t b = 0; b < s->B; b++) {
+        int rc = weight_of(s, b, eval_priority(s, b), &s->tree[s->leaves + (size_t)b], err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    rebuild(s);
+    memcpy(s->seen, s->env.globals, sizeof(s->seen));
+    s->dirty = false;
+    return 0;
+}
+
+/* Bring the weights up to date before a round that samples by them. */
+static int refresh(struct dyn *s, char *err, size_t errlen)
+{
+    if (!s->program)
+        return 0;
+    bool moved = false;
+    for (int g = 0; g < PROG_NGLOBALS; g++)
+        if ((s->moving >> g & 1) && memcmp(&s->seen[g], &s->env.globals[g], sizeof(double)) != 0)
+            moved = true;
+    if (moved || (s->dirty && !s->local))
+        return evaluate_all(s, err, errlen);
+    return 0;
+}
+
+/* ---- a round -------------------------------------------------------------------- */
+
+/* Stable sort of k[0 .. n) by decreasing v (ties keep their order). */
+static void sort_desc(struct key *k, struct key *tmp, size_t n)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                tmp[o++] = k[j].v > k[i].v ? k[j++] : k[i++];
+            while (i < mid)
+                tmp[o++] = k[i++];
+            while (j < hi)
+                tmp[o++] = k[j++];
+        }
+        memcpy(k, tmp, n * sizeof(*k));
+    }
+}
+
+static bool heap_less(const struct key *a, const struct key *b)
+{
+    return a->v < b->v || (a->v == b->v && a->i < b->i);
+}
+
+static void sift_down(struct key *h, size_t n, size_t k)
+{
+    for (;;) {
+        size_t l = 2 * k + 1, r = l + 1, m = k;
+        if (l < n && heap_less(&h[l], &h[m]))
+            m = l;
+        if (r < n && heap_less(&h[r], &h[m]))
+            m = r;
+        if (m == k)
+            return;
+        struct key t = h[k];
+        h[k] = h[m];
+        h[m] = t;
+        k = m;
+    }
+}
+
+/* Deal kept[0 .. nk) (in filter order) to the workers into out. */
+static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
+{
+    size_t P = (size_t)s->P;
+    if (s->balance && s->cost && P > 1) {
+        /* by decreasing cost (ties in filter order), each to the least
+         * loaded worker (ties to the lowest number) */
+        for (size_t i = 0; i < nk; i++)
+            s->keys[i] = (struct key){s->cost[s->kept[i]], i};
+        sort_desc(s->keys, s->tmp, nk);
+        for (size_t p = 0; p < P; p++)
+            s->heap[p] = (struct key){0, p}; /* a heap already */
+        for (size_t i = 0; i < nk; i++) {
+            size_t k = s->keys[i].i;
+            s->owner[k] = (int)s->heap[0].i;
+            s->heap[0].v += s->keys[i].v;
+            sift_down(s->heap, P, 0);
+        }
+    } else {
+        /* balance false; or equal costs, where the least loaded worker is
+         * always the next one in turn */
+        for (size_t i = 0; i < nk; i++)
+            s->owner[i] = (int)(i % P);
+    }
+    for (size_t p = 0; p < P; p++) {
+        s->cursor[p] = 0;
+        out->load[p] = 0;
+    }
+    for (size_t i = 0; i < nk; i++)
+        s->cursor[s->owner[i]]++;
+    size_t at = 0;
+    for (size_t p = 0; p < P; p++) {
+        out->part[p] = at;
+        size_t c = s->cursor[p];
+        s->cursor[p] = at;
+        at += c;
+    }
+    out->part[P] = at;
+    for (size_t i = 0; i < nk; i++) {
+        size_t p = (size_t)s->owner[i], pos = s->cursor[p]++;
+        out->blocks[pos] = s->kept[i];
+        if (out->order)
+            out->order[pos] = i;
+        out->load[p] += s->cost ? s->cost[s->kept[i]] : 1;
+    }
+    out->n = nk;
+}
+
+/* Compute the next round into out. */
+static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
+{
+    bool warm = s->warm_rounds ? s->rounds < s->warmup : s->updates / s->B < s->warmup;
+    int rc;
+    if (!warm && (rc = refresh(s, err, errlen)) != 0)
+        return rc;
+    if (++s->stamp == 0) {
+        memset(s->drawn, 0, (size_t)s->B * sizeof(uint32_t));
+        s->stamp = 1;
+    }
+    size_t N = s->N, fy = 0;
+    const int64_t *order = s->cand;
+    /* Drawing without replacement: draw with replacement and draw again
+     * on a block already drawn (which gives each draw with probability
+     * proportional to the weights of the blocks not drawn yet), until the
+     * blocks drawn hold half the weight; from then on set drawn leaves to
+     * 0 and put them back after the round. */
+    double total = s->tree[1], mass = 0;
+    bool removing = false;
+    for (size_t k = 0; k < N; k++) {
+        int64_t b;
+        double w = 0;
+        if (!warm && !removing && mass > 0.5 * total) {
+            removing = true;
+            for (size_t i = 0; i < k; i++)
+                if (s->cw[i] > 0)
+                    set_weight(s, s->cand[i], 0);
+        }
+        if (!warm && s->tree[1] > 0) {
+            do
+                b = draw(s);
+            while (!removing && s->drawn[b] == s->stamp);
+            w = s->tree[s->leaves + (size_t)b];
+            mass += w;
+            if (removing)
+                set_weight(s, b, 0);
+        } else {
+            /* uniform among the blocks not drawn yet: the next places of a
+             * Fisher-Yates shuffle, skipping blocks the tree gave */
+            do {
+                size_t j = fy + (size_t)below(&s->g, (uint64_t)s->B - fy);
+                int64_t t = s->perm[fy];
+                s->perm[fy] = s->perm[j];
+                s->perm[j] = t;
+                b = s->perm[fy++];
+            } while (s->drawn[b] == s->stamp);
+        }
+        s->drawn[b] = s->stamp;
+        s->cand[k] = b;
+        s->cw[k] = w;
+    }
+    if (!warm) {
+        for (size_t k = 0; removing && k < N; k++)
+            if (s->cw[k] > 0)
+                set_weight(s, s->cand[k], s->cw[k]);
+        /* visit by decreasing priority, ties in draw order */
+        for (size_t k = 0; k < N; k++)
+            s->keys[k] = (struct key){s->cw[k], k};
+        sort_desc(s->keys, s->tmp, N);
+        for (size_t k = 0; k < N; k++)
+            s->sorted[k] = s->cand[s->keys[k].i];
+        order = s->sorted;
+    }
+    int64_t evals = 0;
+    size_t nk = sched_conflicts_filter(s->conf, order, N, s->kept, &evals);
+    assign(s, nk, out);
+    out->candidates = (int64_t)N;
+    out->conflicts = (int64_t)(N - nk);
+    out->evaluations = evals;
+    s->rounds++;
+    s->updates += (int64_t)nk;
+    return 0;
+}
+
+static void copy_round(struct ptm_sched_round *dst, const struct ptm_sched_round *src, int P)
+{
+    dst->n = src->n;
+    memcpy(dst->blocks, src->blocks, src->n * sizeof(int64_t));
+    if (dst->order)
+        memcpy(dst->order, src->order, src->n * sizeof(size_t));
+    memcpy(dst->part, src->part, ((size_t)P + 1) * sizeof(size_t));
+    memcpy(dst->load, src->load, (size_t)P * sizeof(double));
+    dst->candidates = src->candidates;
+    dst->conflicts = src->conflicts;
+    dst->evaluations = src->evaluations;
+}
+
+/* ---- the interface -------------------------------------------------------------- */
+
+static void dyn_destroy(void *state)
+{
+    struct dyn *s = state;
+    if (!s)
+        return;
+    ptm_free(s->tree);
+    ptm_free(s->cost);
+    ptm_free(s->perm);
+    ptm_free(s->drawn);
+    ptm_free(s->cand);
+    ptm_free(s->cw);
+    ptm_free(s->keys);
+    ptm_free(s->tmp);
+    ptm_free(s->sorted);
+    ptm_free(s->kept);
+    ptm_free(s->owner);
+    ptm_free(s->cursor);
+    ptm_free(s->heap);
+    if (s->q)
+        for (int i = 0; i < s->pipeline; i++) {
+            ptm_free(s->q[i].blocks);
+            ptm_free(s->q[i].part);
+            ptm_free(s->q[i].load);
+            ptm_free(s->q[i].order);
+        }
+    ptm_free(s->q);
+    sched_conflicts_free(s->conf);
+    ptm_free(s);
+}
+
+/* n elements of size, or NULL; n == 0 gives one. */
+static void *alloc(size_t n, size_t size)
+{
+    return ptm_malloc((n ? n : 1) * size);
+}
+
+/* Costs of every block (has_cost). */
+static int eval_costs(struct dyn *s, char *err, size_t errlen)
+{
+    s->cost = alloc((size_t)s->B, sizeof(double));
+    if (!s->cost)
+        return PTM_ENOMEM;
+    for (int64_t b = 0; b < s->B; b++) {
+        s->var = (double)(b + 1);
+        double v = prog_eval(&s->bs->cost, &s->env);
+        if (!(v >= 0) || v == INFINITY) {
+            char name[160];
+            const char *text = s->bs->cost.text;
+            snprintf(err, errlen, "the cost of %s%s%s%s is %g: a cost must be a finite number of at least 0",
+                     block_name(s, b, name, sizeof(name)), text ? ", '" : "", text ? text : "",
+                     text ? "'," : "", v);
+            return PTM_EINVAL;
+        }
+        s->cost[b] = v;
+    }
+    return 0;
+}
+
+static int dyn_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
+{
+    const struct plan_schedule *sc = &info->plan->schedule;
+    const struct plan_blockset *bs = info->bs;
+    *state = NULL;
+    if (info->nblocks < 1 || info->nblocks > MAX_BLOCKS) {
+        snprintf(err, errlen, "the dynamic policy schedules 1 to %lld blocks; '%s' has %lld",
+                 (long long)MAX_BLOCKS, bs->name, (long long)info->nblocks);
+        return PTM_EINVAL;
+    }
+    if (sc->pipeline < 0 || sc->pipeline > MAX_PIPELINE || sc->sample < 0 || sc->warmup < 0) {
+        snprintf(err, errlen,
+                 "schedule dynamic: pipeline must be 0 .. %d and sample and warmup at least 0",
+                 MAX_PIPELINE);
+        return PTM_EINVAL;
+    }
+    struct dyn *s = ptm_malloc(sizeof(*s));
+    if (!s)
+        return PTM_ENOMEM;
+    memset(s, 0, sizeof(*s));
+    s->bs = bs;
+    s->B = info->nblocks;
+    s->P = info->workers;
+    int64_t sample = sc->sample > 0 ? sc->sample : 256;
+    s->N = (size_t)(sample < s->B ? sample : s->B);
+    s->balance = sc->balance;
+    s->warmup = sc->warmup;
+    s->warm_rounds = sc->warmup_unit == PLAN_UNIT_ROUNDS;
+    s->pipeline = (int)sc->pipeline;
+    s->program = bs->has_priority;
+    ptm_rng_seed(&s->g, info->seed ^ 0x64796e616d696300ull); /* "dynamic" stream */
+    int rc = PTM_ENOMEM;
+    size_t B = (size_t)s->B, N = s->N, P = (size_t)s->P;
+    for (s->leaves = 1; s->leaves < B; s->leaves *= 2)
+        ;
+    s->tree = alloc(2 * s->leaves, sizeof(double));
+    s->perm = alloc(B, sizeof(int64_t));
+    s->drawn = alloc(B, sizeof(uint32_t));
+    s->cand = alloc(N, sizeof(int64_t));
+    s->cw = alloc(N, sizeof(double));
+    s->keys = alloc(N > P ? N : P, sizeof(struct key));
+    s->tmp = alloc(N > P ? N : P, sizeof(struct key));
+    s->sorted = alloc(N, sizeof(int64_t));
+    s->kept = alloc(N, sizeof(int64_t));
+    s->owner = alloc(N, sizeof(int));
+    s->cursor = alloc(P, sizeof(size_t));
+    s->heap = alloc(P, sizeof(struct key));
+    if (!s->tree || !s->perm || !s->drawn || !s->cand || !s->cw || !s->keys || !s->tmp ||
+        !s->sorted || !s->kept || !s->owner || !s->cursor || !s->heap)
+        goto fail;
+    memset(s->tree, 0, 2 * s->leaves * sizeof(double));
+    memset(s->drawn, 0, B * sizeof(uint32_t));
+    for (size_t b = 0; b < B; b++)
+        s->perm[b] = (int64_t)b;
+    if (s->pipeline > 0) {
+        s->q = alloc((size_t)s->pipeline, sizeof(*s->q));
+        if (!s->q)
+            goto fail;
+        memset(s->q, 0, (size_t)s->pipeline * sizeof(*s->q));
+        for (int i = 0; i < s->pipeline; i++) {
+            struct ptm_sched_round *r = &s->q[i];
+            r->blocks = alloc(N, sizeof(int64_t));
+            r->order = alloc(N, sizeof(size_t));
+            r->part = alloc(P + 1, sizeof(size_t));
+            r->load = alloc(P, sizeof(double));
+            if (!r->blocks || !r->order || !r->part || !r->load)
+                goto fail;
+        }
+    }
+    /* what expressions read */
+    bool need_env = false;
+    double v;
+    if (bs->has_priority && !prog_is_const(&bs->priority, &v))
+        need_env = true;
+    if (bs->has_cost && !prog_is_const(&bs->cost, &v))
+        need_env = true;
+    if (info->env) {
+        s->env = *info->env;
+    } else if (need_env) {
+        snprintf(err, errlen,
+                 "the priority or cost of '%s' reads data, parameters or run-time values, which "
+                 "this run does not provide",
+                 bs->name);
+        rc = PTM_EINVAL;
+        goto fail;
+    } else {
+        s->env.globals = zero_globals;
+    }
+    s->env.vars = &s->var;
+    if (bs->has_cost && (rc = eval_costs(s, err, errlen)) != 0)
+        goto fail;
+    if (s->program) {
+        classify(s, &bs->priority);
+        if ((rc = evaluate_all(s, err, errlen)) != 0)
+            goto fail;
+    } else {
+        for (size_t b = 0; b < B; b++)
+            s->tree[s->leaves + b] = DEFAULT_FLOOR; /* no change yet */
+        rebuild(s);
+    }
+    if ((rc = sched_conflicts_new(info, sc->keep_all, N, &s->conf, err, errlen)) != 0)
+        goto fail;
+    *state = s;
+    return 0;
+fail:
+    dyn_destroy(s);
+    return rc;
+}
+
+static size_t dyn_cap(const void *state)
+{
+    return ((const struct dyn *)state)->N;
+}
+
+static int dyn_next(void *state, struct ptm_sched_round *out, char *err, size_t errlen)
+{
+    struct dyn *s = state;
+    if (s->failed) {
+        snprintf(err, errlen, "%s", s->failure);
+        return s->failed;
+    }
+    if (s->pipeline == 0)
+        return compute(s, out, err, errlen);
+    int rc;
+    while (s->qlen < s->pipeline) { /* the first call: rounds 0 .. pipeline - 1 */
+        if ((rc = compute(s, &s->q[(s->qhead + s->qlen) % s->pipeline], err, errlen)) != 0)
+            return rc;
+        s->qlen++;
+    }
+    copy_round(out, &s->q[s->qhead], s->P);
+    s->qhead = (s->qhead + 1) % s->pipeline;
+    s->qlen--;
+    if ((rc = compute(s, &s->q[(s->qhead + s->qlen) % s->pipeline], err, errlen)) != 0)
+        return rc;
+    s->qlen++;
+    return 0;
+}
+
+static void dyn_done(void *state, const int64_t *blocks, const double *change, size_t n)
+{
+    struct dyn *s = state;
+    if (s->program && !s->reads_params)
+        return; /* nothing it reads has moved */
+    if (s->program && !s->local) {
+        s->dirty = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t b = blocks[i];
+        double v = s->program ? eval_priority(s, b) : change[i] + DEFAULT_FLOOR, w = 0;
+        if (weight_of(s, b, v, &w, s->failure, sizeof(s->failure)) != 0) {
+            s->failed = PTM_EINVAL;
+            return;
+        }
+        set_weight(s, b, w);
+    }
+}
+
+const struct ptm_sched_ops ptm_sched_dynamic = {
+    .name = "dynamic",
+    .create = dyn_create,
+    .cap = dyn_cap,
+    .next = dyn_next,
+    .done = dyn_done,
+    .destroy = dyn_destroy,
+};

@@ -1,0 +1,1526 @@
+/*
+ * test_sched.c - the schedulers (schedulers/): dynamic, rotation,
+ * round_robin and random through the interface of sched.h, and the dynamic
+ * policy inside `ptm run`.
+ *
+ * DESIGN: plans are built here by hand (a block set with programs emitted
+ * with prog_emit), and the expressions read the test's arrays through a
+ * struct prog_env of its own: data(j) and param(j) are priorities the test
+ * sets, nnz(col j) a cost, corr(i, j) 1 or 0 from a conflict graph the
+ * test knows (a seeded hash of the pair, so that it is symmetric and needs
+ * no memory), counting each evaluation. Every property is checked against
+ * that independent knowledge: no two kept blocks conflict (random graphs,
+ * predicates and edge files, many rounds); a rotation epoch meets every
+ * (worker, block) pair once; draw frequencies follow the weights and the
+ * warm-up is uniform (chi-square tests at significance 0.001, so a correct
+ * sampler fails one of them about once in a thousand runs of a test;
+ * seeds are fixed, so a run is repeatable); the assignment is the greedy
+ * rule recomputed here, and within the LPT bound; rounds depend on the
+ * seed, not on the number of workers or on timing; pipelining lags by the
+ * number of rounds it says; bad edge files give their whole messages;
+ * allocation failures are clean. Then `ptm run` with the dynamic policy:
+ * the Lasso it solves meets the KKT conditions, the same bits come out on
+ * 1, 2 and 3 workers, and a bad edge list is reported as bad data.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "compiler.h"
+#include "data.h"
+#include "diag.h"
+#include "engine.h"
+#include "gen.h"
+#include "kernel_lasso.h"
+#include "lang.h"
+#include "plan.h"
+#include "prog.h"
+#include "ptm.h"
+#include "rng.h"
+#include "sched.h"
+#include "sched_impl.h"
+#include "testutil.h"
+
+/* ---- the fixture: a plan, a block set and an environment ----------------------- */
+
+/* An assertion for hot loops: ck_assert reports every check it passes to
+ * the parent process (a system call each), this only failures. */
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            ck_abort_msg(__VA_ARGS__);                                         \
+    } while (0)
+
+enum prio_kind {
+    PRIO_NONE,     /* no priority statement: the default */
+    PRIO_STATIC,   /* data(j): read once */
+    PRIO_LOCAL,    /* param(j): re-evaluated for updated blocks */
+    PRIO_NONLOCAL, /* param(j + 0): every block, after any update */
+    PRIO_ROUNDS,   /* param(j) + 0 * rounds: every block when rounds moves */
+};
+
+enum dep_kind { DEP_NONE, DEP_PRED, DEP_FILE };
+
+struct fx {
+    struct ptm_plan plan;
+    struct plan_blockset bs;
+    double globals[PROG_NGLOBALS];
+    struct prog_env env;
+    int64_t B;
+    double *w;     /* priorities: data(j) and param(j) */
+    double *cost;  /* nnz(col j) */
+    double density; /* share of pairs that conflict */
+    uint64_t gseed;
+    int64_t evals;  /* corr() calls */
+    uint8_t *seen;  /* B * B when small: pairs evaluated */
+};
+
+/* Does the pair (i, j) conflict in the test's graph? Symmetric. */
+static bool truth(const struct fx *f, int64_t i, int64_t j)
+{
+    if (i == j)
+        return false;
+    uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
+    uint64_t x = f->gseed ^ (lo * 0x9e3779b97f4a7c15u) ^ (hi * 0xc2b2ae3d27d4eb4fu);
+    x = ptm_splitmix64(&x);
+    return (double)(x >> 11) * 0x1.0p-53 < f->density;
+}
+
+static double cb_data(void *ud, int32_t k, const int64_t *idx, int n)
+{
+    const struct fx *f = ud;
+    (void)k;
+    return n == 1 && idx[0] >= 1 && idx[0] <= f->B ? f->w[idx[0] - 1] : NAN;
+}
+
+static double cb_nnz(void *ud, int32_t k, int axis, int64_t j)
+{
+    const struct fx *f = ud;
+    (void)k;
+    CHECK(axis == 1, "nnz of a row");
+    return j >= 1 && j <= f->B ? f->cost[j - 1] : NAN;
+}
+
+static double cb_corr(void *ud, int32_t a, int64_t i, int32_t b, int64_t j)
+{
+    struct fx *f = ud;
+    (void)a;
+    (void)b;
+    CHECK(i >= 1 && j <= f->B && i < j, "pair (%lld, %lld) evaluated", (long long)i, (long long)j);
+    f->evals++;
+    if (f->seen) {
+        uint8_t *s = &f->seen[(i - 1) * f->B + (j - 1)];
+        CHECK(*s == 0, "pair (%lld, %lld) evaluated twice", (long long)i, (long long)j);
+        *s = 1;
+    }
+    return truth(f, i - 1, j - 1) ? 1 : 0;
+}
+
+static void emit(struct prog *p, enum prog_op op, int32_t a, int32_t b)
+{
+    ck_assert_int_eq(prog_emit(p, op, a, b), 0);
+}
+
+static void finish(struct prog *p, const char *text)
+{
+    ck_assert_int_eq(prog_finish(p), 0);
+    ck_assert_int_eq(prog_set_text(p, text), 0);
+}
+
+/* A fixture of B blocks; every option at the language's default. */
+static struct fx *fx_new(int64_t B, enum prio_kind prio, enum dep_kind dep, bool cost)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    ck_assert_ptr_nonnull(f);
+    f->B = B;
+    f->w = calloc((size_t)B, sizeof(double));
+    f->cost = calloc((size_t)B, sizeof(double));
+    ck_assert(f->w && f->cost);
+    for (int64_t b = 0; b < B; b++)
+        f->w[b] = f->cost[b] = 1;
+    f->gseed = 1;
+    f->density = 0.1;
+    struct plan_blockset *bs = &f->bs;
+    bs->name = "coef";
+    bs->param = 0;
+    bs->axis = PLAN_AXIS_ELEMS;
+    ck_assert_int_eq(prog_emit_const(&bs->count, 1), 0);
+    finish(&bs->count, "1");
+    bs->depend = dep == DEP_PRED ? PLAN_DEPEND_PRED : dep == DEP_FILE ? PLAN_DEPEND_FILE
+                                                                       : PLAN_DEPEND_NONE;
+    if (dep == DEP_PRED) {
+        emit(&bs->pred, PROG_VAR, 0, 0);
+        emit(&bs->pred, PROG_VAR, 1, 0);
+        emit(&bs->pred, PROG_CORR, 0, 0);
+        ck_assert_int_eq(prog_emit_const(&bs->pred, 0.5), 0);
+        emit(&bs->pred, PROG_GT, 0, 0);
+        finish(&bs->pred, "corr(col(X, i), col(X, j)) > 0.5");
+    }
+    if (dep == DEP_FILE)
+        bs->edges = "edges.txt";
+    bs->has_priority = prio != PRIO_NONE;
+    struct prog *p = &bs->priority;
+    switch (prio) {
+    case PRIO_NONE:
+        break;
+    case PRIO_STATIC:
+        emit(p, PROG_VAR, 0, 0);
+        emit(p, PROG_DATA, 0, 1);
+        finish(p, "w[j]");
+        break;
+    case PRIO_LOCAL:
+        emit(p, PROG_VAR, 0, 0);
+        emit(p, PROG_PARAM, 0, 1);
+        finish(p, "beta[j]");
+        break;
+    case PRIO_NONLOCAL:
+        emit(p, PROG_VAR, 0, 0);
+        ck_assert_int_eq(prog_emit_const(p, 0), 0);
+        emit(p, PROG_ADD, 0, 0);
+        emit(p, PROG_PARAM, 0, 1);
+        finish(p, "beta[j + 0]");
+        break;
+    case PRIO_ROUNDS:
+        emit(p, PROG_VAR, 0, 0);
+        emit(p, PROG_PARAM, 0, 1);
+        emit(p, PROG_GLOBAL, PROG_G_ROUNDS, 0);
+        ck_assert_int_eq(prog_emit_const(p, 0), 0);
+        emit(p, PROG_MUL, 0, 0);
+        emit(p, PROG_ADD, 0, 0);
+        finish(p, "beta[j] + 0 * rounds");
+        break;
+    }
+    bs->has_cost = cost;
+    if (cost) {
+        emit(&bs->cost, PROG_VAR, 0, 0);
+        emit(&bs->cost, PROG_NNZ_COL, 0, 0);
+        finish(&bs->cost, "nnz(col(X, j))");
+    }
+    f->plan.job = "t";
+    f->plan.base_dir = ".";
+    f->plan.blocksets = bs;
+    f->plan.nblocksets = 1;
+    f->plan.schedule = (struct plan_schedule){
+        .policy = PLAN_POLICY_DYNAMIC,
+        .over = 0,
+        .sample = 256,
+        .warmup = 0,
+        .warmup_unit = PLAN_UNIT_SWEEPS,
+        .balance = true,
+        .pipeline = 0,
+    };
+    f->env = (struct prog_env){
+        .globals = f->globals,
+        .ud = f,
+        .param = cb_data,
+        .delta = cb_data,
+        .data = cb_data,
+        .nnz = cb_nnz,
+        .corr = cb_corr,
+    };
+    return f;
+}
+
+static void fx_free(struct fx *f)
+{
+    prog_release(&f->bs.count);
+    prog_release(&f->bs.pred);
+    prog_release(&f->bs.priority);
+    prog_release(&f->bs.cost);
+    free(f->w);
+    free(f->cost);
+    free(f->seen);
+    free(f);
+}
+
+static struct ptm_sched_info fx_info(const struct fx *f, int P, uint64_t seed)
+{
+    return (struct ptm_sched_info){
+        .plan = &f->plan,
+        .bs = &f->bs,
+        .nblocks = f->B,
+        .workers = P,
+        .per_round = f->plan.schedule.per_round,
+        .seed = seed,
+        .env = &f->env,
+    };
+}
+
+/* A round's arrays, sized for cap blocks and P workers. */
+struct rd {
+    struct ptm_sched_round r;
+    size_t cap;
+    int P;
+};
+
+static void rd_init(struct rd *x, size_t cap, int P)
+{
+    x->cap = cap;
+    x->P = P;
+    x->r = (struct ptm_sched_round){
+        .blocks = calloc(cap + 1, sizeof(int64_t)),
+        .part = calloc((size_t)P + 1, sizeof(size_t)),
+        .load = calloc((size_t)P, sizeof(double)),
+        .order = calloc(cap + 1, sizeof(size_t)),
+    };
+    ck_assert(x->r.blocks && x->r.part && x->r.load && x->r.order);
+}
+
+static void rd_release(struct rd *x)
+{
+    free(x->r.blocks);
+    free(x->r.part);
+    free(x->r.load);
+    free(x->r.order);
+}
+
+/* A scheduler of policy ops over f, with its round buffers. */
+struct sch {
+    const struct ptm_sched_ops *ops;
+    void *st;
+    struct rd rd;
+    struct fx *f;
+};
+
+static void sch_new(struct sch *s, const struct ptm_sched_ops *ops, struct fx *f, int P,
+                    uint64_t seed)
+{
+    struct ptm_sched_info info = fx_info(f, P, seed);
+    char err[1024] = "";
+    s->ops = ops;
+    s->f = f;
+    int rc = ops->create(&info, &s->st, err, sizeof(err));
+    ck_assert_msg(rc == 0, "create: %s", err);
+    rd_init(&s->rd, ops->cap(s->st), P);
+}
+
+static void sch_free(struct sch *s)
+{
+    s->ops->destroy(s->st);
+    rd_release(&s->rd);
+}
+
+/* The next round, checked for what every round must be. */
+static const struct ptm_sched_round *sch_next(struct sch *s)
+{
+    char err[1024] = "";
+    struct ptm_sched_round *r = &s->rd.r;
+    int rc = s->ops->next(s->st, r, err, sizeof(err));
+    ck_assert_msg(rc == 0, "next: %s", err);
+    int64_t B = s->f->B;
+    int P = s->rd.P;
+    CHECK(r->n <= s->rd.cap, "%zu blocks, cap %zu", r->n, s->rd.cap);
+    CHECK(r->part[0] == 0 && r->part[P] == r->n, "part[0] %zu, part[P] %zu", r->part[0],
+          r->part[P]);
+    bool *used = calloc((size_t)B, sizeof(bool)), *placed = calloc(r->n + 1, sizeof(bool));
+    CHECK(used && placed, "out of memory");
+    for (size_t i = 0; i < r->n; i++) {
+        CHECK(r->blocks[i] >= 0 && r->blocks[i] < B, "block %lld", (long long)r->blocks[i]);
+        CHECK(!used[r->blocks[i]], "block %lld twice", (long long)r->blocks[i]);
+        used[r->blocks[i]] = true;
+        CHECK(r->order[i] < r->n && !placed[r->order[i]], "order[%zu] = %zu", i, r->order[i]);
+        placed[r->order[i]] = true;
+    }
+    for (int p = 0; p < P; p++) {
+        CHECK(r->part[p] <= r->part[p + 1], "part not increasing");
+        double load = 0;
+        for (size_t i = r->part[p]; i < r->part[p + 1]; i++)
+            load += s->f->bs.has_cost ? s->f->cost[r->blocks[i]] : 1;
+        CHECK(fabs(load - r->load[p]) <= 1e-9 * (1 + load), "worker %d load %g, want %g", p,
+              r->load[p], load);
+    }
+    free(used);
+    free(placed);
+    return r;
+}
+
+/* The round's blocks in the policy's order. */
+static void policy_order(const struct ptm_sched_round *r, int64_t *out)
+{
+    for (size_t i = 0; i < r->n; i++)
+        out[r->order[i]] = r->blocks[i];
+}
+
+/* The worker of the block at place k of the policy's order. */
+static int worker_of(const struct ptm_sched_round *r, int P, size_t k)
+{
+    for (int p = 0; p < P; p++)
+        for (size_t i = r->part[p]; i < r->part[p + 1]; i++)
+            if (r->order[i] == k)
+                return p;
+    return -1;
+}
+
+/* Tell the scheduler every block of r changed by change(b, round). */
+static double change_of(int64_t b, int64_t t)
+{
+    uint64_t x = (uint64_t)b * 1000003u + (uint64_t)t;
+    return (double)(ptm_splitmix64(&x) >> 11) * 0x1.0p-53 * (b % 7 == 0 ? 1 : 0.01);
+}
+
+static void sch_done(struct sch *s, int64_t t)
+{
+    const struct ptm_sched_round *r = &s->rd.r;
+    double *c = calloc(r->n + 1, sizeof(double));
+    ck_assert_ptr_nonnull(c);
+    for (size_t i = 0; i < r->n; i++)
+        c[i] = change_of(r->blocks[i], t);
+    if (s->ops->done)
+        s->ops->done(s->st, r->blocks, c, r->n);
+    free(c);
+}
+
+/* Chi-square critical value for df degrees of freedom at significance
+ * 0.001 (Wilson-Hilferty: accurate to a percent or so for df >= 3). */
+static double chi2_crit(int df)
+{
+    double z = 3.0902, a = 2.0 / (9.0 * df);
+    double c = 1 - a + z * sqrt(a);
+    return df * c * c * c;
+}
+
+/* ---- rotation, round_robin, random ------------------------------------------------ */
+
+/* Every (worker, block) pair once per epoch of P rounds; worker p holds
+ * block (p + t) mod P. */
+START_TEST(test_rotation)
+{
+    for (int P = 1; P <= 9; P++) {
+        struct fx *f = fx_new(P, PRIO_NONE, DEP_NONE, false);
+        f->plan.schedule.policy = PLAN_POLICY_ROTATION;
+        struct sch s;
+        sch_new(&s, &ptm_sched_rotation, f, P, 7);
+        ck_assert_uint_eq(ptm_sched_rotation.cap(s.st), (size_t)P);
+        int *met = calloc((size_t)(P * P), sizeof(int));
+        ck_assert_ptr_nonnull(met);
+        for (int t = 0; t < 3 * P; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            ck_assert_uint_eq(r->n, (size_t)P);
+            for (int p = 0; p < P; p++) {
+                ck_assert_uint_eq(r->part[p + 1] - r->part[p], 1);
+                int64_t b = r->blocks[r->part[p]];
+                ck_assert_int_eq(b, (p + t) % P);
+                met[p * P + b]++;
+            }
+            if ((t + 1) % P == 0) { /* an epoch ends: each pair met once in it */
+                for (int k = 0; k < P * P; k++)
+                    ck_assert_int_eq(met[k], (t + 1) / P);
+            }
+        }
+        free(met);
+        sch_free(&s);
+        fx_free(f);
+    }
+    /* not one block per worker */
+    struct fx *f = fx_new(4, PRIO_NONE, DEP_NONE, false);
+    struct ptm_sched_info info = fx_info(f, 3, 1);
+    void *st = NULL;
+    char err[512];
+    ck_assert_int_eq(ptm_sched_rotation.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("rotation", 0, err,
+                   "rotation needs one block per worker: block set 'coef' has 4 blocks and the run "
+                   "has 3 workers (write 'blocks coef = ... into workers')",
+                   NULL);
+    fx_free(f);
+}
+END_TEST
+
+/* round_robin and random: the k-th block of the round to worker k mod P,
+ * each worker's blocks together; round_robin in number order. */
+START_TEST(test_deal)
+{
+    const struct ptm_sched_ops *ops[] = {&ptm_sched_round_robin, &ptm_sched_random};
+    for (size_t o = 0; o < 2; o++)
+        for (int P = 1; P <= 6; P++)
+            for (int64_t per = 0; per <= 13; per += 13) {
+                struct fx *f = fx_new(20, PRIO_NONE, DEP_NONE, false);
+                f->plan.schedule.policy = o ? PLAN_POLICY_RANDOM : PLAN_POLICY_ROUND_ROBIN;
+                f->plan.schedule.per_round = per;
+                struct sch s;
+                sch_new(&s, ops[o], f, P, 3);
+                size_t want = per ? 13 : (size_t)P;
+                int64_t next = 0, seq[32];
+                for (int t = 0; t < 10; t++) {
+                    const struct ptm_sched_round *r = sch_next(&s);
+                    ck_assert_uint_eq(r->n, want);
+                    policy_order(r, seq);
+                    for (size_t k = 0; k < r->n; k++) {
+                        ck_assert_int_eq(worker_of(r, P, k), (int)(k % (size_t)P));
+                        if (o == 0) {
+                            ck_assert_int_eq(seq[k], next);
+                            next = (next + 1) % 20;
+                        }
+                    }
+                }
+                sch_free(&s);
+                fx_free(f);
+            }
+}
+END_TEST
+
+/* ---- dynamic: conflicts ---------------------------------------------------------- */
+
+/* Random graphs through the predicate: no kept pair conflicts, each pair
+ * is evaluated at most once (bit matrices; the hash beyond is emptied when
+ * full, so a pair may come again there), at most candidates * kept
+ * evaluations a round, and each round's count is the scheduler's. */
+START_TEST(test_no_conflicts_pred)
+{
+    static const int64_t sizes[] = {1, 2, 3, 7, 40, 300, 1000, 9000};
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 99 + (uint64_t)_i);
+    for (size_t k = 0; k < PTM_ARRAY_LEN(sizes); k++) {
+        int64_t B = sizes[k];
+        struct fx *f = fx_new(B, _i % 2 ? PRIO_STATIC : PRIO_NONE, DEP_PRED, _i % 3 == 0);
+        f->gseed = ptm_rng_next(&g);
+        f->density = ptm_rng_uniform(&g) * (B > 500 ? 0.05 : 0.5);
+        for (int64_t b = 0; b < B; b++) {
+            f->w[b] = ptm_rng_uniform(&g) < 0.2 ? 0 : ptm_rng_uniform(&g) * 10;
+            f->cost[b] = floor(ptm_rng_uniform(&g) * 50);
+        }
+        if (B <= 1000) {
+            f->seen = calloc((size_t)(B * B), 1);
+            ck_assert_ptr_nonnull(f->seen);
+        }
+        f->plan.schedule.sample = 1 + (int64_t)(ptm_rng_uniform(&g) * 300);
+        f->plan.schedule.warmup = (int64_t)(ptm_rng_uniform(&g) * 3);
+        f->plan.schedule.pipeline = (int64_t)(ptm_rng_uniform(&g) * 3);
+        int P = 1 + (int)(ptm_rng_uniform(&g) * 9);
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, P, ptm_rng_next(&g));
+        int64_t total = 0;
+        for (int t = 0; t < 150; t++) {
+            int64_t before = f->evals;
+            const struct ptm_sched_round *r = sch_next(&s);
+            int64_t cands = f->plan.schedule.sample < B ? f->plan.schedule.sample : B;
+            ck_assert_int_eq(r->candidates, cands);
+            ck_assert_int_eq(r->conflicts, cands - (int64_t)r->n);
+            ck_assert_uint_ge(r->n, 1);
+            for (size_t i = 0; i < r->n; i++)
+                for (size_t j = i + 1; j < r->n; j++)
+                    CHECK(!truth(f, r->blocks[i], r->blocks[j]),
+                          "B=%lld round %d: %lld and %lld conflict", (long long)B, t,
+                          (long long)r->blocks[i] + 1, (long long)r->blocks[j] + 1);
+            ck_assert_int_le(r->evaluations, r->candidates * (int64_t)r->n);
+            total += r->evaluations;
+            (void)before;
+            sch_done(&s, t);
+        }
+        /* with pipelining, rounds computed ahead are counted when handed out */
+        ck_assert_int_ge(f->evals, total);
+        sch_free(&s);
+        fx_free(f);
+    }
+}
+END_TEST
+
+/* Write text to path. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs(text, fp);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+static void remove_tree(const char *dir);
+static char tmpdir[64];
+
+/* Enter a fresh temporary directory (the test runs in its own process). */
+static void enter_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptm-test-sched.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    ck_assert_int_eq(chdir(tmpdir), 0);
+}
+
+static void leave_tmpdir(void)
+{
+    ck_assert_int_eq(chdir("/"), 0);
+    remove_tree(tmpdir);
+}
+
+/* Random graphs through edge files, with repeats, both orders, comments,
+ * blank lines, CRLF and hubs (blocks with more neighbours than are
+ * stamped). The graph is the truth() of the fixture. */
+START_TEST(test_no_conflicts_edges)
+{
+    enter_tmpdir();
+    static const int64_t sizes[] = {1, 2, 5, 60, 400, 5000};
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 7 + (uint64_t)_i);
+    for (size_t k = 0; k < PTM_ARRAY_LEN(sizes); k++) {
+        int64_t B = sizes[k];
+        struct fx *f = fx_new(B, PRIO_NONE, DEP_FILE, true);
+        f->gseed = ptm_rng_next(&g);
+        f->density = B > 1000 ? 0.002 : ptm_rng_uniform(&g) * 0.4;
+        FILE *fp = fopen("edges.txt", "w");
+        ck_assert_ptr_nonnull(fp);
+        fprintf(fp, "# a random graph\n\n");
+        int64_t hub = B / 2; /* conflicts with a third of the others */
+        for (int64_t i = 0; i < B; i++)
+            for (int64_t j = i + 1; j < B; j++) {
+                bool e = truth(f, i, j);
+                if (!e)
+                    continue;
+                bool swap = ptm_rng_uniform(&g) < 0.5;
+                fprintf(fp, "%s%lld\t %lld%s\n", ptm_rng_uniform(&g) < 0.1 ? "  " : "",
+                        (long long)(swap ? j : i) + 1, (long long)(swap ? i : j) + 1,
+                        ptm_rng_uniform(&g) < 0.2 ? "\r" : "");
+                if (ptm_rng_uniform(&g) < 0.1) /* repeated */
+                    fprintf(fp, "%lld %lld\n", (long long)i + 1, (long long)j + 1);
+            }
+        /* the hub's extra edges are part of the truth below */
+        for (int64_t j = 0; j < B; j += 3)
+            if (j != hub)
+                fprintf(fp, "%lld %lld\n", (long long)hub + 1, (long long)j + 1);
+        ck_assert_int_eq(fclose(fp), 0);
+        for (int64_t b = 0; b < B; b++)
+            f->cost[b] = 1 + b % 5;
+        f->plan.schedule.sample = 1 + (int64_t)(ptm_rng_uniform(&g) * 300);
+        int P = 1 + (int)(ptm_rng_uniform(&g) * 5);
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, P, ptm_rng_next(&g));
+        for (int t = 0; t < 150; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            for (size_t i = 0; i < r->n; i++)
+                for (size_t j = i + 1; j < r->n; j++) {
+                    int64_t a = r->blocks[i], b = r->blocks[j];
+                    bool hubedge = (a == hub && b % 3 == 0) || (b == hub && a % 3 == 0);
+                    CHECK(!truth(f, a, b) && !hubedge, "B=%lld: %lld and %lld conflict",
+                          (long long)B, (long long)a + 1, (long long)b + 1);
+                }
+            sch_done(&s, t);
+        }
+        sch_free(&s);
+        fx_free(f);
+    }
+    leave_tmpdir();
+}
+END_TEST
+
+/* The filter is greedy and maximal: a candidate is left out only for a
+ * conflict with one kept before it. With sample = B every block is a
+ * candidate, so every block left out must conflict with a kept one, and
+ * the kept blocks (in filter order) are what a greedy pass over the
+ * candidates gives: checked with sched_conflicts_filter() on a known
+ * order. */
+START_TEST(test_filter_greedy)
+{
+    struct fx *f = fx_new(200, PRIO_STATIC, DEP_PRED, false);
+    f->density = 0.08;
+    for (int64_t b = 0; b < f->B; b++)
+        f->w[b] = 1 + (double)((b * 37) % 200); /* distinct: the filter order is by weight */
+    f->plan.schedule.sample = 200;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 3, 5);
+    const struct ptm_sched_round *r = sch_next(&s);
+    int64_t seq[200];
+    policy_order(r, seq);
+    /* by decreasing priority */
+    for (size_t k = 1; k < r->n; k++)
+        ck_assert(f->w[seq[k - 1]] > f->w[seq[k]]);
+    /* every block left out conflicts with a kept block of higher priority */
+    for (int64_t b = 0; b < f->B; b++) {
+        bool kept = false, blocked = false;
+        for (size_t k = 0; k < r->n; k++) {
+            kept |= seq[k] == b;
+            blocked |= truth(f, b, seq[k]) && f->w[seq[k]] > f->w[b];
+        }
+        ck_assert_msg(kept != blocked, "block %lld: kept %d, blocked %d", (long long)b + 1, kept,
+                      blocked);
+    }
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* ---- dynamic: sampling ------------------------------------------------------------ */
+
+/* One candidate a round: block b is drawn with probability w_b / W; a
+ * block of weight 0 never (while others weigh more). Chi-square over
+ * 200,000 rounds at significance 0.001. */
+START_TEST(test_sampling_one)
+{
+    enum { B = 20, R = 200000 };
+    struct fx *f = fx_new(B, PRIO_STATIC, DEP_NONE, false);
+    double W = 0;
+    for (int b = 0; b < B; b++) {
+        f->w[b] = b == 4 || b == 11 ? 0 : 1 + b % 7;
+        W += f->w[b];
+    }
+    f->w[17] = -3; /* below 0 counts as 0 */
+    W -= 1 + 17 % 7;
+    f->plan.schedule.sample = 1;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 2, 11);
+    long count[B] = {0};
+    for (int t = 0; t < R; t++) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        CHECK(r->n == 1, "%zu blocks", r->n);
+        count[r->blocks[0]]++;
+    }
+    double chi2 = 0;
+    int df = -1;
+    for (int b = 0; b < B; b++) {
+        double p = f->w[b] > 0 ? f->w[b] / W : 0;
+        if (p == 0) {
+            ck_assert_int_eq(count[b], 0);
+            continue;
+        }
+        double e = R * p;
+        chi2 += (count[b] - e) * (count[b] - e) / e;
+        df++;
+    }
+    ck_assert_msg(chi2 < chi2_crit(df), "chi-square %g with %d degrees of freedom (critical %g)",
+                  chi2, df, chi2_crit(df));
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* Two candidates a round, `keep all`: the pair {a, b} comes with the
+ * probability of successive sampling without replacement,
+ * w_a/W * w_b/(W - w_a) + w_b/W * w_a/(W - w_b). Chi-square over the 10
+ * pairs of 5 blocks, 100,000 rounds, significance 0.001. */
+START_TEST(test_sampling_pairs)
+{
+    enum { B = 5, R = 100000 };
+    struct fx *f = fx_new(B, PRIO_STATIC, DEP_NONE, false);
+    static const double w[B] = {1, 2, 4, 8, 0.5};
+    double W = 0;
+    for (int b = 0; b < B; b++)
+        W += f->w[b] = w[b];
+    f->plan.schedule.sample = 2;
+    f->plan.schedule.keep_all = true;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 1, 12);
+    long count[B][B] = {{0}};
+    for (int t = 0; t < R; t++) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        CHECK(r->n == 2, "%zu blocks", r->n);
+        int64_t a = r->blocks[0], b = r->blocks[1];
+        count[a < b ? a : b][a < b ? b : a]++;
+    }
+    double chi2 = 0;
+    for (int a = 0; a < B; a++)
+        for (int b = a + 1; b < B; b++) {
+            double p = w[a] / W * w[b] / (W - w[a]) + w[b] / W * w[a] / (W - w[b]);
+            double e = R * p;
+            chi2 += (count[a][b] - e) * (count[a][b] - e) / e;
+        }
+    ck_assert_msg(chi2 < chi2_crit(9), "chi-square %g (critical %g)", chi2, chi2_crit(9));
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* During the warm-up every weight counts as 1: one heavy block among ten
+ * is drawn a tenth of the time (chi-square, significance 0.001); after
+ * it, nearly always. */
+START_TEST(test_warmup_uniform)
+{
+    enum { B = 10, WARM = 50000, AFTER = 20000 };
+    struct fx *f = fx_new(B, PRIO_STATIC, DEP_NONE, false);
+    f->w[3] = 1000;
+    f->plan.schedule.sample = 1;
+    f->plan.schedule.warmup = WARM;
+    f->plan.schedule.warmup_unit = PLAN_UNIT_ROUNDS;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 1, 13);
+    long count[B] = {0};
+    for (int t = 0; t < WARM; t++)
+        count[sch_next(&s)->blocks[0]]++;
+    double chi2 = 0, e = (double)WARM / B;
+    for (int b = 0; b < B; b++)
+        chi2 += (count[b] - e) * (count[b] - e) / e;
+    ck_assert_msg(chi2 < chi2_crit(B - 1), "warm-up chi-square %g (critical %g)", chi2,
+                  chi2_crit(B - 1));
+    long heavy = 0;
+    for (int t = 0; t < AFTER; t++)
+        heavy += sch_next(&s)->blocks[0] == 3;
+    double p = 1000.0 / 1009.0, sd = sqrt(AFTER * p * (1 - p));
+    ck_assert_msg(fabs(heavy - AFTER * p) < 5 * sd, "heavy block %ld of %d after the warm-up",
+                  heavy, AFTER);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* `warmup 2 sweeps` over 10 blocks, 3 a round: rounds 0 .. 6 are in the
+ * warm-up (before round 6, 18 updates: sweep 1; before round 7, 21: sweep
+ * 2). A block of weight 10^12 is first in the filter order of every round
+ * after it, and of a warm-up round only when drawn first (1 in 10). */
+START_TEST(test_warmup_sweeps)
+{
+    int first[9] = {0};
+    for (uint64_t seed = 0; seed < 300; seed++) {
+        struct fx *f = fx_new(10, PRIO_STATIC, DEP_NONE, false);
+        f->w[0] = 1e12;
+        f->plan.schedule.sample = 3;
+        f->plan.schedule.keep_all = true;
+        f->plan.schedule.warmup = 2;
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, 2, seed);
+        for (int t = 0; t < 9; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            int64_t seq[3];
+            policy_order(r, seq);
+            first[t] += seq[0] == 0;
+        }
+        sch_free(&s);
+        fx_free(f);
+    }
+    for (int t = 0; t < 7; t++)
+        ck_assert_msg(first[t] > 5 && first[t] < 70, "round %d: heavy block first %d of 300", t,
+                      first[t]);
+    ck_assert_int_eq(first[7], 300);
+    ck_assert_int_eq(first[8], 300);
+}
+END_TEST
+
+/* All priorities 0: draws are uniform among the blocks (chi-square,
+ * significance 0.001), and rounds are full. */
+START_TEST(test_all_zero)
+{
+    enum { B = 8, R = 80000 };
+    struct fx *f = fx_new(B, PRIO_STATIC, DEP_NONE, false);
+    for (int b = 0; b < B; b++)
+        f->w[b] = 0;
+    f->plan.schedule.sample = 3;
+    f->plan.schedule.keep_all = true;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 2, 14);
+    long count[B] = {0};
+    for (int t = 0; t < R; t++) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        CHECK(r->n == 3, "%zu blocks", r->n);
+        for (size_t i = 0; i < r->n; i++)
+            count[r->blocks[i]]++;
+    }
+    /* each block is in a round with probability 3/8; the counts are not
+     * independent (3 a round), which only makes chi-square smaller */
+    double chi2 = 0, e = 3.0 * R / B;
+    for (int b = 0; b < B; b++)
+        chi2 += (count[b] - e) * (count[b] - e) / e;
+    ck_assert_msg(chi2 < chi2_crit(B - 1), "chi-square %g", chi2);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* ---- dynamic: priorities follow the changes --------------------------------------- */
+
+/* The default priority is the change plus 1e-4: a block told it changed by
+ * 10^6 is then drawn first and leads the filter order. */
+START_TEST(test_default_priority)
+{
+    struct fx *f = fx_new(50, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 5;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 2, 15);
+    int64_t b = 17;
+    double c = 1e6;
+    ptm_sched_dynamic.done(s.st, &b, &c, 1);
+    for (int t = 0; t < 20; t++) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        int64_t seq[5];
+        policy_order(r, seq);
+        ck_assert_int_eq(seq[0], 17);
+    }
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* The first block of the filter order of the next round, after w[x] is
+ * raised to 10^9 (and done() is told of `told`, or of nothing). */
+static int64_t leader_after(enum prio_kind prio, int64_t told, bool move_rounds)
+{
+    struct fx *f = fx_new(40, prio, DEP_NONE, false);
+    f->plan.schedule.sample = 4;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 1, 16);
+    sch_next(&s);
+    f->w[9] = 1e9;
+    if (told >= 0) {
+        double c = 0;
+        ptm_sched_dynamic.done(s.st, &told, &c, 1);
+    }
+    if (move_rounds)
+        f->globals[PROG_G_ROUNDS] = 1;
+    const struct ptm_sched_round *r = sch_next(&s);
+    int64_t seq[4];
+    policy_order(r, seq);
+    int64_t lead = seq[0];
+    sch_free(&s);
+    fx_free(f);
+    return lead;
+}
+
+/* What is re-evaluated when: a priority that reads only its block's own
+ * variable, after that block's update; one that reads other elements,
+ * after any update; one that reads rounds, when rounds moves; one that
+ * reads data only, never. */
+START_TEST(test_priority_refresh)
+{
+    ck_assert_int_ne(leader_after(PRIO_LOCAL, 3, false), 9); /* 9 not updated: stale */
+    ck_assert_int_eq(leader_after(PRIO_LOCAL, 9, false), 9);
+    ck_assert_int_eq(leader_after(PRIO_NONLOCAL, 3, false), 9);
+    ck_assert_int_ne(leader_after(PRIO_NONLOCAL, -1, false), 9); /* nothing committed */
+    ck_assert_int_ne(leader_after(PRIO_ROUNDS, -1, false), 9);
+    ck_assert_int_eq(leader_after(PRIO_ROUNDS, -1, true), 9);
+    ck_assert_int_ne(leader_after(PRIO_STATIC, 9, true), 9); /* data: read once */
+}
+END_TEST
+
+/* ---- dynamic: assignment ------------------------------------------------------------ */
+
+/* balance: by decreasing cost (ties in filter order) to the least loaded
+ * worker (ties to the lowest number), recomputed here; max load <= mean
+ * + largest cost. balance false: place k to worker k mod P. */
+START_TEST(test_balance)
+{
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 17);
+    for (int rep = 0; rep < 40; rep++) {
+        int P = 1 + rep % 13;
+        bool balance = rep % 4 != 3;
+        struct fx *f = fx_new(500, PRIO_NONE, DEP_NONE, true);
+        for (int64_t b = 0; b < f->B; b++)
+            f->cost[b] = floor(ptm_rng_uniform(&g) * (rep % 2 ? 100 : 4));
+        f->plan.schedule.sample = 1 + rep * 3;
+        f->plan.schedule.keep_all = true;
+        f->plan.schedule.balance = balance;
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, P, (uint64_t)rep);
+        for (int t = 0; t < 20; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            int64_t seq[512];
+            policy_order(r, seq);
+            double load[16] = {0}, sum = 0, big = 0;
+            bool used[512] = {false};
+            for (size_t n = 0; n < r->n; n++) {
+                int want;
+                if (balance) {
+                    /* the next by decreasing cost, ties in filter order */
+                    size_t at = r->n;
+                    for (size_t k = 0; k < r->n; k++)
+                        if (!used[k] && (at == r->n || f->cost[seq[k]] > f->cost[seq[at]]))
+                            at = k;
+                    used[at] = true;
+                    want = 0;
+                    for (int p = 1; p < P; p++)
+                        if (load[p] < load[want])
+                            want = p;
+                    load[want] += f->cost[seq[at]];
+                    ck_assert_int_eq(worker_of(r, P, at), want);
+                } else {
+                    want = (int)(n % (size_t)P);
+                    ck_assert_int_eq(worker_of(r, P, n), want);
+                }
+                sum += f->cost[seq[n]];
+                big = fmax(big, f->cost[seq[n]]);
+            }
+            if (balance)
+                for (int p = 0; p < P; p++)
+                    ck_assert_msg(r->load[p] <= sum / P + big + 1e-9,
+                                  "P=%d: load %g > mean %g + largest %g", P, r->load[p], sum / P,
+                                  big);
+            sch_done(&s, t);
+        }
+        sch_free(&s);
+        fx_free(f);
+    }
+}
+END_TEST
+
+/* ---- dynamic: determinism and pipelining ------------------------------------------- */
+
+/* The blocks of R rounds in filter order, with done() fed change_of(). */
+static void record(int P, uint64_t seed, int pipeline, int R, int64_t *out, size_t *n)
+{
+    struct fx *f = fx_new(300, PRIO_NONE, DEP_PRED, true);
+    for (int64_t b = 0; b < f->B; b++)
+        f->cost[b] = (double)(b % 11);
+    f->plan.schedule.sample = 40;
+    f->plan.schedule.pipeline = pipeline;
+    f->plan.schedule.warmup = 1;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, P, seed);
+    size_t at = 0;
+    for (int t = 0; t < R; t++) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        policy_order(r, out + at);
+        at += r->n;
+        out[at++] = -1;
+        sch_done(&s, t);
+    }
+    *n = at;
+    sch_free(&s);
+    fx_free(f);
+}
+
+/* The same seed gives the same rounds, for any number of workers; another
+ * seed does not. */
+START_TEST(test_deterministic)
+{
+    enum { R = 60 };
+    static int64_t a[R * 41], b[R * 41];
+    size_t na, nb;
+    for (int pipe = 0; pipe <= 2; pipe++) {
+        record(1, 5, pipe, R, a, &na);
+        for (int P = 1; P <= 7; P += 3) {
+            record(P, 5, pipe, R, b, &nb);
+            ck_assert_uint_eq(na, nb);
+            ck_assert(memcmp(a, b, na * sizeof(int64_t)) == 0);
+        }
+        record(1, 6, pipe, R, b, &nb);
+        ck_assert(na != nb || memcmp(a, b, na * sizeof(int64_t)) != 0);
+    }
+}
+END_TEST
+
+/* pipeline N: the schedule of round t + N is computed before round t
+ * commits, so what done() says about round t shows first in round t + N +
+ * 1. A block reported with a change of 10^6 leads the filter order from
+ * then on. */
+START_TEST(test_pipeline_lag)
+{
+    for (int N = 0; N <= 3; N++) {
+        struct fx *f = fx_new(100, PRIO_NONE, DEP_NONE, false);
+        f->plan.schedule.sample = 5;
+        f->plan.schedule.pipeline = N;
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, 2, 21);
+        for (int t = 0; t < 12; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            int64_t seq[5];
+            policy_order(r, seq);
+            if (t == 2) {
+                int64_t b = 77;
+                double c = 1e6;
+                ptm_sched_dynamic.done(s.st, &b, &c, 1);
+            }
+            if (t >= 3 + N)
+                ck_assert_msg(seq[0] == 77, "pipeline %d, round %d: led by %lld", N, t,
+                              (long long)seq[0]);
+            else if (t <= 2 + N)
+                ck_assert_msg(seq[0] != 77 || t < 3, "pipeline %d, round %d saw the change", N, t);
+        }
+        sch_free(&s);
+        fx_free(f);
+    }
+}
+END_TEST
+
+/* ---- dynamic: odd inputs ------------------------------------------------------------ */
+
+/* One block, more workers than blocks, more samples than blocks. */
+START_TEST(test_small)
+{
+    for (int P = 1; P <= 5; P++) {
+        struct fx *f = fx_new(1, PRIO_NONE, DEP_PRED, true);
+        f->density = 1;
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, P, 1);
+        ck_assert_uint_eq(ptm_sched_dynamic.cap(s.st), 1);
+        for (int t = 0; t < 5; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            ck_assert_uint_eq(r->n, 1);
+            ck_assert_int_eq(r->blocks[0], 0);
+            ck_assert_int_eq(worker_of(r, P, 0), 0);
+            sch_done(&s, t);
+        }
+        sch_free(&s);
+        fx_free(f);
+    }
+    struct fx *f = fx_new(3, PRIO_STATIC, DEP_NONE, false);
+    f->plan.schedule.sample = 1000;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 8, 1);
+    const struct ptm_sched_round *r = sch_next(&s);
+    ck_assert_uint_eq(r->n, 3);
+    for (int p = 3; p < 8; p++)
+        ck_assert_uint_eq(r->part[p + 1] - r->part[p], 0);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* Priorities that are not numbers, and costs out of range: errors that
+ * name the block. */
+START_TEST(test_bad_values)
+{
+    char err[512];
+    void *st;
+    /* NaN, read once at create */
+    struct fx *f = fx_new(6, PRIO_STATIC, DEP_NONE, false);
+    f->w[2] = NAN;
+    struct ptm_sched_info info = fx_info(f, 2, 1);
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("bad", 0, err,
+                   "the priority of coef(3), 'w[j]', is not a number (NaN): a priority must be a "
+                   "number",
+                   NULL);
+    f->w[2] = INFINITY;
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("bad", 1, err,
+                   "the priority of coef(3), 'w[j]', is infinite: a priority must be a number",
+                   NULL);
+    fx_free(f);
+    /* NaN met after an update: the next round fails */
+    f = fx_new(6, PRIO_LOCAL, DEP_NONE, false);
+    info = fx_info(f, 2, 1);
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), 0);
+    struct rd x;
+    rd_init(&x, ptm_sched_dynamic.cap(st), 2);
+    ck_assert_int_eq(ptm_sched_dynamic.next(st, &x.r, err, sizeof(err)), 0);
+    f->w[4] = NAN;
+    int64_t b = 4;
+    double c = 0;
+    ptm_sched_dynamic.done(st, &b, &c, 1);
+    ck_assert_int_eq(ptm_sched_dynamic.next(st, &x.r, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("bad", 2, err,
+                   "the priority of coef(5), 'beta[j]', is not a number (NaN): a priority must be "
+                   "a number",
+                   NULL);
+    ptm_sched_dynamic.destroy(st);
+    fx_free(f);
+    /* the default priority of a change that is NaN */
+    f = fx_new(6, PRIO_NONE, DEP_NONE, false);
+    info = fx_info(f, 2, 1);
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), 0);
+    c = NAN;
+    b = 0;
+    ptm_sched_dynamic.done(st, &b, &c, 1);
+    ck_assert_int_eq(ptm_sched_dynamic.next(st, &x.r, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("bad", 3, err,
+                   "the change of coef(1) is not a number (NaN), and so is its priority (the "
+                   "change plus 1e-4): the update rule diverged",
+                   NULL);
+    ptm_sched_dynamic.destroy(st);
+    rd_release(&x);
+    fx_free(f);
+    /* a negative cost */
+    f = fx_new(6, PRIO_NONE, DEP_NONE, true);
+    f->cost[5] = -1;
+    info = fx_info(f, 2, 1);
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("bad", 4, err,
+                   "the cost of coef(6), 'nnz(col(X, j))', is -1: a cost must be a finite number "
+                   "of at least 0",
+                   NULL);
+    /* expressions without an environment */
+    f->cost[5] = 1;
+    info.env = NULL;
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("bad", 5, err,
+                   "the priority or cost of 'coef' reads data, parameters or run-time values, "
+                   "which this run does not provide",
+                   NULL);
+    fx_free(f);
+}
+END_TEST
+
+/* Edge lists: each bad file and its whole message (the path is relative
+ * to the plan's base directory, here "."). */
+static const struct {
+    const char *text, *msg;
+} bad_edges[] = {
+    {"1 2\n0 3\n", "edges.txt:2:1: error: block 0 is out of range: the blocks are 1 .. 10"},
+    {"1 11\n", "edges.txt:1:3: error: block 11 is out of range: the blocks are 1 .. 10"},
+    {"1 99999999999999999999999\n",
+     "edges.txt:1:3: error: block 99999999999999999999999 is out of range: the blocks are 1 .. 10"},
+    {"4 4\n", "edges.txt:1:3: error: block 4 cannot depend on itself"},
+    {"1 x\n", "edges.txt:1:3: error: expected a block number, found 'x'"},
+    {"1,2\n", "edges.txt:1:1: error: expected a block number, found '1,2'"},
+    {"-1 2\n", "edges.txt:1:1: error: expected a block number, found '-1'"},
+    {"1.5 2\n", "edges.txt:1:1: error: expected a block number, found '1.5'"},
+    {"1 2 3\n", "edges.txt:1:5: error: unexpected '3' after the two block numbers"},
+    {"1 2 # note\n", "edges.txt:1:5: error: unexpected '#' after the two block numbers"},
+    {"\n  7\n", "edges.txt:2:4: error: expected two block numbers, found one"},
+    {"1 2\n3\t\t5\n\n9 +1\n", "edges.txt:4:3: error: expected a block number, found '+1'"},
+    {"1 2\n3 4\nx y\n2 2\n",
+     "edges.txt:3:1: error: expected a block number, found 'x'\n"
+     "edges.txt:4:3: error: block 2 cannot depend on itself"},
+    {"1 \x01\n", "edges.txt:1:3: error: expected a block number, found '?'"},
+};
+
+START_TEST(test_bad_edges)
+{
+    enter_tmpdir();
+    write_file("edges.txt", bad_edges[_i].text);
+    struct fx *f = fx_new(10, PRIO_NONE, DEP_FILE, false);
+    struct ptm_sched_info info = fx_info(f, 2, 1);
+    void *st = NULL;
+    char err[4096];
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EDATA);
+    tu_expect_text("bad_edges", _i, err, bad_edges[_i].msg, NULL);
+    fx_free(f);
+    leave_tmpdir();
+}
+END_TEST
+
+/* More errors than are reported, a missing file, an empty name. */
+START_TEST(test_edge_files)
+{
+    enter_tmpdir();
+    FILE *fp = fopen("edges.txt", "w");
+    ck_assert_ptr_nonnull(fp);
+    for (int k = 0; k < 30; k++)
+        fprintf(fp, "%d 0\n", k + 1);
+    fclose(fp);
+    struct fx *f = fx_new(10, PRIO_NONE, DEP_FILE, false);
+    struct ptm_sched_info info = fx_info(f, 2, 1);
+    void *st = NULL;
+    char err[8192];
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EDATA);
+    int lines = 1;
+    for (const char *p = err; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_eq(lines, SCHED_MAX_ERRORS + 1);
+    ck_assert_ptr_nonnull(strstr(err, "\nedges.txt: note: too many errors, stopped reading"));
+    /* a small buffer: whole lines only, still an error */
+    char small[80];
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, small, sizeof(small)), PTM_EDATA);
+    tu_expect_text("edge_files", 0, small,
+                   "edges.txt:1:3: error: block 0 is out of range: the blocks are 1 .. 10", NULL);
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, NULL, 0), PTM_EDATA);
+    /* a good file with comments, blank lines, CRLF, repeats */
+    write_file("edges.txt", "# conflicts\n\n1 2\r\n  2 1\n\t3 10 \n#\n");
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), 0);
+    ptm_sched_dynamic.destroy(st);
+    /* an empty file: no conflicts */
+    write_file("edges.txt", "");
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), 0);
+    ptm_sched_dynamic.destroy(st);
+    /* missing */
+    f->bs.edges = "nope.txt";
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_ENOENT);
+    tu_expect_text("edge_files", 1, err,
+                   "nope.txt: error: cannot open the edge list of 'coef': No such file or directory",
+                   NULL);
+    f->bs.edges = "";
+    ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
+    tu_expect_text("edge_files", 2, err, "the edge-list file name of 'coef' is empty", NULL);
+    fx_free(f);
+    leave_tmpdir();
+}
+END_TEST
+
+/* The adjacency lists of an edge list: sorted, without repeats, both ways. */
+START_TEST(test_edges_read)
+{
+    const char *text = "3 1\n1 3\n2 5\n5 4\n1 5\n# x\n5 1\n";
+    FILE *fp = fmemopen((void *)text, strlen(text), "r");
+    ck_assert_ptr_nonnull(fp);
+    struct sched_edges e;
+    char err[256];
+    ck_assert_int_eq(sched_edges_read(fp, "mem", 5, &e, err, sizeof(err)), 0);
+    fclose(fp);
+    static const int64_t off[] = {0, 2, 3, 4, 5, 8};
+    static const int64_t adj[] = {2, 4, 4, 0, 4, 0, 1, 3};
+    for (int b = 0; b <= 5; b++)
+        ck_assert_int_eq(e.off[b], off[b]);
+    for (int k = 0; k < 8; k++)
+        ck_assert_int_eq(e.adj[k], adj[k]);
+    sched_edges_release(&e);
+}
+END_TEST
+
+/* Every allocation of create failing in turn: PTM_ENOMEM, nothing leaked
+ * (ASan checks that), and then success. */
+START_TEST(test_fault)
+{
+    enter_tmpdir();
+    write_file("edges.txt", "1 2\n2 3\n");
+    static const struct {
+        int64_t B;
+        enum prio_kind prio;
+        enum dep_kind dep;
+        int pipeline;
+    } rows[] = {
+        {50, PRIO_NONE, DEP_PRED, 0},   {9000, PRIO_LOCAL, DEP_PRED, 2},
+        {10, PRIO_STATIC, DEP_FILE, 1}, {10, PRIO_ROUNDS, DEP_NONE, 3},
+    };
+    for (size_t k = 0; k < PTM_ARRAY_LEN(rows); k++) {
+        struct fx *f = fx_new(rows[k].B, rows[k].prio, rows[k].dep, true);
+        f->plan.schedule.pipeline = rows[k].pipeline;
+        struct ptm_sched_info info = fx_info(f, 3, 1);
+        char err[512];
+        for (unsigned long n = 1;; n++) {
+            void *st = NULL;
+            ptm_fault_inject(n);
+            int rc = ptm_sched_dynamic.create(&info, &st, err, sizeof(err));
+            ptm_fault_inject(0);
+            if (rc == 0) {
+                struct rd x;
+                rd_init(&x, ptm_sched_dynamic.cap(st), 3);
+                ck_assert_int_eq(ptm_sched_dynamic.next(st, &x.r, err, sizeof(err)), 0);
+                rd_release(&x);
+                ptm_sched_dynamic.destroy(st);
+                ck_assert_uint_gt(n, 5);
+                break;
+            }
+            ck_assert_int_eq(rc, PTM_ENOMEM);
+            ck_assert_ptr_null(st);
+        }
+        fx_free(f);
+    }
+    leave_tmpdir();
+}
+END_TEST
+
+/* ---- the dynamic policy in ptm run -------------------------------------------------- */
+
+static double lambda;
+static struct ptm_dataset *prob;
+static const struct ptm_csc *prob_csc;
+static char top[4096]; /* the tests' directory */
+
+static struct ptm_plan *compile_text(const char *text)
+{
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", text, strlen(text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = top, .check_hooks = true};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+/* The Lasso job over the generated problem with schedule and extra lines. */
+static struct ptm_plan *lasso_job(const char *schedule, const char *extra, const char *stop)
+{
+    char text[8192];
+    snprintf(text, sizeof(text),
+             "job t\n"
+             "const lambda = %.17g\n"
+             "data X : sparse matrix from \"prob/lasso.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param beta : vector[cols(X)] = 0\n"
+             "param r    : vector[rows(X)] = y shard like X\n"
+             "blocks coef = beta each 1\n"
+             "%s\n"
+             "schedule %s\n"
+             "update builtin lasso_cd { lambda = lambda }\n"
+             "objective builtin lasso_objective { lambda = lambda } every 1 sweeps\n"
+             "stop when %s\n",
+             lambda, extra, schedule, stop);
+    return compile_text(text);
+}
+
+static int run_job(const struct ptm_plan *plan, int P, double *beta, struct ptm_data_diags *dg,
+                   char *err, size_t errlen)
+{
+    struct ptm_run_opts o = {.workers = P, .seed = 3, .has_seed = true};
+    struct ptm_run *run;
+    int rc = ptm_run_new(plan, &o, dg, err, errlen, &run);
+    if (rc != 0)
+        return rc;
+    rc = ptm_run_exec(run, err, errlen);
+    if (rc == 0)
+        ck_assert_int_eq(ptm_run_param(run, 0, beta, prob_csc->ncols), prob_csc->ncols);
+    ptm_run_free(run);
+    return rc;
+}
+
+static const char *const lasso_structure =
+    "depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.1\n"
+    "priority coef(j) = abs(delta(beta[j])) + 1e-4\n"
+    "cost coef(j) = nnz(col(X, j))\n";
+
+/* The Lasso under dynamic meets the KKT conditions; the kernel's results
+ * do not depend on the number of workers, bit for bit. A priority that
+ * reads X[i, j] keeps the rows of X (X is not turned into columns only). */
+START_TEST(test_run_lasso)
+{
+    int64_t d = prob_csc->ncols, n = prob_csc->nrows;
+    double *a = calloc((size_t)d, sizeof(double)), *b = calloc((size_t)d, sizeof(double));
+    double *r = calloc((size_t)n, sizeof(double)), *g = calloc((size_t)d, sizeof(double));
+    ck_assert(a && b && r && g);
+    char err[1024];
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_plan *plan =
+        lasso_job("dynamic { sample 64, warmup 1 sweeps, pipeline 1 }", lasso_structure,
+                  "sweeps >= 200");
+    ck_assert_msg(run_job(plan, 2, a, &dg, err, sizeof(err)) == 0, "%s", err);
+    lasso_residual(prob_csc, prob->labels.val, a, r);
+    lasso_grad_part(prob_csc, r, g);
+    double kkt = lasso_kkt(g, a, d, n, lambda, NULL);
+    ck_assert_msg(kkt < 1e-6, "KKT residual %g", kkt);
+    plan_free(plan);
+
+    plan = lasso_job("dynamic { sample 64, warmup 1 sweeps, pipeline 2 }", lasso_structure,
+                     "sweeps >= 15");
+    ck_assert_msg(run_job(plan, 1, a, &dg, err, sizeof(err)) == 0, "%s", err);
+    for (int P = 2; P <= 3; P++) {
+        ck_assert_msg(run_job(plan, P, b, &dg, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_msg(memcmp(a, b, (size_t)d * sizeof(double)) == 0, "P=1 and P=%d differ", P);
+    }
+    plan_free(plan);
+
+    plan = lasso_job("dynamic { sample 32 }",
+                     "priority coef(j) = abs(delta(beta[j])) + 1e-4 + 0 * X[1, j]\n",
+                     "sweeps >= 5");
+    ck_assert_msg(run_job(plan, 2, a, &dg, err, sizeof(err)) == 0, "%s", err);
+    plan_free(plan);
+    ptm_data_diags_release(&dg);
+    free(a);
+    free(b);
+    free(r);
+    free(g);
+}
+END_TEST
+
+/* A bad edge list stops `ptm run` before the first round as bad data,
+ * with the file's location among the data diagnostics. */
+START_TEST(test_run_bad_edges)
+{
+    write_file("prob/edges.txt", "1 2\n2 x\n");
+    struct ptm_plan *plan = lasso_job("dynamic", "depend coef from \"prob/edges.txt\"\n", "sweeps >= 1");
+    double *a = calloc((size_t)prob_csc->ncols, sizeof(double));
+    char err[1024];
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    ck_assert_int_eq(run_job(plan, 2, a, &dg, err, sizeof(err)), PTM_EDATA);
+    ck_assert_uint_eq(dg.n, 1);
+    char want[8192];
+    snprintf(want, sizeof(want), "%s/prob/edges.txt:2:3: error: expected a block number, found 'x'",
+             top);
+    tu_expect_text("run_bad_edges", 0, dg.msg[0].text, want, NULL);
+    ck_assert_uint_eq(dg.msg[0].where, strlen(want) - strlen("error: expected a block number, found 'x'"));
+    ptm_data_diags_release(&dg);
+    plan_free(plan);
+    free(a);
+}
+END_TEST
+
+static Suite *sched_suite(void)
+{
+    Suite *s = suite_create("sched");
+    TCase *tc = tcase_create("policies");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_rotation);
+    tcase_add_test(tc, test_deal);
+    tcase_add_loop_test(tc, test_no_conflicts_pred, 0, 6);
+    tcase_add_loop_test(tc, test_no_conflicts_edges, 0, 4);
+    tcase_add_test(tc, test_filter_greedy);
+    tcase_add_test(tc, test_sampling_one);
+    tcase_add_test(tc, test_sampling_pairs);
+    tcase_add_test(tc, test_warmup_uniform);
+    tcase_add_test(tc, test_warmup_sweeps);
+    tcase_add_test(tc, test_all_zero);
+    tcase_add_test(tc, test_default_priority);
+    tcase_add_test(tc, test_priority_refresh);
+    tcase_add_test(tc, test_balance);
+    tcase_add_test(tc, test_deterministic);
+    tcase_add_test(tc, test_pipeline_lag);
+    tcase_add_test(tc, test_small);
+    tcase_add_test(tc, test_bad_values);
+    tcase_add_loop_test(tc, test_bad_edges, 0, (int)PTM_ARRAY_LEN(bad_edges));
+    tcase_add_test(tc, test_edge_files);
+    tcase_add_test(tc, test_edges_read);
+    tcase_add_test(tc, test_fault);
+    suite_add_tcase(s, tc);
+    TCase *te = tcase_create("engine");
+    tcase_set_timeout(te, 120);
+    tcase_add_test(te, test_run_lasso);
+    tcase_add_test(te, test_run_bad_edges);
+    suite_add_tcase(s, te);
+    return s;
+}
+
+/* Remove dir and everything under it (two levels are enough here). */
+static void remove_tree(const char *dir)
+{
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return;
+    struct dirent *e;
+    char path[8192];
+    while ((e = readdir(dd)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(dd);
+    rmdir(dir);
+}
+
+/* A Lasso problem with correlated groups, lambda a tenth of lambda_max. */
+static int setup(void)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    o.seed = 12;
+    o.rows = 300;
+    o.cols = 120;
+    o.density = 0.06;
+    o.group = 6;
+    o.corr = 0.6;
+    o.nonzeros = 8;
+    if (mkdir("prob", 0777) != 0 || ptm_gen_lasso(&o, "prob") != 0)
+        return -1;
+    struct ptm_data_opts dopt = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_data_read("prob/lasso.svm", &dopt, &dg, &prob);
+    ptm_data_diags_release(&dg);
+    if (rc != 0 || ptm_dataset_csc(prob, &prob_csc) != 0)
+        return -1;
+    double *g = calloc((size_t)prob_csc->ncols, sizeof(double));
+    if (!g)
+        return -1;
+    lasso_grad_part(prob_csc, prob->labels.val, g);
+    lambda = 0.1 * lasso_lambda_max(g, prob_csc->ncols, prob_csc->nrows);
+    free(g);
+    return 0;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-sched-main.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0 || !getcwd(top, sizeof(top))) {
+        perror("test_sched: temporary directory");
+        return EXIT_FAILURE;
+    }
+    if (setup() != 0) {
+        fprintf(stderr, "test_sched: cannot make the Lasso problem\n");
+        remove_tree(dir);
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(sched_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    ptm_dataset_free(prob);
+    if (chdir("/") == 0)
+        remove_tree(dir);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

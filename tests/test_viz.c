@@ -1,0 +1,781 @@
+/*
+ * test_viz.c - `ptm plan`: the dry run (runtime/dryrun.c), the reader of
+ * a run's trace and the renderers (viz/).
+ *
+ * DESIGN: the dry runs use a tiny data set written here, whose column
+ * non-zeros (the costs) and conflicts (an edge list) are known by
+ * construction, so the schedules are checked against those, not against
+ * earlier output: round_robin's blocks are the next ones in order and
+ * each worker's cost is the sum of its columns' non-zeros; dynamic never
+ * puts two blocks of an edge in one round; the drawn graph has exactly
+ * the file's edges. The trace reader is table-driven: each malformed
+ * input with the whole message it must give. Allocation failures are
+ * injected into the reader, the dry run and the renderers: each must fail
+ * cleanly (ASan finds leaks).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "compiler.h"
+#include "data.h"
+#include "diag.h"
+#include "dryrun.h"
+#include "lang.h"
+#include "plan.h"
+#include "ptm.h"
+#include "testutil.h"
+#include "viz.h"
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+/* The data: 6 rows, 7 columns; column non-zeros 3 3 2 2 2 2 3. */
+static const char x_svm[] = "1 1:1 2:1 4:2\n"
+                            "2 2:1 3:1 5:1\n"
+                            "3 1:2 6:1 7:1\n"
+                            "4 3:1 4:1 7:2\n"
+                            "5 1:1 5:1\n"
+                            "6 2:2 6:1 7:1\n";
+static const double col_nnz[7] = {3, 3, 2, 2, 2, 2, 3};
+/* The conflicts of edges.txt, 0-based, i < j, deduplicated and sorted. */
+static const int64_t edges[][2] = {{0, 1}, {1, 2}, {3, 6}};
+
+static char job_text[4096];
+
+static void make_job(const char *schedule, const char *extra)
+{
+    snprintf(job_text, sizeof(job_text),
+             "job t\n"
+             "data X : sparse matrix from \"x.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param beta : vector[cols(X)] = 0\n"
+             "param r : vector[rows(X)] = y shard like X\n"
+             "blocks coef = beta each 1\n"
+             "cost coef(j) = nnz(col(X, j))\n"
+             "%s\n"
+             "schedule %s\n"
+             "update builtin lasso_cd { lambda = 0.1 }\n"
+             "stop when rounds >= 10\n",
+             extra, schedule);
+}
+
+static struct ptm_plan *compile_job(void)
+{
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", job_text, strlen(job_text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = ".", .check_hooks = true};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+static struct ptm_trace *dry(const struct ptm_plan *plan, int workers, int64_t rounds, bool graph)
+{
+    struct ptm_dryrun_opts o = {
+        .workers = workers, .rounds = rounds, .graph = graph, .max_nodes = 500, .max_edges = 5000};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    char err[1024];
+    struct ptm_trace *t;
+    int rc = ptm_dryrun(plan, &o, &dg, err, sizeof(err), &t);
+    if (rc != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "ptm_dryrun: %s\n", err);
+    }
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    return t;
+}
+
+/* What a renderer writes, as a string (caller frees). */
+static char *render(int (*draw)(FILE *, const struct ptm_trace *), const struct ptm_trace *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(draw(f, t), 0);
+    fclose(f);
+    return text;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Read text as a trace named t.json. */
+static int read_text(const char *text, char *err, size_t errlen, struct ptm_trace **t)
+{
+    FILE *f = fmemopen((void *)text, strlen(text) ? strlen(text) : 1, "r");
+    ck_assert_ptr_nonnull(f);
+    if (!*text)
+        fgetc(f); /* fmemopen refuses size 0: read the one byte (the NUL) as EOF */
+    int rc = ptm_trace_read(f, "t.json", err, errlen, t);
+    fclose(f);
+    return rc;
+}
+
+/* ---- reading traces ------------------------------------------------------------ */
+
+static const char good_trace[] =
+    "\xef\xbb\xbf{\"round\": 1, \"seconds\": 0.5, \"blocks\": [3, 1], \"candidates\": 4, "
+    "\"conflicts\": 2, \"schedule_seconds\": 1e-6, \"workers\": [{\"worker\": 1, \"blocks\": [3], "
+    "\"seconds\": 0.25}, {\"worker\": 2, \"blocks\": [1], \"seconds\": 0.125, \"x\": null}]}\r\n"
+    "\n"
+    "   \n"
+    "{\"blocks\": [], \"round\": 3, \"extra\": {\"a\": [1, {\"b\": \"q\\\"\\u00e9\"}], \"c\": "
+    "true},"
+    " \"workers\": [{\"worker\": 1, \"blocks\": []}, {\"blocks\": [7, 2], \"worker\": 2}], "
+    "\"objective\": -1.5e-3}\n";
+
+START_TEST(test_trace_good)
+{
+    char err[2048];
+    struct ptm_trace *t;
+    int rc = read_text(good_trace, err, sizeof(err), &t);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(t->workers, 2);
+    ck_assert_uint_eq(t->nrounds, 2);
+    ck_assert(!t->dry);
+    ck_assert_str_eq(t->source, "t.json");
+    ck_assert_int_eq(t->nblocks, 7);
+    ck_assert_int_eq(t->rounds[0].round, 1);
+    ck_assert_int_eq(t->rounds[0].candidates, 4);
+    ck_assert_int_eq(t->rounds[0].conflicts, 2);
+    ck_assert(t->rounds[0].seconds == 0.5 && isnan(t->rounds[0].objective));
+    ck_assert_int_eq(t->rounds[1].round, 3);
+    ck_assert_int_eq(t->rounds[1].candidates, -1);
+    ck_assert_int_eq(t->rounds[1].conflicts, -1);
+    ck_assert(t->rounds[1].objective == -1.5e-3 && isnan(t->rounds[1].seconds));
+    size_t n;
+    const int64_t *b = ptm_trace_blocks(t, 0, 0, &n);
+    ck_assert(n == 1 && b[0] == 2 && t->load[0] == 0.25);
+    b = ptm_trace_blocks(t, 0, 1, &n);
+    ck_assert(n == 1 && b[0] == 0 && t->load[1] == 0.125);
+    ptm_trace_blocks(t, 1, 0, &n);
+    ck_assert(n == 0 && t->load[2] == 0);
+    b = ptm_trace_blocks(t, 1, 1, &n);
+    ck_assert(n == 2 && b[0] == 6 && b[1] == 1);
+    ptm_trace_free(t);
+}
+END_TEST
+
+/* The first engine's trace: no workers; one worker busy between rounds. */
+START_TEST(test_trace_old)
+{
+    char err[2048];
+    struct ptm_trace *t;
+    int rc = read_text("{\"round\": 1, \"seconds\": 0.5, \"blocks\": [1]}\n"
+                       "{\"round\": 2, \"seconds\": 2, \"blocks\": [2, 3], \"objective\": 7}\n",
+                       err, sizeof(err), &t);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(t->workers, 1);
+    ck_assert_uint_eq(t->nrounds, 2);
+    ck_assert(t->load[0] == 0.5 && t->load[1] == 1.5);
+    size_t n;
+    ptm_trace_blocks(t, 1, 0, &n);
+    ck_assert_uint_eq(n, 2);
+    ptm_trace_free(t);
+}
+END_TEST
+
+static const struct {
+    const char *in, *err;
+} bad_traces[] = {
+    {"", "t.json: error: the trace has no rounds\n"},
+    {"\n \n", "t.json: error: the trace has no rounds\n"},
+    {"[1, 2]\n",
+     "t.json:1:1: error: expected '{': a trace has one JSON object a line, found '['\n"},
+    {"{\"round\": 1}\n", "t.json:1:1: error: this round has no 'blocks'\n"},
+    {"{\"blocks\": []}\n", "t.json:1:1: error: this round has no 'round'\n"},
+    {"{\"round\": 1, \"blocks\": [0]}\n",
+     "t.json:1:25: error: a block number must be a whole number from 1, not 0\n"},
+    {"{\"round\": 1, \"blocks\": [1,]}\n", "t.json:1:27: error: expected a number, found ']'\n"},
+    {"{\"round\": 1, \"blocks\": [1 2]}\n",
+     "t.json:1:27: error: expected ',' or ']' after a block number, found a number\n"},
+    {"{\"round\": 1.5, \"blocks\": []}\n",
+     "t.json:1:11: error: 'round' must be a whole number from 0, not 1.5\n"},
+    {"{\"round\": -1, \"blocks\": []}\n",
+     "t.json:1:11: error: 'round' must be a whole number from 0, not -1\n"},
+    {"{\"round\": 1e999, \"blocks\": []}\n",
+     "t.json:1:11: error: the number '1e999' is too large\n"},
+    {"{\"round\": 01, \"blocks\": []}\n",
+     "t.json:1:12: error: expected ',' or '}', found a number\n"},
+    {"{\"round\": 1., \"blocks\": []}\n", "t.json:1:11: error: a number needs digits after '.'\n"},
+    {"{\"round\": 1, \"round\": 2, \"blocks\": []}\n",
+     "t.json:1:14: error: 'round' is given twice\n"},
+    {"{\"round\": 1, \"blocks\": []} x\n",
+     "t.json:1:28: error: more text after the object: one object a line\n"},
+    {"{\"round\": 1, \"blocks\": []\n",
+     "t.json:1:27: error: expected ',' or '}', found the end of the line\n"},
+    {"{\"round\" 1, \"blocks\": []}\n",
+     "t.json:1:10: error: expected ':' after the key, found a number\n"},
+    {"{round: 1}\n", "t.json:1:2: error: expected a string, found other text\n"},
+    {"{\"a\": \"x\\q\", \"round\": 1, \"blocks\": []}\n",
+     "t.json:1:9: error: a bad escape in a string\n"},
+    {"{\"a\": \"x\\u12\", \"round\": 1, \"blocks\": []}\n",
+     "t.json:1:9: error: a \\u escape needs four hexadecimal digits\n"},
+    {"{\"a\": \"x\n", "t.json:1:9: error: a control character in a string\n"},
+    {"{\"a\": \"x", "t.json:1:7: error: a string is not closed\n"},
+    {"{\"a\": nul, \"round\": 1, \"blocks\": []}\n",
+     "t.json:1:7: error: expected a number, found other text\n"},
+    {"{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], \"round\": 1}\n",
+     "t.json:1:39: error: values nested more than 32 deep\n"},
+    {"{\"round\": 2, \"blocks\": [1]}\n{\"round\": 2, \"blocks\": [2]}\n",
+     "t.json:2:11: error: round 2 after round 2: rounds must increase\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 2, \"blocks\": [1]}]}\n",
+     "t.json:1:52: error: worker 2 where worker 1 was expected: workers count 1, 2, ... in "
+     "order\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": []}\n",
+     "t.json:1:41: error: 'workers' is empty\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"blocks\": [1]}]}\n",
+     "t.json:1:41: error: worker 1 has no 'worker'\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1}]}\n",
+     "t.json:1:41: error: worker 1 has no 'blocks'\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1], \"seconds\": "
+     "-1}]}\n",
+     "t.json:1:81: error: 'seconds' must be at least 0\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1]}]}\n"
+     "{\"round\": 2, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1]}, "
+     "{\"worker\": 2, \"blocks\": []}]}\n",
+     "t.json:2:40: error: 2 workers, but line 1 has 1: every round has the same workers\n"},
+    {"{\"round\": 1, \"blocks\": [1]}\n"
+     "{\"round\": 2, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1]}]}\n",
+     "t.json:2:40: error: this round has 'workers', but line 1 has none\n"},
+    {"{\"round\": 1, \"blocks\": [1]}\n{\"round\": 2, \"blocks\": [1]}\n"
+     "{\"round\": 3, \"blocks\": [1]\n{\"round\": 2, \"blocks\": [1]}\n",
+     "t.json:3:28: error: expected ',' or '}', found the end of the line\n"
+     "t.json:4:11: error: round 2 after round 2: rounds must increase\n"},
+    {"x\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\n",
+     "t.json:1:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:2:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:3:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:4:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:5:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:6:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:7:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:8:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:9:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:10:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json: error: too many errors; the rest is not read\n"},
+};
+
+START_TEST(test_trace_bad)
+{
+    char err[4096];
+    struct ptm_trace *t = (struct ptm_trace *)1;
+    int rc = read_text(bad_traces[_i].in, err, sizeof(err), &t);
+    ck_assert_int_eq(rc, PTM_EDATA);
+    ck_assert_ptr_null(t);
+    tu_expect_text("bad_traces", _i, err, bad_traces[_i].err, NULL);
+}
+END_TEST
+
+/* A NUL byte inside a line (fmemopen stops at none: the length is given). */
+START_TEST(test_trace_nul)
+{
+    static const char in[] = "{\"round\": 1, \"blocks\": [1]\0}\n";
+    FILE *f = fmemopen((void *)in, sizeof(in) - 1, "r");
+    ck_assert_ptr_nonnull(f);
+    char err[1024];
+    struct ptm_trace *t;
+    ck_assert_int_eq(ptm_trace_read(f, "t.json", err, sizeof(err), &t), PTM_EDATA);
+    fclose(f);
+    ck_assert_str_eq(err, "t.json:1:27: error: expected ',' or '}', found other text\n");
+}
+END_TEST
+
+/* Every prefix of a good trace: read or rejected, never a crash. */
+START_TEST(test_trace_prefixes)
+{
+    size_t len = strlen(good_trace);
+    for (size_t k = 0; k <= len; k++) {
+        char *in = strndup(good_trace, k);
+        char err[4096];
+        struct ptm_trace *t = NULL;
+        int rc = read_text(in, err, sizeof(err), &t);
+        ck_assert_msg(rc == 0 || rc == PTM_EDATA, "prefix %zu: rc %d", k, rc);
+        ck_assert(rc == 0 ? t != NULL : t == NULL);
+        ptm_trace_free(t);
+        free(in);
+    }
+}
+END_TEST
+
+START_TEST(test_trace_fault)
+{
+    unsigned long n;
+    for (n = 1;; n++) {
+        char err[2048];
+        struct ptm_trace *t = NULL;
+        ptm_fault_inject(n);
+        int rc = read_text(good_trace, err, sizeof(err), &t);
+        unsigned long calls = ptm_fault_inject(0);
+        if (calls < n) {
+            ck_assert_int_eq(rc, 0);
+            ptm_trace_free(t);
+            break;
+        }
+        ck_assert_msg(rc == PTM_ENOMEM, "allocation %lu failed: rc %d", n, rc);
+        ck_assert_ptr_null(t);
+    }
+    ck_assert_uint_ge(n, 3);
+}
+END_TEST
+
+/* ---- the renderers on a schedule made here -------------------------------------- */
+
+/* Two workers, two rounds; blocks 0-based; cost of block b is b + 1. */
+static struct ptm_trace *small_trace(void)
+{
+    struct ptm_trace *t = ptm_trace_new(2);
+    ck_assert_ptr_nonnull(t);
+    t->dry = true;
+    t->source = plan_strdup("s.ptm");
+    t->job = plan_strdup("s");
+    t->policy = plan_strdup("dynamic");
+    t->blockset = plan_strdup("coef");
+    t->nblocks = 4;
+    t->seed = 7;
+    t->has_cost = true;
+    t->sweeps = 1.25;
+    t->cost = calloc(4, sizeof(double));
+    for (int b = 0; b < 4; b++)
+        t->cost[b] = b + 1;
+    struct ptm_trace_round r1 = {
+        .round = 1, .seconds = NAN, .candidates = 4, .conflicts = 1, .objective = NAN};
+    struct ptm_trace_round r2 = r1;
+    r2.round = 2;
+    r2.conflicts = 0;
+    r2.candidates = 2;
+    int64_t a[] = {3}, b[] = {0, 1}, c[] = {2, 1};
+    ck_assert_int_eq(ptm_trace_round(t, &r1), 0);
+    ck_assert_int_eq(ptm_trace_worker(t, a, 1, 4), 0);
+    ck_assert_int_eq(ptm_trace_worker(t, b, 2, 3), 0);
+    ck_assert_int_eq(ptm_trace_round(t, &r2), 0);
+    ck_assert_int_eq(ptm_trace_worker(t, c, 2, 5), 0);
+    ck_assert_int_eq(ptm_trace_worker(t, NULL, 0, 0), 0);
+    return t;
+}
+
+START_TEST(test_table)
+{
+    struct ptm_trace *t = small_trace();
+    char *text = render(ptm_viz_table, t);
+    tu_expect_text(
+        "table", 0, text,
+        "# dry run of job 's' (s.ptm): schedule dynamic over coef (4 blocks), 2 workers, "
+        "2 rounds, seed 7\n"
+        "# simulation: " PTM_DRYRUN_MODEL "\n"
+        "# cost: the sum of the costs of the worker's blocks (the block set's cost); "
+        "idle: the share of the round it waits for the largest cost\n"
+        " round worker       cost  idle conflicts  blocks\n"
+        "     1      1          4    0%         1  4\n"
+        "            2          3   25%            1 2\n"
+        "     2      1          5    0%         0  3 2\n"
+        "            2          0  100%            \n"
+        "# per worker over 2 rounds:\n"
+        "worker   blocks       cost  idle\n"
+        "     1        3          9    0%\n"
+        "     2        2          3   67%\n"
+        "# 5 block updates (1.25 sweeps of 4 blocks), 6 candidates, 1 conflicts avoided, "
+        "idle share 33%\n",
+        NULL);
+    free(text);
+    ptm_trace_free(t);
+}
+END_TEST
+
+START_TEST(test_svg_small)
+{
+    struct ptm_trace *t = small_trace();
+    char *svg = render(ptm_viz_svg, t);
+    ck_assert(strncmp(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0);
+    ck_assert(strcmp(svg + strlen(svg) - 7, "</svg>\n") == 0);
+    /* one segment per block update, in the block's colour */
+    ck_assert_uint_eq(count(svg, "</title></rect>"), 5 + 1 /* one conflict bar */);
+    char col[8], want[64];
+    ptm_viz_block_color(3, col);
+    snprintf(want, sizeof(want), "fill=\"%s\"><title>round 1, worker 1: block 4", col);
+    ck_assert_msg(strstr(svg, want), "no segment for block 4 in round 1");
+    ck_assert(strstr(svg, "Dry run of job &apos;s&apos;: dynamic over coef"));
+    ck_assert(strstr(svg, ">block 4</text>"));
+    ck_assert(strstr(svg, ">conflicts avoided</text>"));
+    ck_assert(!strstr(svg, "Aggregated"));
+    /* the tags open and close in pairs */
+    ck_assert_uint_eq(count(svg, "<g "), count(svg, "</g>"));
+    ck_assert_uint_eq(count(svg, "<text "), count(svg, "</text>"));
+    free(svg);
+    ptm_trace_free(t);
+}
+END_TEST
+
+/* Many rounds, workers and blocks: aggregated, and the picture says so;
+ * its size stays bounded. */
+START_TEST(test_svg_big)
+{
+    int P = 100;
+    struct ptm_trace *t = ptm_trace_new(P);
+    ck_assert_ptr_nonnull(t);
+    t->nblocks = 100000;
+    int64_t b[40];
+    for (int64_t r = 0; r < 3000; r++) {
+        struct ptm_trace_round rd = {
+            .round = r + 1, .candidates = -1, .conflicts = r % 7, .seconds = NAN, .objective = NAN};
+        ck_assert_int_eq(ptm_trace_round(t, &rd), 0);
+        for (int p = 0; p < P; p++) {
+            for (int k = 0; k < 40; k++)
+                b[k] = (r * 4000 + p * 40 + k) % t->nblocks;
+            ck_assert_int_eq(ptm_trace_worker(t, b, (size_t)(p % 41), p), 0);
+        }
+    }
+    char *svg = render(ptm_viz_svg, t);
+    ck_assert(strstr(svg, "Aggregated: 10 rounds a column (more than 300 rounds); 2 workers a row "
+                          "(more than 64 workers);"));
+    ck_assert(strstr(svg, "round (10 a column)"));
+    ck_assert_uint_lt(strlen(svg), 3000000);
+    ck_assert(strcmp(svg + strlen(svg) - 7, "</svg>\n") == 0);
+    free(svg);
+    ptm_trace_free(t);
+}
+END_TEST
+
+START_TEST(test_render_fault)
+{
+    struct ptm_trace *t = small_trace();
+    for (unsigned long n = 1; n < 20; n++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ptm_fault_inject(n);
+        int a = ptm_viz_table(f, t), b = ptm_viz_svg(f, t);
+        ptm_fault_inject(0);
+        fclose(f);
+        free(text);
+        ck_assert(a == 0 || a == PTM_ENOMEM);
+        ck_assert(b == 0 || b == PTM_ENOMEM);
+    }
+    ptm_trace_free(t);
+}
+END_TEST
+
+/* ---- dry runs ------------------------------------------------------------------- */
+
+/* round_robin: each round the next 3 blocks in order, block k of a round to
+ * worker k mod P; a worker's cost is the non-zeros of its columns. */
+START_TEST(test_dry_round_robin)
+{
+    make_job("round_robin { per_round 3 }", "");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_trace *t = dry(plan, 2, 5, false);
+    ck_assert_int_eq(t->workers, 2);
+    ck_assert_uint_eq(t->nrounds, 5);
+    ck_assert_int_eq(t->nblocks, 7);
+    ck_assert(t->dry && t->has_cost && fabs(t->sweeps - 15.0 / 7) < 1e-12);
+    int64_t next = 0;
+    for (size_t r = 0; r < t->nrounds; r++) {
+        ck_assert_int_eq(t->rounds[r].round, (int64_t)r + 1);
+        ck_assert_int_eq(t->rounds[r].conflicts, 0);
+        int64_t want[3];
+        for (int k = 0; k < 3; k++)
+            want[k] = (next + k) % 7;
+        next = (next + 3) % 7;
+        for (int p = 0; p < 2; p++) {
+            size_t n;
+            const int64_t *b = ptm_trace_blocks(t, r, p, &n);
+            double cost = 0;
+            size_t i = 0;
+            for (int k = p; k < 3; k += 2, i++) {
+                ck_assert_uint_gt(n, i);
+                ck_assert_int_eq(b[i], want[k]);
+                cost += col_nnz[want[k]];
+            }
+            ck_assert_uint_eq(n, i);
+            ck_assert(t->load[r * 2 + (size_t)p] == cost);
+        }
+    }
+    ptm_trace_free(t);
+    plan_free(plan);
+}
+END_TEST
+
+/* random: the same seed gives the same rounds; distinct blocks in range. */
+START_TEST(test_dry_random)
+{
+    make_job("random { per_round 4 }", "");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_trace *a = dry(plan, 3, 30, false), *b = dry(plan, 3, 30, false);
+    ck_assert_uint_eq(a->nentries, 120);
+    ck_assert_uint_eq(b->nentries, 120);
+    ck_assert(memcmp(a->blocks, b->blocks, 120 * sizeof(int64_t)) == 0);
+    for (size_t r = 0; r < a->nrounds; r++) {
+        bool seen[7] = {false};
+        for (int p = 0; p < 3; p++) {
+            size_t n;
+            const int64_t *bl = ptm_trace_blocks(a, r, p, &n);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert(bl[i] >= 0 && bl[i] < 7 && !seen[bl[i]]);
+                seen[bl[i]] = true;
+            }
+        }
+    }
+    ptm_trace_free(a);
+    ptm_trace_free(b);
+    plan_free(plan);
+}
+END_TEST
+
+static bool is_edge(int64_t i, int64_t j)
+{
+    for (size_t k = 0; k < PTM_ARRAY_LEN(edges); k++)
+        if ((edges[k][0] == i && edges[k][1] == j) || (edges[k][0] == j && edges[k][1] == i))
+            return true;
+    return false;
+}
+
+/* dynamic: no round holds both blocks of an edge, and conflicts were avoided;
+ * the graph is exactly the edge list. */
+START_TEST(test_dry_dynamic)
+{
+    make_job("dynamic { sample 7, warmup 0 }", "depend coef from \"edges.txt\"");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_trace *t = dry(plan, 2, 40, true);
+    int64_t avoided = 0;
+    for (size_t r = 0; r < t->nrounds; r++) {
+        avoided += t->rounds[r].conflicts;
+        int64_t all[7];
+        size_t m = 0;
+        for (int p = 0; p < 2; p++) {
+            size_t n;
+            const int64_t *b = ptm_trace_blocks(t, r, p, &n);
+            for (size_t i = 0; i < n; i++)
+                all[m++] = b[i];
+        }
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = i + 1; j < m; j++)
+                ck_assert_msg(!is_edge(all[i], all[j]), "round %zu holds blocks %lld and %lld",
+                              r + 1, (long long)all[i] + 1, (long long)all[j] + 1);
+    }
+    ck_assert_int_gt(avoided, 0);
+    const struct ptm_depgraph *g = t->graph;
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(g->nnodes, 7);
+    ck_assert(!g->more_edges);
+    ck_assert_uint_eq(g->nedges, PTM_ARRAY_LEN(edges));
+    for (size_t k = 0; k < g->nedges; k++) {
+        ck_assert_int_eq(g->edges[2 * k], edges[k][0]);
+        ck_assert_int_eq(g->edges[2 * k + 1], edges[k][1]);
+    }
+    for (int64_t b = 0; b < 7; b++)
+        ck_assert(g->cost[b] == col_nnz[b] && g->priority[b] > 0);
+    char *dot = render(ptm_viz_dot, t);
+    ck_assert(strstr(dot, "\n  1 -- 2;\n  2 -- 3;\n  4 -- 7;\n}\n"));
+    ck_assert_uint_eq(count(dot, " -- "), 3);
+    ck_assert_uint_eq(count(dot, "[label=\""), 7);
+    ck_assert(strstr(dot, "// nodes: blocks 1 to 7 of 7; edges: conflicts, from depend coef from "
+                          "\"edges.txt\"\n"));
+    ck_assert(!strstr(dot, "cut:"));
+    free(dot);
+    ptm_trace_free(t);
+    plan_free(plan);
+}
+END_TEST
+
+/* The graph cut to 3 nodes and 1 edge, and the file says so. */
+START_TEST(test_dry_graph_cut)
+{
+    make_job("dynamic { sample 7 }", "depend coef from \"edges.txt\"");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_dryrun_opts o = {
+        .workers = 2, .rounds = 2, .graph = true, .max_nodes = 3, .max_edges = 1};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    char err[512];
+    struct ptm_trace *t;
+    ck_assert_int_eq(ptm_dryrun(plan, &o, &dg, err, sizeof(err), &t), 0);
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(t->graph->nnodes, 3);
+    ck_assert_uint_eq(t->graph->nedges, 1);
+    ck_assert(t->graph->more_edges);
+    char *dot = render(ptm_viz_dot, t);
+    ck_assert(strstr(dot, "// cut: only blocks 1 to 3 of 7 are drawn"));
+    ck_assert(strstr(dot, "// cut: only the first 1 conflicts in block order are drawn"));
+    free(dot);
+    ptm_trace_free(t);
+    plan_free(plan);
+}
+END_TEST
+
+/* What cannot be dry-run: no data, a bad dependency file, no blocks. */
+START_TEST(test_dry_fails)
+{
+    struct ptm_dryrun_opts o = {
+        .workers = 2, .rounds = 2, .graph = true, .max_nodes = 500, .max_edges = 5000};
+    char err[2048];
+    struct ptm_trace *t = (struct ptm_trace *)1;
+    struct ptm_data_diags dg;
+
+    make_job("round_robin", "");
+    char *at = strstr(job_text, "x.svm");
+    memcpy(at, "n.svm", 5);
+    struct ptm_plan *plan = compile_job();
+    ptm_data_diags_init(&dg);
+    ck_assert_int_eq(ptm_dryrun(plan, &o, &dg, err, sizeof(err), &t), PTM_ENOENT);
+    ck_assert_ptr_null(t);
+    ck_assert_uint_eq(dg.nerrors, 1);
+    ck_assert(strstr(dg.msg[0].text, "n.svm"));
+    ptm_data_diags_release(&dg);
+    plan_free(plan);
+
+    make_job("dynamic", "depend coef from \"bad-edges.txt\"");
+    plan = compile_job();
+    ptm_data_diags_init(&dg);
+    int rc = ptm_dryrun(plan, &o, &dg, err, sizeof(err), &t);
+    ck_assert_int_eq(rc, PTM_EDATA);
+    ck_assert_uint_eq(dg.nerrors, 1);
+    ck_assert_msg(strstr(dg.msg[0].text, "bad-edges.txt:2:"), "%s", dg.msg[0].text);
+    ck_assert_ptr_null(t);
+    ptm_data_diags_release(&dg);
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(test_dry_fault)
+{
+    make_job("dynamic { sample 7 }", "depend coef from \"edges.txt\"");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_dryrun_opts o = {
+        .workers = 2, .rounds = 3, .graph = true, .max_nodes = 500, .max_edges = 5000};
+    unsigned long n;
+    for (n = 1;; n++) {
+        struct ptm_data_diags dg;
+        ptm_data_diags_init(&dg);
+        char err[1024];
+        struct ptm_trace *t = NULL;
+        ptm_fault_inject(n);
+        int rc = ptm_dryrun(plan, &o, &dg, err, sizeof(err), &t);
+        unsigned long calls = ptm_fault_inject(0);
+        ptm_data_diags_release(&dg);
+        if (calls < n) {
+            ck_assert_int_eq(rc, 0);
+            ptm_trace_free(t);
+            break;
+        }
+        if (rc == 0) { /* only shrinking an array failed: harmless */
+            ptm_trace_free(t);
+            continue;
+        }
+        ck_assert_msg(rc == PTM_ENOMEM, "allocation %lu failed: rc %d (%s)", n, rc, err);
+        ck_assert_ptr_null(t);
+    }
+    ck_assert_uint_ge(n, 10);
+    plan_free(plan);
+}
+END_TEST
+
+/* ---- the runner ----------------------------------------------------------------- */
+
+static Suite *viz_suite(void)
+{
+    Suite *s = suite_create("viz");
+    TCase *tc = tcase_create("trace");
+    tcase_add_test(tc, test_trace_good);
+    tcase_add_test(tc, test_trace_old);
+    tcase_add_loop_test(tc, test_trace_bad, 0, (int)PTM_ARRAY_LEN(bad_traces));
+    tcase_add_test(tc, test_trace_nul);
+    tcase_add_test(tc, test_trace_prefixes);
+    tcase_add_test(tc, test_trace_fault);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("render");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_table);
+    tcase_add_test(tc, test_svg_small);
+    tcase_add_test(tc, test_svg_big);
+    tcase_add_test(tc, test_render_fault);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("dryrun");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_dry_round_robin);
+    tcase_add_test(tc, test_dry_random);
+    tcase_add_test(tc, test_dry_dynamic);
+    tcase_add_test(tc, test_dry_graph_cut);
+    tcase_add_test(tc, test_dry_fails);
+    tcase_add_test(tc, test_dry_fault);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(dd)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(dd);
+    rmdir(dir);
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-viz.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_viz: temporary directory");
+        return EXIT_FAILURE;
+    }
+    if (write_text("x.svm", x_svm) != 0 ||
+        write_text("edges.txt", "# conflicts\n1 2\n3 2\n\n1 2\n4 7\n") != 0 ||
+        write_text("bad-edges.txt", "1 2\n1 9\n") != 0) {
+        perror("test_viz: test files");
+        remove_tree(dir);
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(viz_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
