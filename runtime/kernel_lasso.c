@@ -18,6 +18,24 @@
 #include "arena.h"
 #include "ptm.h"
 
+/* Columns a round visits are scattered over the matrix: ask for the
+ * entries of the column PREFETCH_AHEAD places ahead while this one is
+ * computed, so that its cache misses overlap the work. */
+#define PREFETCH_AHEAD 2
+
+/* A macro: gcc drops the prefetches of an inline function that does
+ * nothing else. */
+#define PREFETCH_COL(x, j)                                                                         \
+    do {                                                                                           \
+        int64_t lo_ = (x)->colptr[j], hi_ = (x)->colptr[(j) + 1];                                  \
+        if (lo_ < hi_) {                                                                           \
+            __builtin_prefetch((x)->rowind + lo_);                                                 \
+            __builtin_prefetch((x)->val + lo_);                                                    \
+            __builtin_prefetch((x)->rowind + hi_ - 1);                                             \
+            __builtin_prefetch((x)->val + hi_ - 1);                                                \
+        }                                                                                          \
+    } while (0)
+
 /* sum over k < len of v[k] r[ri[k]] */
 static inline double col_dot(const int32_t *restrict ri, const double *restrict v, int64_t len,
                              const double *restrict r)
@@ -81,6 +99,8 @@ void lasso_push(const struct ptm_csc *x, const double *sq, const double *r, cons
     const int32_t *restrict ri = x->rowind;
     const double *restrict v = x->val;
     for (size_t k = 0; k < ns; k++) {
+        if (k + PREFETCH_AHEAD < ns)
+            PREFETCH_COL(x, cols[k + PREFETCH_AHEAD]);
         int64_t j = cols[k];
         int64_t at = cp[j];
         z[LASSO_K * k] = col_dot(ri + at, v + at, cp[j + 1] - at, r) + sq[j] * beta[j];
