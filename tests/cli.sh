@@ -827,6 +827,18 @@ err_has "run-fail.ptm:27:1: note: the update rule is declared here"
 [ -e "$T/rd/beta-fail.tsv" ] && no "an output was written"
 end
 
+begin "run: Ctrl-C stops after the current round and still writes the outputs"
+sed -e "s|^stop when .*|stop when sweeps >= 100000000|" -e "s|beta-lua.tsv|beta-int.tsv|" \
+    -e "s|every 1 sweeps|every 1000 sweeps|" "$T/run-lua.ptm" >"$T/run-int.ptm"
+"$PTM" run --workers 2 "$T/run-int.ptm" >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"; rc=$?
+want_rc 0; err_has "ptm: interrupted; writing the outputs"
+[ "$(wc -l <"$T/rd/beta-int.tsv")" -eq 40 ] || no "beta-int.tsv does not have 40 lines"
+end
+
 begin "run: a plan (YAML) gives the same beta as its job, one worker"
 "$PTM" compile "$T/run.ptm" -o "$T/rd/run.yaml" 2>/dev/null
 run run --quiet --workers 1 "$T/run.ptm"
