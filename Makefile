@@ -33,7 +33,7 @@ LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
-	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
+	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/kernel_lda.c runtime/kernel_mf.c runtime/kernel_logreg.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
 	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/sched_env.c \
 	schedulers/sched.c schedulers/round_robin.c schedulers/random.c schedulers/dynamic.c \
 	schedulers/conflict.c schedulers/rotation.c
@@ -43,8 +43,8 @@ GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(VIZ_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o
 CLI_OBJ  = $(B)/cli/ptm.o $(B)/cli/plan.o
-TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_lua \
-	$(B)/tests/test_engine $(B)/tests/test_gen $(B)/tests/test_viz $(B)/tests/test_sched
+TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_mf $(B)/tests/test_logreg $(B)/tests/test_lua \
+	$(B)/tests/test_engine $(B)/tests/test_gen $(B)/tests/test_viz $(B)/tests/test_sched $(B)/tests/test_lda
 
 ifeq ($(SANITIZE),)
 PTM = bin/ptm
@@ -121,9 +121,10 @@ demo: deps
 # bench: results go to bench/RESULTS.md with the commands that made them.
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/prog_bench $(B)/bench/pstore_bench \
-	  $(B)/bench/data_gen $(B)/bench/data_bench $(B)/bench/lasso_bench $(B)/bench/lua_bench
+	  $(B)/bench/data_gen $(B)/bench/data_bench $(B)/bench/lasso_bench $(B)/bench/lua_bench \
+	  $(B)/bench/lda_bench $(B)/bench/sched_bench $(B)/bench/mf_bench $(B)/bench/logreg_bench
 	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench LUA_BENCH=$(B)/bench/lua_bench \
-	  LASSO_BENCH=$(B)/bench/lasso_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
+	  LASSO_BENCH=$(B)/bench/lasso_bench SCHED_BENCH=$(B)/bench/sched_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
 
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h
@@ -150,6 +151,22 @@ $(B)/bench/data_gen: bench/data_gen.c
 # The Lasso kernel at -O2 whatever CFLAGS says.
 $(B)/bench/lasso_bench: bench/lasso_bench.c runtime/kernel_lasso.c $(DATA_SRC) compiler/plan.c \
 	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lasso.h runtime/data.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+
+# The matrix factorization and logistic regression kernels at -O2 whatever CFLAGS says.
+$(B)/bench/mf_bench: bench/mf_bench.c runtime/kernel_mf.c $(DATA_SRC) compiler/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_mf.h runtime/data.h runtime/rng.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+$(B)/bench/logreg_bench: bench/logreg_bench.c runtime/kernel_logreg.c $(DATA_SRC) compiler/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_logreg.h runtime/data.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+
+# The LDA kernel at -O2 whatever CFLAGS says.
+$(B)/bench/lda_bench: bench/lda_bench.c runtime/kernel_lda.c $(DATA_SRC) compiler/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lda.h runtime/data.h runtime/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 

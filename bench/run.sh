@@ -413,4 +413,10 @@ held=$(awk -v n="$rows" -v d="$cols" -v z="$nnz" 'BEGIN { printf "%.0f", (8 * (n
 } >> "$out"
 for c in $cases; do printf 'run %s P=%s: %s ms a sweep\n' "${c%:*}" "${c#*:}" "$(med_ms "$c")" >&2; done
 
+echo "== schedulers: dynamic against random and round_robin (updates to a target), the scheduler's speed"
+sched_bench=${SCHED_BENCH:-build/default/bench/sched_bench}
+[ -x "$sched_bench" ] || make --no-print-directory "$sched_bench" > /dev/null
+# its section, and its charts (bench/sched_bench_*.svg)
+"$py" bench/sched_bench.py "$ptm" "$sched_bench" bench >> "$out"
+
 echo "results written to $out"

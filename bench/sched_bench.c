@@ -21,7 +21,11 @@
  * CPU seconds of this thread, so a busy machine does not count against it.
  *
  * Usage: sched_bench [FILE.svm [ROUNDS]]; SCHED_BENCH_ONLY=CASE runs one
- * case (for profiling). One line per case on stdout:
+ * case (for profiling). `sched_bench graph FILE.svm T` instead writes the
+ * edge list of `abs(corr(col(X, i), col(X, j))) > T` over the file's
+ * columns (the same answers as the predicate: overlapping columns through
+ * expr_corr() itself, the others by its formula with no common rows), for
+ * `depend B from "file"`. One line per case on stdout:
  *   CASE BLOCKS ROUNDS CPU_SECONDS CANDIDATES_PER_S EVALUATIONS_PER_S
  *   US_PER_ROUND KEPT_PER_ROUND
  */
@@ -257,8 +261,71 @@ static void corr_case(const char *path, int64_t R)
     ptm_dataset_free(ds);
 }
 
+/* corr of columns i and j with no row in common: expr_corr()'s
+ * arithmetic with the sum of products 0. */
+static double corr_disjoint(double n, const double *sum, const double *sumsq, int64_t i, int64_t j)
+{
+    double ab = 0;
+    double cov = ab - sum[i] * sum[j] / n;
+    double va = sumsq[i] - sum[i] * sum[i] / n;
+    double vb = sumsq[j] - sum[j] * sum[j] / n;
+    if (!(va > 0) || !(vb > 0))
+        return NAN;
+    double r = cov / sqrt(va * vb);
+    return r > 1 ? 1 : r < -1 ? -1 : r;
+}
+
+static int graph(const char *path, double t)
+{
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds;
+    if (ptm_data_read(path, &o, &dg, &ds) != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        die("cannot read the data");
+    }
+    ptm_data_diags_release(&dg);
+    struct expr_source src = {.ds = ds, .labels_of = -1};
+    struct expr_data d;
+    const struct ptm_csc *c;
+    if (expr_data_init(&d, &src, 1) != 0 || ptm_dataset_csc(ds, &c) != 0)
+        die("out of memory");
+    const struct ptm_csr *x = &ds->csr;
+    int64_t B = c->ncols;
+    uint32_t *mark = calloc((size_t)B, sizeof(uint32_t));
+    if (!mark)
+        die("out of memory");
+    double n = (double)c->nrows;
+    int64_t edges = 0;
+    for (int64_t i = 0; i < B; i++) {
+        for (int64_t e = c->colptr[i]; e < c->colptr[i + 1]; e++) {
+            int64_t r = c->rowind[e];
+            for (int64_t f = x->rowptr[r]; f < x->rowptr[r + 1]; f++)
+                mark[x->colind[f]] = (uint32_t)i + 1;
+        }
+        for (int64_t j = i + 1; j < B; j++) {
+            double v = mark[j] == (uint32_t)i + 1
+                           ? expr_corr(c, d.colsum[0], d.colsumsq[0], i, c, d.colsum[0],
+                                       d.colsumsq[0], j)
+                           : corr_disjoint(n, d.colsum[0], d.colsumsq[0], i, j);
+            if (fabs(v) > t) {
+                printf("%lld %lld\n", (long long)i + 1, (long long)j + 1);
+                edges++;
+            }
+        }
+    }
+    fprintf(stderr, "sched_bench graph: %lld columns, %lld edges\n", (long long)B, (long long)edges);
+    free(mark);
+    expr_data_release(&d);
+    ptm_dataset_free(ds);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "graph") == 0)
+        return graph(argv[2], atof(argv[3]));
     int64_t R = 2000;
     /* none */
     if (want("none")) {

@@ -8,10 +8,10 @@
  * - An edge list (`depend B from "file"`) is read once into sorted
  *   adjacency lists. Keeping a block stamps its neighbours, so a candidate
  *   is checked by one load; a kept block with more than HUB_DEGREE
- *   neighbours is not stamped but remembered as a hub, and a candidate is
- *   looked up in each hub's list by binary search. A round costs the
- *   candidates plus the degrees of the kept blocks (at most HUB_DEGREE
- *   each) plus a search per hub.
+ *   neighbours, and more than the searches it would cost (4 per candidate
+ *   left times log2 of its degree), is not stamped but remembered as a
+ *   hub, and each later candidate is looked up in its list by binary
+ *   search.
  * - A predicate (`depend B(i), B(j) when COND`) is evaluated only for the
  *   pairs the filter meets, a candidate against the blocks kept before it
  *   (at most n * kept evaluations a round, fewer once answers are known),
@@ -43,7 +43,7 @@
 #define DENSE_MAX 8192
 /* The most entries of the pair cache beyond DENSE_MAX (8 bytes each). */
 #define HASH_MAX ((size_t)1 << 20)
-/* A kept block with more neighbours is looked up rather than stamped. */
+/* A kept block with more neighbours may be looked up rather than stamped. */
 #define HUB_DEGREE 64
 
 enum mode { MODE_NONE, MODE_EDGES, MODE_DENSE, MODE_HASH };
@@ -566,9 +566,10 @@ static size_t filter_edges(struct sched_conflicts *c, const int64_t *cand, size_
     }
     size_t nk = 0, nh = 0;
     const int64_t *off = c->e.off, *adj = c->e.adj;
+    uint32_t *blocked = c->blocked, stamp = c->stamp;
     for (size_t i = 0; i < n; i++) {
         int64_t b = cand[i];
-        if (c->blocked[b] == c->stamp)
+        if (blocked[b] == stamp)
             continue;
         bool bad = false;
         for (size_t h = 0; h < nh && !bad; h++)
@@ -576,11 +577,14 @@ static size_t filter_edges(struct sched_conflicts *c, const int64_t *cand, size_
         if (bad)
             continue;
         kept[nk++] = b;
-        if (off[b + 1] - off[b] > HUB_DEGREE)
+        /* stamping costs the degree; as a hub, a search in its list for
+         * each candidate left */
+        int64_t deg = off[b + 1] - off[b];
+        if (deg > HUB_DEGREE && (double)deg > 4 * (double)(n - i) * log2((double)deg))
             c->hubs[nh++] = b;
         else
             for (int64_t k = off[b]; k < off[b + 1]; k++)
-                c->blocked[adj[k]] = c->stamp;
+                blocked[adj[k]] = stamp;
     }
     return nk;
 }

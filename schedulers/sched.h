@@ -40,10 +40,12 @@ struct ptm_sched_info {
     uint64_t seed;
     /* How the block set's expressions (priority, depend, cost) are
      * evaluated: a template whose callbacks answer data, parameter values
-     * and delta() and whose globals are the run's live counters; a
-     * scheduler copies it and sets vars (1-based block numbers, as the
-     * language counts). NULL: no data (every expression is then refused
-     * by create, except when the policy ignores them). Borrows. */
+     * and delta() and whose globals are the run's live counters, which the
+     * caller keeps current before each next() (rounds, sweeps, workers);
+     * a scheduler copies it and sets vars (1-based block numbers, as the
+     * language counts). NULL: no data (every expression that is not a
+     * constant is then refused by create, except when the policy ignores
+     * them). Borrows. */
     const struct prog_env *env;
 };
 

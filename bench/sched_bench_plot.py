@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""sched_bench_plot.py - line charts as self-contained SVG, for the scheduler
+benchmark (bench/sched_bench.py): the relative gap to the optimum, on a log
+scale, against coordinate updates or seconds, one line per policy. No
+dependencies beyond the standard library.
+"""
+import math
+from xml.sax.saxutils import escape
+
+COLORS = ["#1b6ac9", "#d1462f", "#2e9e44", "#8a4fb8", "#c98a00", "#555555"]
+W, H = 760, 440
+LEFT, RIGHT, TOP, BOTTOM = 78, 210, 46, 58
+GAP_MIN, GAP_MAX = 1e-10, 1e2
+
+
+def nice_ticks(hi, n=6):
+    """About n round ticks from 0 to at least hi."""
+    if hi <= 0:
+        return [0, 1]
+    raw = hi / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), default=10 * mag)
+    ticks = [0.0]
+    while ticks[-1] < hi * 0.9999:
+        ticks.append(ticks[-1] + step)
+    return ticks
+
+
+def fmt(v):
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6:
+        return "%gM" % (v / 1e6)
+    if abs(v) >= 1e3:
+        return "%gk" % (v / 1e3)
+    return "%g" % v
+
+
+def plot(path, title, xlabel, series):
+    """series: list of (name, [(x, gap)], note) with gap = (f - f*) / f*;
+    note (or None) is printed after the name in the legend. Gaps beyond
+    the chart are drawn on its edge."""
+    xmax = max((x for _, pts, _ in series for x, _ in pts), default=1) or 1
+    xt = nice_ticks(xmax)
+    xmax = xt[-1] if xt[-1] > 0 else 1
+    ylo, yhi = math.log10(GAP_MIN), math.log10(GAP_MAX)
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+    def sx(x):
+        return LEFT + pw * x / xmax
+
+    def sy(g):
+        g = min(max(g, GAP_MIN), GAP_MAX)
+        return TOP + ph * (yhi - math.log10(g)) / (yhi - ylo)
+
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">' % (W, H, W, H),
+           '<rect width="%d" height="%d" fill="white"/>' % (W, H),
+           '<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>'
+           % (LEFT, escape(title))]
+    # grid first, then axes, then lines
+    for e in range(int(ylo), int(yhi) + 1):
+        y = sy(10.0 ** e)
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e4e4e4"/>'
+                   % (LEFT, y, LEFT + pw, y))
+        out.append('<text x="%d" y="%.1f" text-anchor="end" dy="4">1e%d</text>'
+                   % (LEFT - 6, y, e))
+    for t in xt:
+        x = sx(t)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e4e4e4"/>'
+                   % (x, TOP, x, TOP + ph))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
+                   % (x, TOP + ph + 18, fmt(t)))
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>'
+               % (LEFT, TOP, pw, ph))
+    out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
+               % (LEFT + pw // 2, H - 14, escape(xlabel)))
+    out.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">'
+               '(objective - optimum) / optimum</text>' % (TOP + ph // 2))
+    for k, (name, pts, note) in enumerate(series):
+        color = COLORS[k % len(COLORS)]
+        if pts:
+            d = " ".join("%s%.1f,%.1f" % ("M" if i == 0 else "L", sx(x), sy(g))
+                         for i, (x, g) in enumerate(pts))
+            out.append('<path d="%s" fill="none" stroke="%s" stroke-width="1.8"/>' % (d, color))
+        ly = TOP + 14 + 20 * k
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>'
+                   % (LEFT + pw + 12, ly, LEFT + pw + 32, ly, color))
+        out.append('<text x="%d" y="%d" dy="4">%s</text>'
+                   % (LEFT + pw + 38, ly, escape(name + (" " + note if note else ""))))
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")

@@ -1,0 +1,827 @@
+/*
+ * kernel_lda.c - LDA by collapsed Gibbs sampling over document shards and
+ * rotating vocabulary blocks (kernel_lda.h): the plain O(K) sampler, the
+ * SparseLDA decomposition and the Metropolis-Hastings alias sampler.
+ *
+ * DESIGN: the target of every sampler is the collapsed conditional of a
+ * token of word w in document d currently in topic s,
+ *
+ *     p(k) ~ (n_dk - [k=s] + alpha)(n_wk - [k=s] + beta) / (n_k - [k=s] + W beta),
+ *
+ * the counts without the token ("-1 corrections"). Tokens are visited word
+ * by word (the held block's words in order), so each sampler does its per-
+ * word work once for all the word's tokens in the shard.
+ *
+ * alias: a cycle of two Metropolis-Hastings steps, each with a proposal
+ * that is a function of the other tokens' topics only (z without the
+ * token), which do not change while the token is resampled: each step is
+ * then an MH kernel whose stationary distribution is exactly p, and so is
+ * the cycle. With a = n_dk' + alpha, b = n_wk' + beta, c = n_k' + W beta
+ * (p = a b / c), from the current topic x:
+ *   - word proposal q(k) ~ n_wk' + beta = b_k: with weight m - 1 one of
+ *     the word's other m - 1 tokens in this shard, picked uniformly (their
+ *     topics are kept in word order in zw, hot in cache); with weight
+ *     F + K beta the alias table of n_wk - (this shard's tokens of the
+ *     word) + beta, the F tokens of other shards, which cannot change
+ *     while this worker holds the block: built once per word and round
+ *     (uniform when F = 0, as with one worker). Accept t with
+ *     min(1, p(t) b_x / (p(x) b_t)) = min(1, a_t c_x / (a_x c_t)).
+ *   - document proposal q(k) ~ n_dk' + alpha = a_k: one of the document's
+ *     other tokens (the token's own place is skipped), or with weight
+ *     K alpha a uniform topic. Accept with min(1, b_t c_x / (b_x c_t)).
+ * LightLDA's proposals count the token itself (the document proposal
+ * picks from all of the document's tokens; the word table, frozen when
+ * the word's tokens start, counts them at their old topics): proposals
+ * that depend on the state being left, which the ratio does not correct
+ * exactly. With LightLDA's document proposal this sampler fails the
+ * joint chi-square test of test_lda.c (455 on 127 degrees of freedom,
+ * where these proposals give 111 to 147). The tests compare
+ * u * den < num, so no division is made. The alias table is Vose's with
+ * 32-bit thresholds: one 64-bit draw gives the column (high half) and the
+ * coin (low half); drawing k < K as (r32 * K) >> 32 is biased by at most
+ * K / 2^32, far below what sampling can show. The document proposals'
+ * random numbers are drawn PF tokens ahead, so that the tokens they pick
+ * can be fetched early.
+ *
+ * sparse: with the word fixed, p(k) = alpha beta c_k + alpha n_wk' c_k +
+ * n_dk' (n_wk' + beta) c_k, c_k = 1 / (n_k' + W beta): a dense word-free
+ * bucket S (sum kept under the token's changes), a bucket R over the
+ * word's non-zero topics (a list with positions, sum kept) and a bucket Q
+ * over the document's non-zero topics (summed for every token from the
+ * cached (n_wk + beta) c_k). Sums kept across tokens are recomputed at
+ * every word, so rounding does not build up. Walks that run off their end
+ * through rounding take the bucket's last topic.
+ *
+ * plain: the O(K) cumulative sum with the counts decremented; written
+ * directly from the formula, as the reference the others are tested
+ * against.
+ */
+#define _DEFAULT_SOURCE /* lgamma_r: lgamma() writes the global signgam */
+#include "kernel_lda.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+
+int lda_sampler_lookup(const char *s)
+{
+    static const char *const names[] = {
+        [LDA_SAMPLER_SPARSE] = "sparse",
+        [LDA_SAMPLER_ALIAS] = "alias",
+        [LDA_SAMPLER_PLAIN] = "plain",
+    };
+    for (int i = 0; i < (int)PTM_ARRAY_LEN(names); i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- random numbers ---------------------------------------------------------- */
+
+/* k < n from the high 32 bits of r. */
+static inline int32_t below(uint64_t r, int32_t n)
+{
+    return (int32_t)(((r >> 32) * (uint64_t)n) >> 32);
+}
+
+static inline double uniform(struct ptm_rng *g)
+{
+    return ptm_rng_uniform(g);
+}
+
+/* [0, 1) from 32 bits. */
+static inline double u32(uint32_t r)
+{
+    return (double)r * 0x1.0p-32;
+}
+
+/* Tokens ahead whose memory the alias sampler fetches early (a power of 2). */
+#define PF 8
+
+/* Cache lines of a row of n_dk the samplers fetch ahead: all of it up to
+ * K = 112, the first 8 beyond. */
+static int row_lines(int32_t K)
+{
+    int64_t n = (int64_t)K * (int64_t)sizeof(int32_t) / 64 + 1;
+    return n < 8 ? (int)n : 8;
+}
+
+/* ---- set-up -------------------------------------------------------------------- */
+
+void lda_shard_release(struct lda_shard *s)
+{
+    ptm_free(s->bounds);
+    ptm_free(s->dptr);
+    ptm_free(s->z);
+    ptm_free(s->zw);
+    ptm_free(s->ndk);
+    ptm_free(s->bw);
+    ptm_free(s->wlist);
+    ptm_free(s->wptr);
+    ptm_free(s->tok);
+    ptm_free(s->dnzp);
+    ptm_free(s->dnzn);
+    ptm_free(s->dnz);
+    ptm_free(s->sc_w);
+    ptm_free(s->sc_c);
+    ptm_free(s->sc_s);
+    ptm_free(s->sc_p);
+    ptm_free(s->sc_alias);
+    ptm_free(s->sc_ring);
+    ptm_free(s->sc_lo);
+    ptm_free(s->sc_hi);
+    ptm_free(s->sc_nz);
+    ptm_free(s->sc_nzpos);
+    memset(s, 0, sizeof(*s));
+}
+
+/* n elements of size sz, or NULL (n may be 0: one element is allocated). */
+static void *alloc_n(size_t n, size_t sz)
+{
+    return ptm_malloc((n ? n : 1) * sz);
+}
+
+static bool bounds_ok(const int64_t *bounds, int nblocks, int64_t W)
+{
+    if (nblocks < 1 || bounds[0] != 0 || bounds[nblocks] != W)
+        return false;
+    for (int b = 0; b < nblocks; b++)
+        if (bounds[b] > bounds[b + 1])
+            return false;
+    return true;
+}
+
+int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi,
+                   int32_t K, const int64_t *bounds, int nblocks)
+{
+    memset(s, 0, sizeof(*s));
+    if (K < 1 || lo < 0 || lo > hi || hi > d->nrows || !bounds_ok(bounds, nblocks, d->ncols))
+        return PTM_EINVAL;
+    int64_t W = d->ncols, D = hi - lo, ntok = 0, dnzcap = 0;
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t nd = 0;
+        for (int64_t e = d->rowptr[r]; e < d->rowptr[r + 1]; e++) {
+            double v = d->val[e];
+            if (!(v >= 0 && v <= INT32_MAX && v == floor(v)))
+                return PTM_EINVAL;
+            nd += (int64_t)v;
+        }
+        ntok += nd;
+        if (ntok > INT32_MAX)
+            return PTM_ETOOBIG;
+        dnzcap += nd < K ? nd : K;
+    }
+    if (D > 0 && (uint64_t)D > SIZE_MAX / sizeof(int32_t) / (uint64_t)K)
+        return PTM_ETOOBIG;
+    s->K = K;
+    s->nblocks = nblocks;
+    s->ndocs = D;
+    s->nwords = W;
+    s->ntokens = ntok;
+    size_t nk = (size_t)K;
+    s->bounds = alloc_n((size_t)nblocks + 1, sizeof(*s->bounds));
+    s->dptr = alloc_n((size_t)D + 1, sizeof(*s->dptr));
+    s->z = alloc_n((size_t)ntok, sizeof(*s->z));
+    s->zw = alloc_n((size_t)ntok, sizeof(*s->zw));
+    s->ndk = alloc_n((size_t)D * nk, sizeof(*s->ndk));
+    s->bw = alloc_n((size_t)nblocks + 1, sizeof(*s->bw));
+    s->tok = alloc_n((size_t)ntok, sizeof(*s->tok));
+    s->dnzp = alloc_n((size_t)D + 1, sizeof(*s->dnzp));
+    s->dnzn = alloc_n((size_t)D, sizeof(*s->dnzn));
+    s->dnz = alloc_n((size_t)dnzcap, sizeof(*s->dnz));
+    s->sc_w = alloc_n(nk, sizeof(*s->sc_w));
+    s->sc_c = alloc_n(nk, sizeof(*s->sc_c));
+    s->sc_s = alloc_n(nk, sizeof(*s->sc_s));
+    s->sc_p = alloc_n(nk, sizeof(*s->sc_p));
+    s->sc_alias = alloc_n(nk, sizeof(*s->sc_alias));
+    s->sc_ring = alloc_n((size_t)PF * LDA_MH_STEPS_MAX, sizeof(*s->sc_ring));
+    s->sc_lo = alloc_n(nk, sizeof(*s->sc_lo));
+    s->sc_hi = alloc_n(nk, sizeof(*s->sc_hi));
+    s->sc_nz = alloc_n(nk, sizeof(*s->sc_nz));
+    s->sc_nzpos = alloc_n(nk, sizeof(*s->sc_nzpos));
+    /* Per word of the vocabulary while building: tokens, then the cursor. */
+    int32_t *at = alloc_n((size_t)W, sizeof(*at));
+    if (!s->bounds || !s->dptr || !s->z || !s->zw || !s->ndk || !s->bw || !s->tok || !s->dnzp ||
+        !s->dnzn || !s->dnz || !s->sc_w || !s->sc_c || !s->sc_s || !s->sc_p || !s->sc_alias || !s->sc_ring ||
+        !s->sc_lo || !s->sc_hi || !s->sc_nz || !s->sc_nzpos || !at) {
+        ptm_free(at);
+        lda_shard_release(s);
+        return PTM_ENOMEM;
+    }
+    memcpy(s->bounds, bounds, ((size_t)nblocks + 1) * sizeof(*bounds));
+    memset(s->ndk, 0, (size_t)D * nk * sizeof(*s->ndk));
+    memset(s->z, 0, (size_t)ntok * sizeof(*s->z));
+    memset(s->zw, 0, (size_t)ntok * sizeof(*s->zw));
+    memset(at, 0, (size_t)W * sizeof(*at));
+
+    /* Documents: their token ranges and their topic lists' room. */
+    int64_t t = 0, c = 0;
+    for (int64_t r = lo; r < hi; r++) {
+        s->dptr[r - lo] = (int32_t)t;
+        s->dnzp[r - lo] = (int32_t)c;
+        s->dnzn[r - lo] = 0;
+        int64_t nd = 0;
+        for (int64_t e = d->rowptr[r]; e < d->rowptr[r + 1]; e++) {
+            nd += (int64_t)d->val[e];
+            at[d->colind[e]] += (int32_t)d->val[e];
+        }
+        t += nd;
+        c += nd < K ? nd : K;
+    }
+    s->dptr[D] = (int32_t)t;
+    s->dnzp[D] = (int32_t)c;
+
+    /* The shard's words in order, which is block order; at[w] becomes the
+     * first place of word w's tokens. */
+    int64_t nw = 0;
+    for (int64_t w = 0; w < W; w++)
+        nw += at[w] > 0;
+    s->wlist = alloc_n((size_t)nw, sizeof(*s->wlist));
+    s->wptr = alloc_n((size_t)nw + 1, sizeof(*s->wptr));
+    if (!s->wlist || !s->wptr) {
+        ptm_free(at);
+        lda_shard_release(s);
+        return PTM_ENOMEM;
+    }
+    int64_t i = 0;
+    int32_t place = 0;
+    int b = 0;
+    for (int64_t w = 0; w < W; w++) {
+        while (b < nblocks && bounds[b] <= w)
+            s->bw[b++] = i;
+        if (at[w] > 0) {
+            int32_t n = at[w];
+            s->wlist[i] = (int32_t)w;
+            s->wptr[i++] = place;
+            at[w] = place;
+            place += n;
+        }
+    }
+    while (b <= nblocks)
+        s->bw[b++] = i;
+    s->wptr[nw] = place;
+
+    /* Tokens by word, documents ascending within a word; a document's
+     * tokens are placed in z in the order of its entries. */
+    for (int64_t r = lo; r < hi; r++) {
+        int32_t pos = s->dptr[r - lo];
+        for (int64_t e = d->rowptr[r]; e < d->rowptr[r + 1]; e++) {
+            int32_t w = d->colind[e];
+            for (int64_t n = (int64_t)d->val[e]; n > 0; n--)
+                s->tok[at[w]++] = (struct lda_tok){(int32_t)(r - lo), pos++};
+        }
+    }
+    ptm_free(at);
+    s->dnz_fresh = false;
+    return 0;
+}
+
+void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
+                    int64_t *nk_delta, struct ptm_rng *rng)
+{
+    PTM_ASSERT(b >= 0 && b < s->nblocks);
+    const int32_t K = s->K;
+    for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
+        int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
+            int32_t t = below(ptm_rng_next(rng), K);
+            s->z[s->tok[j].pos] = t;
+            s->zw[j] = t;
+            s->ndk[(int64_t)s->tok[j].doc * K + t]++;
+            nw[t]++;
+            nk[t]++;
+            nk_delta[t]++;
+        }
+    }
+    s->dnz_fresh = false;
+}
+
+/* ---- plain ------------------------------------------------------------------------ */
+
+static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o,
+                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+                            struct ptm_rng *g)
+{
+    const int32_t K = s->K;
+    const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
+    double *p = s->sc_p;
+    int64_t changed = 0;
+    for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
+        int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
+            int32_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
+            int32_t old = s->z[s->tok[j].pos];
+            nd[old]--;
+            nw[old]--;
+            nk[old]--;
+            double total = 0;
+            for (int32_t k = 0; k < K; k++) {
+                total += (nd[k] + alpha) * (nw[k] + beta) / ((double)nk[k] + wbeta);
+                p[k] = total;
+            }
+            double u = uniform(g) * total;
+            int32_t t = 0;
+            while (t < K - 1 && p[t] <= u)
+                t++;
+            nd[t]++;
+            nw[t]++;
+            nk[t]++;
+            if (t != old) {
+                nk_delta[old]--;
+                nk_delta[t]++;
+                s->z[s->tok[j].pos] = t;
+                s->zw[j] = t;
+                changed++;
+            }
+        }
+    }
+    s->dnz_fresh = false;
+    return changed;
+}
+
+/* ---- alias ------------------------------------------------------------------------ */
+
+/* Vose's alias table for weights w[0 .. K) (not all zero, none negative):
+ * tab[k] = threshold (low 32 bits) | alias << 32. p, lo, hi are scratch. */
+static void alias_build(const double *w, int32_t K, uint64_t *tab, double *p, int32_t *lo,
+                        int32_t *hi)
+{
+    double sum = 0;
+    for (int32_t k = 0; k < K; k++)
+        sum += w[k];
+    double scale = (double)K / sum;
+    int32_t nlo = 0, nhi = 0;
+    for (int32_t k = 0; k < K; k++) {
+        p[k] = w[k] * scale;
+        if (p[k] < 1)
+            lo[nlo++] = k;
+        else
+            hi[nhi++] = k;
+    }
+    while (nlo > 0 && nhi > 0) {
+        int32_t l = lo[--nlo], h = hi[nhi - 1];
+        tab[l] = (uint64_t)(uint32_t)(p[l] * 0x1.0p32) | (uint64_t)h << 32;
+        p[h] = (p[h] + p[l]) - 1;
+        if (p[h] < 1) {
+            nhi--;
+            lo[nlo++] = h;
+        }
+    }
+    /* What is left has weight 1 up to rounding. */
+    while (nhi > 0) {
+        int32_t h = hi[--nhi];
+        tab[h] = UINT32_MAX | (uint64_t)h << 32;
+    }
+    while (nlo > 0) {
+        int32_t l = lo[--nlo];
+        tab[l] = UINT32_MAX | (uint64_t)l << 32;
+    }
+}
+
+static inline int32_t alias_draw(const uint64_t *tab, int32_t K, uint64_t r)
+{
+    int32_t k = below(r, K);
+    uint64_t e = tab[k];
+    return (uint32_t)r < (uint32_t)e ? k : (int32_t)(e >> 32);
+}
+
+static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o,
+                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+                            struct ptm_rng *g)
+{
+    const int32_t K = s->K;
+    const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
+    const double kalpha = K * alpha, kbeta = K * beta, inv_alpha = 1 / alpha, inv_beta = 1 / beta;
+    const int steps = o->mh_steps;
+    int32_t *restrict z = s->z;
+    int32_t *restrict zw = s->zw;
+    int32_t *restrict ndk = s->ndk;
+    int32_t *restrict mine = s->sc_nz; /* the shard's tokens of the word by topic; 0 between */
+    const int32_t *restrict dptr = s->dptr;
+    const struct lda_tok *restrict tok = s->tok;
+    double *restrict weight = s->sc_w;
+    uint64_t *restrict tab = s->sc_alias;
+    uint64_t *restrict ring = s->sc_ring; /* PF x steps: the document proposals' bits */
+    int64_t changed = 0;
+    const int lines = row_lines(K);
+    const int32_t first = s->wptr[s->bw[b]], end = s->wptr[s->bw[b + 1]];
+    memset(mine, 0, (size_t)K * sizeof(*mine));
+
+    /* Draw token j's document proposals ahead and fetch what it will read:
+     * its row of n_dk and the tokens its proposals pick. */
+#define PRIME(j)                                                                                   \
+    do {                                                                                           \
+        const struct lda_tok tk_ = tok[j];                                                         \
+        const int32_t d0_ = dptr[tk_.doc];                                                         \
+        const double others_ = (double)(dptr[tk_.doc + 1] - d0_ - 1);                              \
+        const char *row_ = (const char *)(ndk + (int64_t)tk_.doc * K);                            \
+        for (int l_ = 0; l_ < lines; l_++)                                                         \
+            __builtin_prefetch(row_ + 64 * l_);                                                    \
+        uint64_t *rr_ = ring + (size_t)((j) & (PF - 1)) * (size_t)steps;                           \
+        for (int s_ = 0; s_ < steps; s_++) {                                                       \
+            uint64_t r_ = ptm_rng_next(g);                                                         \
+            double u_ = (double)(r_ >> 11) * 0x1.0p-53 * (others_ + kalpha);                       \
+            rr_[s_] = r_;                                                                          \
+            if (u_ < others_)                                                                      \
+                __builtin_prefetch(&z[d0_ + (int32_t)u_]);                                         \
+        }                                                                                          \
+    } while (0)
+
+    for (int32_t j = first; j < end && j < first + PF; j++)
+        PRIME(j);
+    for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
+        int32_t *restrict nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        const int32_t j0 = s->wptr[i], jend = s->wptr[i + 1], m = jend - j0;
+        /* The word's other tokens: m - 1 of them here, F in other shards,
+         * whose counts n_wk - mine_k do not move this round. */
+        int64_t nwsum = 0;
+        for (int32_t k = 0; k < K; k++)
+            nwsum += nw[k];
+        const int64_t F = nwsum - m;
+        if (F > 0) {
+            for (int32_t j = j0; j < jend; j++)
+                mine[zw[j]]++;
+            for (int32_t k = 0; k < K; k++) {
+                weight[k] = nw[k] - mine[k] + beta;
+                mine[k] = 0;
+            }
+            alias_build(weight, K, tab, s->sc_p, s->sc_lo, s->sc_hi);
+        }
+        const double own = (double)(m - 1), wtotal = own + (double)F + kbeta;
+        for (int32_t j = j0; j < jend; j++) {
+            const int32_t d = tok[j].doc, pos = tok[j].pos;
+            int32_t *restrict nd = ndk + (int64_t)d * K;
+            const int32_t old = zw[j], d0 = dptr[d], at_d = pos - d0, at_w = j - j0;
+            const double others = (double)(dptr[d + 1] - d0 - 1);
+            const uint64_t *rr = ring + (size_t)(j & (PF - 1)) * (size_t)steps;
+            /* The state: topic x and its counts without the token, plus
+             * the priors: a (document), b (word), c (topic total). */
+            int32_t x = old;
+            double ax = nd[x] - 1 + alpha, bx = nw[x] - 1 + beta, cx = (double)nk[x] - 1 + wbeta;
+            for (int step = 0; step < steps; step++) {
+                uint64_t coins = ptm_rng_next(g);
+                /* word proposal q(k) ~ n_wk' + beta: one of the word's
+                 * other tokens here, or the other shards' counts and
+                 * beta through the alias table (uniform when F = 0) */
+                double u = uniform(g) * wtotal;
+                int32_t t;
+                if (u < own) {
+                    int32_t n = (int32_t)u;
+                    t = zw[j0 + n + (n >= at_w)];
+                } else if (F > 0) {
+                    t = alias_draw(tab, K, ptm_rng_next(g));
+                } else {
+                    t = (int32_t)((u - own) * inv_beta);
+                    t = t < K ? t : K - 1;
+                }
+                int32_t e = t == old;
+                double at = nd[t] - e + alpha, bt = nw[t] - e + beta;
+                double ct = (double)nk[t] - e + wbeta;
+                /* p(t) q(x) / (p(x) q(t)) = a_t c_x / (a_x c_t) */
+                bool acc = u32((uint32_t)(coins >> 32)) * ax * ct < at * cx;
+                x = acc ? t : x;
+                ax = acc ? at : ax;
+                bx = acc ? bt : bx;
+                cx = acc ? ct : cx;
+                /* document proposal q(k) ~ n_dk' + alpha: one of the
+                 * document's other tokens, or a uniform topic */
+                u = (double)(rr[step] >> 11) * 0x1.0p-53 * (others + kalpha);
+                int32_t n = at_d;
+                if (u < others) {
+                    n = (int32_t)u;
+                    n += n >= at_d;
+                }
+                int32_t tz = z[d0 + n], ta = (int32_t)((u - others) * inv_alpha);
+                t = u < others ? tz : ta < K ? ta : K - 1;
+                e = t == old;
+                at = nd[t] - e + alpha;
+                bt = nw[t] - e + beta;
+                ct = (double)nk[t] - e + wbeta;
+                /* p(t) q(x) / (p(x) q(t)) = b_t c_x / (b_x c_t) */
+                acc = u32((uint32_t)coins) * bx * ct < bt * cx;
+                x = acc ? t : x;
+                ax = acc ? at : ax;
+                bx = acc ? bt : bx;
+                cx = acc ? ct : cx;
+            }
+            if (j + PF < end)
+                PRIME(j + PF);
+            if (x != old) {
+                nd[old]--;
+                nw[old]--;
+                nk[old]--;
+                nk_delta[old]--;
+                nd[x]++;
+                nw[x]++;
+                nk[x]++;
+                nk_delta[x]++;
+                z[pos] = x;
+                zw[j] = x;
+                changed++;
+            }
+        }
+    }
+#undef PRIME
+    s->dnz_fresh = false;
+    return changed;
+}
+
+/* ---- sparse ----------------------------------------------------------------------- */
+
+/* Every document's list of topics with n_dk > 0, from n_dk. */
+static void dnz_rebuild(struct lda_shard *s)
+{
+    const int32_t K = s->K;
+    for (int64_t d = 0; d < s->ndocs; d++) {
+        const int32_t *nd = s->ndk + d * K;
+        int32_t *list = s->dnz + s->dnzp[d], n = 0;
+        for (int32_t k = 0; k < K; k++)
+            if (nd[k] > 0)
+                list[n++] = k;
+        s->dnzn[d] = n;
+    }
+    s->dnz_fresh = true;
+}
+
+static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *o,
+                             int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+                             struct ptm_rng *g)
+{
+    if (!s->dnz_fresh)
+        dnz_rebuild(s);
+    const int32_t K = s->K;
+    const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
+    const double ab = alpha * beta;
+    double *restrict inv = s->sc_s;  /* 1 / (n_k + W beta) */
+    double *restrict cw = s->sc_c;   /* (n_wk + beta) / (n_k + W beta) */
+    double *restrict cum = s->sc_p;  /* the Q bucket's running sums */
+    int32_t *restrict wnz = s->sc_nz; /* the word's topics with n_wk > 0 */
+    int32_t *restrict wpos = s->sc_nzpos;
+    int32_t *restrict z = s->z;
+    const struct lda_tok *restrict tok = s->tok;
+    const int32_t end = s->wptr[s->bw[b + 1]];
+    const int lines = row_lines(K);
+    int64_t changed = 0;
+    for (int32_t k = 0; k < K; k++)
+        inv[k] = 1 / ((double)nk[k] + wbeta);
+    for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
+        int32_t *restrict nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        double S = 0, R = 0;
+        int32_t nwz = 0;
+        for (int32_t k = 0; k < K; k++) {
+            S += inv[k];
+            cw[k] = (nw[k] + beta) * inv[k];
+            if (nw[k] > 0) {
+                wpos[k] = nwz;
+                wnz[nwz++] = k;
+                R += nw[k] * inv[k];
+            } else {
+                wpos[k] = -1;
+            }
+        }
+        S *= ab;
+        R *= alpha;
+        for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
+            if (j + PF < end) {
+                /* what token j + PF will read: its topic, n_dk row, topic list */
+                const struct lda_tok ahead = tok[j + PF];
+                const char *row = (const char *)(s->ndk + (int64_t)ahead.doc * K);
+                __builtin_prefetch(&z[ahead.pos]);
+                __builtin_prefetch(&s->dnzn[ahead.doc]);
+                __builtin_prefetch(s->dnz + s->dnzp[ahead.doc]);
+                for (int l = 0; l < lines; l++)
+                    __builtin_prefetch(row + 64 * l);
+            }
+            const int32_t d = tok[j].doc, pos = tok[j].pos;
+            int32_t *restrict nd = s->ndk + (int64_t)d * K;
+            int32_t *restrict list = s->dnz + s->dnzp[d];
+            int32_t n = s->dnzn[d];
+            const int32_t old = z[pos];
+
+            /* Take the token out. */
+            S -= ab * inv[old];
+            R -= alpha * nw[old] * inv[old];
+            nd[old]--;
+            nw[old]--;
+            nk[old]--;
+            inv[old] = 1 / ((double)nk[old] + wbeta);
+            S += ab * inv[old];
+            R += alpha * nw[old] * inv[old];
+            cw[old] = (nw[old] + beta) * inv[old];
+            if (nw[old] == 0) {
+                int32_t at = wpos[old], last = wnz[--nwz];
+                wnz[at] = last;
+                wpos[last] = at;
+                wpos[old] = -1;
+            }
+            if (nd[old] == 0) {
+                int32_t m = 0;
+                while (list[m] != old)
+                    m++;
+                list[m] = list[--n];
+            }
+
+            /* Q, then the draw. */
+            double Q = 0;
+            for (int32_t m = 0; m < n; m++) {
+                Q += nd[list[m]] * cw[list[m]];
+                cum[m] = Q;
+            }
+            double u = uniform(g) * (Q + R + S);
+            int32_t t;
+            if (n > 0 && u < Q) {
+                int32_t m = 0;
+                while (m < n - 1 && cum[m] <= u)
+                    m++;
+                t = list[m];
+            } else if (u -= Q, nwz > 0 && u < R) {
+                double acc = 0;
+                int32_t m = 0;
+                for (; m < nwz - 1; m++) {
+                    acc += alpha * nw[wnz[m]] * inv[wnz[m]];
+                    if (acc > u)
+                        break;
+                }
+                t = wnz[m];
+            } else {
+                u = (u - R) / ab;
+                double acc = 0;
+                t = 0;
+                for (; t < K - 1; t++) {
+                    acc += inv[t];
+                    if (acc > u)
+                        break;
+                }
+            }
+
+            /* Put it back in topic t. */
+            S -= ab * inv[t];
+            R -= alpha * nw[t] * inv[t];
+            nd[t]++;
+            nw[t]++;
+            nk[t]++;
+            inv[t] = 1 / ((double)nk[t] + wbeta);
+            S += ab * inv[t];
+            R += alpha * nw[t] * inv[t];
+            cw[t] = (nw[t] + beta) * inv[t];
+            if (nw[t] == 1) {
+                wpos[t] = nwz;
+                wnz[nwz++] = t;
+            }
+            if (nd[t] == 1)
+                list[n++] = t;
+            s->dnzn[d] = n;
+            if (t != old) {
+                nk_delta[old]--;
+                nk_delta[t]++;
+                z[pos] = t;
+                s->zw[j] = t;
+                changed++;
+            }
+        }
+    }
+    return changed;
+}
+
+int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_block,
+                   int64_t *nk, int64_t *nk_delta, struct ptm_rng *rng)
+{
+    PTM_ASSERT(b >= 0 && b < s->nblocks);
+    switch (o->sampler) {
+    case LDA_SAMPLER_SPARSE:
+        return sample_sparse(s, b, o, nwk_block, nk, nk_delta, rng);
+    case LDA_SAMPLER_ALIAS:
+        PTM_ASSERT(o->mh_steps >= 1 && o->mh_steps <= LDA_MH_STEPS_MAX);
+        return sample_alias(s, b, o, nwk_block, nk, nk_delta, rng);
+    case LDA_SAMPLER_PLAIN:
+        return sample_plain(s, b, o, nwk_block, nk, nk_delta, rng);
+    }
+    PTM_ASSERT(!"unknown sampler");
+    return 0;
+}
+
+/* ---- log-likelihood ----------------------------------------------------------------- */
+
+static double lgam(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
+double lda_loglik_docs(const struct lda_shard *s, double alpha)
+{
+    const int32_t K = s->K;
+    const double la = lgam(alpha), lka = lgam(K * alpha);
+    double sum = 0;
+    for (int64_t d = 0; d < s->ndocs; d++) {
+        const int32_t *nd = s->ndk + d * K;
+        double part = lka - lgam(s->dptr[d + 1] - s->dptr[d] + K * alpha);
+        for (int32_t k = 0; k < K; k++)
+            if (nd[k] > 0)
+                part += lgam(nd[k] + alpha) - la;
+        sum += part;
+    }
+    return sum;
+}
+
+double lda_loglik_words(const int32_t *nwk, int64_t nrows, int32_t K, double beta)
+{
+    const double lb = lgam(beta);
+    double sum = 0;
+    for (int64_t w = 0; w < nrows; w++) {
+        const int32_t *nw = nwk + w * K;
+        double part = 0;
+        for (int32_t k = 0; k < K; k++)
+            if (nw[k] > 0)
+                part += lgam(nw[k] + beta) - lb;
+        sum += part;
+    }
+    return sum;
+}
+
+double lda_loglik_topics(const int64_t *nk, int32_t K, int64_t W, double beta)
+{
+    const double wb = (double)W * beta, lwb = lgam(wb);
+    double sum = 0;
+    for (int32_t k = 0; k < K; k++)
+        sum += lwb - lgam((double)nk[k] + wb);
+    return sum;
+}
+
+void lda_topic_totals(const int32_t *nwk, int64_t nrows, int32_t K, int64_t *nk)
+{
+    for (int64_t w = 0; w < nrows; w++)
+        for (int32_t k = 0; k < K; k++)
+            nk[k] += nwk[w * K + k];
+}
+
+/* ---- top words ------------------------------------------------------------------------ */
+
+/* Word a ranks below word b in topic k: fewer tokens, or as many and a
+ * later word. */
+static inline bool ranks_below(const int32_t *nwk, int32_t K, int32_t k, int32_t a, int32_t b)
+{
+    int32_t ca = nwk[(int64_t)a * K + k], cb = nwk[(int64_t)b * K + k];
+    return ca < cb || (ca == cb && a > b);
+}
+
+/* Restore the heap (lowest-ranked word at the root) of h[0 .. n) below i. */
+static void sift_down(int32_t *h, int32_t n, int32_t i, const int32_t *nwk, int32_t K, int32_t k)
+{
+    for (;;) {
+        int32_t l = 2 * i + 1, m = i;
+        if (l < n && ranks_below(nwk, K, k, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && ranks_below(nwk, K, k, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        int32_t tmp = h[i];
+        h[i] = h[m];
+        h[m] = tmp;
+        i = m;
+    }
+}
+
+void lda_top_words(const int32_t *nwk, int64_t W, int32_t K, int32_t n, int32_t *top)
+{
+    if (n <= 0)
+        return;
+    /* Every row goes to every topic's heap, so all heaps have one size. */
+    int32_t size = 0;
+    for (int64_t w = 0; w < W; w++) {
+        for (int32_t k = 0; k < K; k++) {
+            int32_t *h = top + (int64_t)k * n;
+            if (size < n) {
+                int32_t i = size;
+                h[i] = (int32_t)w;
+                while (i > 0 && ranks_below(nwk, K, k, h[i], h[(i - 1) / 2])) {
+                    int32_t p = (i - 1) / 2, tmp = h[i];
+                    h[i] = h[p];
+                    h[p] = tmp;
+                    i = p;
+                }
+            } else if (ranks_below(nwk, K, k, h[0], (int32_t)w)) {
+                h[0] = (int32_t)w;
+                sift_down(h, n, 0, nwk, K, k);
+            }
+        }
+        if (size < n)
+            size++;
+    }
+    /* Heap sort: the lowest-ranked word goes last. */
+    for (int32_t k = 0; k < K; k++) {
+        int32_t *h = top + (int64_t)k * n;
+        for (int32_t m = size - 1; m > 0; m--) {
+            int32_t tmp = h[0];
+            h[0] = h[m];
+            h[m] = tmp;
+            sift_down(h, m, 0, nwk, K, k);
+        }
+        for (int32_t m = size; m < n; m++)
+            h[m] = -1;
+    }
+}

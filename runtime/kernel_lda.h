@@ -1,0 +1,212 @@
+/*
+ * kernel_lda.h - the built-in LDA kernel (lda_gibbs, lda_loglik): collapsed
+ * Gibbs sampling of the topic z of every token under the rotation policy
+ * (spec/runtime.md, "Rotation rounds"), with K topics and symmetric priors
+ * alpha (document-topic) and beta (topic-word) over W words.
+ *
+ * The state is split three ways:
+ *
+ *   worker p       its documents' tokens, their topics z and the document-
+ *                  topic counts n_dk (struct lda_shard): they never move;
+ *   block b        rows bounds[b] .. bounds[b+1]-1 of the word-topic counts
+ *                  n_wk (W x K, row-major int32, owned by the engine): in
+ *                  round t worker p holds block (p + t) mod P exclusively;
+ *   shared         the topic totals n_k (K of them), in the parameter store
+ *                  under SSP: each worker reads a possibly stale copy.
+ *
+ * A worker's copy of n_k is a plain int64 array `nk` that the kernel reads
+ * and updates in place as it moves tokens, adding the same changes to
+ * `nk_delta`. Between rounds the engine pushes nk_delta to the store (and
+ * zeroes it), clocks, and refreshes nk from the store's row, which under
+ * SSP is the master copy at most s clocks old plus all of the worker's own
+ * increments. That keeps nk[k] at least the worker's own tokens in topic
+ * k, which is all the kernel needs (every denominator n_k - 1 + W beta of
+ * a token's own topic stays positive); a stale nk only perturbs the
+ * sampling distribution, as under SSP anywhere. n_dk, n_wk and z are always
+ * exactly consistent.
+ *
+ * One round for worker p holding block b (what the engine calls; engine
+ * integration is described in full at lda_sample()):
+ *
+ *   lda_sample(&shard[p], b, &opts, nwk + bounds[b] * K, nk[p], nk_delta[p], &rng[p])
+ *
+ * Samplers (option `sampler` of lda_gibbs, compiler/builtins.c):
+ *
+ *   plain   the exact conditional, O(K) per token:
+ *             p(k) ~ (n_dk' + alpha)(n_wk' + beta) / (n_k' + W beta)
+ *           with ' meaning "without the current token";
+ *   sparse  the same distribution by the SparseLDA decomposition, turned
+ *           for word-major order: alpha beta / (n_k' + W beta) (dense,
+ *           word-free, its sum kept), alpha n_wk' / (n_k' + W beta) (the
+ *           word's non-zero topics, sum kept) and n_dk' (n_wk' + beta) /
+ *           (n_k' + W beta) (the document's non-zero topics, summed per
+ *           token); O(topics of the document) per token;
+ *   alias   Metropolis-Hastings with O(1) proposals (LightLDA's cycle,
+ *           WarpLDA's proposals): each step proposes a topic from the
+ *           word proposal n_wk' + beta (one of the word's other tokens,
+ *           or an alias table of the other shards' counts), then from
+ *           the document proposal n_dk' + alpha (one of the document's
+ *           other tokens, or a uniform topic), each accepted by the exact
+ *           ratio for the conditional above. Both proposals leave the token
+ *           out, so each step keeps the conditional exactly invariant.
+ *           O(1) per token plus O(K) per word and round; the fastest per
+ *           token, but it gains less per sweep than the exact samplers.
+ *
+ * Tokens of a (shard, block) pair are stored by word, then document, so
+ * the word's row of n_wk (and the alias sampler's table and the word's
+ * topics) stay in cache while its tokens are sampled; what each token
+ * reads of its document (its row of n_dk, its topic list or the tokens
+ * its proposals pick) is fetched a few tokens ahead. The log-likelihood is the collapsed joint
+ * log p(w, z | alpha, beta) (as the LightLDA and WarpLDA papers report it),
+ * split into per-worker parts plus one global term; divided by the number
+ * of tokens it is lda_loglik's value.
+ *
+ * Plain functions on arrays; allocation only in lda_shard_init(). Counts
+ * are int32 (n_dk, n_wk) and int64 (n_k); a shard holds at most INT32_MAX
+ * tokens, and the engine must refuse a corpus in which a word has more
+ * than INT32_MAX tokens (an n_wk could overflow).
+ */
+#ifndef PTM_KERNEL_LDA_H
+#define PTM_KERNEL_LDA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "data.h"
+#include "rng.h"
+
+/* Metropolis-Hastings steps per token of the alias sampler (each a word
+ * proposal and a document proposal) when the engine has no other figure. */
+#define LDA_MH_STEPS 2
+/* The most the alias sampler takes. */
+#define LDA_MH_STEPS_MAX 16
+
+/* The `sampler` option: "sparse", "alias", "plain". */
+enum lda_sampler {
+    LDA_SAMPLER_SPARSE,
+    LDA_SAMPLER_ALIAS,
+    LDA_SAMPLER_PLAIN,
+};
+
+/* The sampler named s, or -1. */
+int lda_sampler_lookup(const char *s);
+
+/* The options of lda_gibbs. */
+struct lda_opts {
+    double alpha, beta; /* > 0 */
+    enum lda_sampler sampler;
+    int mh_steps; /* alias: 1 .. LDA_MH_STEPS_MAX */
+};
+
+/* One token in word-major order: its document (local, 0-based) and its
+ * place in z. */
+struct lda_tok {
+    int32_t doc, pos;
+};
+
+/* Worker p's documents and everything it keeps about them. */
+struct lda_shard {
+    int32_t K;
+    int nblocks;           /* P */
+    int64_t ndocs, nwords; /* local documents; W, the whole vocabulary */
+    int64_t ntokens;
+    int64_t *bounds; /* nblocks + 1: block b is words bounds[b] .. bounds[b+1]-1 */
+
+    /* By document: tokens of local document d are z[dptr[d] .. dptr[d+1]). */
+    int32_t *dptr; /* ndocs + 1 */
+    int32_t *z;    /* ntokens: the topics */
+    int32_t *ndk;  /* ndocs x K, row-major: n_dk */
+
+    /* By block, word, document: block b's words are wlist[bw[b] .. bw[b+1])
+     * (ascending, only those the shard has), and word entry i's tokens are
+     * tok[wptr[i] .. wptr[i+1]). */
+    int64_t *bw;         /* nblocks + 1 */
+    int32_t *wlist;      /* distinct words of the shard */
+    int32_t *wptr;       /* entries + 1 */
+    struct lda_tok *tok; /* ntokens */
+    int32_t *zw;         /* ntokens: zw[j] = z[tok[j].pos], the topics in this order */
+
+    /* The sparse sampler's lists of each document's topics with n_dk > 0:
+     * dnz[dnzp[d] .. dnzp[d] + dnzn[d]), room for min(K, n_d). Rebuilt from
+     * n_dk when the other samplers (or the initialization) left them stale. */
+    int32_t *dnzp, *dnzn, *dnz;
+    bool dnz_fresh;
+
+    /* Scratch of the samplers, K (or 2 K) each; the worker's own. */
+    double *sc_w, *sc_c, *sc_s, *sc_p;
+    uint64_t *sc_alias, *sc_ring;
+    int32_t *sc_lo, *sc_hi, *sc_nz, *sc_nzpos;
+};
+
+/* ---- set-up --------------------------------------------------------------- */
+
+/* Build worker p's shard from documents lo .. hi-1 of d (the whole corpus
+ * as a D x W CSR matrix of counts, as the UCI reader makes it; a count of
+ * 0 is no token) for K topics, the vocabulary cut into nblocks blocks by
+ * bounds (nblocks + 1 ascending values from 0 to d->ncols, as the block set
+ * `nwk rows into workers` cuts it). Topics are unassigned and n_dk is zero
+ * until lda_init_block() has run for every block. Returns 0, PTM_EINVAL (K
+ * < 1, bad bounds or range, a count that is not a whole number in
+ * 0 .. INT32_MAX), PTM_ETOOBIG (more than INT32_MAX tokens, or ndocs * K
+ * beyond memory sizes) or PTM_ENOMEM; s is then empty. Caller frees with
+ * lda_shard_release(). */
+int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi,
+                   int32_t K, const int64_t *bounds, int nblocks);
+void lda_shard_release(struct lda_shard *s);
+
+/* Give every token of block b a topic drawn uniformly, and count it into
+ * n_dk, the block's rows nwk_block (row bounds[b] first, K columns), nk
+ * and nk_delta. Once per block, before any lda_sample() of it; the engine
+ * runs it as an initial epoch of P rotation rounds (or for every (p, b) on
+ * one thread before the workers start, on a shared nk). */
+void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
+                    int64_t *nk_delta, struct ptm_rng *rng);
+
+/* ---- one round ------------------------------------------------------------ */
+
+/* Resample the topic of every token of the shard whose word is in block b,
+ * word by word, with o->sampler. nwk_block is the held block's rows of n_wk
+ * (row bounds[b] first, K int32 columns each), nk the worker's copy of the
+ * topic totals and nk_delta the increments not yet pushed (K each); all
+ * three are updated in place, as are z and n_dk. Returns the number of
+ * tokens whose topic changed. No allocation; no other worker may touch
+ * the block's rows meanwhile (rotation guarantees it).
+ *
+ * The engine, per rotation round t, on worker p:
+ *   b = (p + t) mod P
+ *   lda_sample(&shard[p], b, &opts, nwk + bounds[b] * K, nk, nk_delta, &rng)
+ *   for k < K: if nk_delta[k]: pstore_inc(w, NK, 0, k, nk_delta[k]); nk_delta[k] = 0
+ *   pstore_clock(w)
+ *   pstore_row_dense(w, NK, 0, &v); for k < K: nk[k] = (int64_t)v[k]
+ * P rounds are a sweep over every token. */
+int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_block,
+                   int64_t *nk, int64_t *nk_delta, struct ptm_rng *rng);
+
+/* ---- log-likelihood and topics ------------------------------------------- */
+
+/* The collapsed joint log-likelihood
+ *
+ *   log p(w, z) = sum_d [ lgamma(K a) - lgamma(n_d + K a)
+ *                         + sum_k (lgamma(n_dk + a) - lgamma(a)) ]       (docs)
+ *               + sum_w sum_k (lgamma(n_wk + b) - lgamma(b))             (words)
+ *               + sum_k [ lgamma(W b) - lgamma(n_k + W b) ]              (topics)
+ *
+ * as three parts: lda_loglik_docs() on every worker's shard,
+ * lda_loglik_words() on every block of n_wk (each row once), and
+ * lda_loglik_topics() once on the true totals (lda_topic_totals() of the
+ * whole n_wk, or the store's master copy once every worker has flushed).
+ * lda_loglik's value is their sum over the number of tokens (the sum of
+ * the shards' ntokens). */
+double lda_loglik_docs(const struct lda_shard *s, double alpha);
+double lda_loglik_words(const int32_t *nwk, int64_t nrows, int32_t K, double beta);
+double lda_loglik_topics(const int64_t *nk, int32_t K, int64_t W, double beta);
+
+/* nk[k] += the sum over rows of nwk[row][k] (nrows x K). */
+void lda_topic_totals(const int32_t *nwk, int64_t nrows, int32_t K, int64_t *nk);
+
+/* The n words of most tokens in every topic of nwk (W x K): top[k n + i]
+ * is topic k's i-th, by count descending and then word ascending; -1 past
+ * the W-th. O(W K log n). The engine writes them with the vocabulary. */
+void lda_top_words(const int32_t *nwk, int64_t W, int32_t K, int32_t n, int32_t *top);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * kernel_logreg.c - logistic regression by proximal minibatch SGD, as the
+ * steps of a data-parallel clock, and the parts of its objective
+ * (kernel_logreg.h).
+ *
+ * DESIGN: a batch is gathered into dense per-column arrays (the gradient
+ * sum and the row count) with a list of the columns touched, so that
+ * adding a row costs its non-zeros and the step costs the columns touched,
+ * never d; the arrays are cleared column by column as the step reads them.
+ * Every margin x_i . w in this file goes through row_dot(), so the loss,
+ * the gradient and the step see the same numbers.
+ */
+#include "kernel_logreg.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+void logreg_col_counts_part(const struct ptm_csr *x, int64_t lo, int64_t hi, int64_t *cnt)
+{
+    for (int64_t k = x->rowptr[lo]; k < x->rowptr[hi]; k++)
+        cnt[x->colind[k]]++;
+}
+
+void logreg_reg_scale(const int64_t *cnt, int64_t d, int64_t n, double *scale)
+{
+    for (int64_t j = 0; j < d; j++)
+        scale[j] = cnt[j] > 0 ? (double)n / (double)cnt[j] : 0;
+}
+
+double logreg_step(double rate, double decay, int64_t sweep)
+{
+    return rate * pow(decay, (double)sweep);
+}
+
+/* ---- the loss --------------------------------------------------------------- */
+
+/* x_i . w over row i's non-zeros, four partial sums. */
+static inline double row_dot(const int32_t *restrict ci, const double *restrict v, int64_t len,
+                             const double *restrict w)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        s0 += v[k] * w[ci[k]];
+        s1 += v[k + 1] * w[ci[k + 1]];
+        s2 += v[k + 2] * w[ci[k + 2]];
+        s3 += v[k + 3] * w[ci[k + 3]];
+    }
+    for (; k < len; k++)
+        s0 += v[k] * w[ci[k]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+double logreg_loss(double y, double m)
+{
+    double z = y > 0 ? -m : m; /* log(1 + exp(z)) */
+    return z > 0 ? z + log1p(exp(-z)) : log1p(exp(z));
+}
+
+/* dloss/dm = -y / (1 + exp(y m)). */
+static inline double loss_slope(double y, double m)
+{
+    return y > 0 ? -1 / (1 + exp(m)) : 1 / (1 + exp(-m));
+}
+
+/* ---- the minibatch step ------------------------------------------------------ */
+
+int logreg_batch_init(struct logreg_batch *b, int64_t d)
+{
+    memset(b, 0, sizeof(*b));
+    size_t n = (size_t)(d > 0 ? d : 1);
+    b->d = d;
+    b->g = ptm_malloc(n * sizeof(*b->g));
+    b->m = ptm_malloc(n * sizeof(*b->m));
+    b->touched = ptm_malloc(n * sizeof(*b->touched));
+    if (!b->g || !b->m || !b->touched) {
+        logreg_batch_release(b);
+        return PTM_ENOMEM;
+    }
+    memset(b->g, 0, n * sizeof(*b->g));
+    memset(b->m, 0, n * sizeof(*b->m));
+    return 0;
+}
+
+void logreg_batch_release(struct logreg_batch *b)
+{
+    ptm_free(b->g);
+    ptm_free(b->m);
+    ptm_free(b->touched);
+    memset(b, 0, sizeof(*b));
+}
+
+void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const double *y, int64_t lo,
+                      int64_t hi, const double *w)
+{
+    double *restrict g = b->g;
+    int32_t *restrict m = b->m;
+    int32_t *restrict touched = b->touched;
+    int64_t nt = b->ntouched;
+    double loss = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
+        const int32_t *ci = x->colind + at;
+        const double *v = x->val + at;
+        double margin = row_dot(ci, v, len, w);
+        loss += logreg_loss(y[i], margin);
+        double c = loss_slope(y[i], margin);
+        for (int64_t k = 0; k < len; k++) {
+            int32_t j = ci[k];
+            if (m[j]++ == 0)
+                touched[nt++] = j;
+            g[j] += c * v[k];
+        }
+    }
+    b->ntouched = nt;
+    b->rows += hi > lo ? hi - lo : 0;
+    b->loss += loss;
+}
+
+static inline double soft_threshold(double z, double t)
+{
+    if (z > t)
+        return z - t;
+    if (z < -t)
+        return z + t;
+    return 0;
+}
+
+int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
+                          double l2, double l1, int32_t *idx, double *inc)
+{
+    int64_t out = 0;
+    /* Rows without non-zeros touch nothing: no rows, no columns. */
+    double per_row = b->rows > 0 ? 1 / (double)b->rows : 0;
+    for (int64_t k = 0; k < b->ntouched; k++) {
+        int32_t j = b->touched[k];
+        double ea = eta * scale[j] * (double)b->m[j] * per_row;
+        double v = w[j] - eta * b->g[j] * per_row;
+        double nw = soft_threshold(v, ea * l1) / (1 + ea * l2);
+        if (nw != w[j]) {
+            idx[out] = j;
+            inc[out++] = nw - w[j];
+        }
+        b->g[j] = 0;
+        b->m[j] = 0;
+    }
+    b->ntouched = 0;
+    b->rows = 0;
+    b->loss = 0;
+    return out;
+}
+
+/* ---- objective and optimality ---------------------------------------------- */
+
+double logreg_loss_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                        const double *w)
+{
+    double s = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i];
+        s += logreg_loss(y[i], row_dot(x->colind + at, x->val + at, x->rowptr[i + 1] - at, w));
+    }
+    return s;
+}
+
+double logreg_penalty(const double *w, int64_t d, double l2, double l1)
+{
+    double sq = 0, ab = 0;
+    for (int64_t j = 0; j < d; j++) {
+        sq += w[j] * w[j];
+        ab += fabs(w[j]);
+    }
+    return 0.5 * l2 * sq + l1 * ab;
+}
+
+void logreg_grad_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                      const double *w, double *g)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
+        double c = loss_slope(y[i], row_dot(x->colind + at, x->val + at, len, w));
+        for (int64_t k = at; k < at + len; k++)
+            g[x->colind[k]] += c * x->val[k];
+    }
+}
+
+double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double l2, double l1,
+                  int64_t *worst)
+{
+    double most = 0;
+    int64_t at = d > 0 ? 0 : -1;
+    for (int64_t j = 0; j < d; j++) {
+        double G = g[j] / (double)n + l2 * w[j], v;
+        if (w[j] != 0)
+            v = fabs(G + (w[j] > 0 ? l1 : -l1));
+        else
+            v = fmax(0, fabs(G) - l1);
+        if (v > most) {
+            most = v;
+            at = j;
+        }
+    }
+    if (worst)
+        *worst = at;
+    return most;
+}

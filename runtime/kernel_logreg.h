@@ -1,0 +1,138 @@
+/*
+ * kernel_logreg.h - the built-in logistic regression kernel (logreg_sgd)
+ * and the parts of the logloss objective, for data-parallel clocks
+ * (spec/runtime.md). The problem (spec/language.md 5.11, 5.12):
+ *
+ *     F(w) = 1/n sum over rows i of log(1 + exp(-y_i x_i . w))
+ *            + (l2 / 2) |w|^2 + l1 |w|_1
+ *
+ * n the rows of the whole data set, y_i = +1 for a label > 0 and -1
+ * otherwise (so -1/+1 and 0/1 labels both work).
+ *
+ * STEP. A minibatch B (|B| rows) gives the proximal stochastic gradient
+ * step, for every column j that some row of B holds (m_j of them):
+ *
+ *     v_j   = w_j - eta / |B| * sum over i in B of dloss_i/dw_j
+ *     a_j   = (n / c_j) (m_j / |B|)
+ *     w_j' = S(v_j, eta a_j l1) / (1 + eta a_j l2)
+ *
+ * with S(v, t) = sign(v) max(|v| - t, 0) and c_j the rows of the whole
+ * data set that hold column j. The penalty is charged to the columns of
+ * the batch only, each weighted by a_j, whose mean over random batches is
+ * 1: so the step stays sparse (|B| rows touch few of d columns) and is
+ * unbiased for F, and each column's penalty is applied by its exact
+ * proximal map, which is stable for any eta a_j (a rare column in a
+ * batch can have a_j far above 1). On the whole data set as one batch
+ * (a_j = 1) the step is proximal gradient descent, whose fixed points are
+ * exactly the minimizers of F. A column no row holds is never touched:
+ * its weight stays at its initial value (0 is its optimum). The step size
+ * after e whole sweeps is eta = rate * decay^e (logreg_step()); a sweep is
+ * one pass of every worker over its shard.
+ *
+ * ENGINE. Set-up, once: every worker adds its shard's column counts into
+ * one array (logreg_col_counts_part, in worker order), then
+ * logreg_reg_scale() turns the totals into n / c_j, shared read-only by
+ * all workers; each worker gets a struct logreg_batch (logreg_batch_init)
+ * and increment arrays of d entries. A clock of worker p, w read from the
+ * parameter store (a dense 1 x d table: pstore_row_dense(wk, t, 0, &w)):
+ *
+ *     logreg_batch_add(&b, X, y, lo, hi, w);        the next minibatch rows;
+ *     [logreg_batch_add(&b, X, y, lo2, hi2, w);]    twice when it wraps
+ *     n = logreg_batch_step(&b, w, scale, logreg_step(rate, decay, sweep),
+ *                           l2, l1, idx, inc);
+ *     for k < n: pstore_inc(wk, t, 0, idx[k], inc[k]);
+ *     pstore_clock(wk);
+ *
+ * Every increment is computed from the one w the worker read (its view
+ * under SSP, possibly stale) before any is applied, and each worker's
+ * increments are a full step of its own minibatch: in one clock P workers
+ * take P steps, as in Petuum's SSP SGD, so a sweep is the same number of
+ * steps on any P. The objective: sum over workers of logreg_loss_part()
+ * (in worker order), divided by n, plus logreg_penalty(). The optimality
+ * check: sum over workers of logreg_grad_part(), then logreg_kkt().
+ *
+ * Plain functions on arrays: nothing is allocated after logreg_batch_init,
+ * no engine types, no locks. Rows are rows of x (0-based) and y[i] is row
+ * i's label; the engine passes its shard's rows of the whole CSR.
+ */
+#ifndef PTM_KERNEL_LOGREG_H
+#define PTM_KERNEL_LOGREG_H
+
+#include <stdint.h>
+
+#include "data.h"
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+/* cnt[j] += the number of rows lo .. hi-1 of x that hold column j (cnt has
+ * x->ncols elements). */
+void logreg_col_counts_part(const struct ptm_csr *x, int64_t lo, int64_t hi, int64_t *cnt);
+/* scale[j] = n / cnt[j] (0 where cnt[j] is 0), for d columns; n is the
+ * rows of the whole data set. */
+void logreg_reg_scale(const int64_t *cnt, int64_t d, int64_t n, double *scale);
+
+/* The step size after `sweep` whole sweeps: rate * decay^sweep. */
+double logreg_step(double rate, double decay, int64_t sweep);
+
+/* ---- the minibatch step ------------------------------------------------------ */
+
+/* A worker's minibatch: the gradient sums and row counts of the columns
+ * its rows touch, kept as dense arrays that are zero outside `touched`. */
+struct logreg_batch {
+    int64_t d;        /* columns */
+    double *g;        /* d: sum over the batch of dloss_i / dw_j; owned */
+    int32_t *m;       /* d: batch rows holding column j; owned */
+    int32_t *touched; /* the columns with m_j > 0, in order of first touch; owned */
+    int64_t ntouched;
+    int64_t rows; /* rows added since the last step */
+    double loss;  /* sum of the rows' losses at the w they were added with */
+};
+
+/* For d columns. Returns 0 or PTM_ENOMEM (b is then empty). Caller frees
+ * with logreg_batch_release(). */
+int logreg_batch_init(struct logreg_batch *b, int64_t d);
+void logreg_batch_release(struct logreg_batch *b);
+
+/* Add rows lo .. hi-1 of x (labels y[lo .. hi)) at weights w (d = x->ncols
+ * values) to the batch; a batch holds fewer than 2^31 rows. */
+void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const double *y, int64_t lo,
+                      int64_t hi, const double *w);
+
+/* The step of the batch (see the top of this file) from w, as increments:
+ * idx[k], inc[k] for k < the returned count, w_j' - w_j for each touched
+ * column j whose weight changes, in order of first touch. idx and inc have
+ * room for d entries (at most the batch's non-zeros are written). The
+ * batch is emptied for the next one. A batch of no rows gives 0. */
+int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
+                          double l2, double l1, int32_t *idx, double *inc);
+
+/* ---- objective and optimality ---------------------------------------------- */
+
+/* log(1 + exp(-y m)) for a label y (> 0: +1, else -1) and margin m,
+ * without overflow. */
+double logreg_loss(double y, double m);
+
+/* Sum over rows lo .. hi-1 of x of the logistic loss at w: divided by n
+ * and added to logreg_penalty() over all workers, it is F(w). */
+double logreg_loss_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                        const double *w);
+/* (l2 / 2) |w|^2 + l1 |w|_1 over d weights. */
+double logreg_penalty(const double *w, int64_t d, double l2, double l1);
+
+/* g[j] += sum over rows lo .. hi-1 of dloss_i / dw_j at w (g has x->ncols
+ * elements): summed over all workers, n times the gradient of the mean
+ * loss. */
+void logreg_grad_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                      const double *w, double *g);
+
+/* The largest violation of the optimality conditions of F at w, given g =
+ * the sum over all n rows of the loss gradients (logreg_grad_part), with
+ * G_j = g_j / n + l2 w_j:
+ *   w_j != 0:  |G_j + l1 sign(w_j)|
+ *   w_j == 0:  max(0, |G_j| - l1)
+ * (the smallest |subgradient| of F in coordinate j). Its column goes to
+ * *worst when worst is not NULL (-1 when d is 0). Zero at the optimum. */
+double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double l2, double l1,
+                  int64_t *worst);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * kernel_mf.c - matrix factorization by SGD and by CCD++ over the rotation
+ * layout (kernel_mf.h): the grid of a worker's ratings by column block,
+ * the per-cell kernels, and the parts of the objective.
+ *
+ * DESIGN: the SGD step is the hot loop: a dot product of two rank-long
+ * rows and two scaled updates of them. The dot keeps four partial sums so
+ * that the additions do not wait on each other and the compiler can pair
+ * them into vector registers (no -ffast-math needed); the updates are
+ * element-wise and vectorize as written. The loop is one always-inlined
+ * function instantiated for common ranks, where the trip counts are
+ * constants, and once for any rank: the instances compute the same
+ * numbers in the same order. An entry is 16 bytes (two 32-bit indices and
+ * the rating), read in sequence. CCD++ touches one column of W and H per
+ * pass; it gathers the held block's column into a contiguous scratch
+ * once a round, so that the pass over the cell reads H with unit stride.
+ */
+#include "kernel_mf.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
+#include "rng.h"
+
+/* ---- the grid -------------------------------------------------------------------- */
+
+void mf_grid_release(struct mf_grid *g)
+{
+    ptm_free(g->block_lo);
+    ptm_free(g->cell);
+    ptm_free(g->e);
+    memset(g, 0, sizeof(*g));
+}
+
+/* Shuffle e[0 .. n) in place (Fisher-Yates). */
+static void shuffle(struct mf_entry *e, int64_t n, struct ptm_rng *g)
+{
+    for (int64_t k = n - 1; k > 0; k--) {
+        int64_t m = (int64_t)(ptm_rng_uniform(g) * (double)(k + 1));
+        if (m > k)
+            m = k;
+        struct mf_entry t = e[k];
+        e[k] = e[m];
+        e[m] = t;
+    }
+}
+
+int mf_grid_build(struct mf_grid *g, const struct ptm_csr *R, int64_t lo, int64_t hi, int nblocks,
+                  enum mf_order order, uint64_t seed)
+{
+    memset(g, 0, sizeof(*g));
+    if (nblocks < 1 || nblocks > R->ncols || lo < 0 || lo > hi || hi > R->nrows)
+        return PTM_EINVAL;
+    int64_t nnz = R->rowptr[hi] - R->rowptr[lo];
+    g->nrows = hi - lo;
+    g->ncols = R->ncols;
+    g->nnz = nnz;
+    g->nblocks = nblocks;
+    g->block_lo = ptm_malloc((size_t)(nblocks + 1) * sizeof(*g->block_lo));
+    g->cell = ptm_malloc((size_t)(nblocks + 1) * sizeof(*g->cell));
+    g->e = ptm_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(*g->e));
+    int64_t *at = ptm_malloc((size_t)nblocks * sizeof(*at));
+    if (!g->block_lo || !g->cell || !g->e || !at) {
+        ptm_free(at);
+        mf_grid_release(g);
+        return PTM_ENOMEM;
+    }
+    ptm_shard_even(R->ncols, nblocks, g->block_lo);
+    const int64_t *bl = g->block_lo;
+
+    /* Count each cell, then place the entries: within a cell they come by
+     * row and, as the CSR has them, by column. */
+    memset(at, 0, (size_t)nblocks * sizeof(*at));
+    for (int64_t i = lo; i < hi; i++) {
+        int b = 0;
+        for (int64_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) {
+            while (R->colind[k] >= bl[b + 1])
+                b++;
+            at[b]++;
+        }
+    }
+    g->cell[0] = 0;
+    for (int b = 0; b < nblocks; b++) {
+        g->cell[b + 1] = g->cell[b] + at[b];
+        at[b] = g->cell[b];
+    }
+    for (int64_t i = lo; i < hi; i++) {
+        int b = 0;
+        for (int64_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) {
+            while (R->colind[k] >= bl[b + 1])
+                b++;
+            struct mf_entry *x = &g->e[at[b]++];
+            x->i = (uint32_t)(i - lo);
+            x->j = (uint32_t)(R->colind[k] - bl[b]);
+            x->r = R->val[k];
+        }
+    }
+    ptm_free(at);
+    if (order == MF_ORDER_SHUFFLE) {
+        struct ptm_rng rng;
+        ptm_rng_seed(&rng, seed);
+        for (int b = 0; b < nblocks; b++)
+            shuffle(g->e + g->cell[b], g->cell[b + 1] - g->cell[b], &rng);
+    }
+    return 0;
+}
+
+void mf_reg_rows(const struct mf_grid *g, double reg, double *rw)
+{
+    memset(rw, 0, (size_t)g->nrows * sizeof(*rw));
+    for (int64_t t = 0; t < g->nnz; t++)
+        rw[g->e[t].i] += 1;
+    for (int64_t i = 0; i < g->nrows; i++)
+        rw[i] = rw[i] > 0 ? reg / rw[i] : 0;
+}
+
+void mf_col_counts_part(const struct mf_grid *g, int64_t *cnt)
+{
+    for (int b = 0; b < g->nblocks; b++) {
+        int64_t *c = cnt + g->block_lo[b];
+        for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++)
+            c[g->e[t].j]++;
+    }
+}
+
+void mf_reg_cols(const int64_t *cnt, int64_t n, double reg, double *rh)
+{
+    for (int64_t j = 0; j < n; j++)
+        rh[j] = cnt[j] > 0 ? reg / (double)cnt[j] : 0;
+}
+
+double mf_step(double rate, double decay, int64_t sweep)
+{
+    return rate * pow(decay, (double)sweep);
+}
+
+/* ---- SGD ------------------------------------------------------------------------ */
+
+/* w . h over n values, four partial sums (k mod 4) added as (0 + 1) + (2 + 3). */
+static inline __attribute__((always_inline)) double dot4(const double *restrict w,
+                                                         const double *restrict h, int64_t n)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s0 += w[k] * h[k];
+        s1 += w[k + 1] * h[k + 1];
+        s2 += w[k + 2] * h[k + 2];
+        s3 += w[k + 3] * h[k + 3];
+    }
+    if (k < n)
+        s0 += w[k] * h[k];
+    if (k + 1 < n)
+        s1 += w[k + 1] * h[k + 1];
+    if (k + 2 < n)
+        s2 += w[k + 2] * h[k + 2];
+    return (s0 + s1) + (s2 + s3);
+}
+
+static inline __attribute__((always_inline)) void
+sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, double *W,
+        double *Hb, const double *restrict rw, const double *restrict rhb)
+{
+    for (int64_t t = 0; t < n; t++) {
+        double *restrict w = W + (size_t)e[t].i * (size_t)rank;
+        double *restrict h = Hb + (size_t)e[t].j * (size_t)rank;
+        double g = eta * (e[t].r - dot4(w, h, rank));
+        double sw = 1 - eta * rw[e[t].i], sh = 1 - eta * rhb[e[t].j];
+        for (int64_t k = 0; k < rank; k++) {
+            double wk = w[k], hk = h[k];
+            w[k] = sw * wk + g * hk;
+            h[k] = sh * hk + g * wk;
+        }
+    }
+}
+
+#define SGD_RANK(R)                                                                                \
+    case R:                                                                                        \
+        sgd_run(e, n, R, eta, W, Hb, rw, rhb);                                                     \
+        break;
+
+void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, double *W, double *Hb,
+                 const double *rw, const double *rhb)
+{
+    const struct mf_entry *e = g->e + g->cell[b];
+    int64_t n = g->cell[b + 1] - g->cell[b];
+    switch (rank) {
+        SGD_RANK(8)
+        SGD_RANK(10)
+        SGD_RANK(16)
+        SGD_RANK(20)
+        SGD_RANK(32)
+        SGD_RANK(50)
+        SGD_RANK(64)
+        SGD_RANK(100)
+        SGD_RANK(128)
+    default:
+        sgd_run(e, n, rank, eta, W, Hb, rw, rhb);
+    }
+}
+
+/* ---- CCD++ -------------------------------------------------------------------- */
+
+void mf_ccd_phase(int64_t t, int P, int64_t rank, int inner, struct mf_ccd_phase *ph)
+{
+    int64_t e = t / P, s = t % P, per = 2 * (int64_t)inner;
+    int64_t step = e % (per * rank), q = step % per;
+    ph->k = step / per;
+    ph->hpass = q % 2 == 1;
+    ph->open = q == 0;
+    ph->prev = e == 0 ? -1 : (ph->k + rank - 1) % rank;
+    ph->first = s == 0;
+    ph->last = s == P - 1;
+}
+
+int mf_ccd_init(struct mf_ccd *s, const struct mf_grid *g)
+{
+    memset(s, 0, sizeof(*s));
+    int64_t most = 1;
+    for (int b = 0; b < g->nblocks; b++)
+        if (g->block_lo[b + 1] - g->block_lo[b] > most)
+            most = g->block_lo[b + 1] - g->block_lo[b];
+    s->res = ptm_malloc((size_t)(g->nnz > 0 ? g->nnz : 1) * sizeof(*s->res));
+    s->wacc = ptm_malloc((size_t)(2 * g->nrows + 2) * sizeof(*s->wacc));
+    s->hk = ptm_malloc((size_t)(2 * most) * sizeof(*s->hk));
+    if (!s->res || !s->wacc || !s->hk) {
+        mf_ccd_release(s);
+        return PTM_ENOMEM;
+    }
+    memset(s->wacc, 0, (size_t)(2 * g->nrows + 2) * sizeof(*s->wacc));
+    return 0;
+}
+
+void mf_ccd_release(struct mf_ccd *s)
+{
+    ptm_free(s->res);
+    ptm_free(s->wacc);
+    ptm_free(s->hk);
+    memset(s, 0, sizeof(*s));
+}
+
+void mf_ccd_residual_cell(struct mf_ccd *s, const struct mf_grid *g, int b, int64_t rank,
+                          const double *W, const double *Hb)
+{
+    for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
+        const struct mf_entry *x = &g->e[t];
+        s->res[t] =
+            x->r - dot4(W + (size_t)x->i * (size_t)rank, Hb + (size_t)x->j * (size_t)rank, rank);
+    }
+}
+
+/* num / (reg + den), 0 when that is 0 / 0. */
+static inline double ratio(double num, double den, double reg)
+{
+    double d = reg + den;
+    return d > 0 ? num / d : 0;
+}
+
+void mf_ccd_round(struct mf_ccd *s, const struct mf_grid *g, int b, const struct mf_ccd_phase *ph,
+                  int64_t rank, double reg, double *W, double *Hb, double *hacc)
+{
+    const struct mf_entry *restrict e = g->e;
+    double *restrict res = s->res;
+    int64_t c0 = g->cell[b], c1 = g->cell[b + 1];
+    int64_t nb = g->block_lo[b + 1] - g->block_lo[b];
+    int64_t k = ph->k;
+
+    if (!ph->hpass) {
+        double *restrict acc = s->wacc;
+        double *restrict hk = s->hk, *restrict hp = s->hk + nb;
+        if (ph->first)
+            memset(acc, 0, (size_t)(2 * g->nrows) * sizeof(*acc));
+        for (int64_t j = 0; j < nb; j++)
+            hk[j] = Hb[j * rank + k];
+        if (ph->open) {
+            /* The residual moves from "prev open" to "k open". */
+            int64_t p = ph->prev;
+            if (p >= 0 && p != k) {
+                for (int64_t j = 0; j < nb; j++)
+                    hp[j] = Hb[j * rank + p];
+                for (int64_t t = c0; t < c1; t++) {
+                    const double *w = W + (size_t)e[t].i * (size_t)rank;
+                    res[t] += w[k] * hk[e[t].j] - w[p] * hp[e[t].j];
+                }
+            } else if (p < 0) {
+                for (int64_t t = c0; t < c1; t++)
+                    res[t] += W[(size_t)e[t].i * (size_t)rank + (size_t)k] * hk[e[t].j];
+            }
+        }
+        for (int64_t t = c0; t < c1; t++) {
+            double h = hk[e[t].j];
+            acc[2 * e[t].i] += res[t] * h;
+            acc[2 * e[t].i + 1] += h * h;
+        }
+        if (ph->last)
+            for (int64_t i = 0; i < g->nrows; i++)
+                W[i * rank + k] = ratio(acc[2 * i], acc[2 * i + 1], reg);
+    } else {
+        double *restrict acc = hacc;
+        if (ph->first)
+            memset(acc, 0, (size_t)(2 * nb) * sizeof(*acc));
+        for (int64_t t = c0; t < c1; t++) {
+            double u = W[(size_t)e[t].i * (size_t)rank + (size_t)k];
+            acc[2 * e[t].j] += res[t] * u;
+            acc[2 * e[t].j + 1] += u * u;
+        }
+        if (ph->last)
+            for (int64_t j = 0; j < nb; j++)
+                Hb[j * rank + k] = ratio(acc[2 * j], acc[2 * j + 1], reg);
+    }
+}
+
+/* ---- objective ------------------------------------------------------------------ */
+
+double mf_sqerr_csr(const struct ptm_csr *R, int64_t lo, int64_t hi, const double *W,
+                    const double *H, int64_t rank)
+{
+    double s = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        const double *w = W + (size_t)(i - lo) * (size_t)rank;
+        for (int64_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) {
+            double d = R->val[k] - dot4(w, H + (size_t)R->colind[k] * (size_t)rank, rank);
+            s += d * d;
+        }
+    }
+    return s;
+}
+
+double mf_sqerr_grid(const struct mf_grid *g, const double *W, const double *H, int64_t rank)
+{
+    double s = 0;
+    for (int b = 0; b < g->nblocks; b++) {
+        const double *Hb = H + (size_t)g->block_lo[b] * (size_t)rank;
+        for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
+            const struct mf_entry *x = &g->e[t];
+            double d = x->r - dot4(W + (size_t)x->i * (size_t)rank,
+                                   Hb + (size_t)x->j * (size_t)rank, rank);
+            s += d * d;
+        }
+    }
+    return s;
+}
+
+double mf_sqnorm(const double *a, int64_t n)
+{
+    double s0 = 0, s1 = 0;
+    int64_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        s0 += a[k] * a[k];
+        s1 += a[k + 1] * a[k + 1];
+    }
+    if (k < n)
+        s0 += a[k] * a[k];
+    return s0 + s1;
+}

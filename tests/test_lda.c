@@ -1,0 +1,1084 @@
+/*
+ * test_lda.c - the LDA kernel (runtime/kernel_lda.c).
+ *
+ * DESIGN: corpora are made by the generator (ptm_gen_lda) in a temporary
+ * directory that is the tests' working directory, and read back with the
+ * UCI reader, as a job would see them; the tiny ones are written here. A
+ * serial driver plays the engine: P workers, each with its shard of the
+ * documents, the vocabulary cut into P blocks, worker p holding block
+ * (p + t) mod P in round t, and the topic totals kept as the parameter
+ * store would under SSP with staleness s: worker p starts round t from the
+ * master copy as it was after round t - 1 - s plus its own increments of
+ * rounds t - s .. t - 1 (s = -1: every worker reads and writes one exact
+ * copy, which makes the rotation an exact Gibbs sampler).
+ *
+ * The kernel is checked against criteria computed here: every count
+ * recomputed from z after every round; the token layout against the
+ * matrix's counts; the log-likelihood against the collapsed joint written
+ * out here; the stationary distribution of each sampler against the exact
+ * conditional of one token and the exact posterior of a whole tiny corpus
+ * (enumerated), by chi-square; the likelihood rising and levelling off;
+ * the planted topics recovered; the Metropolis-Hastings sampler reaching
+ * the exact sampler's likelihood.
+ *
+ * Set PTM_TEST_VERBOSE=1 to print the figures measured.
+ */
+#define _DEFAULT_SOURCE /* lgamma_r */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "data.h"
+#include "gen.h"
+#include "kernel_lda.h"
+#include "ptm.h"
+#include "rng.h"
+#include "testutil.h"
+
+/* ck_assert for inner loops: libcheck records every passing ck_assert. */
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
+    } while (0)
+
+static bool verbose(void)
+{
+    const char *v = getenv("PTM_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static double lgam(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
+static const char *const sampler_name[] = {"sparse", "alias", "plain"};
+#define NSAMPLERS 3
+
+/* ---- corpora ----------------------------------------------------------------------- */
+
+struct corpus {
+    struct ptm_dataset *ds;
+    const struct ptm_csr *d;
+    int64_t D, W, tokens;
+    int32_t K;
+    double *phi; /* K x W: the true topics; NULL for a corpus written here */
+};
+
+static void make_dir(const char *dir)
+{
+    ck_assert_msg(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+}
+
+static void corpus_count(struct corpus *c)
+{
+    c->d = &c->ds->csr;
+    c->D = c->d->nrows;
+    c->W = c->d->ncols;
+    c->tokens = 0;
+    for (int64_t e = 0; e < c->d->nnz; e++)
+        c->tokens += (int64_t)c->d->val[e];
+}
+
+/* A file of tab-separated numbers, rows x cols of them. */
+static double *read_tsv(const char *path, int64_t rows, int64_t cols)
+{
+    char *text = tu_read_file(path, NULL);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    double *v = malloc((size_t)(rows * cols) * sizeof(*v));
+    char *p = text;
+    for (int64_t i = 0; i < rows * cols; i++) {
+        char *e;
+        v[i] = strtod(p, &e);
+        ck_assert_msg(e != p, "%s: number %lld missing", path, (long long)i);
+        p = e;
+    }
+    free(text);
+    return v;
+}
+
+/* Generate o into dir and read it back as a job would. */
+static void corpus_gen(const char *dir, const struct gen_lda_opts *o, struct corpus *c)
+{
+    memset(c, 0, sizeof(*c));
+    make_dir(dir);
+    const char *file = NULL;
+    ck_assert_int_eq(ptm_gen_lda(o, dir, &file), 0);
+    char path[256], vocab[256];
+    snprintf(path, sizeof(path), "%s/docword.txt", dir);
+    snprintf(vocab, sizeof(vocab), "%s/vocab.txt", dir);
+    struct ptm_data_opts op;
+    memset(&op, 0, sizeof(op));
+    op.format = PLAN_FORMAT_UCI;
+    op.sparse = true;
+    op.integer = true;
+    op.vocab = vocab;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_data_read(path, &op, &dg, &c->ds);
+    if (rc)
+        ptm_data_diags_print(stderr, &dg, false);
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(c->ds->vocab.n, o->words);
+    corpus_count(c);
+    ck_assert_int_eq(c->D, o->docs);
+    ck_assert_int_eq(c->W, o->words);
+    c->K = (int32_t)o->topics;
+    snprintf(path, sizeof(path), "%s/topics_true.tsv", dir);
+    c->phi = read_tsv(path, o->topics, o->words);
+}
+
+/* A UCI docword text. */
+static void corpus_text(const char *docword, int32_t K, struct corpus *c)
+{
+    memset(c, 0, sizeof(*c));
+    struct ptm_data_opts op;
+    memset(&op, 0, sizeof(op));
+    op.format = PLAN_FORMAT_UCI;
+    op.sparse = true;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_data_read_mem(docword, strlen(docword), "docword", NULL, 0, NULL, &op, &dg,
+                               &c->ds);
+    if (rc)
+        ptm_data_diags_print(stderr, &dg, false);
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    corpus_count(c);
+    c->K = K;
+}
+
+static void corpus_release(struct corpus *c)
+{
+    ptm_dataset_free(c->ds);
+    free(c->phi);
+}
+
+/* ---- the serial driver ------------------------------------------------------------- */
+
+#define MAXP 3
+
+struct sim {
+    const struct corpus *c;
+    int P, s; /* workers; staleness (-1: one exact copy of n_k) */
+    int32_t K;
+    struct lda_opts o;
+    int64_t dbounds[MAXP + 1], wbounds[MAXP + 1];
+    struct lda_shard sh[MAXP];
+    struct ptm_rng rng[MAXP];
+    int32_t *nwk;             /* W x K */
+    int64_t *G, *G0;          /* the master copy of n_k; as initialized */
+    int64_t *snap;            /* (s + 1) x K: G after round r, at r mod (s + 1) */
+    int64_t *own;             /* P x (s + 1) x K: worker p's increments of round r */
+    int64_t *nk[MAXP], *delta[MAXP];
+    int64_t round;
+    int64_t changed; /* tokens moved in the last round */
+};
+
+static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum lda_sampler kind,
+                     double alpha, double beta, uint64_t seed)
+{
+    memset(m, 0, sizeof(*m));
+    m->c = c;
+    m->P = P;
+    m->s = s;
+    m->K = c->K;
+    m->o = (struct lda_opts){alpha, beta, kind, LDA_MH_STEPS};
+    int32_t K = c->K;
+    ptm_shard_even(c->D, P, m->dbounds);
+    ptm_shard_even(c->W, P, m->wbounds);
+    m->nwk = calloc((size_t)(c->W * K), sizeof(*m->nwk));
+    m->G = calloc((size_t)K, sizeof(int64_t));
+    m->G0 = calloc((size_t)K, sizeof(int64_t));
+    int depth = s >= 0 ? s + 1 : 1;
+    m->snap = calloc((size_t)(depth * K), sizeof(int64_t));
+    m->own = calloc((size_t)(P * depth * K), sizeof(int64_t));
+    for (int p = 0; p < P; p++) {
+        ck_assert_int_eq(lda_shard_init(&m->sh[p], c->d, m->dbounds[p], m->dbounds[p + 1], K,
+                                        m->wbounds, P),
+                         0);
+        ptm_rng_seed(&m->rng[p], seed * 1000 + (uint64_t)p);
+        m->nk[p] = calloc((size_t)K, sizeof(int64_t));
+        m->delta[p] = calloc((size_t)K, sizeof(int64_t));
+        /* The initial epoch, on the master copy. */
+        for (int b = 0; b < P; b++)
+            lda_init_block(&m->sh[p], b, m->nwk + m->wbounds[b] * K, m->G, m->delta[p],
+                           &m->rng[p]);
+        memset(m->delta[p], 0, (size_t)K * sizeof(int64_t));
+    }
+    memcpy(m->G0, m->G, (size_t)K * sizeof(int64_t));
+}
+
+static void sim_release(struct sim *m)
+{
+    for (int p = 0; p < m->P; p++) {
+        lda_shard_release(&m->sh[p]);
+        free(m->nk[p]);
+        free(m->delta[p]);
+    }
+    free(m->nwk);
+    free(m->G);
+    free(m->G0);
+    free(m->snap);
+    free(m->own);
+}
+
+/* Worker p's copy of n_k at the start of round t under staleness s. */
+static void sim_view(struct sim *m, int p, int64_t t, int64_t *out)
+{
+    int32_t K = m->K;
+    int64_t s = m->s, depth = s + 1;
+    const int64_t *base = t - 1 - s >= 0 ? m->snap + ((t - 1 - s) % depth) * K : m->G0;
+    memcpy(out, base, (size_t)K * sizeof(*out));
+    for (int64_t r = t - s > 0 ? t - s : 0; r < t; r++) {
+        const int64_t *inc = m->own + ((int64_t)p * depth + r % depth) * K;
+        for (int32_t k = 0; k < K; k++)
+            out[k] += inc[k];
+    }
+}
+
+static void sim_round(struct sim *m)
+{
+    int32_t K = m->K;
+    int64_t t = m->round;
+    m->changed = 0;
+    for (int p = 0; p < m->P; p++) {
+        int b = (int)((p + t) % m->P);
+        int32_t *block = m->nwk + m->wbounds[b] * K;
+        if (m->s < 0) {
+            m->changed += lda_sample(&m->sh[p], b, &m->o, block, m->G, m->delta[p], &m->rng[p]);
+            continue;
+        }
+        sim_view(m, p, t, m->nk[p]);
+        /* What the kernel relies on: the copy holds at least the worker's
+         * own tokens in every topic. */
+        for (int32_t k = 0; k < K; k++) {
+            int64_t mine = 0;
+            for (int64_t d = 0; d < m->sh[p].ndocs; d++)
+                mine += m->sh[p].ndk[d * K + k];
+            EXPECT(m->nk[p][k] >= mine);
+        }
+        memset(m->delta[p], 0, (size_t)K * sizeof(int64_t));
+        m->changed +=
+            lda_sample(&m->sh[p], b, &m->o, block, m->nk[p], m->delta[p], &m->rng[p]);
+        memcpy(m->own + ((int64_t)p * (m->s + 1) + t % (m->s + 1)) * K, m->delta[p],
+               (size_t)K * sizeof(int64_t));
+    }
+    if (m->s >= 0) {
+        for (int p = 0; p < m->P; p++)
+            for (int32_t k = 0; k < K; k++)
+                m->G[k] += m->delta[p][k];
+        memcpy(m->snap + (t % (m->s + 1)) * K, m->G, (size_t)K * sizeof(int64_t));
+    }
+    m->round++;
+}
+
+static void sim_sweep(struct sim *m)
+{
+    for (int r = 0; r < m->P; r++)
+        sim_round(m);
+}
+
+/* The kernel's log-likelihood per token, from its parts. */
+static double sim_loglik(const struct sim *m)
+{
+    double l = 0;
+    for (int p = 0; p < m->P; p++)
+        l += lda_loglik_docs(&m->sh[p], m->o.alpha);
+    for (int b = 0; b < m->P; b++)
+        l += lda_loglik_words(m->nwk + m->wbounds[b] * m->K, m->wbounds[b + 1] - m->wbounds[b],
+                              m->K, m->o.beta);
+    l += lda_loglik_topics(m->G, m->K, m->c->W, m->o.beta);
+    return l / (double)m->c->tokens;
+}
+
+/* Every count recomputed from z: n_dk of every shard, n_wk, the master
+ * n_k; the word-order copy of z; the sparse sampler's topic lists when
+ * they are current. Returns n_wk recomputed (W x K; caller frees). */
+static int32_t *sim_check(const struct sim *m)
+{
+    int32_t K = m->K;
+    int64_t W = m->c->W;
+    int32_t *nwk = calloc((size_t)(W * K), sizeof(*nwk));
+    for (int p = 0; p < m->P; p++) {
+        const struct lda_shard *s = &m->sh[p];
+        int32_t *ndk = calloc((size_t)(s->ndocs * K + 1), sizeof(*ndk));
+        for (int64_t d = 0; d < s->ndocs; d++)
+            for (int32_t pos = s->dptr[d]; pos < s->dptr[d + 1]; pos++) {
+                EXPECT(s->z[pos] >= 0 && s->z[pos] < K);
+                ndk[d * K + s->z[pos]]++;
+            }
+        EXPECT(memcmp(ndk, s->ndk, (size_t)(s->ndocs * K) * sizeof(*ndk)) == 0);
+        for (int64_t i = 0; i < s->bw[s->nblocks]; i++)
+            for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
+                EXPECT(s->zw[j] == s->z[s->tok[j].pos]);
+                nwk[(int64_t)s->wlist[i] * K + s->z[s->tok[j].pos]]++;
+            }
+        if (s->dnz_fresh)
+            for (int64_t d = 0; d < s->ndocs; d++) {
+                int32_t n = 0;
+                for (int32_t k = 0; k < K; k++)
+                    n += ndk[d * K + k] > 0;
+                EXPECT(s->dnzn[d] == n);
+                for (int32_t i = 0; i < s->dnzn[d]; i++)
+                    EXPECT(ndk[d * K + s->dnz[s->dnzp[d] + i]] > 0);
+            }
+        free(ndk);
+    }
+    EXPECT(memcmp(nwk, m->nwk, (size_t)(W * K) * sizeof(*nwk)) == 0);
+    int64_t *nk = calloc((size_t)K, sizeof(*nk));
+    lda_topic_totals(nwk, W, K, nk);
+    EXPECT(memcmp(nk, m->G, (size_t)K * sizeof(*nk)) == 0);
+    int64_t total = 0;
+    for (int32_t k = 0; k < K; k++)
+        total += nk[k];
+    EXPECT(total == m->c->tokens);
+    free(nk);
+    return nwk;
+}
+
+/* The collapsed joint log p(w, z), counting from z alone (the kernel's
+ * counts are not read). */
+static double joint_from_z(const struct sim *m)
+{
+    int32_t K = m->K;
+    int64_t W = m->c->W;
+    double a = m->o.alpha, b = m->o.beta, l = 0;
+    int32_t *nwk = calloc((size_t)(W * K), sizeof(*nwk));
+    int64_t *nk = calloc((size_t)K, sizeof(*nk));
+    int32_t *nd = calloc((size_t)K, sizeof(*nd));
+    for (int p = 0; p < m->P; p++) {
+        const struct lda_shard *s = &m->sh[p];
+        for (int64_t d = 0; d < s->ndocs; d++) {
+            memset(nd, 0, (size_t)K * sizeof(*nd));
+            for (int32_t pos = s->dptr[d]; pos < s->dptr[d + 1]; pos++)
+                nd[s->z[pos]]++;
+            l += lgam(K * a) - lgam(s->dptr[d + 1] - s->dptr[d] + K * a);
+            for (int32_t k = 0; k < K; k++)
+                l += lgam(nd[k] + a) - lgam(a);
+        }
+        for (int64_t i = 0; i < s->bw[s->nblocks]; i++)
+            for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++)
+                nwk[(int64_t)s->wlist[i] * K + s->z[s->tok[j].pos]]++;
+    }
+    for (int64_t w = 0; w < W; w++)
+        for (int32_t k = 0; k < K; k++) {
+            l += lgam(nwk[w * K + k] + b) - lgam(b);
+            nk[k] += nwk[w * K + k];
+        }
+    for (int32_t k = 0; k < K; k++)
+        l += lgam(W * b) - lgam(nk[k] + W * b);
+    free(nd);
+    free(nk);
+    free(nwk);
+    return l;
+}
+
+/* The same per token, after checking the kernel's counts. */
+static double loglik_ref(const struct sim *m)
+{
+    free(sim_check(m));
+    return joint_from_z(m) / (double)m->c->tokens;
+}
+
+/* ---- the token layout ------------------------------------------------------------- */
+
+/* Shard p's tokens against the matrix: every (document, word) pair as
+ * often as its count, words by block and ascending, documents ascending
+ * within a word, every place in z once and inside its document. */
+static void check_layout(const struct sim *m, int p)
+{
+    const struct lda_shard *s = &m->sh[p];
+    const struct ptm_csr *d = m->c->d;
+    int64_t lo = m->dbounds[p], hi = m->dbounds[p + 1];
+    int64_t ntok = 0;
+    for (int64_t e = d->rowptr[lo]; e < d->rowptr[hi]; e++)
+        ntok += (int64_t)d->val[e];
+    EXPECT(s->ntokens == ntok);
+    EXPECT(s->ndocs == hi - lo);
+    EXPECT(s->dptr[0] == 0 && s->dptr[s->ndocs] == ntok);
+    int64_t *seen = calloc((size_t)(d->rowptr[hi] - d->rowptr[lo] + 1), sizeof(*seen));
+    char *used = calloc((size_t)ntok + 1, 1);
+    EXPECT(s->bw[0] == 0);
+    for (int b = 0; b < s->nblocks; b++) {
+        for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
+            int32_t w = s->wlist[i];
+            EXPECT(w >= m->wbounds[b] && w < m->wbounds[b + 1]);
+            EXPECT(i == s->bw[b] || s->wlist[i - 1] < w);
+            EXPECT(s->wptr[i] < s->wptr[i + 1]);
+            for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
+                int32_t doc = s->tok[j].doc, pos = s->tok[j].pos;
+                EXPECT(doc >= 0 && doc < s->ndocs);
+                EXPECT(j == s->wptr[i] || s->tok[j - 1].doc <= doc);
+                EXPECT(pos >= s->dptr[doc] && pos < s->dptr[doc + 1]);
+                EXPECT(!used[pos]);
+                used[pos] = 1;
+                /* the matrix entry (lo + doc, w) */
+                int64_t e = d->rowptr[lo + doc];
+                while (e < d->rowptr[lo + doc + 1] && d->colind[e] != w)
+                    e++;
+                EXPECT(e < d->rowptr[lo + doc + 1]);
+                seen[e - d->rowptr[lo]]++;
+            }
+        }
+    }
+    EXPECT(s->wptr[s->bw[s->nblocks]] == ntok);
+    for (int64_t e = d->rowptr[lo]; e < d->rowptr[hi]; e++)
+        EXPECT(seen[e - d->rowptr[lo]] == (int64_t)d->val[e]);
+    free(seen);
+    free(used);
+}
+
+/* ---- generated corpora -------------------------------------------------------------- */
+
+/* seed, docs, words, topics, length, alpha, beta */
+static const struct gen_lda_opts small_opts = {11, 120, 60, 4, 25, 0.3, 0.1};
+static const struct gen_lda_opts recover_opts = {12, 600, 300, 6, 80, 0.5, 0.02};
+static const struct gen_lda_opts compare_opts = {13, 400, 300, 6, 80, 0.5, 0.02};
+
+/* ---- tests: set-up ---------------------------------------------------------------------- */
+
+START_TEST(test_sampler_lookup)
+{
+    for (int i = 0; i < NSAMPLERS; i++)
+        ck_assert_int_eq(lda_sampler_lookup(sampler_name[i]), i);
+    ck_assert_int_eq(lda_sampler_lookup("Sparse"), -1);
+    ck_assert_int_eq(lda_sampler_lookup(""), -1);
+    ck_assert_int_eq(lda_sampler_lookup("mh"), -1);
+}
+END_TEST
+
+/* Shards for P = 1, 2, 3 (the loop index + 1) hold the matrix's tokens. */
+START_TEST(test_layout)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim m;
+    sim_init(&m, &c, _i + 1, 0, LDA_SAMPLER_PLAIN, 0.1, 0.01, 1);
+    int64_t total = 0;
+    for (int p = 0; p < m.P; p++) {
+        check_layout(&m, p);
+        total += m.sh[p].ntokens;
+    }
+    ck_assert_int_eq(total, c.tokens);
+    free(sim_check(&m));
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+static const struct {
+    const char *docword;
+    int64_t lo, hi;
+    int32_t K;
+    int64_t bounds[3];
+    int nblocks;
+    int want;
+} init_rows[] = {
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 2, 0, {0, 3}, 1, PTM_EINVAL},    /* K = 0 */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 2, 2, {0, 2}, 1, PTM_EINVAL},    /* bounds end short */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 2, 2, {1, 3}, 1, PTM_EINVAL},    /* bounds start late */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 2, 2, {0, 2, 1}, 2, PTM_EINVAL}, /* descending */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 2, 2, {0, 3}, 0, PTM_EINVAL},    /* no block */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 1, 0, 2, {0, 3}, 1, PTM_EINVAL},    /* lo > hi */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 3, 2, {0, 3}, 1, PTM_EINVAL},    /* hi past the end */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 0, 2, 2, {0, 0, 3}, 2, 0},          /* an empty block */
+    {"2\n3\n2\n1 1 2\n2 3 1\n", 1, 1, 2, {0, 3}, 1, 0},             /* no documents */
+    {"2\n3\n1\n1 1 3000000000\n", 0, 2, 2, {0, 3}, 1, PTM_EINVAL},  /* count > INT32_MAX */
+    {"2\n3\n2\n1 1 2000000000\n2 3 2000000000\n", 0, 2, 2, {0, 3}, 1, PTM_ETOOBIG}, /* tokens */
+};
+
+START_TEST(test_init_rows)
+{
+    struct corpus c;
+    corpus_text(init_rows[_i].docword, init_rows[_i].K, &c);
+    struct lda_shard s;
+    int rc = lda_shard_init(&s, c.d, init_rows[_i].lo, init_rows[_i].hi, init_rows[_i].K,
+                            init_rows[_i].bounds, init_rows[_i].nblocks);
+    ck_assert_msg(rc == init_rows[_i].want, "row %d: got %d, want %d", _i, rc,
+                  init_rows[_i].want);
+    if (rc == 0) {
+        int64_t t = 0;
+        for (int64_t r = init_rows[_i].lo; r < init_rows[_i].hi; r++)
+            for (int64_t e = c.d->rowptr[r]; e < c.d->rowptr[r + 1]; e++)
+                t += (int64_t)c.d->val[e];
+        ck_assert_int_eq(s.ntokens, t);
+        lda_shard_release(&s);
+    }
+    corpus_release(&c);
+}
+END_TEST
+
+/* Counts that are not whole numbers from 0 to INT32_MAX; 0 is no token. */
+START_TEST(test_init_values)
+{
+    struct corpus c;
+    corpus_text("2\n3\n3\n1 1 2\n2 2 1\n2 3 1\n", 2, &c);
+    int64_t bounds[2] = {0, 3};
+    struct lda_shard s;
+    double *v = c.ds->csr.val;
+    v[1] = 0.5;
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), PTM_EINVAL);
+    v[1] = -1;
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), PTM_EINVAL);
+    v[1] = NAN;
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), PTM_EINVAL);
+    v[1] = 0;
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), 0);
+    ck_assert_int_eq(s.ntokens, 3);
+    ck_assert_int_eq(s.bw[1], 2); /* words 0 and 2 */
+    lda_shard_release(&s);
+    corpus_release(&c);
+}
+END_TEST
+
+START_TEST(test_fault)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    int64_t bounds[3] = {0, 30, 60};
+    int rc;
+    for (unsigned long nth = 1;; nth++) {
+        struct lda_shard s;
+        ptm_fault_inject(nth);
+        rc = lda_shard_init(&s, c.d, 10, 100, 4, bounds, 2);
+        ptm_fault_inject(0);
+        if (rc != PTM_ENOMEM) {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_int_gt(nth, 5);
+            lda_shard_release(&s);
+            break;
+        }
+        for (size_t i = 0; i < sizeof(s); i++) /* released: all zero */
+            EXPECT(((const unsigned char *)&s)[i] == 0);
+    }
+    corpus_release(&c);
+}
+END_TEST
+
+/* ---- tests: invariants ------------------------------------------------------------------ */
+
+/* Every sampler on P = 1, 2, 3 with the totals one round stale: every
+ * count equals its recount from z after every round. */
+START_TEST(test_invariants)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim m;
+    sim_init(&m, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 2);
+    free(sim_check(&m));
+    int64_t moved = 0;
+    for (int r = 0; r < 6 * P; r++) {
+        sim_round(&m);
+        moved += m.changed;
+        free(sim_check(&m));
+    }
+    ck_assert_int_gt(moved, 0);
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+/* The parts of the log-likelihood add up to the joint written out here. */
+START_TEST(test_loglik_parts)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim m;
+    sim_init(&m, &c, _i + 1, 0, LDA_SAMPLER_SPARSE, 0.3, 0.1, 3);
+    for (int sweep = 0; sweep < 3; sweep++) {
+        double got = sim_loglik(&m), want = loglik_ref(&m);
+        ck_assert_msg(fabs(got - want) <= 1e-12 * fabs(want), "P %d: %.17g vs %.17g", m.P, got,
+                      want);
+        sim_sweep(&m);
+    }
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+/* One topic, an empty document, a word nobody uses: every sampler keeps
+ * every token in topic 0 and the log-likelihood is the joint's. */
+START_TEST(test_one_topic)
+{
+    struct corpus c;
+    corpus_text("3\n4\n3\n1 1 2\n1 2 1\n3 4 3\n", 1, &c);
+    struct sim m;
+    sim_init(&m, &c, 1 + _i % 2, 0, (enum lda_sampler)(_i / 2), 0.5, 0.1, 8);
+    for (int sw = 0; sw < 3; sw++) {
+        sim_sweep(&m);
+        ck_assert_int_eq(m.changed, 0);
+        ck_assert_msg(fabs(sim_loglik(&m) - loglik_ref(&m)) < 1e-12, "loglik");
+    }
+    for (int p = 0; p < m.P; p++)
+        for (int64_t t = 0; t < m.sh[p].ntokens; t++)
+            ck_assert_int_eq(m.sh[p].z[t], 0);
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+/* ---- tests: stationary distributions -------------------------------------------------- */
+
+/* Chi-square of counts against probabilities, over bins merged until each
+ * expects at least 5; *df its degrees of freedom. */
+static double chi_square(const int64_t *count, const double *prob, int n, int64_t total, int *df)
+{
+    double chi = 0, e = 0, o = 0;
+    int bins = 0;
+    for (int i = 0; i < n; i++) {
+        e += prob[i] * (double)total;
+        o += (double)count[i];
+        if (e >= 5 || i == n - 1) {
+            chi += (o - e) * (o - e) / (e > 0 ? e : 1);
+            bins++;
+            e = o = 0;
+        }
+    }
+    *df = bins - 1;
+    return chi;
+}
+
+/* A rough upper quantile of chi-square with df degrees of freedom: the
+ * Wilson-Hilferty approximation at z = 4.75 (p about 1e-6). */
+static double chi_square_limit(int df)
+{
+    double k = df, z = 4.75, h = 2 / (9 * k);
+    double c = 1 - h + z * sqrt(h);
+    return k * c * c * c;
+}
+
+/* One token of word 0 (which nothing else has) is resampled alone, again
+ * and again: its topic must follow the exact conditional given the other
+ * tokens. The alias sampler's draws are taken every 5th call. */
+START_TEST(test_single_token)
+{
+    int kind = _i;
+    const char *docword = "3\n5\n8\n"
+                          "1 1 1\n1 2 3\n1 3 1\n"
+                          "2 2 1\n2 4 2\n2 5 1\n"
+                          "3 3 2\n3 4 1\n";
+    struct corpus c;
+    corpus_text(docword, 3, &c);
+    const int32_t K = 3;
+    int64_t bounds[3] = {0, 1, 5};
+    struct lda_shard s;
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 3, K, bounds, 2), 0);
+    int32_t *nwk = calloc((size_t)(5 * K), sizeof(*nwk));
+    int64_t nk[3] = {0}, delta[3] = {0};
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 77 + (uint64_t)kind);
+    lda_init_block(&s, 0, nwk, nk, delta, &g);
+    lda_init_block(&s, 1, nwk + K, nk, delta, &g);
+    /* Move the others so that the conditional is not flat: everything of
+     * document 1 (0-based) to topic 2, word 2 to topic 1. */
+    struct lda_opts o = {0.4, 0.3, (enum lda_sampler)kind, LDA_MH_STEPS};
+    int32_t pos0 = s.tok[0].pos, doc0 = s.tok[0].doc;
+    ck_assert_int_eq(s.wlist[0], 0);
+    ck_assert_int_eq(s.wptr[1] - s.wptr[0], 1);
+    for (int64_t i = 1; i < s.bw[2]; i++)
+        for (int32_t j = s.wptr[i]; j < s.wptr[i + 1]; j++) {
+            int32_t want = s.tok[j].doc == 1 ? 2 : s.wlist[i] == 2 ? 1 : s.z[s.tok[j].pos];
+            int32_t *z = &s.z[s.tok[j].pos];
+            s.ndk[s.tok[j].doc * K + *z]--;
+            nwk[s.wlist[i] * K + *z]--;
+            nk[*z]--;
+            *z = want;
+            s.ndk[s.tok[j].doc * K + want]++;
+            nwk[s.wlist[i] * K + want]++;
+            nk[want]++;
+        }
+    /* The exact conditional, from counts without the token. */
+    double p[3], sum = 0;
+    int32_t cur = s.z[pos0];
+    for (int32_t k = 0; k < K; k++) {
+        int e = k == cur;
+        p[k] = (s.ndk[doc0 * K + k] - e + o.alpha) * (nwk[k] - e + o.beta) /
+               ((double)nk[k] - e + 5 * o.beta);
+        sum += p[k];
+    }
+    for (int32_t k = 0; k < K; k++)
+        p[k] /= sum;
+    const int64_t N = 60000;
+    int thin = kind == LDA_SAMPLER_ALIAS ? 5 : 1;
+    int64_t count[3] = {0};
+    for (int64_t n = 0; n < N; n++) {
+        for (int r = 0; r < thin; r++)
+            lda_sample(&s, 0, &o, nwk, nk, delta, &g);
+        count[s.z[pos0]]++;
+    }
+    int df;
+    double chi = chi_square(count, p, K, N, &df);
+    if (verbose())
+        printf("single token, %s: p = %.4f %.4f %.4f, observed %.4f %.4f %.4f, chi2 %.2f on %d "
+               "df (limit %.1f)\n",
+               sampler_name[kind], p[0], p[1], p[2], (double)count[0] / N,
+               (double)count[1] / N, (double)count[2] / N, chi, df, chi_square_limit(df));
+    ck_assert_msg(chi < chi_square_limit(df), "%s: chi2 %.2f on %d df", sampler_name[kind], chi,
+                  df);
+    lda_shard_release(&s);
+    free(nwk);
+    corpus_release(&c);
+}
+END_TEST
+
+/* The whole posterior of a corpus of 7 tokens in 2 topics (128 states),
+ * enumerated, against the states visited by each sampler on one worker
+ * and on two workers with two vocabulary blocks and exact totals (the
+ * loop index: sampler + 3 * (P - 1)). A state is recorded every 4 sweeps. */
+START_TEST(test_joint)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    const char *docword = "3\n3\n5\n"
+                          "1 1 2\n1 2 1\n"
+                          "2 2 1\n2 3 2\n"
+                          "3 1 1\n";
+    struct corpus c;
+    corpus_text(docword, 2, &c);
+    ck_assert_int_eq(c.tokens, 7);
+    struct sim m;
+    sim_init(&m, &c, P, -1, (enum lda_sampler)kind, 0.5, 0.4, 4);
+    enum { NT = 7, NS = 1 << NT };
+    /* The exact posterior: the joint of every assignment, normalized. */
+    double prob[NS], most = -HUGE_VAL, sum = 0;
+    int32_t *zs[NT];
+    int t = 0;
+    for (int p = 0; p < P; p++)
+        for (int32_t pos = 0; pos < m.sh[p].ntokens; pos++)
+            zs[t++] = &m.sh[p].z[pos];
+    ck_assert_int_eq(t, NT);
+    int32_t saved[NT];
+    for (int i = 0; i < NT; i++)
+        saved[i] = *zs[i];
+    for (int st = 0; st < NS; st++) {
+        for (int i = 0; i < NT; i++)
+            *zs[i] = (st >> i) & 1;
+        prob[st] = joint_from_z(&m);
+        most = fmax(most, prob[st]);
+    }
+    for (int st = 0; st < NS; st++)
+        sum += prob[st] = exp(prob[st] - most);
+    for (int st = 0; st < NS; st++)
+        prob[st] /= sum;
+    for (int i = 0; i < NT; i++)
+        *zs[i] = saved[i];
+    free(sim_check(&m));
+
+    const int64_t N = 40000;
+    int64_t count[NS] = {0};
+    for (int64_t n = 0; n < N; n++) {
+        for (int r = 0; r < 4; r++)
+            sim_sweep(&m);
+        int st = 0;
+        for (int i = 0; i < NT; i++)
+            st |= *zs[i] << i;
+        count[st]++;
+    }
+    free(sim_check(&m));
+    int df;
+    double chi = chi_square(count, prob, NS, N, &df);
+    if (verbose())
+        printf("joint, %s on %d worker(s): chi2 %.1f on %d df (limit %.1f)\n", sampler_name[kind],
+               P, chi, df, chi_square_limit(df));
+    ck_assert_msg(chi < chi_square_limit(df), "%s, P %d: chi2 %.1f on %d df", sampler_name[kind],
+                  P, chi, df);
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+/* ---- tests: convergence --------------------------------------------------------------- */
+
+#define RISE_SWEEPS 120
+
+/* From a random start the log-likelihood rises, and levels off: every
+ * sampler on P = 1, 2, 3 with the totals one round stale, for 60 sweeps
+ * (the alias sampler, which gains less a sweep, 120). */
+START_TEST(test_rises)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    int sweeps = kind == LDA_SAMPLER_ALIAS ? 120 : 60;
+    struct corpus c;
+    corpus_gen("compare", &compare_opts, &c);
+    struct sim m;
+    sim_init(&m, &c, P, 1, (enum lda_sampler)kind, compare_opts.alpha, compare_opts.beta, 5);
+    double ll[RISE_SWEEPS + 1];
+    ll[0] = sim_loglik(&m);
+    for (int sw = 1; sw <= sweeps; sw++) {
+        sim_sweep(&m);
+        ll[sw] = sim_loglik(&m);
+    }
+    double early = 0, late = 0;
+    for (int sw = sweeps - 19; sw <= sweeps - 10; sw++)
+        early += ll[sw] / 10;
+    for (int sw = sweeps - 9; sw <= sweeps; sw++)
+        late += ll[sw] / 10;
+    if (verbose())
+        printf("rises, %s on %d: %.4f -> %.4f (1) -> %.4f (10) -> %.4f (%d-%d) -> %.4f "
+               "(%d-%d)\n",
+               sampler_name[kind], P, ll[0], ll[1], ll[10], early, sweeps - 19, sweeps - 10, late,
+               sweeps - 9, sweeps);
+    ck_assert_msg(ll[1] > ll[0] + 0.05, "first sweep: %.4f -> %.4f", ll[0], ll[1]);
+    ck_assert_msg(ll[10] > ll[1] + 0.5, "ten sweeps: %.4f -> %.4f", ll[1], ll[10]);
+    ck_assert_msg(late > ll[10] + 0.1, "%.4f then %.4f", ll[10], late);
+    ck_assert_msg(fabs(late - early) < 0.004 * fabs(late), "not level: %.4f then %.4f", early,
+                  late);
+    ck_assert_msg(fabs(sim_loglik(&m) - loglik_ref(&m)) < 1e-9, "the parts");
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+/* Greedy matching of learned topics to true ones by total variation
+ * distance: returns the mean distance, the largest in *worst, and
+ * match[k] the true topic of learned topic k. */
+static double match_topics(const struct sim *m, int32_t *match, double *worst)
+{
+    int32_t K = m->K;
+    int64_t W = m->c->W;
+    double *tv = malloc((size_t)(K * K) * sizeof(*tv));
+    for (int32_t k = 0; k < K; k++)
+        for (int32_t l = 0; l < K; l++) {
+            double s = 0, den = (double)m->G[k] + (double)W * m->o.beta;
+            for (int64_t w = 0; w < W; w++)
+                s += fabs((m->nwk[w * K + k] + m->o.beta) / den - m->c->phi[l * W + w]);
+            tv[k * K + l] = s / 2;
+        }
+    bool *used_k = calloc((size_t)K, 1), *used_l = calloc((size_t)K, 1);
+    double sum = 0;
+    *worst = 0;
+    for (int32_t n = 0; n < K; n++) {
+        int32_t bk = -1, bl = -1;
+        for (int32_t k = 0; k < K; k++)
+            for (int32_t l = 0; l < K; l++)
+                if (!used_k[k] && !used_l[l] && (bk < 0 || tv[k * K + l] < tv[bk * K + bl])) {
+                    bk = k;
+                    bl = l;
+                }
+        used_k[bk] = used_l[bl] = true;
+        match[bk] = bl;
+        sum += tv[bk * K + bl];
+        *worst = fmax(*worst, tv[bk * K + bl]);
+    }
+    free(tv);
+    free(used_k);
+    free(used_l);
+    return sum / K;
+}
+
+static const struct {
+    enum lda_sampler kind;
+    int P, s, sweeps;
+} recover_rows[] = {
+    {LDA_SAMPLER_SPARSE, 1, 0, 100},
+    {LDA_SAMPLER_SPARSE, 3, 1, 100},
+    {LDA_SAMPLER_ALIAS, 1, 0, 150},
+    {LDA_SAMPLER_ALIAS, 2, 1, 150},
+    {LDA_SAMPLER_PLAIN, 2, 2, 100},
+};
+
+/* The planted topics come back: learned topic-word distributions match
+ * topics_true.tsv within a small total variation, and their top words are
+ * mostly the true topics' top words. */
+START_TEST(test_recover)
+{
+    struct corpus c;
+    corpus_gen("recover", &recover_opts, &c);
+    struct sim m;
+    sim_init(&m, &c, recover_rows[_i].P, recover_rows[_i].s, recover_rows[_i].kind,
+             recover_opts.alpha, recover_opts.beta, 6);
+    for (int sw = 0; sw < recover_rows[_i].sweeps; sw++)
+        sim_sweep(&m);
+    free(sim_check(&m));
+    int32_t K = m.K, match[16];
+    int64_t W = c.W;
+    double worst, mean = match_topics(&m, match, &worst);
+    /* Top 10 words: learned (lda_top_words) against the true topic's. */
+    enum { N = 10 };
+    int32_t *top = malloc((size_t)(K * N) * sizeof(*top));
+    lda_top_words(m.nwk, W, K, N, top);
+    int least = N;
+    for (int32_t k = 0; k < K; k++) {
+        const double *phi = c.phi + match[k] * W;
+        /* the true top N: the N largest phi */
+        int32_t truth[N];
+        for (int i = 0; i < N; i++) {
+            int32_t best = -1;
+            for (int64_t w = 0; w < W; w++) {
+                bool taken = false;
+                for (int j = 0; j < i; j++)
+                    taken |= truth[j] == w;
+                if (!taken && (best < 0 || phi[w] > phi[best]))
+                    best = (int32_t)w;
+            }
+            truth[i] = best;
+        }
+        int common = 0;
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                common += top[k * N + i] == truth[j];
+        least = common < least ? common : least;
+    }
+    if (verbose())
+        printf("recover, %s on %d (s %d), %d sweeps: mean TV %.4f, worst %.4f, top-%d words "
+               "shared at least %d, loglik %.4f\n",
+               sampler_name[recover_rows[_i].kind], m.P, m.s, recover_rows[_i].sweeps, mean,
+               worst, N, least, sim_loglik(&m));
+    ck_assert_msg(mean < 0.12, "mean TV %.4f", mean);
+    ck_assert_msg(worst < 0.25, "worst TV %.4f", worst);
+    ck_assert_msg(least >= 6, "top words: only %d of %d shared", least, N);
+    free(top);
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
+#define CMP_SWEEPS 200
+
+/* The mean log-likelihood per token over the last 20 of sweeps, from the
+ * same start. */
+static double plateau(const struct corpus *c, enum lda_sampler kind, int sweeps)
+{
+    struct sim m;
+    sim_init(&m, c, 1, -1, kind, compare_opts.alpha, compare_opts.beta, 7);
+    double sum = 0;
+    for (int sw = 1; sw <= sweeps; sw++) {
+        sim_sweep(&m);
+        if (sw > sweeps - 20)
+            sum += sim_loglik(&m) / 20;
+    }
+    sim_release(&m);
+    return sum;
+}
+
+/* The fast samplers reach the log-likelihood of the exact plain sampler
+ * after the same sweeps, within 0.5% (the sparse one is exact: 0.2%). */
+START_TEST(test_vs_plain)
+{
+    struct corpus c;
+    corpus_gen("compare", &compare_opts, &c);
+    double plain = plateau(&c, LDA_SAMPLER_PLAIN, CMP_SWEEPS);
+    double sparse = plateau(&c, LDA_SAMPLER_SPARSE, CMP_SWEEPS);
+    double alias = plateau(&c, LDA_SAMPLER_ALIAS, CMP_SWEEPS);
+    if (verbose())
+        printf("after %d sweeps (mean of the last 20): plain %.5f, sparse %.5f (%+.3f%%), alias "
+               "%.5f (%+.3f%%)\n",
+               CMP_SWEEPS, plain, sparse, 100 * (sparse - plain) / fabs(plain), alias,
+               100 * (alias - plain) / fabs(plain));
+    ck_assert_msg(fabs(sparse - plain) < 0.002 * fabs(plain), "sparse %.5f, plain %.5f", sparse,
+                  plain);
+    ck_assert_msg(fabs(alias - plain) < 0.005 * fabs(plain), "alias %.5f, plain %.5f", alias,
+                  plain);
+    corpus_release(&c);
+}
+END_TEST
+
+/* ---- tests: top words ------------------------------------------------------------------ */
+
+START_TEST(test_top_words)
+{
+    /* 5 words x 2 topics */
+    const int32_t nwk[] = {
+        3, 0, /* word 0 */
+        1, 2, /* word 1 */
+        3, 2, /* word 2 */
+        0, 2, /* word 3 */
+        7, 0, /* word 4 */
+    };
+    int32_t top[2 * 6];
+    lda_top_words(nwk, 5, 2, 3, top);
+    const int32_t want3[] = {4, 0, 2, /* topic 1 */ 1, 2, 3};
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(top[i], want3[i]);
+    lda_top_words(nwk, 5, 2, 6, top);
+    const int32_t want6[] = {4, 0, 2, 1, 3, -1, /* topic 1 */ 1, 2, 3, 0, 4, -1};
+    for (int i = 0; i < 12; i++)
+        ck_assert_int_eq(top[i], want6[i]);
+    lda_top_words(nwk, 5, 2, 1, top);
+    ck_assert_int_eq(top[0], 4);
+    ck_assert_int_eq(top[1], 1);
+}
+END_TEST
+
+/* ---- the suite ----------------------------------------------------------------------------- */
+
+static Suite *lda_suite(void)
+{
+    Suite *s = suite_create("lda");
+    TCase *tc;
+
+    tc = tcase_create("setup");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_sampler_lookup);
+    tcase_add_loop_test(tc, test_layout, 0, MAXP);
+    tcase_add_loop_test(tc, test_init_rows, 0, (int)PTM_ARRAY_LEN(init_rows));
+    tcase_add_test(tc, test_init_values);
+    tcase_add_test(tc, test_fault);
+    tcase_add_test(tc, test_top_words);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("sample");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_invariants, 0, NSAMPLERS * MAXP);
+    tcase_add_loop_test(tc, test_loglik_parts, 0, MAXP);
+    tcase_add_loop_test(tc, test_one_topic, 0, 2 * NSAMPLERS);
+    tcase_add_loop_test(tc, test_single_token, 0, NSAMPLERS);
+    tcase_add_loop_test(tc, test_joint, 0, NSAMPLERS * 2);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("converge");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_rises, 0, NSAMPLERS * MAXP);
+    tcase_add_loop_test(tc, test_recover, 0, (int)PTM_ARRAY_LEN(recover_rows));
+    tcase_add_test(tc, test_vs_plain);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* Remove dir and everything under it (two levels are enough here). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-lda.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_lda: temporary directory");
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(lda_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

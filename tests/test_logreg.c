@@ -1,0 +1,886 @@
+/*
+ * test_logreg.c - the logistic regression kernel (runtime/kernel_logreg.c):
+ * the proximal minibatch step, the loss and gradient parts, and runs of
+ * data-parallel clocks on 1 and 2 simulated workers, with and without
+ * stale reads.
+ *
+ * DESIGN: problems are made by the generator (ptm_gen_logreg), written to
+ * the temporary directory that is the tests' working directory, and read
+ * back with the libsvm reader; the first TRAIN_SHARE of the rows train,
+ * the rest are held out (the generator draws rows one after another, so
+ * these are fresh rows of the same model). The minimizer of the
+ * regularized problem is computed here another way: Newton's method with
+ * a dense Hessian and a Cholesky factorization when l1 = 0, FISTA with the
+ * Lipschitz constant from power iteration when l1 > 0, each run until the
+ * optimality conditions hold to 1e-10; losses and gradients are summed row
+ * by row here. A run of clocks: P workers with row shards, each clock every
+ * worker takes the next MINIBATCH rows of its shard (wrapping), reads w,
+ * steps, and its increments reach the master copy at the end of the clock.
+ * Stale synchronous parallel with staleness s is emulated at its worst:
+ * a worker at clock c reads the master copy as it was at the start of
+ * clock c - s, plus its own increments since (read-my-writes), which is
+ * the oldest view SSP allows. Each run is checked against the reference
+ * minimizer, the optimality conditions, its loss sweep after sweep, and
+ * the accuracy of the Bayes classifier of the true weights (w_true.tsv)
+ * on the held-out rows.
+ *
+ * Set PTM_TEST_VERBOSE=1 to print the figures measured.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "data.h"
+#include "gen.h"
+#include "kernel_logreg.h"
+#include "ptm.h"
+#include "testutil.h"
+
+/* ck_assert for inner loops: libcheck records every passing ck_assert. */
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
+    } while (0)
+
+static bool verbose(void)
+{
+    const char *v = getenv("PTM_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* ---- problems ----------------------------------------------------------------- */
+
+struct problem_row {
+    const char *name;
+    struct gen_logreg_opts o; /* seed, rows, cols, density, nonzeros */
+};
+
+static const struct problem_row problems[] = {
+    {"dense-ish", {5, 5000, 100, 0.1, 20}},
+    {"sparse", {6, 16000, 400, 0.02, 40}},
+};
+
+#define NPROB ((int)PTM_ARRAY_LEN(problems))
+#define TRAIN_SHARE 0.8
+
+/* Penalties: l2, and l1 as a fraction of l1_max (the smallest l1 that
+ * makes w = 0 optimal, max_j |dL/dw_j (0)|). */
+static const struct {
+    double l2, l1_frac;
+} pen_rows[] = {
+    {1e-3, 0},
+    {1e-4, 0.1},
+};
+
+#define NPEN ((int)PTM_ARRAY_LEN(pen_rows))
+
+struct problem {
+    struct ptm_dataset *ds, *wt;
+    const struct ptm_csr *x;
+    const double *y, *wtrue;
+    int64_t n, ntest, d; /* training rows 0 .. n-1, held-out n .. n+ntest-1 */
+    double logloss_true; /* info.tsv: mean loss of w_true over all rows */
+};
+
+static void make_dir(const char *dir)
+{
+    ck_assert_msg(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+}
+
+static struct ptm_dataset *read_file(const char *path, enum plan_format format, bool vector)
+{
+    struct ptm_data_opts o;
+    memset(&o, 0, sizeof(o));
+    o.format = format;
+    o.sparse = !vector;
+    o.vector = vector;
+    o.csv_header = PTM_CSV_HEADER_NO;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    int rc = ptm_data_read(path, &o, &dg, &ds);
+    if (rc != 0)
+        ptm_data_diags_print(stderr, &dg, false);
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
+    return ds;
+}
+
+static double info_value(const char *dir, const char *key)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/info.tsv", dir);
+    char *text = tu_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    size_t n = strlen(key);
+    double v = NAN;
+    for (char *line = text; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, key, n) == 0 && line[n] == '\t')
+            v = strtod(line + n + 1, NULL);
+    free(text);
+    ck_assert_msg(!isnan(v), "no %s in %s", key, path);
+    return v;
+}
+
+static void problem_load(int i, struct problem *pb)
+{
+    const struct problem_row *row = &problems[i];
+    char dir[64], path[96];
+    snprintf(dir, sizeof(dir), "logreg-%s", row->name);
+    make_dir(dir);
+    ck_assert_int_eq(ptm_gen_logreg(&row->o, dir, NULL), 0);
+    snprintf(path, sizeof(path), "%s/train.svm", dir);
+    pb->ds = read_file(path, PLAN_FORMAT_LIBSVM, false);
+    snprintf(path, sizeof(path), "%s/w_true.tsv", dir);
+    pb->wt = read_file(path, PLAN_FORMAT_CSV, true);
+    pb->x = &pb->ds->csr;
+    ck_assert(pb->ds->has_labels);
+    pb->y = pb->ds->labels.val;
+    pb->wtrue = pb->wt->dense.val;
+    int64_t rows = pb->x->nrows;
+    ck_assert_int_eq(rows, row->o.rows);
+    ck_assert_int_eq(pb->x->ncols, row->o.cols);
+    ck_assert_int_eq(pb->wt->dense.nrows, row->o.cols);
+    pb->n = (int64_t)(TRAIN_SHARE * (double)rows);
+    pb->ntest = rows - pb->n;
+    pb->d = pb->x->ncols;
+    pb->logloss_true = info_value(dir, "logloss_true");
+    for (int64_t k = 0; k < rows; k++)
+        EXPECT(pb->y[k] == 1 || pb->y[k] == -1);
+}
+
+static void problem_release(struct problem *pb)
+{
+    ptm_dataset_free(pb->ds);
+    ptm_dataset_free(pb->wt);
+}
+
+/* ---- references computed here ---------------------------------------------------- */
+
+static double margin_ref(const struct problem *pb, int64_t i, const double *w)
+{
+    double m = 0;
+    for (int64_t k = pb->x->rowptr[i]; k < pb->x->rowptr[i + 1]; k++)
+        m += pb->x->val[k] * w[pb->x->colind[k]];
+    return m;
+}
+
+static double sigmoid(double t)
+{
+    return t >= 0 ? 1 / (1 + exp(-t)) : exp(t) / (1 + exp(t));
+}
+
+/* Mean loss over rows lo .. hi-1, as log(1 + exp(-y m)) written out. */
+static double mean_loss_ref(const struct problem *pb, int64_t lo, int64_t hi, const double *w)
+{
+    double s = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        double z = -pb->y[i] * margin_ref(pb, i, w);
+        s += z > 30 ? z + exp(-z) : log(1 + exp(z));
+    }
+    return s / (double)(hi - lo);
+}
+
+static double objective_ref(const struct problem *pb, const double *w, double l2, double l1)
+{
+    double sq = 0, ab = 0;
+    for (int64_t j = 0; j < pb->d; j++) {
+        sq += w[j] * w[j];
+        ab += fabs(w[j]);
+    }
+    return mean_loss_ref(pb, 0, pb->n, w) + 0.5 * l2 * sq + l1 * ab;
+}
+
+/* G = gradient of the mean training loss plus l2 w. */
+static void grad_ref(const struct problem *pb, const double *w, double l2, double *G)
+{
+    memset(G, 0, (size_t)pb->d * sizeof(*G));
+    for (int64_t i = 0; i < pb->n; i++) {
+        double c = -pb->y[i] * sigmoid(-pb->y[i] * margin_ref(pb, i, w));
+        for (int64_t k = pb->x->rowptr[i]; k < pb->x->rowptr[i + 1]; k++)
+            G[pb->x->colind[k]] += c * pb->x->val[k];
+    }
+    for (int64_t j = 0; j < pb->d; j++)
+        G[j] = G[j] / (double)pb->n + l2 * w[j];
+}
+
+static double soft(double z, double t)
+{
+    return z > t ? z - t : z < -t ? z + t : 0;
+}
+
+/* The smallest |subgradient| of the objective, largest over coordinates. */
+static double kkt_ref(const struct problem *pb, const double *w, double l2, double l1)
+{
+    double *G = malloc((size_t)pb->d * sizeof(*G)), most = 0;
+    grad_ref(pb, w, l2, G);
+    for (int64_t j = 0; j < pb->d; j++) {
+        double v = w[j] != 0 ? fabs(G[j] + copysign(l1, w[j])) : fmax(0, fabs(G[j]) - l1);
+        most = fmax(most, v);
+    }
+    free(G);
+    return most;
+}
+
+/* The gradient mapping of the objective at w with step 1 / L: the
+ * largest |w_j - S(w_j - G_j / L, l1 / L)| L. Zero exactly at the
+ * minimizer, like the KKT violation, but continuous in w: a weight that
+ * should be 0 and is 1e-9 counts as 1e-9 L, not as l1. */
+static double gmap_ref(const struct problem *pb, const double *w, double l2, double l1, double L)
+{
+    double *G = malloc((size_t)pb->d * sizeof(*G)), most = 0;
+    grad_ref(pb, w, l2, G);
+    for (int64_t j = 0; j < pb->d; j++)
+        most = fmax(most, fabs(w[j] - soft(w[j] - G[j] / L, l1 / L)) * L);
+    free(G);
+    return most;
+}
+
+/* Solve A z = b for a symmetric positive definite d x d A (overwritten
+ * by its Cholesky factor); b becomes z. */
+static void cholesky_solve(double *A, double *b, int64_t d)
+{
+    for (int64_t j = 0; j < d; j++) {
+        double s = A[j * d + j];
+        for (int64_t k = 0; k < j; k++)
+            s -= A[j * d + k] * A[j * d + k];
+        ck_assert(s > 0);
+        A[j * d + j] = sqrt(s);
+        for (int64_t i = j + 1; i < d; i++) {
+            double t = A[i * d + j];
+            for (int64_t k = 0; k < j; k++)
+                t -= A[i * d + k] * A[j * d + k];
+            A[i * d + j] = t / A[j * d + j];
+        }
+    }
+    for (int64_t i = 0; i < d; i++) {
+        for (int64_t k = 0; k < i; k++)
+            b[i] -= A[i * d + k] * b[k];
+        b[i] /= A[i * d + i];
+    }
+    for (int64_t i = d - 1; i >= 0; i--) {
+        for (int64_t k = i + 1; k < d; k++)
+            b[i] -= A[k * d + i] * b[k];
+        b[i] /= A[i * d + i];
+    }
+}
+
+/* Newton's method with backtracking for l1 = 0, from w = 0. */
+static void newton_ref(const struct problem *pb, double l2, double *w)
+{
+    int64_t d = pb->d;
+    double *A = malloc((size_t)(d * d) * sizeof(*A)), *G = malloc((size_t)d * sizeof(*G));
+    double *wn = malloc((size_t)d * sizeof(*wn));
+    memset(w, 0, (size_t)d * sizeof(*w));
+    for (int it = 0; it < 100; it++) {
+        grad_ref(pb, w, l2, G);
+        double gmax = 0;
+        for (int64_t j = 0; j < d; j++)
+            gmax = fmax(gmax, fabs(G[j]));
+        if (gmax <= 1e-13)
+            break;
+        memset(A, 0, (size_t)(d * d) * sizeof(*A));
+        for (int64_t i = 0; i < pb->n; i++) {
+            double p = sigmoid(margin_ref(pb, i, w)), c = p * (1 - p) / (double)pb->n;
+            for (int64_t a = pb->x->rowptr[i]; a < pb->x->rowptr[i + 1]; a++)
+                for (int64_t b = pb->x->rowptr[i]; b < pb->x->rowptr[i + 1]; b++)
+                    A[(int64_t)pb->x->colind[a] * d + pb->x->colind[b]] +=
+                        c * pb->x->val[a] * pb->x->val[b];
+        }
+        for (int64_t j = 0; j < d; j++)
+            A[j * d + j] += l2;
+        cholesky_solve(A, G, d); /* G = the Newton direction */
+        double f = objective_ref(pb, w, l2, 0), t = 1;
+        for (int ls = 0; ls < 40; ls++, t /= 2) {
+            for (int64_t j = 0; j < d; j++)
+                wn[j] = w[j] - t * G[j];
+            if (objective_ref(pb, wn, l2, 0) <= f)
+                break;
+        }
+        memcpy(w, wn, (size_t)d * sizeof(*w));
+    }
+    free(A);
+    free(G);
+    free(wn);
+}
+
+/* A bound on the curvature of the objective's smooth part: ||X||_2^2 /
+ * (4 n) + l2, the largest singular value of the training rows by power
+ * iteration, with a 5% margin. */
+static double lipschitz_ref(const struct problem *pb, double l2)
+{
+    int64_t d = pb->d, n = pb->n;
+    double *v = malloc((size_t)d * sizeof(*v)), *u = malloc((size_t)n * sizeof(*u));
+    double *z = malloc((size_t)d * sizeof(*z));
+    for (int64_t j = 0; j < d; j++)
+        v[j] = 1 / sqrt((double)d);
+    double s2 = 0;
+    for (int it = 0; it < 200; it++) {
+        for (int64_t i = 0; i < n; i++)
+            u[i] = margin_ref(pb, i, v);
+        memset(z, 0, (size_t)d * sizeof(*z));
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = pb->x->rowptr[i]; k < pb->x->rowptr[i + 1]; k++)
+                z[pb->x->colind[k]] += pb->x->val[k] * u[i];
+        double nz = 0;
+        for (int64_t j = 0; j < d; j++)
+            nz += z[j] * z[j];
+        s2 = sqrt(nz); /* |X^T X v| with |v| = 1 */
+        for (int64_t j = 0; j < d; j++)
+            v[j] = z[j] / s2;
+    }
+    free(v);
+    free(u);
+    free(z);
+    return 1.05 * s2 / (4.0 * (double)n) + l2;
+}
+
+/* FISTA from w = 0 with step 1 / lipschitz_ref(). */
+static void fista_ref(const struct problem *pb, double l2, double l1, double *w)
+{
+    int64_t d = pb->d;
+    double *z = malloc((size_t)d * sizeof(*z)), *G = malloc((size_t)d * sizeof(*G));
+    double *wp = malloc((size_t)d * sizeof(*wp));
+    double step = 1 / lipschitz_ref(pb, l2), tk = 1;
+    memset(w, 0, (size_t)d * sizeof(*w));
+    memcpy(z, w, (size_t)d * sizeof(*z)); /* z: the extrapolated point */
+    for (int it = 0; it < 200000; it++) {
+        grad_ref(pb, z, l2, G);
+        memcpy(wp, w, (size_t)d * sizeof(*wp));
+        for (int64_t j = 0; j < d; j++)
+            w[j] = soft(z[j] - step * G[j], step * l1);
+        double tn = (1 + sqrt(1 + 4 * tk * tk)) / 2;
+        for (int64_t j = 0; j < d; j++)
+            z[j] = w[j] + (tk - 1) / tn * (w[j] - wp[j]);
+        tk = tn;
+        if (it % 50 == 49 && kkt_ref(pb, w, l2, l1) <= 1e-11)
+            break;
+    }
+    free(z);
+    free(G);
+    free(wp);
+}
+
+/* l1 = pen_rows[li].l1_frac max_j |dL/dw_j| at w = 0. */
+static double l1_of(const struct problem *pb, int li)
+{
+    double *G = calloc((size_t)pb->d, sizeof(*G)), *w = calloc((size_t)pb->d, sizeof(*w)), m = 0;
+    grad_ref(pb, w, 0, G);
+    for (int64_t j = 0; j < pb->d; j++)
+        m = fmax(m, fabs(G[j]));
+    free(G);
+    free(w);
+    return pen_rows[li].l1_frac * m;
+}
+
+static void reference(const struct problem *pb, double l2, double l1, double *w)
+{
+    if (l1 == 0)
+        newton_ref(pb, l2, w);
+    else
+        fista_ref(pb, l2, l1, w);
+    double v = kkt_ref(pb, w, l2, l1);
+    ck_assert_msg(v <= 1e-10, "reference: optimality violated by %g", v);
+}
+
+/* ---- clocks, workers simulated in turn ------------------------------------------ */
+
+#define MAXP 2
+#define MAXS 2
+#define MINIBATCH 100
+#define RATE 3.0
+#define DECAY 0.95
+#define SWEEPS 150
+
+struct sim {
+    const struct problem *pb;
+    int P, s;
+    double l2, l1;
+    int64_t bounds[MAXP + 1], pos[MAXP];
+    int64_t clock, per_sweep; /* clocks run; clocks a sweep */
+    struct logreg_batch b[MAXP];
+    int32_t *idx[MAXP];
+    double *inc[MAXP];
+    int64_t ninc[MAXP];
+    double *scale, *master, *view;
+    double *snap[MAXS + 1];      /* the master copy at the start of the last s + 1 clocks */
+    double *own[MAXP][MAXS + 1]; /* a worker's increments in each of the last s clocks */
+};
+
+static double *dvec(int64_t d)
+{
+    return calloc((size_t)d, sizeof(double));
+}
+
+static void sim_init(struct sim *s, const struct problem *pb, int P, int stale, double l2,
+                     double l1)
+{
+    memset(s, 0, sizeof(*s));
+    s->pb = pb;
+    s->P = P;
+    s->s = stale;
+    s->l2 = l2;
+    s->l1 = l1;
+    int64_t d = pb->d;
+    ptm_shard_by_nnz(pb->x->rowptr, pb->n, P, s->bounds);
+    int64_t *cnt = calloc((size_t)d, sizeof(*cnt)), most = 0;
+    for (int p = 0; p < P; p++) {
+        logreg_col_counts_part(pb->x, s->bounds[p], s->bounds[p + 1], cnt);
+        ck_assert_int_eq(logreg_batch_init(&s->b[p], d), 0);
+        s->idx[p] = malloc((size_t)d * sizeof(int32_t));
+        s->inc[p] = dvec(d);
+        for (int k = 0; k <= stale; k++)
+            s->own[p][k] = dvec(d);
+        int64_t rows = s->bounds[p + 1] - s->bounds[p];
+        most = rows > most ? rows : most;
+    }
+    s->per_sweep = (most + MINIBATCH - 1) / MINIBATCH;
+    s->scale = dvec(d);
+    logreg_reg_scale(cnt, d, pb->n, s->scale);
+    free(cnt);
+    s->master = dvec(d);
+    s->view = dvec(d);
+    for (int k = 0; k <= stale; k++)
+        s->snap[k] = dvec(d);
+}
+
+static void sim_release(struct sim *s)
+{
+    for (int p = 0; p < s->P; p++) {
+        logreg_batch_release(&s->b[p]);
+        free(s->idx[p]);
+        free(s->inc[p]);
+        for (int k = 0; k <= s->s; k++)
+            free(s->own[p][k]);
+    }
+    for (int k = 0; k <= s->s; k++)
+        free(s->snap[k]);
+    free(s->scale);
+    free(s->master);
+    free(s->view);
+}
+
+/* One clock of every worker. */
+static void sim_clock(struct sim *s)
+{
+    int64_t d = s->pb->d, c = s->clock, S = s->s;
+    double eta = logreg_step(RATE, DECAY, c / s->per_sweep);
+    memcpy(s->snap[c % (S + 1)], s->master, (size_t)d * sizeof(double));
+    int64_t from = c - S > 0 ? c - S : 0;
+    for (int p = 0; p < s->P; p++) {
+        /* The oldest view SSP allows: clock `from`, plus the worker's own
+         * increments of clocks from .. c-1. */
+        memcpy(s->view, s->snap[from % (S + 1)], (size_t)d * sizeof(double));
+        for (int64_t k = from; k < c; k++)
+            for (int64_t j = 0; j < d; j++)
+                s->view[j] += s->own[p][k % (S + 1)][j];
+        /* The next MINIBATCH rows of the shard, wrapping at its end. */
+        int64_t lo = s->bounds[p], rows = s->bounds[p + 1] - lo, left = MINIBATCH;
+        while (left > 0 && rows > 0) {
+            int64_t take = rows - s->pos[p] < left ? rows - s->pos[p] : left;
+            logreg_batch_add(&s->b[p], s->pb->x, s->pb->y, lo + s->pos[p], lo + s->pos[p] + take,
+                             s->view);
+            left -= take;
+            s->pos[p] = (s->pos[p] + take) % rows;
+        }
+        s->ninc[p] =
+            logreg_batch_step(&s->b[p], s->view, s->scale, eta, s->l2, s->l1, s->idx[p], s->inc[p]);
+        double *mine = s->own[p][c % (S + 1)];
+        memset(mine, 0, (size_t)d * sizeof(double));
+        for (int64_t k = 0; k < s->ninc[p]; k++)
+            mine[s->idx[p][k]] += s->inc[p][k];
+    }
+    /* The clock ends: every worker's increments reach the master copy. */
+    for (int p = 0; p < s->P; p++)
+        for (int64_t k = 0; k < s->ninc[p]; k++)
+            s->master[s->idx[p][k]] += s->inc[p][k];
+    s->clock++;
+}
+
+/* F at the master copy from the kernel's parts, summed in worker order. */
+static double sim_objective(const struct sim *s)
+{
+    double loss = 0;
+    for (int p = 0; p < s->P; p++)
+        loss += logreg_loss_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master);
+    return loss / (double)s->pb->n + logreg_penalty(s->master, s->pb->d, s->l2, s->l1);
+}
+
+static double sim_kkt(const struct sim *s)
+{
+    double *g = dvec(s->pb->d);
+    for (int p = 0; p < s->P; p++)
+        logreg_grad_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master, g);
+    double v = logreg_kkt(g, s->master, s->pb->d, s->pb->n, s->l2, s->l1, NULL);
+    free(g);
+    return v;
+}
+
+/* Share of rows lo .. hi-1 whose label has the sign of x . w (0 counts as -1). */
+static double accuracy(const struct problem *pb, int64_t lo, int64_t hi, const double *w)
+{
+    int64_t right = 0;
+    for (int64_t i = lo; i < hi; i++)
+        right += (margin_ref(pb, i, w) > 0 ? 1 : -1) == pb->y[i];
+    return (double)right / (double)(hi - lo);
+}
+
+/* ---- the kernel by hand -------------------------------------------------------------- */
+
+START_TEST(test_loss_rows)
+{
+    /* clang-format off */
+    static const struct {
+        double y, m, want;
+    } rows[] = {
+        {1, 0, 0.69314718055994531},   {-1, 0, 0.69314718055994531},
+        {0, 0, 0.69314718055994531},   {1, 2, 0.12692801104297263},
+        {-1, -2, 0.12692801104297263}, {0, -2, 0.12692801104297263},
+        {1, -2, 2.1269280110429727},   {1, 800, 0},
+        {1, -800, 800},                {-1, 800, 800},
+    };
+    /* clang-format on */
+    for (size_t k = 0; k < PTM_ARRAY_LEN(rows); k++) {
+        double v = logreg_loss(rows[k].y, rows[k].m);
+        ck_assert_msg(fabs(v - rows[k].want) <= 1e-15 * fmax(1, rows[k].want), "row %zu: %.17g", k,
+                      v);
+    }
+}
+END_TEST
+
+/* A 3-row batch over 4 columns, step worked out by hand. */
+START_TEST(test_step_by_hand)
+{
+    /* X = [1 0 2 0; 0 3 0 0; 4 0 0 0], y = (1, -1, 1), w = (0.5, 0, -1, 0.25) */
+    static int64_t rowptr[] = {0, 2, 3, 4};
+    static int32_t colind[] = {0, 2, 1, 0};
+    static double val[] = {1, 2, 3, 4};
+    static double y[] = {1, -1, 1};
+    struct ptm_csr x = {3, 4, 4, rowptr, colind, val};
+    double w[4] = {0.5, 0, -1, 0.25};
+    int64_t cnt[4] = {0};
+    logreg_col_counts_part(&x, 0, 3, cnt);
+    ck_assert(cnt[0] == 2 && cnt[1] == 1 && cnt[2] == 1 && cnt[3] == 0);
+    double scale[4];
+    logreg_reg_scale(cnt, 4, 3, scale);
+    ck_assert(scale[0] == 1.5 && scale[1] == 3 && scale[2] == 3 && scale[3] == 0);
+    struct logreg_batch b;
+    ck_assert_int_eq(logreg_batch_init(&b, 4), 0);
+    /* Rows 1 .. 2 then 0: a wrapped batch. */
+    logreg_batch_add(&b, &x, y, 1, 3, w);
+    logreg_batch_add(&b, &x, y, 0, 1, w);
+    ck_assert_int_eq(b.rows, 3);
+    ck_assert_int_eq(b.ntouched, 3);
+    ck_assert(b.touched[0] == 1 && b.touched[1] == 0 && b.touched[2] == 2);
+    /* margins: row 0: 0.5 - 2 = -1.5; row 1: 0; row 2: 2 */
+    double s0 = -1 / (1 + exp(-1.5)), s1 = 1 / (1 + exp(-0.0)), s2 = -1 / (1 + exp(2));
+    double loss = logreg_loss(1, -1.5) + logreg_loss(-1, 0) + logreg_loss(1, 2);
+    ck_assert(fabs(b.loss - loss) <= 1e-15);
+    double g[4] = {s0 * 1 + s2 * 4, s1 * 3, s0 * 2, 0};
+    int32_t idx[4];
+    double inc[4], eta = 0.3, l2 = 0.1, l1 = 0.05;
+    int64_t n = logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc);
+    ck_assert_int_eq(n, 3);
+    int64_t m[4] = {2, 1, 1, 0};
+    for (int k = 0; k < 3; k++) {
+        int j = idx[k];
+        double a = scale[j] * (double)m[j] / 3, v = w[j] - eta * g[j] / 3;
+        double want = soft(v, eta * a * l1) / (1 + eta * a * l2) - w[j];
+        ck_assert_msg(fabs(inc[k] - want) <= 1e-15, "column %d: %.17g vs %.17g", j, inc[k], want);
+    }
+    ck_assert(idx[0] == 1 && idx[1] == 0 && idx[2] == 2);
+    /* The batch is empty again, its arrays zero. */
+    ck_assert_int_eq(b.rows, 0);
+    ck_assert_int_eq(b.ntouched, 0);
+    for (int j = 0; j < 4; j++)
+        ck_assert(b.g[j] == 0 && b.m[j] == 0);
+    ck_assert_int_eq(logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc), 0);
+    /* A weight pinned at zero by l1 gives no increment. */
+    double w0[4] = {0, 0, 0, 0};
+    logreg_batch_add(&b, &x, y, 1, 2, w0); /* row 1: column 1, g = 0.5 * 3 */
+    ck_assert_int_eq(logreg_batch_step(&b, w0, scale, 0.1, 0, 1, idx, inc), 0);
+    /* The loss and the gradient parts against the sums above. */
+    ck_assert(fabs(logreg_loss_part(&x, y, 0, 3, w) - loss) <= 1e-15);
+    double gp[4] = {0, 0, 0, 0};
+    logreg_grad_part(&x, y, 0, 2, w, gp);
+    logreg_grad_part(&x, y, 2, 3, w, gp);
+    for (int j = 0; j < 4; j++)
+        ck_assert(fabs(gp[j] - g[j]) <= 1e-15);
+    ck_assert(fabs(logreg_penalty(w, 4, 0.1, 0.05) - (0.05 * (0.25 + 1 + 0.0625) + 0.05 * 1.75)) <=
+              1e-15);
+    ck_assert(logreg_step(0.5, 0.5, 2) == 0.125);
+    logreg_batch_release(&b);
+}
+END_TEST
+
+static const struct {
+    double g[3], w[3];
+    int64_t n;
+    double l2, l1, want;
+    int64_t worst;
+} kkt_rows[] = {
+    {{0, 0, 0}, {0, 0, 0}, 2, 0, 1, 0, 0},
+    {{2, -2, 1}, {0, 0, 0}, 2, 0, 1, 0, 0},         /* |g/n| = l1: on the boundary */
+    {{3, -2, 1}, {0, 0, 0}, 2, 0, 1, 0.5, 0},       /* |3/2| - 1 */
+    {{-2, 2, 0}, {1, -1, 0}, 2, 0, 1, 0, 0},        /* g/n = -l1 sign(w) */
+    {{2, 2, 0}, {1, -1, 0}, 2, 0, 1, 2, 0},         /* 1 + 1 */
+    {{-2, 0, 0}, {4, 0, 0}, 2, 0.25, 0, 0, 0},      /* -1 + 0.25 * 4 */
+    {{0.5, 0, -7}, {2, 0, 0}, 1, 0, 0.25, 6.75, 2}, /* the largest of several */
+};
+
+START_TEST(test_kkt_rows)
+{
+    int64_t worst = -2;
+    double v = logreg_kkt(kkt_rows[_i].g, kkt_rows[_i].w, 3, kkt_rows[_i].n, kkt_rows[_i].l2,
+                          kkt_rows[_i].l1, &worst);
+    ck_assert_msg(fabs(v - kkt_rows[_i].want) < 1e-15, "row %d: got %g, want %g", _i, v,
+                  kkt_rows[_i].want);
+    if (kkt_rows[_i].want > 0)
+        ck_assert_int_eq(worst, kkt_rows[_i].worst);
+}
+END_TEST
+
+/* The whole training set as one batch is proximal gradient descent: it
+ * converges to the reference minimizer, whose optimality it confirms. */
+START_TEST(test_full_batch)
+{
+    int pi = _i / NPEN, li = _i % NPEN;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double l2 = pen_rows[li].l2, l1 = l1_of(&pb, li);
+    int64_t d = pb.d;
+    double *ref = dvec(d), *w = dvec(d), *inc = dvec(d), *scale = dvec(d), *g = dvec(d);
+    int32_t *idx = malloc((size_t)d * sizeof(*idx));
+    int64_t *cnt = calloc((size_t)d, sizeof(*cnt));
+    reference(&pb, l2, l1, ref);
+    logreg_col_counts_part(pb.x, 0, pb.n, cnt);
+    logreg_reg_scale(cnt, d, pb.n, scale);
+    struct logreg_batch b;
+    ck_assert_int_eq(logreg_batch_init(&b, d), 0);
+    double eta = 1 / lipschitz_ref(&pb, l2);
+    double f_prev = INFINITY;
+    int it;
+    for (it = 0; it < 20000; it++) {
+        logreg_batch_add(&b, pb.x, pb.y, 0, pb.n, w);
+        double f = b.loss / (double)pb.n + logreg_penalty(w, d, l2, l1);
+        EXPECT(f <= f_prev * (1 + 1e-14));
+        f_prev = f;
+        int64_t n = logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc);
+        for (int64_t k = 0; k < n; k++)
+            w[idx[k]] += inc[k];
+        if (n == 0)
+            break;
+        if (it % 100 == 99) {
+            memset(g, 0, (size_t)d * sizeof(*g));
+            logreg_grad_part(pb.x, pb.y, 0, pb.n, w, g);
+            if (logreg_kkt(g, w, d, pb.n, l2, l1, NULL) <= 1e-10)
+                break;
+        }
+    }
+    double diff = 0;
+    for (int64_t j = 0; j < d; j++)
+        diff = fmax(diff, fabs(w[j] - ref[j]));
+    double v = kkt_ref(&pb, w, l2, l1);
+    if (verbose())
+        printf("full batch %-9s l2 %g l1 %g: %d steps, KKT %.1e, |w - reference| %.1e\n",
+               problems[pi].name, l2, l1, it + 1, v, diff);
+    fflush(stdout);
+    ck_assert_msg(v <= 1e-9, "KKT %g", v);
+    ck_assert_msg(diff <= 1e-6, "|w - reference| %g", diff);
+    logreg_batch_release(&b);
+    free(ref);
+    free(w);
+    free(inc);
+    free(scale);
+    free(g);
+    free(idx);
+    free(cnt);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- minibatch runs: P workers, staleness s ------------------------------------ */
+
+/* Runs: P, staleness. */
+static const struct {
+    int P, s;
+} run_rows[] = {{1, 0}, {2, 0}, {2, 2}};
+
+#define NRUN ((int)PTM_ARRAY_LEN(run_rows))
+
+START_TEST(test_sgd_runs)
+{
+    int ri = _i % NRUN, rest = _i / NRUN, li = rest % NPEN, pi = rest / NPEN;
+    int P = run_rows[ri].P, S = run_rows[ri].s;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double l2 = pen_rows[li].l2, l1 = l1_of(&pb, li);
+    int64_t d = pb.d;
+    double *ref = dvec(d);
+    reference(&pb, l2, l1, ref);
+    double f_ref = objective_ref(&pb, ref, l2, l1), v0;
+    struct sim s;
+    sim_init(&s, &pb, P, S, l2, l1);
+    double L = lipschitz_ref(&pb, l2);
+    v0 = kkt_ref(&pb, s.master, l2, l1);
+    double gm0 = gmap_ref(&pb, s.master, l2, l1, L);
+    double f0 = sim_objective(&s), f = f0, worst_rise = 0, f1 = 0;
+    ck_assert(fabs(f0 - objective_ref(&pb, s.master, l2, l1)) <= 1e-12);
+    for (int e = 0; e < SWEEPS; e++) {
+        for (int64_t k = 0; k < s.per_sweep; k++)
+            sim_clock(&s);
+        double fn = sim_objective(&s);
+        if (e == 0)
+            f1 = fn;
+        if (e >= 5)
+            worst_rise = fmax(worst_rise, (fn - f) / f);
+        f = fn;
+    }
+    double diff = 0, v = kkt_ref(&pb, s.master, l2, l1), vk = sim_kkt(&s);
+    double gm = gmap_ref(&pb, s.master, l2, l1, L);
+    for (int64_t j = 0; j < d; j++)
+        diff = fmax(diff, fabs(s.master[j] - ref[j]));
+    int64_t nz = 0, nz_ref = 0;
+    for (int64_t j = 0; j < d; j++) {
+        nz += s.master[j] != 0;
+        nz_ref += ref[j] != 0;
+    }
+    /* Held out: the fit against the Bayes classifier sign(x . w_true), and
+     * that against the Bayes rate E max(p, 1 - p) of these rows. */
+    int64_t lo = pb.n, hi = pb.n + pb.ntest;
+    double acc = accuracy(&pb, lo, hi, s.master), acc_bayes = accuracy(&pb, lo, hi, pb.wtrue);
+    double acc_ref = accuracy(&pb, lo, hi, ref);
+    double rate = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        double p = sigmoid(margin_ref(&pb, i, pb.wtrue));
+        rate += fmax(p, 1 - p);
+    }
+    rate /= (double)pb.ntest;
+    double loss_true = mean_loss_ref(&pb, 0, hi, pb.wtrue);
+    if (verbose())
+        printf(
+            "sgd %-9s l2 %g l1 %g P=%d s=%d: F %.6f -> %.6f -> %.8f (reference %.8f), rise %.1e, "
+            "KKT %.1e (start %.1e), gradient map %.1e (start %.1e), |w - reference| %.1e, "
+            "non-zeros %lld (reference %lld), "
+            "held-out accuracy %.4f (reference %.4f), Bayes classifier %.4f, Bayes rate %.4f\n",
+            problems[pi].name, l2, l1, P, S, f0, f1, f, f_ref, worst_rise, v, v0, gm, gm0, diff,
+            (long long)nz, (long long)nz_ref, acc, acc_ref, acc_bayes, rate);
+    fflush(stdout);
+    /* info.tsv's loss of the true weights is the one computed here. */
+    ck_assert(fabs(loss_true - pb.logloss_true) <= 1e-9);
+    /* The loss comes down, and keeps coming down once the steps are small. */
+    ck_assert(f1 < f0 && f < f1);
+    ck_assert_msg(worst_rise <= 1e-4, "the objective rose by %g", worst_rise);
+    /* The optimum of the regularized problem, to SGD's accuracy: the
+     * objective within 2e-5 of the minimum (relative), the gradient
+     * mapping down by 100 from w = 0, and the weights within 0.03 (the
+     * problems are ill-conditioned along some directions, where a small
+     * objective gap allows a larger distance). With l1 > 0 the KKT
+     * violation is no measure of SGD's progress: a weight that should be
+     * 0 and is 1e-9 violates it by l1. */
+    ck_assert_msg(f - f_ref <= 2e-5 * f_ref, "F %.10g, reference %.10g", f, f_ref);
+    ck_assert_msg(gm <= 1e-2 * gm0, "gradient mapping %g (start %g)", gm, gm0);
+    ck_assert_msg(l1 > 0 || v <= 1e-2 * v0, "KKT %g (start %g)", v, v0);
+    ck_assert_msg(diff <= 0.03, "|w - reference| = %g", diff);
+    /* The kernel's own optimality check agrees with the one here. */
+    ck_assert(fabs(v - vk) <= 1e-12);
+    /* The accuracy the model allows: that of the exact minimizer, and
+     * near that of the Bayes classifier on the same held-out labels. */
+    ck_assert_msg(fabs(acc - acc_ref) <= 0.01, "accuracy %g, reference %g", acc, acc_ref);
+    ck_assert_msg(acc >= acc_bayes - 0.02, "accuracy %g, Bayes classifier %g", acc, acc_bayes);
+    ck_assert_msg(fabs(acc_bayes - rate) <= 4 * sqrt(rate * (1 - rate) / (double)pb.ntest),
+                  "Bayes classifier %g, Bayes rate %g", acc_bayes, rate);
+    sim_release(&s);
+    free(ref);
+    problem_release(&pb);
+}
+END_TEST
+
+/* ---- allocation failure ------------------------------------------------------------ */
+
+START_TEST(test_fault)
+{
+    struct logreg_batch b;
+    int rc;
+    for (unsigned long nth = 1;; nth++) {
+        ptm_fault_inject(nth);
+        rc = logreg_batch_init(&b, 1000);
+        ptm_fault_inject(0);
+        if (rc != PTM_ENOMEM)
+            break;
+        ck_assert_ptr_null(b.g);
+        ck_assert_ptr_null(b.touched);
+    }
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(b.d, 1000);
+    logreg_batch_release(&b);
+}
+END_TEST
+
+/* ---- the suite -------------------------------------------------------------------- */
+
+static Suite *logreg_suite(void)
+{
+    Suite *s = suite_create("logreg");
+    TCase *tc;
+
+    tc = tcase_create("kernel");
+    tcase_add_test(tc, test_loss_rows);
+    tcase_add_test(tc, test_step_by_hand);
+    tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
+    tcase_add_test(tc, test_fault);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("solve");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_full_batch, 0, NPROB * NPEN);
+    tcase_add_loop_test(tc, test_sgd_runs, 0, NPROB * NPEN * NRUN);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* Remove dir and everything under it (two levels are enough here). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-logreg.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_logreg: temporary directory");
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(logreg_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
