@@ -174,37 +174,62 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
         snprintf(err, errlen, "the plan has no update rule");
         return PTM_EINVAL;
     }
-    if (pol == PLAN_POLICY_ROTATION || pol == PLAN_POLICY_DATA_PARALLEL) {
-        snprintf(err, errlen,
-                 "schedule %s is not supported yet: this version runs dynamic, "
-                 "round_robin and random",
-                 plan_policy_name(pol));
-        return PTM_EINVAL;
-    }
+    /* the built-in rules and objectives; compiler/builtins.c says which
+     * policies each runs under */
+    static const struct {
+        const char *name;
+        const struct rt_rule *rule;
+    } rules[] = {
+        {"lasso_cd", &rt_rule_lasso}, {"mf_sgd", &rt_rule_mf},
+        {"mf_ccd", &rt_rule_mf},      {"logreg_sgd", &rt_rule_logreg},
+    };
+    static const struct {
+        const char *name;
+        const struct rt_objective *obj;
+    } objs[] = {
+        {"lasso_objective", &rt_objective_lasso},
+        {"rmse", &rt_objective_rmse},
+        {"logloss", &rt_objective_logloss},
+    };
     if (u->lua) {
         run->rule = &rt_rule_lua;
-    } else if (strcmp(u->builtin, "lasso_cd") == 0) {
-        run->rule = &rt_rule_lasso;
+        if (pol == PLAN_POLICY_ROTATION || pol == PLAN_POLICY_DATA_PARALLEL) {
+            snprintf(err, errlen,
+                     "a Lua update under schedule %s is not supported yet: this version runs "
+                     "Lua updates under dynamic, round_robin and random",
+                     plan_policy_name(pol));
+            return PTM_EINVAL;
+        }
     } else {
-        snprintf(err, errlen,
-                 "update builtin '%s' is not supported yet: this version runs "
-                 "lasso_cd and Lua updates",
-                 u->builtin);
-        return PTM_EINVAL;
+        for (size_t i = 0; i < PTM_ARRAY_LEN(rules); i++)
+            if (strcmp(u->builtin, rules[i].name) == 0)
+                run->rule = rules[i].rule;
+        if (!run->rule) {
+            snprintf(err, errlen,
+                     "update builtin '%s' is not supported yet: this version runs lasso_cd, "
+                     "mf_sgd, mf_ccd, logreg_sgd and Lua updates",
+                     u->builtin);
+            return PTM_EINVAL;
+        }
     }
     if (o->present) {
         if (o->lua) {
             run->obj = &rt_objective_lua;
-        } else if (strcmp(o->builtin, "lasso_objective") == 0) {
-            run->obj = &rt_objective_lasso;
         } else {
-            snprintf(err, errlen,
-                     "objective builtin '%s' is not supported yet: this version "
-                     "evaluates lasso_objective and Lua objectives",
-                     o->builtin);
-            return PTM_EINVAL;
+            for (size_t i = 0; i < PTM_ARRAY_LEN(objs); i++)
+                if (strcmp(o->builtin, objs[i].name) == 0)
+                    run->obj = objs[i].obj;
+            if (!run->obj) {
+                snprintf(err, errlen,
+                         "objective builtin '%s' is not supported yet: this version evaluates "
+                         "lasso_objective, rmse, logloss and Lua objectives",
+                         o->builtin);
+                return PTM_EINVAL;
+            }
         }
     }
+    if (pol == PLAN_POLICY_DATA_PARALLEL)
+        return 0; /* no blocks, no scheduler: clocks */
     run->sched = ptm_sched_find(pol);
     if (!run->sched) {
         snprintf(err, errlen, "schedule %s is not supported yet", plan_policy_name(pol));
@@ -224,14 +249,21 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
         /* labels(X) go with X's rows */
         if (plan->data[k].shard != PLAN_SHARD_ROWS || plan->data[k].labels_of >= 0)
             continue;
-        if (run->rowdata >= 0) {
+        if (run->rowdata < 0) {
+            run->rowdata = (int32_t)k;
+            continue;
+        }
+        /* another data set sharded by rows (held-out ratings) is cut where
+         * the first one is, so that worker p holds the same rows of both */
+        int64_t a = ptm_dataset_rows(run->data[run->rowdata]), b = ptm_dataset_rows(run->data[k]);
+        if (a != b) {
             snprintf(err, errlen,
-                     "data '%s' and '%s' are both sharded by rows: this version "
-                     "shards one data set",
-                     plan->data[run->rowdata].name, plan->data[k].name);
+                     "data '%s' (%lld rows) and '%s' (%lld rows) are both sharded by rows: "
+                     "they must have as many rows (or declare one 'shard none')",
+                     plan->data[run->rowdata].name, (long long)a, plan->data[k].name,
+                     (long long)b);
             return PTM_EINVAL;
         }
-        run->rowdata = (int32_t)k;
     }
     for (uint32_t k = 0; k < plan->ndata; k++)
         if (plan->data[k].shard == PLAN_SHARD_COLS && plan->data[k].labels_of < 0) {
@@ -287,7 +319,8 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
             int32_t owner = dd->labels_of >= 0 ? dd->labels_of : (int32_t)k;
             struct ptm_dataset *ds = run->data[owner];
             /* a rule that splits by blocks reads all rows on every worker */
-            bool sharded = owner == run->rowdata && !run->split;
+            bool sharded = plan->data[owner].shard == PLAN_SHARD_ROWS && run->rowdata >= 0 &&
+                           !run->split;
             int64_t lo = sharded ? w->lo : 0, hi = sharded ? w->hi : ptm_dataset_rows(ds);
             if (dd->labels_of >= 0) {
                 if (ds->has_labels) {
@@ -300,9 +333,12 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
                 continue; /* dense data: no rule reads it yet */
             s->matrix = true;
             if (sharded) {
-                s->own_csc = true;
-                if (ptm_csr_rows_csc(&ds->csr, lo, hi, &s->csc) != 0)
-                    rc = PTM_ENOMEM;
+                /* only rules by rows read a shard's columns */
+                if (run->rule && run->rule->kind == RT_MODEL) {
+                    s->own_csc = true;
+                    if (ptm_csr_rows_csc(&ds->csr, lo, hi, &s->csc) != 0)
+                        rc = PTM_ENOMEM;
+                }
             } else {
                 const struct ptm_csc *c;
                 rc = run->columns_only ? ptm_dataset_csc_only(ds, &c) : ptm_dataset_csc(ds, &c);
@@ -441,6 +477,8 @@ static int make_blocks(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
     int32_t over = plan->schedule.over;
+    if (plan->schedule.policy == PLAN_POLICY_DATA_PARALLEL)
+        return 0;
     if (over < 0 || (uint32_t)over >= plan->nblocksets) {
         snprintf(err, errlen, "the schedule has no block set");
         return PTM_EINVAL;
@@ -649,6 +687,8 @@ static void diags_from_text(struct ptm_data_diags *dg, const char *text)
 static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
+    if (!run->sched) /* data_parallel: clocks, no rounds of blocks */
+        return (run->load = rt_zalloc((size_t)run->P, sizeof(double))) ? 0 : PTM_ENOMEM;
     int rc = make_sched_env(run, err, errlen);
     if (rc != 0)
         return rc;
@@ -962,7 +1002,14 @@ static double rel_change(const struct ptm_run *run)
 
 static int64_t sweeps(const struct ptm_run *run)
 {
-    return run->updates / run->nblocks;
+    switch (run->rule->kind) {
+    case RT_ROTATION: /* P rounds: every worker has held every block */
+        return run->round / run->P;
+    case RT_CLOCKS: /* a pass over the largest shard */
+        return run->round / run->clocks_per_sweep;
+    default:
+        return run->updates / run->nblocks;
+    }
 }
 
 static void progress(const struct ptm_run *run)
@@ -1032,7 +1079,7 @@ static int trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, 
             run->sched_seconds);
     for (int p = 0; p < run->P; p++) {
         fprintf(t, "%s{\"worker\": %d, \"blocks\": ", p ? ", " : "", p + 1);
-        if (run->split)
+        if (run->split || run->rule->kind == RT_ROTATION)
             json_blocks(t, rd->blocks + rd->part[p], rd->part[p + 1] - rd->part[p]);
         else
             json_blocks(t, rd->blocks, rd->n);
@@ -1126,8 +1173,55 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
     return c;
 }
 
+/* data_parallel: phases of clocks, each a sweep (or the objective's
+ * interval in rounds, when shorter), with no barrier between the clocks
+ * of a phase (the parameter store keeps workers within the staleness);
+ * the objective, the stop rule and the trace between phases. A round is
+ * a clock of every worker. */
+static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
+{
+    double t0 = now_seconds() - run->seconds;
+    const struct plan_hook *o = &run->plan->objective;
+    int64_t len = run->clocks_per_sweep;
+    if (run->obj && o->every_unit == PLAN_UNIT_ROUNDS && o->every > 0 && o->every < len)
+        len = o->every;
+    int rc = 0;
+    if (run->obj && run->nhist == 0) {
+        if ((rc = evaluate(run, NULL, err, errlen)) != 0)
+            return rc;
+        progress(run);
+    }
+    while (!stop_now(run) && !ptm_run_interrupted()) {
+        struct rt_work wk = {.push = &run->rounds[0], .clocks = len};
+        if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = run->rule->sync(run)) != 0)
+            return rc;
+        run->round += len;
+        run->updates += len * run->P;
+        run->seconds = now_seconds() - t0;
+        bool evaluated = run->obj && objective_due(run);
+        if (evaluated) {
+            if ((rc = evaluate(run, NULL, err, errlen)) != 0)
+                return rc;
+            progress(run);
+        }
+        if (trace) {
+            run->rounds[0].n = 0;
+            if (trace_round(trace, run, &run->rounds[0], evaluated) != 0) {
+                snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
+                         strerror(errno));
+                return PTM_EIO;
+            }
+        }
+    }
+    if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
+        fputc('\n', run->opts.log); /* end the updating line */
+    return 0;
+}
+
 static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
 {
+    if (run->rule->kind == RT_CLOCKS)
+        return clock_phases(run, trace, err, errlen);
     double t0 = now_seconds() - run->seconds;
     int rc = 0;
     int clock_every = 1, clock_left = 1;
@@ -1155,7 +1249,13 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             to_policy_order(run, rd);
         expand_round(run, rd);
         const struct rt_round *applied = rd; /* what apply will see */
-        if (run->split) {
+        if (run->rule->kind == RT_ROTATION) {
+            /* each worker writes its own variables: nothing to combine */
+            struct rt_work wp = {.push = rd};
+            if ((rc = phase(run, &wp, err, errlen)) != 0)
+                return rc;
+            applied = NULL;
+        } else if (run->split) {
             /* workers read rows that others apply to: apply, then push */
             struct rt_work wa = {.apply = pending}, wp = {.push = rd};
             if ((pending && (rc = phase(run, &wa, err, errlen)) != 0) ||
@@ -1173,7 +1273,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 return failure(run, &run->w[0], true, false, err, errlen);
             commit(run, rd, 0, rd->n);
         }
-        if (run->sched->done) {
+        if (run->sched->done && applied) {
             ts = trace ? now_seconds() : 0;
             run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
             if (trace)

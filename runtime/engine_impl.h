@@ -90,10 +90,21 @@ struct rt_worker {
     pthread_t thread;
 };
 
+/* What a round is for a rule (spec/runtime.md). */
+enum rt_kind {
+    RT_MODEL,    /* dynamic, round_robin, random: push, pull, commit, apply */
+    RT_ROTATION, /* rotation: each worker pushes the block it holds, writing
+                    the block's and its shard's variables; nothing else */
+    RT_CLOCKS,   /* data_parallel: each worker runs run->work.clocks clocks
+                    against the parameter store; `sync` then brings the
+                    parameter tables up to date */
+};
+
 /* An update rule (a built-in kernel or Lua hooks). pull runs on the
  * coordinator; push and apply on every worker, each with its own state. */
 struct rt_rule {
     const char *name;
+    enum rt_kind kind;
     /* How the work of a round is split among the workers (threads that
      * share memory):
      * false: by rows. Each worker holds a row shard of the data sharded by
@@ -125,6 +136,8 @@ struct rt_rule {
                 double *out);
     /* Bring w's local state up to date with rd->change. */
     int (*apply)(struct rt_worker *w, const struct rt_round *rd);
+    /* RT_CLOCKS, between phases: the parameter tables from the store. */
+    int (*sync)(struct ptm_run *run);
 };
 
 /* An objective: every worker's part, summed in worker order, then one
@@ -157,6 +170,7 @@ struct rt_work {
     const struct rt_round *apply; /* changes to apply first, or NULL */
     const struct rt_round *push;  /* blocks to push, or NULL */
     bool objective;               /* then the objective part */
+    int64_t clocks;               /* RT_CLOCKS: clocks each worker runs */
     bool exit;                    /* leave */
 };
 
@@ -203,6 +217,7 @@ struct ptm_run {
     int64_t bsize;      /* units (elements, rows or columns) of a block, the last
                            one maybe fewer; under `into`, the longest */
     int64_t bvars;      /* the most variables a block has */
+    int64_t clocks_per_sweep; /* RT_CLOCKS: clocks of a pass over the largest shard */
     double *last_delta; /* every variable's last change */
     double *bchange;    /* largest |change| of each of a round's blocks */
     double *load;       /* P: the scheduler's cost per worker */
@@ -254,5 +269,9 @@ extern const struct rt_rule rt_rule_lasso;
 extern const struct rt_rule rt_rule_lua;
 extern const struct rt_objective rt_objective_lasso;
 extern const struct rt_objective rt_objective_lua;
+extern const struct rt_rule rt_rule_mf;
+extern const struct rt_objective rt_objective_rmse;
+extern const struct rt_rule rt_rule_logreg;
+extern const struct rt_objective rt_objective_logloss;
 
 #endif

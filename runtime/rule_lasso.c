@@ -172,6 +172,7 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 
 const struct rt_rule rt_rule_lasso = {
     .name = "lasso_cd",
+    .kind = RT_MODEL,
     .split_blocks = true,
     .setup = lasso_setup,
     .release = lasso_release,

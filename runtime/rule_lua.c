@@ -227,6 +227,7 @@ static int lua_apply(struct rt_worker *w, const struct rt_round *rd)
 
 const struct rt_rule rt_rule_lua = {
     .name = "lua",
+    .kind = RT_MODEL,
     .setup = lua_setup,
     .release = lua_release,
     .zcap = lua_zcap,

@@ -1,0 +1,285 @@
+/*
+ * rule_logreg.c - logistic regression by data-parallel minibatch SGD
+ * (update builtin logreg_sgd) under the weights' consistency, and the
+ * logloss objective, behind the engine's interfaces, over the kernel of
+ * kernel_logreg.h and the parameter store (pstore.h).
+ *
+ * The weights w are one table of the store (one row of cols(X) values)
+ * with the parameter's consistency: SSP with its staleness, or async.
+ * Every clock, a worker reads w as the store lets it see them, takes the
+ * step of its next `minibatch` rows (wrapping at the end of its shard) and
+ * adds the step to w as increments; pstore_clock() then publishes them and
+ * holds the worker back while it would be more than s clocks ahead of the
+ * slowest. A phase of the engine is a run of clocks on every worker, with
+ * no barrier between clocks: SSP does the waiting. Between phases the
+ * engine copies the store's master copy into the parameter table, which
+ * is what the objective and the outputs read.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "engine_impl.h"
+#include "kernel_logreg.h"
+#include "pstore.h"
+#include "ptm.h"
+
+struct logreg_state {
+    int32_t x, y, w;
+    double rate, decay, l2, l1;
+    int64_t n, d, minibatch;
+    double *scale; /* n / c_j: the penalty's weight per column */
+    struct pstore *ps;
+};
+
+struct logreg_worker {
+    struct logreg_batch b;
+    int32_t *idx;
+    double *inc;
+    int64_t next; /* the shard row the next minibatch starts at */
+};
+
+static double num_option(const struct plan_hook *h, const char *key, double dflt)
+{
+    const struct plan_option *o = rt_option(h, key);
+    return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
+}
+
+/* X, y, w of hook h, checked. */
+static int xyw(const struct ptm_run *run, const struct plan_hook *h, const char *who, int32_t *x,
+               int32_t *y, int32_t *w, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    const struct plan_option *ox = rt_option(h, "X"), *oy = rt_option(h, "y"),
+                             *ow = rt_option(h, "w");
+    if (!ox || ox->kind != PLAN_VALUE_DATA || !oy || oy->kind != PLAN_VALUE_DATA || !ow ||
+        ow->kind != PLAN_VALUE_PARAM || ox->ref < 0 || (uint32_t)ox->ref >= plan->ndata ||
+        oy->ref < 0 || (uint32_t)oy->ref >= plan->ndata || ow->ref < 0 ||
+        (uint32_t)ow->ref >= plan->nparams) {
+        snprintf(err, errlen, "%s: options X, y and w are missing or of the wrong kind", who);
+        return PTM_EINVAL;
+    }
+    *x = ox->ref;
+    *y = oy->ref;
+    *w = ow->ref;
+    const struct ptm_dataset *X = run->data[*x];
+    if (!X || !X->sparse || !X->has_labels || plan->data[*y].labels_of != *x ||
+        (*x != run->rowdata && run->rowdata >= 0)) {
+        snprintf(err, errlen, "%s: X ('%s') must be a sparse matrix with labels, sharded by rows, "
+                 "and y its labels", who, plan->data[*x].name);
+        return PTM_EINVAL;
+    }
+    const struct rt_param *t = &run->params[*w];
+    if (!t->val || t->cols != 1 || t->len != X->csr.ncols) {
+        snprintf(err, errlen, "%s: w ('%s') must be a vector of cols(%s) = %lld values", who,
+                 t->pp->name, plan->data[*x].name, (long long)X->csr.ncols);
+        return PTM_EINVAL;
+    }
+    return 0;
+}
+
+static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct plan_hook *u = &run->plan->update;
+    struct logreg_state *s = rt_zalloc(1, sizeof(*s));
+    if (!s)
+        return PTM_ENOMEM;
+    run->rule_state = s;
+    int rc = xyw(run, u, "update logreg_sgd", &s->x, &s->y, &s->w, err, errlen);
+    if (rc != 0)
+        return rc;
+    s->rate = num_option(u, "rate", 0.1);
+    s->decay = num_option(u, "decay", 1);
+    s->l2 = num_option(u, "l2", 0);
+    s->l1 = num_option(u, "l1", 0);
+    const struct ptm_dataset *X = run->data[s->x];
+    s->n = X->csr.nrows;
+    s->d = X->csr.ncols;
+    s->minibatch = run->plan->schedule.minibatch > 0 ? run->plan->schedule.minibatch : 1000;
+    const struct rt_param *t = &run->params[s->w];
+    struct pstore_table_spec spec = {
+        .nrows = 1,
+        .ncols = s->d,
+        .async = t->pp->cons == PLAN_CONS_ASYNC,
+        .staleness = t->pp->staleness,
+    };
+    int id;
+    if ((rc = pstore_new(&s->ps, run->P)) != 0 || (rc = pstore_add_table(s->ps, &spec, &id)) != 0 ||
+        (rc = pstore_write_row(s->ps, id, 0, t->val)) != 0)
+        return rc;
+    int64_t *cnt = rt_zalloc((size_t)s->d, sizeof(int64_t));
+    s->scale = rt_zalloc((size_t)s->d, sizeof(double));
+    if (!cnt || !s->scale) {
+        ptm_free(cnt);
+        return PTM_ENOMEM;
+    }
+    for (int p = 0; p < run->P && rc == 0; p++) {
+        struct rt_worker *wk = &run->w[p];
+        struct logreg_worker *k = rt_zalloc(1, sizeof(*k));
+        if (!k) {
+            rc = PTM_ENOMEM;
+            break;
+        }
+        wk->kernel = k;
+        k->next = wk->lo;
+        k->idx = rt_zalloc((size_t)s->d, sizeof(int32_t));
+        k->inc = rt_zalloc((size_t)s->d, sizeof(double));
+        if (!k->idx || !k->inc || logreg_batch_init(&k->b, s->d) != 0)
+            rc = PTM_ENOMEM;
+        logreg_col_counts_part(&X->csr, wk->lo, wk->hi, cnt);
+    }
+    if (rc == 0)
+        logreg_reg_scale(cnt, s->d, s->n, s->scale);
+    ptm_free(cnt);
+    /* a shard pass of the largest shard is a sweep */
+    int64_t most = 1;
+    for (int p = 0; p < run->P; p++)
+        if (run->w[p].hi - run->w[p].lo > most)
+            most = run->w[p].hi - run->w[p].lo;
+    run->clocks_per_sweep = (most + s->minibatch - 1) / s->minibatch;
+    return rc;
+}
+
+static void lr_release(struct ptm_run *run)
+{
+    for (int p = 0; p < run->P; p++) {
+        struct logreg_worker *k = run->w[p].kernel;
+        if (!k)
+            continue;
+        logreg_batch_release(&k->b);
+        ptm_free(k->idx);
+        ptm_free(k->inc);
+        ptm_free(k);
+        run->w[p].kernel = NULL;
+    }
+    struct logreg_state *s = run->rule_state;
+    if (s) {
+        pstore_free(s->ps);
+        ptm_free(s->scale);
+        ptm_free(s);
+        run->rule_state = NULL;
+    }
+}
+
+static size_t lr_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars)
+{
+    (void)run;
+    (void)nblocks;
+    (void)nvars;
+    return 0;
+}
+
+/* A failure of w stops the others too: they may be waiting in
+ * pstore_clock() for w to catch up. */
+static int fail(struct rt_worker *w, const struct logreg_state *s, int rc)
+{
+    rt_fail(w, rc, "the parameter store failed: %s", ptm_strerror(rc));
+    pstore_abort(s->ps, rc);
+    return rc;
+}
+
+/* run->work.clocks clocks of worker w. */
+static int lr_push(struct rt_worker *w, const struct rt_round *rd)
+{
+    (void)rd;
+    struct ptm_run *run = w->run;
+    const struct logreg_state *s = run->rule_state;
+    struct logreg_worker *k = w->kernel;
+    struct pstore_worker *pw = pstore_worker(s->ps, w->id);
+    const struct ptm_csr *X = &run->data[s->x]->csr;
+    const double *y = run->data[s->x]->labels.val;
+    for (int64_t c = 0; c < run->work.clocks; c++) {
+        const double *wv;
+        int rc = pstore_row_dense(pw, 0, 0, &wv);
+        if (rc != 0)
+            return fail(w, s, rc);
+        if (w->hi > w->lo) {
+            int64_t left = s->minibatch;
+            while (left > 0) {
+                int64_t end = k->next + left < w->hi ? k->next + left : w->hi;
+                logreg_batch_add(&k->b, X, y, k->next, end, wv);
+                left -= end - k->next;
+                k->next = end == w->hi ? w->lo : end;
+            }
+            int64_t clock = pstore_worker_clock(pw);
+            double eta = logreg_step(s->rate, s->decay, clock / run->clocks_per_sweep);
+            int64_t n = logreg_batch_step(&k->b, wv, s->scale, eta, s->l2, s->l1, k->idx, k->inc);
+            for (int64_t i = 0; i < n; i++)
+                if ((rc = pstore_inc(pw, 0, 0, k->idx[i], k->inc[i])) != 0)
+                    return fail(w, s, rc);
+        }
+        while ((rc = pstore_clock(pw)) == PTM_ENOMEM)
+            ; /* nothing was lost: try again */
+        if (rc != 0) {
+            rt_fail(w, rc, "stopped: another worker failed");
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* After a phase: the store's master copy becomes the parameter table. */
+static int lr_sync(struct ptm_run *run)
+{
+    const struct logreg_state *s = run->rule_state;
+    return pstore_read(s->ps, 0, run->params[s->w].val);
+}
+
+const struct rt_rule rt_rule_logreg = {
+    .name = "logreg_sgd",
+    .kind = RT_CLOCKS,
+    .setup = lr_setup,
+    .release = lr_release,
+    .zcap = lr_zcap,
+    .push = lr_push,
+    .sync = lr_sync,
+};
+
+/* ---- logloss ---------------------------------------------------------------- */
+
+struct logloss_state {
+    int32_t x, y, w;
+    double l2, l1;
+};
+
+static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct plan_hook *o = &run->plan->objective;
+    struct logloss_state *s = rt_zalloc(1, sizeof(*s));
+    if (!s)
+        return PTM_ENOMEM;
+    run->obj_state = s;
+    s->l2 = num_option(o, "l2", 0);
+    s->l1 = num_option(o, "l1", 0);
+    return xyw(run, o, "objective logloss", &s->x, &s->y, &s->w, err, errlen);
+}
+
+static int ll_part(struct rt_worker *w, double *out)
+{
+    const struct ptm_run *run = w->run;
+    const struct logloss_state *s = run->obj_state;
+    const struct ptm_dataset *X = run->data[s->x];
+    *out = logreg_loss_part(&X->csr, X->labels.val, w->lo, w->hi, run->params[s->w].val);
+    return 0;
+}
+
+static double ll_finish(const struct ptm_run *run, double sum)
+{
+    const struct logloss_state *s = run->obj_state;
+    const struct rt_param *t = &run->params[s->w];
+    return sum / (double)run->data[s->x]->csr.nrows + logreg_penalty(t->val, t->len, s->l2, s->l1);
+}
+
+static void ll_release(struct ptm_run *run)
+{
+    ptm_free(run->obj_state);
+    run->obj_state = NULL;
+}
+
+const struct rt_objective rt_objective_logloss = {
+    .setup = ll_setup,
+    .part = ll_part,
+    .finish = ll_finish,
+    .release = ll_release,
+};
