@@ -1,0 +1,361 @@
+/*
+ * test_models.c - `ptm run` for matrix factorization (rotation: mf_sgd,
+ * mf_ccd, rmse) and logistic regression (data_parallel over the parameter
+ * store: logreg_sgd, logloss), jobs compiled and run on 1, 2 and 3 worker
+ * threads.
+ *
+ * DESIGN: each problem is generated with its ground truth into the
+ * temporary directory that is the tests' working directory. The criteria
+ * are computed here, not taken from the engine: held-out RMSE recomputed
+ * from the output tables against the noise level the data was made with;
+ * for logistic regression the regularized objective, recomputed from the
+ * output weights over the whole data, must come within a tolerance of the
+ * objective of the true weights or below it (the minimizer is at most
+ * that), for BSP and SSP with staleness 2.
+ *
+ * Set PTM_TEST_VERBOSE=1 to print the figures measured.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "compiler.h"
+#include "data.h"
+#include "diag.h"
+#include "engine.h"
+#include "gen.h"
+#include "kernel_logreg.h"
+#include "kernel_mf.h"
+#include "lang.h"
+#include "plan.h"
+#include "ptm.h"
+
+static bool verbose(void)
+{
+    const char *v = getenv("PTM_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static struct ptm_plan *compile_text(const char *text)
+{
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", text, strlen(text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = "."};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+/* Run plan on P workers; the run, or a failed test. */
+static struct ptm_run *run_plan(const struct ptm_plan *plan, int P)
+{
+    struct ptm_run_opts o = {.workers = P};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[4096];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    if (rc != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "ptm_run_new: %s\n", err);
+    }
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    rc = ptm_run_exec(run, err, sizeof(err));
+    ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
+    return run;
+}
+
+static struct ptm_dataset *read_mm(const char *path)
+{
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_MM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    int rc = ptm_data_read(path, &o, &dg, &ds);
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    return ds;
+}
+
+/* ---- matrix factorization ------------------------------------------------- */
+
+enum { MF_ROWS = 600, MF_COLS = 300, MF_RANK = 5 };
+static const double mf_noise = 0.1;
+
+static const struct {
+    const char *update;
+    int sweeps, P;
+    double within; /* held-out RMSE at most this times the noise */
+} mf_cases[] = {
+    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05 }", 60, 1, 1.25},
+    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05 }", 60, 2, 1.25},
+    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05 }", 60, 3, 1.25},
+    {"mf_ccd { reg = 1, inner = 1 }", 300, 1, 1.25},
+    {"mf_ccd { reg = 1, inner = 1 }", 300, 3, 1.25},
+};
+
+START_TEST(test_mf)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "job mf\n"
+             "const rank = %d\n"
+             "data R : sparse matrix from \"mf/ratings.mtx\" format mm shard rows\n"
+             "data T : sparse matrix from \"mf/test.mtx\" format mm\n"
+             "param W : matrix[rows(R), rank] = random(0.3) shard like R\n"
+             "param H : matrix[cols(R), rank] = random(0.3)\n"
+             "blocks hb = H rows into workers\n"
+             "schedule rotation over hb\n"
+             "update builtin %s\n"
+             "objective builtin rmse { test = T } every 1 sweeps\n"
+             "stop when sweeps >= %d\n",
+             MF_RANK, mf_cases[_i].update, mf_cases[_i].sweeps);
+    struct ptm_plan *plan = compile_text(text);
+    struct ptm_run *run = run_plan(plan, mf_cases[_i].P);
+
+    /* held-out RMSE from the tables, computed here */
+    double *W = malloc(sizeof(double) * MF_ROWS * MF_RANK);
+    double *H = malloc(sizeof(double) * MF_COLS * MF_RANK);
+    ck_assert(W && H);
+    ck_assert_int_eq(ptm_run_param(run, 0, W, MF_ROWS * MF_RANK), MF_ROWS * MF_RANK);
+    ck_assert_int_eq(ptm_run_param(run, 1, H, MF_COLS * MF_RANK), MF_COLS * MF_RANK);
+    struct ptm_dataset *T = read_mm("mf/test.mtx");
+    double se = 0;
+    for (int64_t i = 0; i < T->csr.nrows; i++)
+        for (int64_t e = T->csr.rowptr[i]; e < T->csr.rowptr[i + 1]; e++) {
+            double p = 0;
+            for (int k = 0; k < MF_RANK; k++)
+                p += W[i * MF_RANK + k] * H[T->csr.colind[e] * MF_RANK + k];
+            se += (T->csr.val[e] - p) * (T->csr.val[e] - p);
+        }
+    double rmse = sqrt(se / (double)T->csr.nnz);
+    ck_assert_msg(rmse <= mf_cases[_i].within * mf_noise, "%s P=%d: held-out RMSE %g, noise %g",
+                  mf_cases[_i].update, mf_cases[_i].P, rmse, mf_noise);
+
+    /* the engine's objective says the same at the end */
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_uint_ge(nh, 2);
+    ck_assert_msg(fabs(h[nh - 1] - rmse) <= 1e-9 * rmse, "engine %g, here %g", h[nh - 1], rmse);
+    ck_assert_msg(h[nh - 1] < h[0], "RMSE did not fall: %g -> %g", h[0], h[nh - 1]);
+    if (verbose())
+        printf("%s P=%d: held-out RMSE %.4f after %d sweeps (noise %.3f), first %.4f\n",
+               mf_cases[_i].update, mf_cases[_i].P, rmse, mf_cases[_i].sweeps, mf_noise, h[0]);
+    ptm_dataset_free(T);
+    free(W);
+    free(H);
+    ptm_run_free(run);
+    plan_free(plan);
+}
+END_TEST
+
+/* CCD++ is exact coordinate descent: the same values on any P, up to the
+ * order of sums. */
+START_TEST(test_mf_ccd_workers)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "job mf\n"
+             "data R : sparse matrix from \"mf/ratings.mtx\" format mm shard rows\n"
+             "param W : matrix[rows(R), %d] = random(0.3) shard like R\n"
+             "param H : matrix[cols(R), %d] = random(0.3)\n"
+             "blocks hb = H rows into workers\n"
+             "schedule rotation over hb\n"
+             "update builtin mf_ccd { reg = 1 }\n"
+             "stop when sweeps >= 24\n",
+             MF_RANK, MF_RANK);
+    struct ptm_plan *plan = compile_text(text);
+    double *a = malloc(sizeof(double) * MF_COLS * MF_RANK);
+    double *b = malloc(sizeof(double) * MF_COLS * MF_RANK);
+    ck_assert(a && b);
+    struct ptm_run *run = run_plan(plan, 1);
+    ptm_run_param(run, 1, a, MF_COLS * MF_RANK);
+    ptm_run_free(run);
+    for (int P = 2; P <= 3; P++) {
+        run = run_plan(plan, P);
+        ptm_run_param(run, 1, b, MF_COLS * MF_RANK);
+        ptm_run_free(run);
+        double worst = 0;
+        for (int k = 0; k < MF_COLS * MF_RANK; k++)
+            worst = fmax(worst, fabs(a[k] - b[k]));
+        ck_assert_msg(worst < 1e-9, "P=%d: H differs from P=1 by %g", P, worst);
+    }
+    free(a);
+    free(b);
+    plan_free(plan);
+}
+END_TEST
+
+/* ---- logistic regression ------------------------------------------------- */
+
+enum { LR_ROWS = 20000, LR_COLS = 200 };
+static const double lr_l2 = 1e-3;
+
+static const struct {
+    const char *consistency;
+    int P;
+} lr_cases[] = {
+    {"bsp", 1},
+    {"bsp", 2},
+    {"ssp 2", 2},
+    {"ssp 2", 3},
+    {"async", 2},
+};
+
+/* F(w) = mean logistic loss + (l2 / 2) |w|^2, computed here. */
+static double lr_objective(const struct ptm_dataset *X, const double *w)
+{
+    return logreg_loss_part(&X->csr, X->labels.val, 0, X->csr.nrows, w) / (double)X->csr.nrows +
+           logreg_penalty(w, X->csr.ncols, lr_l2, 0);
+}
+
+START_TEST(test_logreg)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "job lr\n"
+             "data X : sparse matrix from \"lr/train.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param w : vector[cols(X)] = 0 consistency %s\n"
+             "schedule data_parallel { minibatch 200 }\n"
+             "update builtin logreg_sgd { rate = 0.5, decay = 0.9, l2 = %g }\n"
+             "objective builtin logloss { l2 = %g } every 1 sweeps\n"
+             "stop when sweeps >= 30\n",
+             lr_cases[_i].consistency, lr_l2, lr_l2);
+    struct ptm_plan *plan = compile_text(text);
+    struct ptm_run *run = run_plan(plan, lr_cases[_i].P);
+    double *w = calloc(LR_COLS, sizeof(double)), *wt = calloc(LR_COLS, sizeof(double));
+    ck_assert(w && wt);
+    ck_assert_int_eq(ptm_run_param(run, 0, w, LR_COLS), LR_COLS);
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *X = NULL;
+    ck_assert_int_eq(ptm_data_read("lr/train.svm", &o, &dg, &X), 0);
+    ptm_data_diags_release(&dg);
+    FILE *f = fopen("lr/w_true.tsv", "r");
+    ck_assert_ptr_nonnull(f);
+    for (int j = 0; j < LR_COLS; j++)
+        ck_assert_int_eq(fscanf(f, "%lf", &wt[j]), 1);
+    fclose(f);
+    double F = lr_objective(X, w), Ft = lr_objective(X, wt), F0;
+    memset(wt, 0, LR_COLS * sizeof(double));
+    F0 = lr_objective(X, wt);
+    /* the minimizer is at most F(w_true); SGD must come close */
+    ck_assert_msg(F <= Ft + 2e-3, "%s P=%d: F(w) = %.6f, F(w_true) = %.6f", lr_cases[_i].consistency,
+                  lr_cases[_i].P, F, Ft);
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_uint_eq(nh, 31);
+    ck_assert_msg(fabs(h[0] - F0) < 1e-12 && fabs(h[nh - 1] - F) < 1e-9,
+                  "engine objective %g..%g, here %g..%g", h[0], h[nh - 1], F0, F);
+    for (size_t k = 6; k < nh; k++)
+        ck_assert_msg(h[k] <= h[k - 1] + 1e-4, "objective rose at sweep %zu: %g -> %g", k,
+                      h[k - 1], h[k]);
+    if (verbose())
+        printf("logreg %s P=%d: F %.6f (w_true %.6f, w = 0 %.6f)\n", lr_cases[_i].consistency,
+               lr_cases[_i].P, F, Ft, F0);
+    ptm_dataset_free(X);
+    free(w);
+    free(wt);
+    ptm_run_free(run);
+    plan_free(plan);
+}
+END_TEST
+
+static Suite *models_suite(void)
+{
+    Suite *s = suite_create("models");
+    TCase *tc = tcase_create("models");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_mf, 0, (int)PTM_ARRAY_LEN(mf_cases));
+    tcase_add_test(tc, test_mf_ccd_workers);
+    tcase_add_loop_test(tc, test_logreg, 0, (int)PTM_ARRAY_LEN(lr_cases));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(dd)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            remove_tree(path);
+    }
+    closedir(dd);
+    rmdir(dir);
+}
+
+static int setup(void)
+{
+    struct gen_mf_opts m;
+    ptm_gen_mf_defaults(&m);
+    m.seed = 5;
+    m.rows = MF_ROWS;
+    m.cols = MF_COLS;
+    m.rank = MF_RANK;
+    m.ratings = 40000;
+    m.test = 0.1;
+    m.noise = mf_noise;
+    struct gen_logreg_opts l;
+    ptm_gen_logreg_defaults(&l);
+    l.seed = 6;
+    l.rows = LR_ROWS;
+    l.cols = LR_COLS;
+    l.density = 0.1;
+    l.nonzeros = 40;
+    if (mkdir("mf", 0777) != 0 || ptm_gen_mf(&m, "mf", NULL) != 0 || mkdir("lr", 0777) != 0 ||
+        ptm_gen_logreg(&l, "lr", NULL) != 0)
+        return -1;
+    return 0;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-models.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_models: temporary directory");
+        return EXIT_FAILURE;
+    }
+    if (setup() != 0) {
+        fprintf(stderr, "test_models: cannot make the test problems\n");
+        remove_tree(dir);
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(models_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
