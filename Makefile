@@ -14,6 +14,9 @@ GENWARN  = -std=c11 -Wall -Wno-unused-function -Wno-sign-compare -Wno-unused-par
 PKGS     = lua5.4 yaml-0.1
 PKG_CFLAGS := $(if $(PKGS),$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS   := $(if $(PKGS),$(shell pkg-config --libs $(PKGS)))
+# Open MPI, when its development files are there: `ptm run` under mpirun
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -28,13 +31,17 @@ comma := ,
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -Iviz -I$(B)/gen $(PKG_CFLAGS)
 ALL_CFLAGS = $(CFLAGS) $(SANFLAGS) -pthread -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm
+ifneq ($(MPI_LIBS),)
+CPPFLAGS += -DPTM_HAVE_MPI $(MPI_CFLAGS)
+LDLIBS   += $(MPI_LIBS)
+endif
 
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
 	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/kernel_lda.c runtime/kernel_mf.c runtime/kernel_logreg.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
-	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/sched_env.c \
+	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/sched_env.c runtime/comm.c \
 	schedulers/sched.c schedulers/round_robin.c schedulers/random.c schedulers/dynamic.c \
 	schedulers/conflict.c schedulers/rotation.c
 # ptm plan: the dry run and the renderers of schedules

@@ -63,8 +63,8 @@ static double median(const double *v, int n)
     return m;
 }
 
-static double loglik(const struct lda_shard *s, const int32_t *nwk, const int64_t *nk,
-                     double alpha, double beta)
+static double loglik(const struct lda_shard *s, const int32_t *nwk, const int64_t *nk, double alpha,
+                     double beta)
 {
     double l = lda_loglik_docs(s, alpha) + lda_loglik_words(nwk, s->nwords, s->K, beta) +
                lda_loglik_topics(nk, s->K, s->nwords, beta);

@@ -20,6 +20,7 @@
 #include "arena.h"
 #include "ast.h"
 #include "cli.h"
+#include "comm.h"
 #include "compiler.h"
 #include "data.h"
 #include "diag.h"
@@ -177,7 +178,8 @@ static const struct command commands[] = {
     {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help},
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
-     "               [--quiet] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
+     "               [--quiet] [--backend threads|mpi] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
+     "       mpirun -np R ptm run [OPTIONS] JOB.ptm|PLAN.yaml\n"
      "\n"
      "Check the job (or load the plan), read its data, run it until its stop\n"
      "rule holds and write its outputs. Each output is written to a temporary\n"
@@ -201,6 +203,12 @@ static const struct command commands[] = {
      "                    when evaluated)\n"
      "  --quiet           no progress on stderr (by default one line per\n"
      "                    objective evaluation; one updating line on a terminal)\n"
+     "  --backend B       threads: one process; mpi: the ranks of mpirun, each\n"
+     "                    reading its own part of the data sharded by rows and\n"
+     "                    running --workers threads (default: mpi when started\n"
+     "                    by mpirun, else threads). Under MPI rank 0 schedules,\n"
+     "                    reports and writes; a failure on any rank ends all of\n"
+     "                    them with a message naming the rank\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "\n"
      "Exit status: 0 ok, 1 the run failed or the job asks for something not\n"
@@ -290,6 +298,8 @@ struct job_flags {
     long long seed;
     const char *trace;
     bool quiet;
+    int backend;  /* 0: threads, or MPI when started by mpirun; 1: threads; 2: mpi */
+    bool silent;  /* print no diagnostics (the other ranks of an MPI run) */
     struct ptm_set *sets;
     unsigned nsets;
     const char **files;
@@ -359,6 +369,16 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
                     return usage_error("%s needs a file name", "--trace", cmd);
                 f->trace = v;
             }
+        } else if (is_run && (strcmp(a, "--backend") == 0 || strncmp(a, "--backend=", 10) == 0)) {
+            const char *v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return usage_error("%s needs a value", "--backend", cmd);
+            if (strcmp(v, "threads") == 0)
+                f->backend = 1;
+            else if (strcmp(v, "mpi") == 0)
+                f->backend = 2;
+            else
+                return usage_error("bad value for --backend: '%s' (want threads or mpi)", v, cmd);
         } else if (is_run && strcmp(a, "--quiet") == 0) {
             f->quiet = true;
         } else if (!is_compile && !is_run && strcmp(a, "--ast") == 0) {
@@ -469,13 +489,16 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
         rc = ptm_compile(&src, job, &opts, &diags, plan);
     }
     fflush(stdout);
-    ptm_diags_render(stderr, &src, &diags, use_color(f->color));
+    if (!f->silent)
+        ptm_diags_render(stderr, &src, &diags, use_color(f->color));
     int code = PTM_EXIT_OK;
     if (rc == PTM_ENOMEM) {
         fprintf(stderr, "%s: error: out of memory\n", src.name);
         code = PTM_EXIT_FAILED;
     } else if (rc != 0) {
-        fprintf(stderr, "%s: %u error%s\n", src.name, diags.nerrors, diags.nerrors == 1 ? "" : "s");
+        if (!f->silent)
+            fprintf(stderr, "%s: %u error%s\n", src.name, diags.nerrors,
+                    diags.nerrors == 1 ? "" : "s");
         code = PTM_EXIT_SPEC;
     }
     free(dir);
@@ -607,12 +630,34 @@ out:
 
 /* ---- run ---------------------------------------------------------------- */
 
+/* A failure on one rank of an MPI run ends every rank: the others may be
+ * waiting for it. */
+static int run_failed(int code)
+{
+    if (ptm_comm_size() > 1)
+        ptm_comm_abort(code);
+    return code;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct job_flags f = {0};
     int code = parse_job_flags("run", argc, argv, &f);
     if (code >= 0)
         goto out;
+    bool mpi = f.backend == 2 || (f.backend == 0 && ptm_comm_launched());
+    char err[16384];
+    if (mpi && ptm_comm_init(NULL, NULL, true, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ptm: error: %s\n", err);
+        code = PTM_EXIT_USAGE;
+        goto out;
+    }
+    int rank = ptm_comm_rank();
+    char who[32] = "";
+    if (ptm_comm_size() > 1)
+        snprintf(who, sizeof(who), "rank %d: ", rank);
+    /* every rank checks the job; rank 0 speaks for all */
+    f.silent = rank != 0;
     struct ptm_plan *plan;
     struct job_where at;
     code = load_job(f.files[0], &f, &plan, &at);
@@ -623,8 +668,8 @@ static int cmd_run(int argc, char **argv)
         .workers = f.workers ? (int)f.workers : (ncpu > 0 ? (int)(ncpu < 1024 ? ncpu : 1024) : 1),
         .has_seed = f.has_seed,
         .seed = (uint64_t)f.seed,
-        .trace = f.trace,
-        .log = stderr,
+        .trace = rank == 0 ? f.trace : NULL,
+        .log = rank == 0 ? stderr : NULL,
         .quiet = f.quiet,
         .log_tty = isatty(STDERR_FILENO) != 0,
         .update_at = at.update[0] ? at.update : NULL,
@@ -633,38 +678,42 @@ static int cmd_run(int argc, char **argv)
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_run *run;
-    char err[16384];
     int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
     ptm_data_diags_print(stderr, &dg, use_color(f.color));
     ptm_data_diags_release(&dg);
     if (rc != 0) {
         if (rc == PTM_EDATA || rc == PTM_ENOENT || rc == PTM_EIO || rc == PTM_ETOOBIG) {
             code = PTM_EXIT_DATA;
+            if (who[0])
+                fprintf(stderr, "ptm: error: %sbad data\n", who);
         } else {
-            fprintf(stderr, "ptm: error: %s: %s\n", f.files[0], err[0] ? err : ptm_strerror(rc));
+            fprintf(stderr, "ptm: error: %s%s: %s\n", who, f.files[0],
+                    err[0] ? err : ptm_strerror(rc));
             code = PTM_EXIT_FAILED;
         }
+        code = run_failed(code);
         goto out_plan;
     }
     ptm_run_catch_sigint(true);
     rc = ptm_run_exec(run, err, sizeof(err));
     ptm_run_catch_sigint(false);
     if (rc != 0) {
-        fprintf(stderr, "ptm: error: %s\n", err[0] ? err : ptm_strerror(rc));
-        code = PTM_EXIT_FAILED;
+        fprintf(stderr, "ptm: error: %s%s\n", who, err[0] ? err : ptm_strerror(rc));
+        code = run_failed(PTM_EXIT_FAILED);
     } else {
-        if (ptm_run_interrupted())
+        if (ptm_run_interrupted() && rank == 0)
             fprintf(stderr, "ptm: interrupted; writing the outputs\n");
         rc = ptm_run_write_outputs(run, err, sizeof(err));
         if (rc != 0) {
-            fprintf(stderr, "ptm: error: %s\n", err);
-            code = PTM_EXIT_FAILED;
+            fprintf(stderr, "ptm: error: %s%s\n", who, err);
+            code = run_failed(PTM_EXIT_FAILED);
         }
     }
     ptm_run_free(run);
 out_plan:
     plan_free(plan);
 out:
+    ptm_comm_finish();
     free_job_flags(&f);
     return code;
 }

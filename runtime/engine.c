@@ -26,8 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "arena.h"
+#include "comm.h"
 #include "engine_impl.h"
 #include "ptm.h"
 #include "rng.h"
@@ -102,6 +104,10 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
 {
     const struct ptm_plan *plan = run->plan;
     const char *base = plan->base_dir ? plan->base_dir : ".";
+    int32_t first = -1; /* the data sharded by rows: under MPI each rank reads its part */
+    for (uint32_t k = 0; k < plan->ndata && first < 0; k++)
+        if (plan->data[k].shard == PLAN_SHARD_ROWS && plan->data[k].labels_of < 0)
+            first = (int32_t)k;
     for (uint32_t k = 0; k < plan->ndata; k++) {
         const struct plan_data *dd = &plan->data[k];
         if (dd->format == PLAN_FORMAT_LABELS)
@@ -119,6 +125,21 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
         for (uint32_t j = 0; j < plan->ndata; j++)
             if (plan->data[j].labels_of == (int32_t)k && dd->format == PLAN_FORMAT_CSV)
                 o.csv_labels = true;
+        /* rank r of R reads the lines that start in the r-th R-th of the
+         * file: only its own rows, never the whole file */
+        struct ptm_byte_range range;
+        if (run->nranks > 1 && (int32_t)k == first) {
+            struct stat st;
+            if (stat(path, &st) == 0) {
+                int64_t size = (int64_t)st.st_size;
+                range.begin = size / run->nranks * run->rank + size % run->nranks * run->rank / run->nranks;
+                range.end = run->rank + 1 == run->nranks
+                                ? INT64_MAX
+                                : size / run->nranks * (run->rank + 1) +
+                                      size % run->nranks * (run->rank + 1) / run->nranks;
+                o.range = &range;
+            }
+        }
         int rc = ptm_data_read(path, &o, dg, &run->data[k]);
         if (rc != 0)
             return rc;
@@ -142,9 +163,12 @@ static double dim_cb(void *ud, int32_t k, int axis)
     const struct ptm_dataset *ds = source(run, k);
     if (!ds)
         return NAN;
+    int32_t owner = run->plan->data[k].labels_of >= 0 ? run->plan->data[k].labels_of : k;
+    /* a rank holds some of the rows: rows() is the whole data's */
+    int64_t rows = owner == run->rowdata ? run->grows : ptm_dataset_rows(ds);
     if (run->plan->data[k].labels_of >= 0)
-        return axis == 0 ? (double)ptm_dataset_rows(ds) : 1;
-    return (double)(axis == 0 ? ptm_dataset_rows(ds) : ptm_dataset_cols(ds));
+        return axis == 0 ? (double)rows : 1;
+    return (double)(axis == 0 ? rows : ptm_dataset_cols(ds));
 }
 
 /* A size expression's value: a whole number in [lo, PTM_DATA_DIM_MAX]. */
@@ -228,6 +252,13 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
             }
         }
     }
+    if (run->nranks > 1 && run->rule->kind != RT_MODEL) {
+        snprintf(err, errlen,
+                 "schedule %s is not supported yet under MPI: this version runs dynamic, "
+                 "round_robin and random across ranks",
+                 plan_policy_name(pol));
+        return PTM_EINVAL;
+    }
     if (pol == PLAN_POLICY_DATA_PARALLEL)
         return 0; /* no blocks, no scheduler: clocks */
     run->sched = ptm_sched_find(pol);
@@ -275,10 +306,31 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
         run->nrows = 0;
         return 0;
     }
-    const struct ptm_dataset *ds = run->data[run->rowdata];
+    struct ptm_dataset *ds = run->data[run->rowdata];
     run->nrows = ptm_dataset_rows(ds);
+    run->grows = run->nrows;
+    if (run->nranks > 1) {
+        /* the rank's rows are a slice of the whole; a libsvm slice knows
+         * only the columns it uses */
+        run->grows = ptm_comm_sum_i64(run->nrows);
+        run->row0 = ptm_comm_prefix_i64(run->nrows);
+        if (ds->sparse) {
+            int64_t cols = ptm_comm_max_i64(ds->csr.ncols);
+            ds->csr.ncols = cols;
+        }
+        for (uint32_t k = 0; k < plan->ndata; k++)
+            if ((int32_t)k != run->rowdata && plan->data[k].shard == PLAN_SHARD_ROWS &&
+                plan->data[k].labels_of < 0) {
+                snprintf(err, errlen,
+                         "data '%s': under MPI one data set is sharded by rows (declare the "
+                         "others 'shard none')",
+                         plan->data[k].name);
+                return PTM_EINVAL;
+            }
+    }
     if (run->nrows < 1) {
-        snprintf(err, errlen, "data '%s' has no rows", plan->data[run->rowdata].name);
+        snprintf(err, errlen, "data '%s' has no rows%s", plan->data[run->rowdata].name,
+                 run->nranks > 1 ? " on this rank (more ranks than lines?)" : "");
         return PTM_EINVAL;
     }
     if (run->P > run->nrows)
@@ -366,16 +418,23 @@ static const struct ptm_vec *init_vector(const struct ptm_run *run, int32_t k)
     return ds && ds->has_labels ? &ds->labels : NULL;
 }
 
-/* Element e (global, row-major) of parameter p lives at *slot. */
+/* Where element e (global, row-major) of parameter p lives in this
+ * process, or NULL when another rank holds it. A sharded parameter holds
+ * the rows of the rank (row0 .. row0 + nrows - 1), in one array when the
+ * rule splits by blocks, else in its workers' shards. */
 static double *param_slot(struct ptm_run *run, int32_t p, int64_t e)
 {
     struct rt_param *t = &run->params[p];
-    if (t->val)
+    if (t->shard_like < 0)
         return &t->val[e];
-    int64_t row = e / t->cols;
+    int64_t row = e / t->cols - run->row0, at = e - run->row0 * t->cols;
+    if (row < 0 || row >= run->nrows)
+        return NULL;
+    if (t->val)
+        return &t->val[at];
     for (int q = 0; q < run->P; q++)
         if (row < run->w[q].hi)
-            return &run->w[q].local[p][e - run->w[q].lo * t->cols];
+            return &run->w[q].local[p][at - run->w[q].lo * t->cols];
     return NULL;
 }
 
@@ -407,7 +466,7 @@ static int make_params(struct ptm_run *run, char *err, size_t errlen)
         }
         t->len = t->rows * t->cols;
         if (t->shard_like >= 0) {
-            if (t->shard_like != run->rowdata || t->rows != run->nrows) {
+            if (t->shard_like != run->rowdata || t->rows != run->grows) {
                 snprintf(err, errlen,
                          "parameter '%s' is sharded like '%s', which must be the data "
                          "sharded by rows and have as many rows (%lld)",
@@ -423,31 +482,44 @@ static int make_params(struct ptm_run *run, char *err, size_t errlen)
                     return PTM_ENOMEM;
             }
         } else {
-            t->val = rt_zalloc((size_t)t->len, sizeof(double));
+            int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+            t->val = rt_zalloc((size_t)held, sizeof(double));
             if (!t->val)
                 return PTM_ENOMEM;
         }
         /* initial values, element by element in global order, so that they
-         * do not depend on the number of workers */
+         * depend neither on the number of workers nor on that of ranks */
         if (pp->init == PLAN_INIT_DATA) {
+            /* labels are the rank's own rows when their data is sharded */
             const struct ptm_vec *v = init_vector(run, pp->init_data);
-            if (!v || v->n != t->len) {
+            int64_t want = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+            int64_t off = t->shard_like >= 0 ? run->row0 * t->cols : 0;
+            if (!v || v->n != want) {
                 snprintf(err, errlen,
                          "parameter '%s': its initial data must be a vector of %lld "
                          "values",
                          pp->name, (long long)t->len);
                 return PTM_EINVAL;
             }
-            for (int64_t e = 0; e < t->len; e++)
-                *param_slot(run, (int32_t)p, e) = v->val[e];
+            for (int64_t e = 0; e < t->len; e++) {
+                double *slot = param_slot(run, (int32_t)p, e);
+                if (slot)
+                    *slot = v->val[e - off];
+            }
         } else if (pp->init == PLAN_INIT_RANDOM) {
             struct ptm_rng g;
             ptm_rng_seed(&g, run->seed ^ (0x706172616d000000ull + p)); /* "param" streams */
-            for (int64_t e = 0; e < t->len; e++)
-                *param_slot(run, (int32_t)p, e) = pp->init_value * (2 * ptm_rng_uniform(&g) - 1);
+            for (int64_t e = 0; e < t->len; e++) {
+                double x = pp->init_value * (2 * ptm_rng_uniform(&g) - 1), *slot;
+                if ((slot = param_slot(run, (int32_t)p, e)))
+                    *slot = x;
+            }
         } else if (pp->init_value != 0) {
-            for (int64_t e = 0; e < t->len; e++)
-                *param_slot(run, (int32_t)p, e) = pp->init_value;
+            for (int64_t e = 0; e < t->len; e++) {
+                double *slot = param_slot(run, (int32_t)p, e);
+                if (slot)
+                    *slot = pp->init_value;
+            }
         }
     }
     return 0;
@@ -750,6 +822,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     run->opts = *opts;
     run->seed = opts->has_seed ? opts->seed : plan->seed;
     run->backend = &rt_backend_threads;
+    run->rank = ptm_comm_rank();
+    run->nranks = ptm_comm_size();
     run->P = opts->workers < 1 ? 1 : opts->workers;
     int rc = choose(run, err, errlen);
     if (rc != 0)
@@ -913,7 +987,7 @@ void rt_worker_phase(struct rt_worker *w)
     if (rc == 0 && wk->push) {
         rc = run->rule->push(w, wk->push);
         /* by blocks: the worker's share is its own to commit */
-        if (rc == 0 && run->split)
+        if (rc == 0 && run->split && run->nranks == 1)
             commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
                    wk->push->part[w->id + 1]);
     }
@@ -980,7 +1054,11 @@ static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *e
     int rc = phase(run, &wk, err, errlen);
     if (rc != 0)
         return rc;
-    double f = run->obj->finish(run, run->backend->reduce_part(run));
+    double part = run->backend->reduce_part(run);
+    ptm_comm_sum_to_root(&part, 1);
+    if (run->rank != 0)
+        return 0; /* rank 0 keeps the history */
+    double f = run->obj->finish(run, part);
     if (!isfinite(f)) {
         snprintf(err, errlen, "the objective is %g%s%s", f, run->opts.objective_at ? "\n" : "",
                  run->opts.objective_at ? run->opts.objective_at : "");
@@ -1173,6 +1251,20 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
     return c;
 }
 
+/* The pull and the commit of a round whose sums are in run->zsum (this
+ * rank's): rank 0 pulls the sums over the ranks and tells every rank the
+ * new values, which each then commits. */
+static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, char *err,
+                      size_t errlen)
+{
+    ptm_comm_sum_to_root(run->zsum, zlen);
+    if (run->rank == 0 && run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0)
+        return failure(run, &run->w[0], true, false, err, errlen);
+    ptm_comm_bcast(run->newval, rd->nvars * sizeof(double));
+    commit(run, rd, 0, rd->n);
+    return 0;
+}
+
 /* data_parallel: phases of clocks, each a sweep (or the objective's
  * interval in rounds, when shorter), with no barrier between the clocks
  * of a phase (the parameter store keeps workers within the staleness);
@@ -1231,20 +1323,40 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             return rc;
         progress(run);
     }
-    while (!stop_now(run) && !ptm_run_interrupted()) {
+    for (;;) {
         struct rt_round *rd = &run->rounds[run->cur];
-        struct ptm_sched_round sr = {
-            .blocks = rd->blocks, .part = rd->part, .load = run->load, .order = rd->order};
+        /* rank 0 decides whether to go on and schedules; the other ranks
+         * are told */
+        int64_t head[2] = {0, 0}; /* stop, blocks */
         double ts = trace ? now_seconds() : 0;
-        sched_globals(run);
-        if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
-            return rc;
+        if (run->rank == 0) {
+            head[0] = stop_now(run) || ptm_run_interrupted();
+            if (!head[0]) {
+                struct ptm_sched_round sr = {
+                    .blocks = rd->blocks, .part = rd->part, .load = run->load, .order = rd->order};
+                sched_globals(run);
+                if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
+                    return rc;
+                rd->n = sr.n;
+                rd->candidates = sr.candidates;
+                rd->conflicts = sr.conflicts;
+                rd->evaluations = sr.evaluations;
+                head[1] = (int64_t)rd->n;
+            }
+        }
+        if (run->nranks > 1) {
+            ptm_comm_bcast(head, sizeof(head));
+            if (!head[0]) {
+                rd->n = (size_t)head[1];
+                ptm_comm_bcast(rd->blocks, rd->n * sizeof(int64_t));
+                ptm_comm_bcast(rd->part, ((size_t)run->P + 1) * sizeof(size_t));
+                ptm_comm_bcast(rd->order, rd->n * sizeof(size_t));
+            }
+        }
+        if (head[0])
+            break;
         if (trace)
             run->sched_seconds = now_seconds() - ts;
-        rd->n = sr.n;
-        rd->candidates = sr.candidates;
-        rd->conflicts = sr.conflicts;
-        rd->evaluations = sr.evaluations;
         if (!run->split)
             to_policy_order(run, rd);
         expand_round(run, rd);
@@ -1261,6 +1373,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             if ((pending && (rc = phase(run, &wa, err, errlen)) != 0) ||
                 (rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
+            if (run->nranks > 1 && (rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err, errlen)) != 0)
+                return rc;
             applied = policy_view(run, rd);
         } else {
             struct rt_work wk = {.apply = pending, .push = rd};
@@ -1269,11 +1383,10 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 return rc;
             size_t zlen = run->w[0].zlen;
             run->backend->reduce_z(run, zlen, run->zsum);
-            if (run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0)
-                return failure(run, &run->w[0], true, false, err, errlen);
-            commit(run, rd, 0, rd->n);
+            if ((rc = pull_ranks(run, rd, zlen, err, errlen)) != 0)
+                return rc;
         }
-        if (run->sched->done && applied) {
+        if (run->sched->done && applied && run->rank == 0) {
             ts = trace ? now_seconds() : 0;
             run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
             if (trace)
@@ -1370,7 +1483,9 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
         return -1;
     const struct rt_param *t = &run->params[param];
     if (t->val) {
-        memcpy(out, t->val, (size_t)(t->len < cap ? t->len : cap) * sizeof(double));
+        /* a sharded parameter holds this rank's rows */
+        int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+        memcpy(out, t->val, (size_t)(held < cap ? held : cap) * sizeof(double));
         return t->len;
     }
     int64_t at = 0;
@@ -1384,17 +1499,34 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
 }
 
 /* Write one parameter to path via a temporary file: a row a line, the
- * columns of a matrix separated by tabs. */
+ * columns of a matrix separated by tabs. With several ranks every rank
+ * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes. */
 static int write_tsv(const struct ptm_run *run, int32_t param, const char *path, char *err,
                      size_t errlen)
 {
     const struct rt_param *t = &run->params[param];
+    bool gather = run->nranks > 1 && t->shard_like >= 0;
+    if (run->nranks > 1 && !gather && run->rank != 0)
+        return 0;
     double *v = rt_zalloc((size_t)t->len, sizeof(double));
-    if (!v) {
+    double *mine = gather ? rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double)) : NULL;
+    if (!v || (gather && !mine)) {
+        ptm_free(v);
+        ptm_free(mine);
         snprintf(err, errlen, "cannot write '%s': out of memory", path);
         return PTM_ENOMEM;
     }
-    ptm_run_param(run, param, v, t->len);
+    if (gather) {
+        ptm_run_param(run, param, mine, run->nrows * t->cols);
+        ptm_comm_gather(mine, run->nrows * t->cols, v);
+        ptm_free(mine);
+        if (run->rank != 0) {
+            ptm_free(v);
+            return 0;
+        }
+    } else {
+        ptm_run_param(run, param, v, t->len);
+    }
     struct ptm_wfile w;
     int rc = ptm_wfile_open(&w, path);
     if (rc == 0) {

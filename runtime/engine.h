@@ -90,7 +90,8 @@ void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st);
 const double *ptm_run_history(const struct ptm_run *run, size_t *n);
 /* The committed values of parameter param (whole, gathered from the
  * shards in row order; a matrix row-major) copied into out (at most cap);
- * returns its length, or -1 for no such parameter. */
+ * returns its length, or -1 for no such parameter. Under MPI, of a
+ * sharded parameter only this rank's rows. */
 int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap);
 
 /* Install (on) or remove a SIGINT handler that makes running jobs stop

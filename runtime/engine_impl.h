@@ -191,9 +191,12 @@ struct ptm_run {
     struct ptm_dataset **data; /* per data source; NULL for labels() */
     struct rt_param *params;   /* per parameter */
     int32_t rowdata;           /* the data sharded by rows, or -1 */
+    int rank, nranks;          /* this process among the run's (comm.h) */
+    int64_t grows;             /* rows of the data sharded by rows, all ranks' */
+    int64_t row0;              /* the first of them this rank holds */
     bool split;                /* the rule splits rounds by blocks */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
-    int64_t nrows;             /* its rows */
+    int64_t nrows;             /* its rows this rank holds */
     int P;
     struct rt_worker *w;
     const struct rt_backend *backend;

@@ -98,7 +98,8 @@ static inline double u32(uint32_t r)
     return (double)r * 0x1.0p-32;
 }
 
-/* Tokens ahead whose memory the alias sampler fetches early (a power of 2). */
+/* Tokens ahead whose memory the alias and sparse samplers fetch early (a
+ * power of 2). */
 #define PF 8
 
 /* Cache lines of a row of n_dk the samplers fetch ahead: all of it up to
@@ -154,8 +155,8 @@ static bool bounds_ok(const int64_t *bounds, int nblocks, int64_t W)
     return true;
 }
 
-int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi,
-                   int32_t K, const int64_t *bounds, int nblocks)
+int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi, int32_t K,
+                   const int64_t *bounds, int nblocks)
 {
     memset(s, 0, sizeof(*s));
     if (K < 1 || lo < 0 || lo > hi || hi > d->nrows || !bounds_ok(bounds, nblocks, d->ncols))
@@ -205,8 +206,8 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     /* Per word of the vocabulary while building: tokens, then the cursor. */
     int32_t *at = alloc_n((size_t)W, sizeof(*at));
     if (!s->bounds || !s->dptr || !s->z || !s->zw || !s->ndk || !s->bw || !s->tok || !s->dnzp ||
-        !s->dnzn || !s->dnz || !s->sc_w || !s->sc_c || !s->sc_s || !s->sc_p || !s->sc_alias || !s->sc_ring ||
-        !s->sc_lo || !s->sc_hi || !s->sc_nz || !s->sc_nzpos || !at) {
+        !s->dnzn || !s->dnz || !s->sc_w || !s->sc_c || !s->sc_s || !s->sc_p || !s->sc_alias ||
+        !s->sc_ring || !s->sc_lo || !s->sc_hi || !s->sc_nz || !s->sc_nzpos || !at) {
         ptm_free(at);
         lda_shard_release(s);
         return PTM_ENOMEM;
@@ -279,8 +280,8 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     return 0;
 }
 
-void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
-                    int64_t *nk_delta, struct ptm_rng *rng)
+void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+                    struct ptm_rng *rng)
 {
     PTM_ASSERT(b >= 0 && b < s->nblocks);
     const int32_t K = s->K;
@@ -302,8 +303,7 @@ void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
 /* ---- plain ------------------------------------------------------------------------ */
 
 static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o,
-                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
-                            struct ptm_rng *g)
+                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
     const int32_t K = s->K;
     const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
@@ -313,7 +313,7 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
         int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             int32_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
-            int32_t old = s->z[s->tok[j].pos];
+            int32_t old = s->zw[j];
             nd[old]--;
             nw[old]--;
             nk[old]--;
@@ -389,8 +389,7 @@ static inline int32_t alias_draw(const uint64_t *tab, int32_t K, uint64_t r)
 }
 
 static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o,
-                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
-                            struct ptm_rng *g)
+                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
     const int32_t K = s->K;
     const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
@@ -417,7 +416,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
         const struct lda_tok tk_ = tok[j];                                                         \
         const int32_t d0_ = dptr[tk_.doc];                                                         \
         const double others_ = (double)(dptr[tk_.doc + 1] - d0_ - 1);                              \
-        const char *row_ = (const char *)(ndk + (int64_t)tk_.doc * K);                            \
+        const char *row_ = (const char *)(ndk + (int64_t)tk_.doc * K);                             \
         for (int l_ = 0; l_ < lines; l_++)                                                         \
             __builtin_prefetch(row_ + 64 * l_);                                                    \
         uint64_t *rr_ = ring + (size_t)((j) & (PF - 1)) * (size_t)steps;                           \
@@ -547,17 +546,16 @@ static void dnz_rebuild(struct lda_shard *s)
 }
 
 static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *o,
-                             int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
-                             struct ptm_rng *g)
+                             int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
     if (!s->dnz_fresh)
         dnz_rebuild(s);
     const int32_t K = s->K;
     const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
     const double ab = alpha * beta;
-    double *restrict inv = s->sc_s;  /* 1 / (n_k + W beta) */
-    double *restrict cw = s->sc_c;   /* (n_wk + beta) / (n_k + W beta) */
-    double *restrict cum = s->sc_p;  /* the Q bucket's running sums */
+    double *restrict inv = s->sc_s;   /* 1 / (n_k + W beta) */
+    double *restrict cw = s->sc_c;    /* (n_wk + beta) / (n_k + W beta) */
+    double *restrict cum = s->sc_p;   /* the Q bucket's running sums */
     int32_t *restrict wnz = s->sc_nz; /* the word's topics with n_wk > 0 */
     int32_t *restrict wpos = s->sc_nzpos;
     int32_t *restrict z = s->z;
@@ -586,10 +584,9 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
         R *= alpha;
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             if (j + PF < end) {
-                /* what token j + PF will read: its topic, n_dk row, topic list */
+                /* what token j + PF will read: its n_dk row and topic list */
                 const struct lda_tok ahead = tok[j + PF];
                 const char *row = (const char *)(s->ndk + (int64_t)ahead.doc * K);
-                __builtin_prefetch(&z[ahead.pos]);
                 __builtin_prefetch(&s->dnzn[ahead.doc]);
                 __builtin_prefetch(s->dnz + s->dnzp[ahead.doc]);
                 for (int l = 0; l < lines; l++)
@@ -599,7 +596,7 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
             int32_t *restrict nd = s->ndk + (int64_t)d * K;
             int32_t *restrict list = s->dnz + s->dnzp[d];
             int32_t n = s->dnzn[d];
-            const int32_t old = z[pos];
+            const int32_t old = s->zw[j];
 
             /* Take the token out. */
             S -= ab * inv[old];

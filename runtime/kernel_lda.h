@@ -150,8 +150,8 @@ struct lda_shard {
  * 0 .. INT32_MAX), PTM_ETOOBIG (more than INT32_MAX tokens, or ndocs * K
  * beyond memory sizes) or PTM_ENOMEM; s is then empty. Caller frees with
  * lda_shard_release(). */
-int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi,
-                   int32_t K, const int64_t *bounds, int nblocks);
+int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi, int32_t K,
+                   const int64_t *bounds, int nblocks);
 void lda_shard_release(struct lda_shard *s);
 
 /* Give every token of block b a topic drawn uniformly, and count it into
@@ -159,8 +159,8 @@ void lda_shard_release(struct lda_shard *s);
  * and nk_delta. Once per block, before any lda_sample() of it; the engine
  * runs it as an initial epoch of P rotation rounds (or for every (p, b) on
  * one thread before the workers start, on a shared nk). */
-void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
-                    int64_t *nk_delta, struct ptm_rng *rng);
+void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+                    struct ptm_rng *rng);
 
 /* ---- one round ------------------------------------------------------------ */
 

@@ -91,10 +91,10 @@ static int read_opts(const struct ptm_run *run, const struct plan_hook *h, const
     if (o->r >= 0) {
         const struct rt_param *r = &run->params[o->r];
         bool sharded_ok = r->shard_like == o->x || (run->rowdata < 0 && r->val);
-        if (!sharded_ok || r->cols != 1 || r->len != X->csr.nrows) {
+        if (!sharded_ok || r->cols != 1 || r->len != run->grows) {
             snprintf(err, errlen,
                      "%s: r ('%s') must be a vector of rows(%s) = %lld values sharded like %s", who,
-                     r->pp->name, dx->name, (long long)X->csr.nrows, dx->name);
+                     r->pp->name, dx->name, (long long)run->grows, dx->name);
             return PTM_EINVAL;
         }
     }
@@ -155,8 +155,21 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     const struct lasso_state *k = run->rule_state;
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     size_t nv = (size_t)(v1 - v0);
-    lasso_push(k->x, k->sq, k->r, run->params[k->o.beta].val, rd->vars + v0, nv, w->z);
-    lasso_pull(w->z, nv, k->x->nrows, k->o.lambda, run->newval + v0);
+    /* with other ranks the sums are this rank's part: rank 0 pulls them */
+    double *z = run->nranks > 1 ? run->zsum + LASSO_K * v0 : w->z;
+    lasso_push(k->x, k->sq, k->r, run->params[k->o.beta].val, rd->vars + v0, nv, z);
+    if (run->nranks == 1)
+        lasso_pull(z, nv, run->grows, k->o.lambda, run->newval + v0);
+    return 0;
+}
+
+/* With other ranks: rank 0 on the sums over the ranks. */
+static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const double *z,
+                          size_t zlen, double *out)
+{
+    const struct lasso_state *k = run->rule_state;
+    PTM_ASSERT(zlen == LASSO_K * rd->nvars);
+    lasso_pull(z, rd->nvars, run->grows, k->o.lambda, out);
     return 0;
 }
 
@@ -178,7 +191,7 @@ const struct rt_rule rt_rule_lasso = {
     .release = lasso_release,
     .zcap = lasso_zcap,
     .push = lasso_push_w,
-    .pull = NULL,
+    .pull = lasso_pull_run,
     .apply = lasso_apply_w,
 };
 
@@ -230,7 +243,7 @@ static int obj_part(struct rt_worker *w, double *out)
     const struct ptm_run *run = w->run;
     const struct lasso_obj *s = run->obj_state;
     const struct rt_shard *x = &w->shard[s->o.x];
-    int64_t n = run->data[s->o.x]->csr.nrows;
+    int64_t n = run->grows;
     int64_t lo = run->split ? w->lo : 0, hi = run->split ? w->hi : x->csr.nrows;
     if (s->kernel_r) {
         const struct lasso_state *k = run->rule_state;

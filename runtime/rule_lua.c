@@ -83,8 +83,10 @@ static int register_objects(struct rt_worker *w, struct lhost *h, char *err, siz
                 rc = lhost_set_vector(h, dd->name, s->labels, s->nlabels, false);
         } else if (s->matrix) {
             const struct ptm_dataset *ds = run->data[k];
+            /* X:size() is the whole matrix's, across ranks too */
+            int64_t rows = (int32_t)k == run->rowdata ? run->grows : ds->csr.nrows;
             struct lhost_matrix m = {
-                .csc = &s->csc, .csr = &s->csr, .rows = ds->csr.nrows, .cols = ds->csr.ncols};
+                .csc = &s->csc, .csr = &s->csr, .rows = rows, .cols = ds->csr.ncols};
             rc = lhost_set_matrix(h, dd->name, &m);
         } else {
             snprintf(err, errlen, "data '%s': dense data is not supported in Lua hooks yet",
@@ -124,10 +126,11 @@ static int load_everywhere(struct ptm_run *run, bool objective, const char *file
         struct rt_worker *w = &run->w[p];
         struct lhost **h = objective ? &w->lua_obj : &w->lua;
         struct lhost_config cfg = {
-            .id = p,
-            .workers = run->P,
-            .first = w->lo,
-            .last = w->hi - 1,
+            /* numbered across ranks: w.id 1 is one worker of the whole run */
+            .id = run->nranks > 1 ? run->rank * run->opts.workers + p : p,
+            .workers = run->nranks > 1 ? run->nranks * run->opts.workers : run->P,
+            .first = run->row0 + w->lo,
+            .last = run->row0 + w->hi - 1,
             .seed = run->seed,
             .mem = run->opts.lua_mem,
             .budget = run->opts.lua_budget,

@@ -151,8 +151,8 @@ static void corpus_text(const char *docword, int32_t K, struct corpus *c)
     op.sparse = true;
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
-    int rc = ptm_data_read_mem(docword, strlen(docword), "docword", NULL, 0, NULL, &op, &dg,
-                               &c->ds);
+    int rc =
+        ptm_data_read_mem(docword, strlen(docword), "docword", NULL, 0, NULL, &op, &dg, &c->ds);
     if (rc)
         ptm_data_diags_print(stderr, &dg, false);
     ptm_data_diags_release(&dg);
@@ -179,10 +179,10 @@ struct sim {
     int64_t dbounds[MAXP + 1], wbounds[MAXP + 1];
     struct lda_shard sh[MAXP];
     struct ptm_rng rng[MAXP];
-    int32_t *nwk;             /* W x K */
-    int64_t *G, *G0;          /* the master copy of n_k; as initialized */
-    int64_t *snap;            /* (s + 1) x K: G after round r, at r mod (s + 1) */
-    int64_t *own;             /* P x (s + 1) x K: worker p's increments of round r */
+    int32_t *nwk;    /* W x K */
+    int64_t *G, *G0; /* the master copy of n_k; as initialized */
+    int64_t *snap;   /* (s + 1) x K: G after round r, at r mod (s + 1) */
+    int64_t *own;    /* P x (s + 1) x K: worker p's increments of round r */
     int64_t *nk[MAXP], *delta[MAXP];
     int64_t round;
     int64_t changed; /* tokens moved in the last round */
@@ -207,16 +207,14 @@ static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum l
     m->snap = calloc((size_t)(depth * K), sizeof(int64_t));
     m->own = calloc((size_t)(P * depth * K), sizeof(int64_t));
     for (int p = 0; p < P; p++) {
-        ck_assert_int_eq(lda_shard_init(&m->sh[p], c->d, m->dbounds[p], m->dbounds[p + 1], K,
-                                        m->wbounds, P),
-                         0);
+        ck_assert_int_eq(
+            lda_shard_init(&m->sh[p], c->d, m->dbounds[p], m->dbounds[p + 1], K, m->wbounds, P), 0);
         ptm_rng_seed(&m->rng[p], seed * 1000 + (uint64_t)p);
         m->nk[p] = calloc((size_t)K, sizeof(int64_t));
         m->delta[p] = calloc((size_t)K, sizeof(int64_t));
         /* The initial epoch, on the master copy. */
         for (int b = 0; b < P; b++)
-            lda_init_block(&m->sh[p], b, m->nwk + m->wbounds[b] * K, m->G, m->delta[p],
-                           &m->rng[p]);
+            lda_init_block(&m->sh[p], b, m->nwk + m->wbounds[b] * K, m->G, m->delta[p], &m->rng[p]);
         memset(m->delta[p], 0, (size_t)K * sizeof(int64_t));
     }
     memcpy(m->G0, m->G, (size_t)K * sizeof(int64_t));
@@ -272,8 +270,7 @@ static void sim_round(struct sim *m)
             EXPECT(m->nk[p][k] >= mine);
         }
         memset(m->delta[p], 0, (size_t)K * sizeof(int64_t));
-        m->changed +=
-            lda_sample(&m->sh[p], b, &m->o, block, m->nk[p], m->delta[p], &m->rng[p]);
+        m->changed += lda_sample(&m->sh[p], b, &m->o, block, m->nk[p], m->delta[p], &m->rng[p]);
         memcpy(m->own + ((int64_t)p * (m->s + 1) + t % (m->s + 1)) * K, m->delta[p],
                (size_t)K * sizeof(int64_t));
     }
@@ -508,8 +505,7 @@ START_TEST(test_init_rows)
     struct lda_shard s;
     int rc = lda_shard_init(&s, c.d, init_rows[_i].lo, init_rows[_i].hi, init_rows[_i].K,
                             init_rows[_i].bounds, init_rows[_i].nblocks);
-    ck_assert_msg(rc == init_rows[_i].want, "row %d: got %d, want %d", _i, rc,
-                  init_rows[_i].want);
+    ck_assert_msg(rc == init_rows[_i].want, "row %d: got %d, want %d", _i, rc, init_rows[_i].want);
     if (rc == 0) {
         int64_t t = 0;
         for (int64_t r = init_rows[_i].lo; r < init_rows[_i].hi; r++)
@@ -726,8 +722,8 @@ START_TEST(test_single_token)
     if (verbose())
         printf("single token, %s: p = %.4f %.4f %.4f, observed %.4f %.4f %.4f, chi2 %.2f on %d "
                "df (limit %.1f)\n",
-               sampler_name[kind], p[0], p[1], p[2], (double)count[0] / N,
-               (double)count[1] / N, (double)count[2] / N, chi, df, chi_square_limit(df));
+               sampler_name[kind], p[0], p[1], p[2], (double)count[0] / N, (double)count[1] / N,
+               (double)count[2] / N, chi, df, chi_square_limit(df));
     ck_assert_msg(chi < chi_square_limit(df), "%s: chi2 %.2f on %d df", sampler_name[kind], chi,
                   df);
     lda_shard_release(&s);
@@ -794,8 +790,8 @@ START_TEST(test_joint)
     if (verbose())
         printf("joint, %s on %d worker(s): chi2 %.1f on %d df (limit %.1f)\n", sampler_name[kind],
                P, chi, df, chi_square_limit(df));
-    ck_assert_msg(chi < chi_square_limit(df), "%s, P %d: chi2 %.1f on %d df", sampler_name[kind],
-                  P, chi, df);
+    ck_assert_msg(chi < chi_square_limit(df), "%s, P %d: chi2 %.1f on %d df", sampler_name[kind], P,
+                  chi, df);
     sim_release(&m);
     corpus_release(&c);
 }
@@ -884,10 +880,8 @@ static const struct {
     enum lda_sampler kind;
     int P, s, sweeps;
 } recover_rows[] = {
-    {LDA_SAMPLER_SPARSE, 1, 0, 100},
-    {LDA_SAMPLER_SPARSE, 3, 1, 100},
-    {LDA_SAMPLER_ALIAS, 1, 0, 150},
-    {LDA_SAMPLER_ALIAS, 2, 1, 150},
+    {LDA_SAMPLER_SPARSE, 1, 0, 100}, {LDA_SAMPLER_SPARSE, 3, 1, 100},
+    {LDA_SAMPLER_ALIAS, 1, 0, 150},  {LDA_SAMPLER_ALIAS, 2, 1, 150},
     {LDA_SAMPLER_PLAIN, 2, 2, 100},
 };
 
@@ -936,8 +930,8 @@ START_TEST(test_recover)
     if (verbose())
         printf("recover, %s on %d (s %d), %d sweeps: mean TV %.4f, worst %.4f, top-%d words "
                "shared at least %d, loglik %.4f\n",
-               sampler_name[recover_rows[_i].kind], m.P, m.s, recover_rows[_i].sweeps, mean,
-               worst, N, least, sim_loglik(&m));
+               sampler_name[recover_rows[_i].kind], m.P, m.s, recover_rows[_i].sweeps, mean, worst,
+               N, least, sim_loglik(&m));
     ck_assert_msg(mean < 0.12, "mean TV %.4f", mean);
     ck_assert_msg(worst < 0.25, "worst TV %.4f", worst);
     ck_assert_msg(least >= 6, "top words: only %d of %d shared", least, N);

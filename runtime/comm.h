@@ -1,0 +1,53 @@
+/*
+ * comm.h - the ranks of a run: one process, or several under Open MPI
+ * (`mpirun -np N ptm run JOB`).
+ *
+ * A run has `size` ranks; rank 0 schedules, pulls and writes, every rank
+ * holds a row shard of the data and runs its own worker threads. The
+ * calls here are what the engine needs from MPI: broadcasts from rank 0,
+ * sums to rank 0 and to all, a prefix sum, a gather to rank 0 and an
+ * abort that ends every rank. Only the thread that called ptm_comm_init()
+ * (the coordinator) calls them. Without MPI (not built with it, or not
+ * started by mpirun) there is one rank and they do nothing.
+ */
+#ifndef PTM_COMM_H
+#define PTM_COMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* True when this build has MPI support. */
+bool ptm_comm_available(void);
+/* True when the process was started by mpirun (its environment says so). */
+bool ptm_comm_launched(void);
+
+/* Start MPI (want true) or stay one rank. Returns 0, or PTM_EINVAL with a
+ * message in err (MPI asked for but not built in, or MPI_Init failed). */
+int ptm_comm_init(int *argc, char ***argv, bool want, char *err, size_t errlen);
+/* End MPI (after the last call); nothing without it. */
+void ptm_comm_finish(void);
+
+int ptm_comm_rank(void);
+int ptm_comm_size(void);
+
+/* End every rank at once with exit status code (MPI_Abort); without MPI,
+ * exit(code). Does not return. */
+_Noreturn void ptm_comm_abort(int code);
+
+/* buf (bytes) from rank 0 to every rank. */
+void ptm_comm_bcast(void *buf, size_t bytes);
+/* buf[0 .. n) summed over the ranks, the sum on rank 0 only (other ranks'
+ * buf unchanged). Sums are taken in a fixed order for a given size. */
+void ptm_comm_sum_to_root(double *buf, size_t n);
+/* v summed over the ranks, on every rank. */
+int64_t ptm_comm_sum_i64(int64_t v);
+/* The largest v over the ranks, on every rank. */
+int64_t ptm_comm_max_i64(int64_t v);
+/* The sum of v over the ranks before this one (0 on rank 0). */
+int64_t ptm_comm_prefix_i64(int64_t v);
+/* Rank 0 gets every rank's mine[0 .. n) in rank order into all (which
+ * must hold the sum of the n's; ignored elsewhere). */
+void ptm_comm_gather(const double *mine, int64_t n, double *all);
+
+#endif
