@@ -419,4 +419,65 @@ sched_bench=${SCHED_BENCH:-build/default/bench/sched_bench}
 # its section, and its charts (bench/sched_bench_*.svg)
 "$py" bench/sched_bench.py "$ptm" "$sched_bench" bench >> "$out"
 
+echo "== ptm run under Open MPI: 2 ranks x 1 thread against 1 rank x 2 threads; bytes a round"
+if command -v mpirun > /dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
+    mpi_run() { mpirun --bind-to none -np "$1" "$ptm" run --workers "$2" "$3"; }
+    for i in 1 2 3; do
+        "$ptm" run --workers 2 "$tmp/k-rand.ptm" 2> "$tmp/mpi-t.$i.txt"
+        sweep_ms "$tmp/mpi-t.$i.txt" > "$tmp/ms.thr.$i"
+        mpi_run 2 1 "$tmp/k-rand.ptm" 2> "$tmp/mpi-r.$i.txt"
+        sweep_ms "$tmp/mpi-r.$i.txt" > "$tmp/ms.mpi.$i"
+    done
+    # bytes a round as the ranks grow, and with a smaller model (50,000 columns)
+    sed 's/sweeps >= 12/sweeps >= 2/' "$tmp/k-rand.ptm" > "$tmp/k-short.ptm"
+    # shellcheck disable=SC2086
+    "$ptm" gen lasso $(echo "$gen_args" | sed 's/--cols 200000/--cols 50000/') --out "$tmp/small" > /dev/null
+    sed -e "s|$svm|$tmp/small/lasso.svm|" "$tmp/k-short.ptm" > "$tmp/k-small.ptm"
+    bytes_row() {
+        for np in 1 2 4 8; do
+            mpi_run "$np" 1 "$1" 2>&1 | awk -v np="$np" '/bytes sent between ranks/ {
+                sub("[(]", "", $(NF - 2)); printf " %s: %s |", np, $(NF - 2) } 
+                END { if (np == 1) printf " 1: 0 |" }'
+        done
+    }
+    big_bytes=$(bytes_row "$tmp/k-short.ptm")
+    small_bytes=$(bytes_row "$tmp/k-small.ptm")
+    {
+        echo
+        echo "## Open MPI: \`mpirun -np R ptm run\`"
+        echo
+        echo "The \"Engine\" section's kernel job (random { per_round 256 }, 12 sweeps) on the same file:"
+        echo "1 rank x 2 threads (\`ptm run --workers 2\`) against 2 ranks x 1 thread (\`mpirun --bind-to"
+        echo "none -np 2 ptm run --workers 1\`, shared memory transport), ms a sweep as in \"Engine\","
+        echo "3 rounds back to back. Goal: the ranks at least 0.8x the threads' throughput."
+        echo
+        echo "| setup | ms a sweep (median) | runs (ms) |"
+        echo "|---|---|---|"
+        printf '| 1 rank x 2 threads | %.2f |%s |\n' "$(for i in 1 2 3; do cat "$tmp/ms.thr.$i"; done | median)" \
+            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.thr.$i")"; done)"
+        printf '| 2 ranks x 1 thread | %.2f |%s |\n' "$(for i in 1 2 3; do cat "$tmp/ms.mpi.$i"; done | median)" \
+            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.mpi.$i")"; done)"
+        printf '\nThroughput of the ranks / the threads: %s (median of the rounds'"'"' ratios).\n' \
+            "$(for i in 1 2 3; do awk -v a="$(cat "$tmp/ms.thr.$i")" -v b="$(cat "$tmp/ms.mpi.$i")" \
+                'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }')"
+        echo
+        echo "Bytes sent between ranks a round (the payload of the broadcasts, counted once per"
+        echo "receiving rank, and of the reductions to rank 0; ptm prints it at the end of an MPI run),"
+        echo "2 sweeps, 1 thread a rank, by the number of ranks:"
+        echo
+        echo "| model | ranks: bytes a round |"
+        echo "|---|---|"
+        echo "| 200,000 coefficients, 256 a round |$big_bytes"
+        echo "| 50,000 coefficients, 256 a round |$small_bytes"
+        echo
+        echo "A round moves the round's blocks out (8 bytes each, plus the assignment), their sums"
+        echo "in (2 doubles a coefficient from each rank) and the new values out (a double each): it"
+        echo "grows with the blocks a round and linearly with the ranks, not with the model's size."
+    } >> "$out"
+else
+    echo "mpirun not found: no MPI figures" >&2
+fi
+
 echo "results written to $out"

@@ -703,6 +703,17 @@ static int cmd_run(int argc, char **argv)
     } else {
         if (ptm_run_interrupted() && rank == 0)
             fprintf(stderr, "ptm: interrupted; writing the outputs\n");
+        if (ptm_comm_size() > 1) {
+            /* what the ranks sent each other, summed at rank 0 */
+            struct ptm_run_stats st;
+            ptm_run_stats(run, &st);
+            double bytes = (double)ptm_comm_bytes();
+            ptm_comm_sum_to_root(&bytes, 1);
+            if (rank == 0 && !f.quiet)
+                fprintf(stderr, "ptm: %d ranks, %lld rounds, %.0f bytes sent between ranks (%.0f a round)\n",
+                        ptm_comm_size(), (long long)st.rounds, bytes,
+                        st.rounds ? bytes / (double)st.rounds : 0);
+        }
         rc = ptm_run_write_outputs(run, err, sizeof(err));
         if (rc != 0) {
             fprintf(stderr, "ptm: error: %s%s\n", who, err);

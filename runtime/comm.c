@@ -17,6 +17,7 @@
 
 static int comm_rank = 0, comm_size = 1;
 static bool comm_mpi = false;
+static int64_t comm_bytes; /* payload this rank sent to others */
 
 bool ptm_comm_available(void)
 {
@@ -92,12 +93,15 @@ _Noreturn void ptm_comm_abort(int code)
 void ptm_comm_bcast(void *buf, size_t bytes)
 {
 #ifdef PTM_HAVE_MPI
-    if (comm_size > 1)
+    if (comm_size > 1) {
+        if (comm_rank == 0)
+            comm_bytes += (int64_t)bytes * (comm_size - 1);
         for (size_t at = 0; at < bytes;) {
             size_t n = bytes - at < (size_t)1 << 30 ? bytes - at : (size_t)1 << 30;
             MPI_Bcast((char *)buf + at, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
             at += n;
         }
+    }
 #else
     (void)buf;
     (void)bytes;
@@ -107,6 +111,10 @@ void ptm_comm_bcast(void *buf, size_t bytes)
 void ptm_comm_sum_to_root(double *buf, size_t n)
 {
 #ifdef PTM_HAVE_MPI
+    if (comm_size > 1) {
+        if (comm_rank != 0)
+            comm_bytes += (int64_t)(n * sizeof(double));
+    }
     if (comm_size > 1)
         for (size_t at = 0; at < n;) {
             size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
@@ -118,6 +126,11 @@ void ptm_comm_sum_to_root(double *buf, size_t n)
     (void)buf;
     (void)n;
 #endif
+}
+
+int64_t ptm_comm_bytes(void)
+{
+    return comm_bytes;
 }
 
 int64_t ptm_comm_sum_i64(int64_t v)

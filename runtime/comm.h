@@ -40,6 +40,10 @@ void ptm_comm_bcast(void *buf, size_t bytes);
 /* buf[0 .. n) summed over the ranks, the sum on rank 0 only (other ranks'
  * buf unchanged). Sums are taken in a fixed order for a given size. */
 void ptm_comm_sum_to_root(double *buf, size_t n);
+/* Bytes of payload this rank has sent to the others in broadcasts and
+ * reductions (a broadcast counts once per receiving rank): what the
+ * protocol moves, not what the wire carries. */
+int64_t ptm_comm_bytes(void);
 /* v summed over the ranks, on every rank. */
 int64_t ptm_comm_sum_i64(int64_t v);
 /* The largest v over the ranks, on every rank. */

@@ -35,7 +35,7 @@
  * that depend on the state being left, which the ratio does not correct
  * exactly. With LightLDA's document proposal this sampler fails the
  * joint chi-square test of test_lda.c (455 on 127 degrees of freedom,
- * where these proposals give 111 to 147). The tests compare
+ * where these proposals give 111 to 147). An acceptance compares
  * u * den < num, so no division is made. The alias table is Vose's with
  * 32-bit thresholds: one 64-bit draw gives the column (high half) and the
  * coin (low half); drawing k < K as (r32 * K) >> 32 is biased by at most
@@ -50,7 +50,10 @@
  * over the document's non-zero topics (summed for every token from the
  * cached (n_wk + beta) c_k). Sums kept across tokens are recomputed at
  * every word, so rounding does not build up. Walks that run off their end
- * through rounding take the bucket's last topic.
+ * through rounding take the bucket's last topic. The lists of the
+ * documents' topics are kept by this sampler only (the others mark them
+ * stale and the next sparse round rebuilds them from n_dk). A token's row
+ * of n_dk and topic list are fetched PF tokens ahead.
  *
  * plain: the O(K) cumulative sum with the counts decremented; written
  * directly from the formula, as the reference the others are tested
@@ -388,6 +391,28 @@ static inline int32_t alias_draw(const uint64_t *tab, int32_t K, uint64_t r)
     return (uint32_t)r < (uint32_t)e ? k : (int32_t)(e >> 32);
 }
 
+/* The alias sampler draws token j's document proposals ahead (into ring,
+ * PF x steps) and fetches what the token will read: its row of n_dk and
+ * the tokens its proposals pick. */
+static inline void prime(const struct lda_shard *s, int32_t j, int steps, double kalpha,
+                         uint64_t *ring, struct ptm_rng *g)
+{
+    const struct lda_tok tk = s->tok[j];
+    const int32_t d0 = s->dptr[tk.doc];
+    const double others = (double)(s->dptr[tk.doc + 1] - d0 - 1);
+    const char *row = (const char *)(s->ndk + (int64_t)tk.doc * s->K);
+    for (int l = 0, lines = row_lines(s->K); l < lines; l++)
+        __builtin_prefetch(row + 64 * l);
+    uint64_t *rr = ring + (size_t)(j & (PF - 1)) * (size_t)steps;
+    for (int step = 0; step < steps; step++) {
+        uint64_t r = ptm_rng_next(g);
+        double u = (double)(r >> 11) * 0x1.0p-53 * (others + kalpha);
+        rr[step] = r;
+        if (u < others)
+            __builtin_prefetch(&s->z[d0 + (int32_t)u]);
+    }
+}
+
 static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o,
                             int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
@@ -405,32 +430,11 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
     uint64_t *restrict tab = s->sc_alias;
     uint64_t *restrict ring = s->sc_ring; /* PF x steps: the document proposals' bits */
     int64_t changed = 0;
-    const int lines = row_lines(K);
     const int32_t first = s->wptr[s->bw[b]], end = s->wptr[s->bw[b + 1]];
     memset(mine, 0, (size_t)K * sizeof(*mine));
 
-    /* Draw token j's document proposals ahead and fetch what it will read:
-     * its row of n_dk and the tokens its proposals pick. */
-#define PRIME(j)                                                                                   \
-    do {                                                                                           \
-        const struct lda_tok tk_ = tok[j];                                                         \
-        const int32_t d0_ = dptr[tk_.doc];                                                         \
-        const double others_ = (double)(dptr[tk_.doc + 1] - d0_ - 1);                              \
-        const char *row_ = (const char *)(ndk + (int64_t)tk_.doc * K);                             \
-        for (int l_ = 0; l_ < lines; l_++)                                                         \
-            __builtin_prefetch(row_ + 64 * l_);                                                    \
-        uint64_t *rr_ = ring + (size_t)((j) & (PF - 1)) * (size_t)steps;                           \
-        for (int s_ = 0; s_ < steps; s_++) {                                                       \
-            uint64_t r_ = ptm_rng_next(g);                                                         \
-            double u_ = (double)(r_ >> 11) * 0x1.0p-53 * (others_ + kalpha);                       \
-            rr_[s_] = r_;                                                                          \
-            if (u_ < others_)                                                                      \
-                __builtin_prefetch(&z[d0_ + (int32_t)u_]);                                         \
-        }                                                                                          \
-    } while (0)
-
     for (int32_t j = first; j < end && j < first + PF; j++)
-        PRIME(j);
+        prime(s, j, steps, kalpha, ring, g);
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
         int32_t *restrict nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
         const int32_t j0 = s->wptr[i], jend = s->wptr[i + 1], m = jend - j0;
@@ -507,7 +511,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
                 cx = acc ? ct : cx;
             }
             if (j + PF < end)
-                PRIME(j + PF);
+                prime(s, j + PF, steps, kalpha, ring, g);
             if (x != old) {
                 nd[old]--;
                 nw[old]--;
@@ -523,7 +527,6 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
             }
         }
     }
-#undef PRIME
     s->dnz_fresh = false;
     return changed;
 }
