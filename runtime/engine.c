@@ -206,6 +206,7 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
     } rules[] = {
         {"lasso_cd", &rt_rule_lasso}, {"mf_sgd", &rt_rule_mf},
         {"mf_ccd", &rt_rule_mf},      {"logreg_sgd", &rt_rule_logreg},
+        {"lda_gibbs", &rt_rule_lda},
     };
     static const struct {
         const char *name;
@@ -214,6 +215,7 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
         {"lasso_objective", &rt_objective_lasso},
         {"rmse", &rt_objective_rmse},
         {"logloss", &rt_objective_logloss},
+        {"lda_loglik", &rt_objective_lda_loglik},
     };
     if (u->lua) {
         run->rule = &rt_rule_lua;
@@ -231,7 +233,7 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
         if (!run->rule) {
             snprintf(err, errlen,
                      "update builtin '%s' is not supported yet: this version runs lasso_cd, "
-                     "mf_sgd, mf_ccd, logreg_sgd and Lua updates",
+                     "mf_sgd, mf_ccd, logreg_sgd, lda_gibbs and Lua updates",
                      u->builtin);
             return PTM_EINVAL;
         }
@@ -246,7 +248,7 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
             if (!run->obj) {
                 snprintf(err, errlen,
                          "objective builtin '%s' is not supported yet: this version evaluates "
-                         "lasso_objective, rmse, logloss and Lua objectives",
+                         "lasso_objective, rmse, logloss, lda_loglik and Lua objectives",
                          o->builtin);
                 return PTM_EINVAL;
             }
@@ -1050,6 +1052,10 @@ static int record_objective(struct ptm_run *run, double f)
 /* Evaluate the objective (applying the pending round first). */
 static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *err, size_t errlen)
 {
+    if (run->rule->sync && run->rule->kind != RT_CLOCKS && run->rule->sync(run) != 0) {
+        snprintf(err, errlen, "the parameter store failed");
+        return PTM_EINVAL;
+    }
     struct rt_work wk = {.apply = pending, .objective = true};
     int rc = phase(run, &wk, err, errlen);
     if (rc != 0)
@@ -1447,6 +1453,11 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
     if (rc == 0) {
         rc = rounds(run, trace, err, errlen);
         run->backend->stop(run);
+        /* the outputs read the parameter tables */
+        if (rc == 0 && run->rule->sync && run->rule->sync(run) != 0) {
+            snprintf(err, errlen, "the parameter store failed");
+            rc = PTM_EINVAL;
+        }
     }
     if (trace && fclose(trace) != 0 && rc == 0) {
         snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
@@ -1544,6 +1555,43 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     return rc;
 }
 
+/* LDA: next to the word-topic counts PATH, PATH.top: each topic's 20
+ * words of most tokens, by the vocabulary when the data has one. */
+static int write_top_words(const struct ptm_run *run, const char *path, char *err, size_t errlen)
+{
+    enum { N = 20 };
+    int32_t *top, K;
+    int rc = rt_lda_top_words(run, N, &top, &K);
+    if (rc != 0)
+        return rc == PTM_EINVAL ? 0 : rc;
+    const struct ptm_dataset *D = run->data[run->rowdata];
+    char name[4200];
+    snprintf(name, sizeof(name), "%s.top", path);
+    struct ptm_wfile w;
+    rc = ptm_wfile_open(&w, name);
+    if (rc == 0) {
+        for (int32_t k = 0; k < K; k++) {
+            fprintf(w.f, "%d", k + 1);
+            for (int32_t i = 0; i < N && top[k * N + i] >= 0; i++) {
+                int32_t j = top[k * N + i];
+                if (D && j < D->vocab.n)
+                    fprintf(w.f, "\t%s", D->vocab.word[j]);
+                else
+                    fprintf(w.f, "\t%d", j + 1);
+            }
+            fputc('\n', w.f);
+        }
+        rc = ptm_wfile_commit(&w);
+    } else {
+        ptm_wfile_abort(&w);
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "cannot write '%s': %s", name,
+                 rc == PTM_EIO && w.err ? strerror(w.err) : ptm_strerror(rc));
+    ptm_free(top);
+    return rc;
+}
+
 int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen)
 {
     err[0] = '\0';
@@ -1554,6 +1602,9 @@ int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen)
     for (uint32_t k = 0; k < run->plan->noutputs; k++) {
         const struct plan_output *o = &run->plan->outputs[k];
         int rc = write_tsv(run, o->param, o->path, err, errlen);
+        if (rc == 0 && run->rule == &rt_rule_lda && run->rank == 0 &&
+            o->param == run->sparam)
+            rc = write_top_words(run, o->path, err, errlen);
         if (rc != 0)
             return rc;
     }

@@ -136,7 +136,9 @@ struct rt_rule {
                 double *out);
     /* Bring w's local state up to date with rd->change. */
     int (*apply)(struct rt_worker *w, const struct rt_round *rd);
-    /* RT_CLOCKS, between phases: the parameter tables from the store. */
+    /* The parameter tables from the rule's own state (the store, integer
+     * counts): RT_CLOCKS after every phase, the others before the
+     * objective and the outputs read them. NULL: the tables are the state. */
     int (*sync)(struct ptm_run *run);
 };
 
@@ -275,6 +277,11 @@ extern const struct rt_objective rt_objective_lua;
 extern const struct rt_rule rt_rule_mf;
 extern const struct rt_objective rt_objective_rmse;
 extern const struct rt_rule rt_rule_logreg;
+extern const struct rt_rule rt_rule_lda;
+extern const struct rt_objective rt_objective_lda_loglik;
+/* The n words of most tokens of each topic (lda_top_words) of an lda_gibbs
+ * run, into a new array *top (K x n; caller frees with ptm_free). */
+int rt_lda_top_words(const struct ptm_run *run, int32_t n, int32_t **top, int32_t *K);
 extern const struct rt_objective rt_objective_logloss;
 
 #endif

@@ -132,7 +132,8 @@ struct lda_shard {
     int32_t *dnzp, *dnzn, *dnz;
     bool dnz_fresh;
 
-    /* Scratch of the samplers, K (or 2 K) each; the worker's own. */
+    /* Scratch of the samplers, K each (sc_ring: 8 x LDA_MH_STEPS_MAX); the
+     * worker's own. */
     double *sc_w, *sc_c, *sc_s, *sc_p;
     uint64_t *sc_alias, *sc_ring;
     int32_t *sc_lo, *sc_hi, *sc_nz, *sc_nzpos;

@@ -846,7 +846,8 @@ static double match_topics(const struct sim *m, int32_t *match, double *worst)
 {
     int32_t K = m->K;
     int64_t W = m->c->W;
-    double *tv = malloc((size_t)(K * K) * sizeof(*tv));
+    size_t nk = K > 0 ? (size_t)K : 1;
+    double *tv = malloc(nk * nk * sizeof(*tv));
     for (int32_t k = 0; k < K; k++)
         for (int32_t l = 0; l < K; l++) {
             double s = 0, den = (double)m->G[k] + (double)W * m->o.beta;
@@ -854,7 +855,7 @@ static double match_topics(const struct sim *m, int32_t *match, double *worst)
                 s += fabs((m->nwk[w * K + k] + m->o.beta) / den - m->c->phi[l * W + w]);
             tv[k * K + l] = s / 2;
         }
-    bool *used_k = calloc((size_t)K, 1), *used_l = calloc((size_t)K, 1);
+    bool *used_k = calloc(nk, 1), *used_l = calloc(nk, 1);
     double sum = 0;
     *worst = 0;
     for (int32_t n = 0; n < K; n++) {

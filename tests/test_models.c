@@ -1,8 +1,9 @@
 /*
  * test_models.c - `ptm run` for matrix factorization (rotation: mf_sgd,
- * mf_ccd, rmse) and logistic regression (data_parallel over the parameter
- * store: logreg_sgd, logloss), jobs compiled and run on 1, 2 and 3 worker
- * threads.
+ * mf_ccd, rmse), logistic regression (data_parallel over the parameter
+ * store: logreg_sgd, logloss) and LDA (rotation with the topic totals in
+ * the store: lda_gibbs, lda_loglik), jobs compiled and run on 1, 2 and 3
+ * worker threads.
  *
  * DESIGN: each problem is generated with its ground truth into the
  * temporary directory that is the tests' working directory. The criteria
@@ -11,7 +12,8 @@
  * for logistic regression the regularized objective, recomputed from the
  * output weights over the whole data, must come within a tolerance of the
  * objective of the true weights or below it (the minimizer is at most
- * that), for BSP and SSP with staleness 2.
+ * that), for BSP and SSP with staleness 2; for LDA the planted topics,
+ * matched to the learned ones, by total variation.
  *
  * Set PTM_TEST_VERBOSE=1 to print the figures measured.
  */
@@ -286,6 +288,99 @@ START_TEST(test_logreg)
 }
 END_TEST
 
+/* ---- LDA ------------------------------------------------------------------ */
+
+enum { LDA_DOCS = 600, LDA_WORDS = 400, LDA_TOPICS = 5 };
+
+static const struct {
+    const char *sampler, *consistency;
+    int P;
+} lda_cases[] = {
+    {"sparse", "ssp 1", 1}, {"sparse", "ssp 1", 2}, {"plain", "bsp", 3}, {"alias", "ssp 1", 2},
+};
+
+START_TEST(test_lda)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "job lda\n"
+             "const topics = %d\n"
+             "data D : sparse int matrix from \"lda/docword.txt\" format uci vocab "
+             "\"lda/vocab.txt\" shard rows\n"
+             "param nwk : int matrix[cols(D), topics] = 0\n"
+             "param nk  : int vector[topics] = 0 consistency %s\n"
+             "blocks words = nwk rows into workers\n"
+             "schedule rotation over words\n"
+             "update builtin lda_gibbs { alpha = 0.1, beta = 0.01, sampler = %s }\n"
+             "objective builtin lda_loglik every 5 sweeps\n"
+             "stop when sweeps >= 60\n"
+             "output nwk to \"nwk.tsv\"\n",
+             LDA_TOPICS, lda_cases[_i].consistency, lda_cases[_i].sampler);
+    struct ptm_plan *plan = compile_text(text);
+    struct ptm_run *run = run_plan(plan, lda_cases[_i].P);
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_uint_ge(nh, 3);
+    ck_assert_msg(h[nh - 1] > h[0] + 0.1, "log-likelihood per token %g -> %g", h[0], h[nh - 1]);
+
+    /* learned topics, matched greedily to the planted ones */
+    static double nwk[LDA_WORDS * LDA_TOPICS], truth[LDA_TOPICS][LDA_WORDS];
+    ck_assert_int_eq(ptm_run_param(run, 0, nwk, LDA_WORDS * LDA_TOPICS), LDA_WORDS * LDA_TOPICS);
+    FILE *f = fopen("lda/topics_true.tsv", "r");
+    ck_assert_ptr_nonnull(f);
+    for (int k = 0; k < LDA_TOPICS; k++)
+        for (int w = 0; w < LDA_WORDS; w++)
+            ck_assert_int_eq(fscanf(f, "%lf", &truth[k][w]), 1);
+    fclose(f);
+    double learned[LDA_TOPICS][LDA_WORDS];
+    for (int k = 0; k < LDA_TOPICS; k++) {
+        double sum = 0;
+        for (int w = 0; w < LDA_WORDS; w++)
+            sum += nwk[w * LDA_TOPICS + k];
+        for (int w = 0; w < LDA_WORDS; w++)
+            learned[k][w] = sum > 0 ? nwk[w * LDA_TOPICS + k] / sum : 0;
+    }
+    bool used[LDA_TOPICS] = {false};
+    double total = 0;
+    for (int t = 0; t < LDA_TOPICS; t++) {
+        double best = 2;
+        int bk = -1;
+        for (int k = 0; k < LDA_TOPICS; k++) {
+            if (used[k])
+                continue;
+            double tv = 0;
+            for (int w = 0; w < LDA_WORDS; w++)
+                tv += fabs(truth[t][w] - learned[k][w]);
+            if (tv / 2 < best) {
+                best = tv / 2;
+                bk = k;
+            }
+        }
+        used[bk] = true;
+        total += best;
+    }
+    double mean_tv = total / LDA_TOPICS;
+    ck_assert_msg(mean_tv < 0.15, "%s P=%d: planted topics matched with mean total variation %g",
+                  lda_cases[_i].sampler, lda_cases[_i].P, mean_tv);
+    char err[512];
+    ck_assert_int_eq(ptm_run_write_outputs(run, err, sizeof(err)), 0);
+    f = fopen("nwk.tsv.top", "r");
+    ck_assert_ptr_nonnull(f);
+    int lines = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        lines += c == '\n';
+    fclose(f);
+    ck_assert_int_eq(lines, LDA_TOPICS);
+    if (verbose())
+        printf("lda %s %s P=%d: log-likelihood a token %.4f -> %.4f, topics matched at mean TV "
+               "%.4f\n",
+               lda_cases[_i].sampler, lda_cases[_i].consistency, lda_cases[_i].P, h[0], h[nh - 1],
+               mean_tv);
+    ptm_run_free(run);
+    plan_free(plan);
+}
+END_TEST
+
 static Suite *models_suite(void)
 {
     Suite *s = suite_create("models");
@@ -294,6 +389,7 @@ static Suite *models_suite(void)
     tcase_add_loop_test(tc, test_mf, 0, (int)PTM_ARRAY_LEN(mf_cases));
     tcase_add_test(tc, test_mf_ccd_workers);
     tcase_add_loop_test(tc, test_logreg, 0, (int)PTM_ARRAY_LEN(lr_cases));
+    tcase_add_loop_test(tc, test_lda, 0, (int)PTM_ARRAY_LEN(lda_cases));
     suite_add_tcase(s, tc);
     return s;
 }
@@ -334,8 +430,16 @@ static int setup(void)
     l.cols = LR_COLS;
     l.density = 0.1;
     l.nonzeros = 40;
+    struct gen_lda_opts d;
+    ptm_gen_lda_defaults(&d);
+    d.seed = 8;
+    d.docs = LDA_DOCS;
+    d.words = LDA_WORDS;
+    d.topics = LDA_TOPICS;
+    d.length = 150;
     if (mkdir("mf", 0777) != 0 || ptm_gen_mf(&m, "mf", NULL) != 0 || mkdir("lr", 0777) != 0 ||
-        ptm_gen_logreg(&l, "lr", NULL) != 0)
+        ptm_gen_logreg(&l, "lr", NULL) != 0 || mkdir("lda", 0777) != 0 ||
+        ptm_gen_lda(&d, "lda", NULL) != 0)
         return -1;
     return 0;
 }

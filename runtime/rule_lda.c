@@ -1,0 +1,342 @@
+/*
+ * rule_lda.c - LDA by collapsed Gibbs sampling on a rotation schedule
+ * (update builtin lda_gibbs) and the lda_loglik objective, behind the
+ * engine's interfaces, over the kernel of kernel_lda.h.
+ *
+ * Worker p keeps its documents (the rows of D it holds), their topics and
+ * document-topic counts; the word-topic counts n_wk are cut into P blocks
+ * of words by the scheduled block set (`nwk rows into workers`), and in
+ * round t worker p holds block (p + t) mod P alone. The topic totals n_k
+ * are a table of the parameter store with nk's consistency: after its
+ * round a worker adds its changes to them, ends its clock and reads them
+ * back, at most s clocks stale. The kernel counts in integers, in arrays of
+ * this rule's; `sync` copies them into the parameter tables nwk and nk
+ * before the objective and the outputs read those.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "engine_impl.h"
+#include "kernel_lda.h"
+#include "pstore.h"
+#include "ptm.h"
+
+struct lda_state {
+    int32_t d, nwk_p, nk_p;
+    int32_t K;
+    int64_t W, ntokens;
+    struct lda_opts o;
+    int64_t *bounds; /* P + 1: the blocks of words */
+    int32_t *nwk;    /* W x K */
+    struct pstore *ps;
+};
+
+struct lda_worker {
+    struct lda_shard s;
+    bool has_shard;
+    int64_t *nk, *nk_delta; /* K each */
+    struct ptm_rng rng;
+};
+
+static double num_option(const struct plan_hook *h, const char *key, double dflt)
+{
+    const struct plan_option *o = rt_option(h, key);
+    return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
+}
+
+/* D, nwk and nk of hook h, checked. */
+static int refs(const struct ptm_run *run, const struct plan_hook *h, const char *who,
+                int32_t *d, int32_t *nwk, int32_t *nk, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    const struct plan_option *od = rt_option(h, "D"), *ow = rt_option(h, "nwk"),
+                             *ok = rt_option(h, "nk");
+    if (!od || od->kind != PLAN_VALUE_DATA || !ow || ow->kind != PLAN_VALUE_PARAM || !ok ||
+        ok->kind != PLAN_VALUE_PARAM || od->ref < 0 || (uint32_t)od->ref >= plan->ndata ||
+        ow->ref < 0 || (uint32_t)ow->ref >= plan->nparams || ok->ref < 0 ||
+        (uint32_t)ok->ref >= plan->nparams) {
+        snprintf(err, errlen, "%s: options D, nwk and nk are missing or of the wrong kind", who);
+        return PTM_EINVAL;
+    }
+    *d = od->ref;
+    *nwk = ow->ref;
+    *nk = ok->ref;
+    const struct ptm_dataset *D = run->data[*d];
+    const struct rt_param *a = &run->params[*nwk], *b = &run->params[*nk];
+    if (!D || !D->sparse || *d != run->rowdata) {
+        snprintf(err, errlen, "%s: D ('%s') must be a sparse matrix of counts sharded by rows", who,
+                 plan->data[*d].name);
+        return PTM_EINVAL;
+    }
+    if (!a->val || a->rows != D->csr.ncols || a->cols < 1 || a->cols > INT32_MAX || !b->val ||
+        b->len != a->cols) {
+        snprintf(err, errlen,
+                 "%s: nwk ('%s') must be a matrix[cols(D), topics] and nk ('%s') a "
+                 "vector[topics], both with one copy",
+                 who, a->pp->name, b->pp->name);
+        return PTM_EINVAL;
+    }
+    return 0;
+}
+
+static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct plan_hook *u = &run->plan->update;
+    struct lda_state *s = rt_zalloc(1, sizeof(*s));
+    if (!s)
+        return PTM_ENOMEM;
+    run->rule_state = s;
+    int rc = refs(run, u, "update lda_gibbs", &s->d, &s->nwk_p, &s->nk_p, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (run->sparam != s->nwk_p || run->bs->axis != PLAN_AXIS_ROWS || run->nblocks != run->P) {
+        snprintf(err, errlen, "update lda_gibbs: the rotation must be over nwk's rows into workers "
+                 "('blocks words = nwk rows into workers')");
+        return PTM_EINVAL;
+    }
+    const struct ptm_dataset *D = run->data[s->d];
+    const struct rt_param *nk = &run->params[s->nk_p];
+    s->K = (int32_t)nk->len;
+    s->W = D->csr.ncols;
+    s->o.alpha = num_option(u, "alpha", 0.1);
+    s->o.beta = num_option(u, "beta", 0.01);
+    s->o.mh_steps = LDA_MH_STEPS;
+    const struct plan_option *os = rt_option(u, "sampler");
+    int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_SPARSE;
+    s->o.sampler = smp < 0 ? LDA_SAMPLER_SPARSE : (enum lda_sampler)smp;
+    s->bounds = rt_zalloc((size_t)run->P + 1, sizeof(int64_t));
+    s->nwk = rt_zalloc((size_t)(s->W * s->K), sizeof(int32_t));
+    if (!s->bounds || !s->nwk)
+        return PTM_ENOMEM;
+    ptm_shard_even(s->W, run->P, s->bounds);
+    /* the totals, exact at the start: every (shard, block) initialized on
+     * this thread into one array */
+    int64_t *nk0 = rt_zalloc((size_t)s->K, sizeof(int64_t));
+    int64_t *scratch = rt_zalloc((size_t)s->K, sizeof(int64_t));
+    if (!nk0 || !scratch) {
+        ptm_free(nk0);
+        ptm_free(scratch);
+        return PTM_ENOMEM;
+    }
+    for (int p = 0; p < run->P && rc == 0; p++) {
+        struct rt_worker *w = &run->w[p];
+        struct lda_worker *k = rt_zalloc(1, sizeof(*k));
+        if (!k) {
+            rc = PTM_ENOMEM;
+            break;
+        }
+        w->kernel = k;
+        k->nk = rt_zalloc((size_t)s->K, sizeof(int64_t));
+        k->nk_delta = rt_zalloc((size_t)s->K, sizeof(int64_t));
+        if (!k->nk || !k->nk_delta) {
+            rc = PTM_ENOMEM;
+            break;
+        }
+        rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->P);
+        if (rc != 0) {
+            snprintf(err, errlen, "update lda_gibbs: the documents of worker %d: %s", p + 1,
+                     rc == PTM_ETOOBIG ? "too many tokens" : ptm_strerror(rc));
+            break;
+        }
+        k->has_shard = true;
+        s->ntokens += k->s.ntokens;
+        ptm_rng_seed(&k->rng, run->seed ^ (0x6c64610000000000ull + (uint64_t)p)); /* "lda" */
+        for (int b = 0; b < run->P; b++)
+            lda_init_block(&k->s, b, s->nwk + s->bounds[b] * s->K, nk0, scratch, &k->rng);
+    }
+    ptm_free(scratch);
+    if (rc == 0) {
+        struct pstore_table_spec spec = {
+            .nrows = 1,
+            .ncols = s->K,
+            .async = nk->pp->cons == PLAN_CONS_ASYNC,
+            .staleness = nk->pp->staleness,
+        };
+        int id;
+        double *row = rt_zalloc((size_t)s->K, sizeof(double));
+        if (!row)
+            rc = PTM_ENOMEM;
+        for (int32_t t = 0; rc == 0 && t < s->K; t++)
+            row[t] = (double)nk0[t];
+        if (rc == 0 && ((rc = pstore_new(&s->ps, run->P)) != 0 ||
+                        (rc = pstore_add_table(s->ps, &spec, &id)) != 0 ||
+                        (rc = pstore_write_row(s->ps, id, 0, row)) != 0))
+            rc = rc ? rc : PTM_ENOMEM;
+        ptm_free(row);
+        for (int p = 0; rc == 0 && p < run->P; p++) {
+            struct lda_worker *k = run->w[p].kernel;
+            memcpy(k->nk, nk0, (size_t)s->K * sizeof(int64_t));
+        }
+    }
+    ptm_free(nk0);
+    return rc;
+}
+
+static void lda_release(struct ptm_run *run)
+{
+    for (int p = 0; p < run->P; p++) {
+        struct lda_worker *k = run->w[p].kernel;
+        if (!k)
+            continue;
+        if (k->has_shard)
+            lda_shard_release(&k->s);
+        ptm_free(k->nk);
+        ptm_free(k->nk_delta);
+        ptm_free(k);
+        run->w[p].kernel = NULL;
+    }
+    struct lda_state *s = run->rule_state;
+    if (s) {
+        pstore_free(s->ps);
+        ptm_free(s->bounds);
+        ptm_free(s->nwk);
+        ptm_free(s);
+        run->rule_state = NULL;
+    }
+}
+
+static size_t lda_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars)
+{
+    (void)run;
+    (void)nblocks;
+    (void)nvars;
+    return 0;
+}
+
+/* The worker's round: sample its tokens of the block it holds, then share
+ * the totals' changes through the store. */
+static int lda_push(struct rt_worker *w, const struct rt_round *rd)
+{
+    struct ptm_run *run = w->run;
+    const struct lda_state *s = run->rule_state;
+    struct lda_worker *k = w->kernel;
+    if (rd->part[w->id + 1] == rd->part[w->id])
+        return 0;
+    int b = (int)rd->blocks[rd->part[w->id]];
+    lda_sample(&k->s, b, &s->o, s->nwk + s->bounds[b] * s->K, k->nk, k->nk_delta, &k->rng);
+    struct pstore_worker *pw = pstore_worker(s->ps, w->id);
+    int rc = 0;
+    for (int32_t t = 0; t < s->K && rc == 0; t++)
+        if (k->nk_delta[t]) {
+            rc = pstore_inc(pw, 0, 0, t, (double)k->nk_delta[t]);
+            k->nk_delta[t] = 0;
+        }
+    while (rc == 0 && (rc = pstore_clock(pw)) == PTM_ENOMEM)
+        ; /* nothing was lost: try again */
+    const double *v;
+    if (rc == 0)
+        rc = pstore_row_dense(pw, 0, 0, &v);
+    if (rc != 0) {
+        rt_fail(w, rc, "the parameter store failed: %s", ptm_strerror(rc));
+        pstore_abort(s->ps, rc);
+        return rc;
+    }
+    for (int32_t t = 0; t < s->K; t++)
+        k->nk[t] = (int64_t)llround(v[t]);
+    return 0;
+}
+
+/* The parameter tables from the kernel's counts. */
+static int lda_sync(struct ptm_run *run)
+{
+    const struct lda_state *s = run->rule_state;
+    double *nwk = run->params[s->nwk_p].val, *nk = run->params[s->nk_p].val;
+    int64_t n = s->W * s->K;
+    for (int64_t i = 0; i < n; i++)
+        nwk[i] = s->nwk[i];
+    int rc = pstore_read(s->ps, 0, nk);
+    return rc;
+}
+
+const struct rt_rule rt_rule_lda = {
+    .name = "lda_gibbs",
+    .kind = RT_ROTATION,
+    .setup = lda_setup,
+    .release = lda_release,
+    .zcap = lda_zcap,
+    .push = lda_push,
+    .sync = lda_sync,
+};
+
+/* ---- lda_loglik -------------------------------------------------------------- */
+
+/* The collapsed joint log-likelihood per token: the documents' parts on
+ * the workers, the words' and topics' terms from the word-topic counts
+ * (exact totals recomputed from them, not the store's possibly stale
+ * ones). It needs the lda_gibbs update's counts. */
+struct loglik_state {
+    double alpha, beta;
+    int64_t *nk;
+};
+
+static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct plan_hook *o = &run->plan->objective;
+    struct loglik_state *s = rt_zalloc(1, sizeof(*s));
+    if (!s)
+        return PTM_ENOMEM;
+    run->obj_state = s;
+    if (run->rule != &rt_rule_lda) {
+        snprintf(err, errlen, "objective lda_loglik needs the lda_gibbs update");
+        return PTM_EINVAL;
+    }
+    int32_t d, nwk, nk;
+    int rc = refs(run, o, "objective lda_loglik", &d, &nwk, &nk, err, errlen);
+    if (rc != 0)
+        return rc;
+    s->alpha = num_option(o, "alpha", 0.1);
+    s->beta = num_option(o, "beta", 0.01);
+    const struct lda_state *u = run->rule_state;
+    s->nk = rt_zalloc((size_t)u->K, sizeof(int64_t));
+    return s->nk ? 0 : PTM_ENOMEM;
+}
+
+static int ll_part(struct rt_worker *w, double *out)
+{
+    const struct loglik_state *s = w->run->obj_state;
+    const struct lda_worker *k = w->kernel;
+    *out = lda_loglik_docs(&k->s, s->alpha);
+    return 0;
+}
+
+static double ll_finish(const struct ptm_run *run, double sum)
+{
+    const struct loglik_state *s = run->obj_state;
+    const struct lda_state *u = run->rule_state;
+    memset(s->nk, 0, (size_t)u->K * sizeof(int64_t));
+    lda_topic_totals(u->nwk, u->W, u->K, s->nk);
+    double ll = sum + lda_loglik_words(u->nwk, u->W, u->K, s->beta) +
+                lda_loglik_topics(s->nk, u->K, u->W, s->beta);
+    return u->ntokens ? ll / (double)u->ntokens : 0;
+}
+
+static void ll_release(struct ptm_run *run)
+{
+    struct loglik_state *s = run->obj_state;
+    if (s)
+        ptm_free(s->nk);
+    ptm_free(s);
+    run->obj_state = NULL;
+}
+
+const struct rt_objective rt_objective_lda_loglik = {
+    .setup = ll_setup,
+    .part = ll_part,
+    .finish = ll_finish,
+    .release = ll_release,
+};
+
+int rt_lda_top_words(const struct ptm_run *run, int32_t n, int32_t **top, int32_t *K)
+{
+    const struct lda_state *s = run->rule == &rt_rule_lda ? run->rule_state : NULL;
+    if (!s)
+        return PTM_EINVAL;
+    *top = rt_zalloc((size_t)s->K * (size_t)n, sizeof(int32_t));
+    if (!*top)
+        return PTM_ENOMEM;
+    lda_top_words(s->nwk, s->W, s->K, n, *top);
+    *K = s->K;
+    return 0;
+}
