@@ -633,7 +633,7 @@ static const struct example_row example_rows[] = {
      "(cost coef(j) nnz(col(X, j)))\n"
      "(schedule dynamic {(sample 256) (keep independent) (warmup 3 sweeps) (balance) (pipeline 1)})\n"
      "(update builtin lasso_cd {(lambda lambda)})\n"
-     "(objective builtin lasso_objective {(lambda lambda)} (every 10 rounds))\n"
+     "(objective builtin lasso_objective {(lambda lambda)} (every 1 sweeps))\n"
      "(stop (or (or (>= sweeps 100) (< rel_change(objective) 1e-07)) (> seconds 600s)))\n"
      "(output beta \"beta.tsv\")\n"},
     {"examples/lda/lda.ptm",
