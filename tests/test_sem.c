@@ -2342,8 +2342,8 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert_int_eq(o->ref, 0);
     ck_assert(p->objective.present);
     ck_assert_str_eq(p->objective.builtin, "lasso_objective");
-    ck_assert_int_eq(p->objective.every, 10);
-    ck_assert_int_eq(p->objective.every_unit, PLAN_UNIT_ROUNDS);
+    ck_assert_int_eq(p->objective.every, 1);
+    ck_assert_int_eq(p->objective.every_unit, PLAN_UNIT_SWEEPS);
 
     /* sweeps >= 100 or rel_change(objective) < 1e-7 or seconds > 10m */
     ck_assert(p->has_stop);
