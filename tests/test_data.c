@@ -31,6 +31,7 @@
 #include "data.h"
 #include "data_impl.h"
 #include "ptm.h"
+#include "testutil.h"
 
 /* A string literal and its length (it may hold NUL bytes). */
 #define LIT(s) s, sizeof(s) - 1
@@ -1291,24 +1292,6 @@ static Suite *data_suite(void)
     return s;
 }
 
-/* Remove the files of dir, then dir. */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        remove(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 int main(void)
 {
     char dir[] = "/tmp/ptm-test-data.XXXXXX";
@@ -1320,6 +1303,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_dir(dir);
+    tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

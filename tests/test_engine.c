@@ -495,25 +495,6 @@ static Suite *engine_suite(void)
     return s;
 }
 
-/* Remove dir and everything under it (two levels are enough here). */
-static void remove_tree(const char *dir)
-{
-    DIR *dd = opendir(dir);
-    if (!dd)
-        return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(dd)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (remove(path) != 0)
-            remove_tree(path);
-    }
-    closedir(dd);
-    rmdir(dir);
-}
-
 /* The problem: generated, read as a job would read it, lambda chosen. */
 static int setup(void)
 {
@@ -559,7 +540,7 @@ int main(void)
     }
     if (setup() != 0) {
         fprintf(stderr, "test_engine: cannot make the test problem\n");
-        remove_tree(dir);
+        tu_remove_tree(dir);
         return EXIT_FAILURE;
     }
     SRunner *sr = srunner_create(engine_suite());
@@ -567,6 +548,6 @@ int main(void)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     ptm_dataset_free(prob);
-    remove_tree(dir);
+    tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

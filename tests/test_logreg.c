@@ -851,25 +851,6 @@ static Suite *logreg_suite(void)
     return s;
 }
 
-/* Remove dir and everything under it (two levels are enough here). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (remove(path) != 0)
-            remove_tree(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 int main(void)
 {
     char dir[] = "/tmp/ptm-test-logreg.XXXXXX";
@@ -881,6 +862,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_tree(dir);
+    tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -40,6 +40,7 @@
 #include "lang.h"
 #include "plan.h"
 #include "ptm.h"
+#include "testutil.h"
 
 static bool verbose(void)
 {
@@ -394,24 +395,6 @@ static Suite *models_suite(void)
     return s;
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *dd = opendir(dir);
-    if (!dd)
-        return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(dd)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (remove(path) != 0)
-            remove_tree(path);
-    }
-    closedir(dd);
-    rmdir(dir);
-}
-
 static int setup(void)
 {
     struct gen_mf_opts m;
@@ -453,13 +436,13 @@ int main(void)
     }
     if (setup() != 0) {
         fprintf(stderr, "test_models: cannot make the test problems\n");
-        remove_tree(dir);
+        tu_remove_tree(dir);
         return EXIT_FAILURE;
     }
     SRunner *sr = srunner_create(models_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_tree(dir);
+    tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -532,7 +532,6 @@ static void write_file(const char *path, const char *text)
     ck_assert_int_eq(fclose(fp), 0);
 }
 
-static void remove_tree(const char *dir);
 static char tmpdir[64];
 
 /* Enter a fresh temporary directory (the test runs in its own process). */
@@ -546,7 +545,7 @@ static void enter_tmpdir(void)
 static void leave_tmpdir(void)
 {
     ck_assert_int_eq(chdir("/"), 0);
-    remove_tree(tmpdir);
+    tu_remove_tree(tmpdir);
 }
 
 /* Random graphs through edge files, with repeats, both orders, comments,
@@ -1509,25 +1508,6 @@ static Suite *sched_suite(void)
     return s;
 }
 
-/* Remove dir and everything under it (two levels are enough here). */
-static void remove_tree(const char *dir)
-{
-    DIR *dd = opendir(dir);
-    if (!dd)
-        return;
-    struct dirent *e;
-    char path[8192];
-    while ((e = readdir(dd)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (remove(path) != 0)
-            remove_tree(path);
-    }
-    closedir(dd);
-    rmdir(dir);
-}
-
 /* A Lasso problem with correlated groups, lambda a tenth of lambda_max. */
 static int setup(void)
 {
@@ -1567,7 +1547,7 @@ int main(void)
     }
     if (setup() != 0) {
         fprintf(stderr, "test_sched: cannot make the Lasso problem\n");
-        remove_tree(dir);
+        tu_remove_tree(dir);
         return EXIT_FAILURE;
     }
     SRunner *sr = srunner_create(sched_suite());
@@ -1576,6 +1556,6 @@ int main(void)
     srunner_free(sr);
     ptm_dataset_free(prob);
     if (chdir("/") == 0)
-        remove_tree(dir);
+        tu_remove_tree(dir);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

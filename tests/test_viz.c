@@ -731,24 +731,6 @@ static Suite *viz_suite(void)
     return s;
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *dd = opendir(dir);
-    if (!dd)
-        return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(dd)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (remove(path) != 0)
-            remove_tree(path);
-    }
-    closedir(dd);
-    rmdir(dir);
-}
-
 static int write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -769,13 +751,13 @@ int main(void)
         write_text("edges.txt", "# conflicts\n1 2\n3 2\n\n1 2\n4 7\n") != 0 ||
         write_text("bad-edges.txt", "1 2\n1 9\n") != 0) {
         perror("test_viz: test files");
-        remove_tree(dir);
+        tu_remove_tree(dir);
         return EXIT_FAILURE;
     }
     SRunner *sr = srunner_create(viz_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_tree(dir);
+    tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

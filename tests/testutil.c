@@ -2,6 +2,8 @@
 #include "testutil.h"
 
 #include <check.h>
+#include <dirent.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,4 +80,22 @@ char *tu_read_file(const char *path, size_t *len)
     if (len)
         *len = cap;
     return buf;
+}
+
+void tu_remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[8192];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (remove(path) != 0)
+            tu_remove_tree(path);
+    }
+    closedir(d);
+    rmdir(dir);
 }

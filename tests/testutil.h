@@ -22,4 +22,8 @@ void tu_expect_text(const char *table, int row, const char *actual, const char *
  * is not NULL; NULL when it cannot be opened. */
 char *tu_read_file(const char *path, size_t *len);
 
+/* Remove dir and everything under it (the temporary directories tests
+ * make and run in). */
+void tu_remove_tree(const char *dir);
+
 #endif
