@@ -43,7 +43,7 @@
 #include "prog.h"
 #include "ptm.h"
 #include "rng.h"
-#include "sched.h"
+#include "scheduler.h"
 
 enum { SAMPLE = 256, P = 8 };
 

@@ -6,7 +6,7 @@
  * reading and messages, parameter sizes, initial values and block set as
  * `ptm run`, but one copy of every parameter and no workers), and the
  * scheduler is the plan's own, found with ptm_sched_find() and driven
- * through schedulers/sched.h as the engine drives it, with the same kind
+ * through schedulers/scheduler.h as the engine drives it, with the same kind
  * of environment for its expressions (sched_env.h). Only the updates are not run. In their place
  * every scheduled block gets a simulated change (PTM_DRYRUN_MODEL): block b's k-th update changes
  * each of its variables by s_b * 0.8^(k-1), s_b drawn once, log-uniform in [0.01, 1], from the
@@ -30,7 +30,7 @@
 #include "engine_impl.h"
 #include "ptm.h"
 #include "rng.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "sched_env.h"
 #include "sched_impl.h"
 

@@ -5,7 +5,7 @@
  *
  * A dry run reads the job's data (dependencies and costs need it), sets
  * up the parameters and the scheduled block set as `ptm run` does, and
- * then asks the scheduler (schedulers/sched.h) for rounds without running
+ * then asks the scheduler (schedulers/scheduler.h) for rounds without running
  * any update. What the updates would have changed is simulated, so that a
  * policy that steers by changes (dynamic's priorities) has something to
  * steer by; the model is PTM_DRYRUN_MODEL (spec/plan-command.md).

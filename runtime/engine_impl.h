@@ -28,7 +28,7 @@
 #include "engine.h"
 #include "lua_host.h"
 #include "plan.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "sched_env.h"
 
 /* Values a Lua push may return for one block. */

@@ -11,7 +11,7 @@
 #include "arena.h"
 #include "ptm.h"
 #include "rng.h"
-#include "sched.h"
+#include "scheduler.h"
 
 struct rnd {
     int64_t nblocks;

@@ -10,7 +10,7 @@
 
 #include "arena.h"
 #include "ptm.h"
-#include "sched.h"
+#include "scheduler.h"
 
 struct rot {
     int workers;

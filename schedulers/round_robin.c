@@ -6,7 +6,7 @@
  */
 #include "arena.h"
 #include "ptm.h"
-#include "sched.h"
+#include "scheduler.h"
 
 struct rr {
     int64_t nblocks, next;

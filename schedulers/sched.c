@@ -3,7 +3,7 @@
  * and what several policies share: per_round, and dealing a round's blocks
  * to the workers.
  */
-#include "sched.h"
+#include "scheduler.h"
 
 #include "ptm.h"
 

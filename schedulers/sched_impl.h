@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sched.h"
+#include "scheduler.h"
 
 /* Which pairs of blocks conflict, and the filter of a round. */
 struct sched_conflicts;

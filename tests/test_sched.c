@@ -1,6 +1,6 @@
 /*
  * test_sched.c - the schedulers (schedulers/): dynamic, rotation,
- * round_robin and random through the interface of sched.h, and the dynamic
+ * round_robin and random through the interface of scheduler.h, and the dynamic
  * policy inside `ptm run`.
  *
  * DESIGN: plans are built here by hand (a block set with programs emitted
@@ -46,7 +46,7 @@
 #include "prog.h"
 #include "ptm.h"
 #include "rng.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "sched_impl.h"
 #include "testutil.h"
 

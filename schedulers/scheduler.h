@@ -1,5 +1,5 @@
 /*
- * sched.h - the scheduler interface: which blocks a round updates.
+ * scheduler.h - the scheduler interface: which blocks a round updates.
  *
  * A policy (spec/language.md, `schedule`) is one file in schedulers/ that
  * fills a struct ptm_sched_ops; ptm_sched_find() looks it up in the table
@@ -20,8 +20,8 @@
  * coordinator, between phases). Expressions are evaluated inside create,
  * next and done, so the values they read must not change meanwhile.
  */
-#ifndef PTM_SCHED_H
-#define PTM_SCHED_H
+#ifndef PTM_SCHEDULER_H
+#define PTM_SCHEDULER_H
 
 #include <stddef.h>
 #include <stdint.h>
