@@ -206,9 +206,10 @@ static const struct command commands[] = {
      "  --backend B       threads: one process; mpi: the ranks of mpirun, each\n"
      "                    reading its own part of the data sharded by rows and\n"
      "                    running --workers threads (default: mpi when started\n"
-     "                    by mpirun, else threads). Under MPI rank 0 schedules,\n"
-     "                    reports and writes; a failure on any rank ends all of\n"
-     "                    them with a message naming the rank\n"
+     "                    by mpirun, else threads, which is refused under\n"
+     "                    mpirun with more than one process). Under MPI rank 0\n"
+     "                    schedules, reports and writes; a failure on any rank\n"
+     "                    ends all of them with a message naming the rank\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "\n"
      "Exit status: 0 ok, 1 the run failed or the job asks for something not\n"
@@ -647,6 +648,14 @@ static int cmd_run(int argc, char **argv)
         goto out;
     bool mpi = f.backend == 2 || (f.backend == 0 && ptm_comm_launched());
     char err[16384];
+    if (f.backend == 1 && ptm_comm_launched_size() > 1) {
+        /* each process would run the whole job and write the same outputs */
+        fprintf(stderr, "ptm: error: --backend threads under mpirun with %d processes would run "
+                        "the job %d times; use --backend mpi, or one process\n",
+                ptm_comm_launched_size(), ptm_comm_launched_size());
+        code = PTM_EXIT_USAGE;
+        goto out;
+    }
     if (mpi && ptm_comm_init(NULL, NULL, true, err, sizeof(err)) != 0) {
         fprintf(stderr, "ptm: error: %s\n", err);
         code = PTM_EXIT_USAGE;

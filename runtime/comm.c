@@ -34,6 +34,15 @@ bool ptm_comm_launched(void)
            getenv("PMIX_RANK") != NULL;
 }
 
+int ptm_comm_launched_size(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!v)
+        v = getenv("PMI_SIZE");
+    long n = v ? strtol(v, NULL, 10) : 1;
+    return n > 1 && n < 1 << 24 ? (int)n : 1;
+}
+
 int ptm_comm_init(int *argc, char ***argv, bool want, char *err, size_t errlen)
 {
     if (!want)

@@ -21,6 +21,8 @@
 bool ptm_comm_available(void);
 /* True when the process was started by mpirun (its environment says so). */
 bool ptm_comm_launched(void);
+/* The processes mpirun started with this one (1 when not started so). */
+int ptm_comm_launched_size(void);
 
 /* Start MPI (want true) or stay one rank. Returns 0, or PTM_EINVAL with a
  * message in err (MPI asked for but not built in, or MPI_Init failed). */

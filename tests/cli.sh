@@ -1286,6 +1286,12 @@ if $mpi_tests; then
     [ $((t1 - t0)) -le 15 ] || no "the job took $((t1 - t0)) s to end"
     end
 
+    begin "mpirun -np 2 with --backend threads: refused, the job would run twice"
+    mpirun_ptm 2 run --quiet --backend threads "$T/mpi/builtin.ptm"
+    want_rc 2
+    err_has "--backend threads under mpirun with 2 processes would run the job 2 times"
+    end
+
     begin "mpirun: rotation is refused under MPI with a message"
     "$PTM" gen mf --seed 1 --out "$T/mpi/mf" --rows 40 --cols 20 --rank 2 >/dev/null 2>&1
     sed -e "s|\"data/|\"$T/mpi/mf/|g" -e "s|\"W.tsv\"|\"$T/mpi/W.tsv\"|" \
