@@ -178,7 +178,8 @@ static const struct command commands[] = {
     {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help},
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
-     "               [--quiet] [--backend threads|mpi] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
+     "               [--quiet] [--backend threads|mpi] [--color=WHEN]\n"
+     "               JOB.ptm|PLAN.yaml\n"
      "       mpirun -np R ptm run [OPTIONS] JOB.ptm|PLAN.yaml\n"
      "\n"
      "Check the job (or load the plan), read its data, run it until its stop\n"
