@@ -66,15 +66,7 @@ static struct ptm_dataset *read_ds(const char *path, enum plan_format format, co
     o.sparse = true;
     o.integer = format == PLAN_FORMAT_UCI;
     o.vocab = vocab;
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *ds = NULL;
-    int rc = ptm_data_read(path, &o, &dg, &ds);
-    if (rc != 0)
-        ptm_data_diags_print(stderr, &dg, false);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
-    return ds;
+    return tu_read_data(path, &o);
 }
 
 static char *path_in(char *buf, size_t n, const char *dir, const char *name)

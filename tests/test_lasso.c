@@ -93,15 +93,7 @@ static struct ptm_dataset *read_svm(const char *path)
     memset(&o, 0, sizeof(o));
     o.format = PLAN_FORMAT_LIBSVM;
     o.sparse = true;
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *ds = NULL;
-    int rc = ptm_data_read(path, &o, &dg, &ds);
-    if (rc != 0)
-        ptm_data_diags_print(stderr, &dg, false);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
-    return ds;
+    return tu_read_data(path, &o);
 }
 
 /* beta_true.tsv through the CSV reader: one column, no header. */
@@ -112,15 +104,7 @@ static struct ptm_dataset *read_tsv_vector(const char *path)
     o.format = PLAN_FORMAT_CSV;
     o.vector = true;
     o.csv_header = PTM_CSV_HEADER_NO;
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *ds = NULL;
-    int rc = ptm_data_read(path, &o, &dg, &ds);
-    if (rc != 0)
-        ptm_data_diags_print(stderr, &dg, false);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
-    return ds;
+    return tu_read_data(path, &o);
 }
 
 /* Generate problem row i into its own directory and read it back. */

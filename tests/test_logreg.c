@@ -106,32 +106,7 @@ static struct ptm_dataset *read_file(const char *path, enum plan_format format, 
     o.sparse = !vector;
     o.vector = vector;
     o.csv_header = PTM_CSV_HEADER_NO;
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *ds = NULL;
-    int rc = ptm_data_read(path, &o, &dg, &ds);
-    if (rc != 0)
-        ptm_data_diags_print(stderr, &dg, false);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
-    return ds;
-}
-
-static double info_value(const char *dir, const char *key)
-{
-    char path[128];
-    snprintf(path, sizeof(path), "%s/info.tsv", dir);
-    char *text = tu_read_file(path, NULL);
-    ck_assert_ptr_nonnull(text);
-    size_t n = strlen(key);
-    double v = NAN;
-    for (char *line = text; line && *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-        if (strncmp(line, key, n) == 0 && line[n] == '\t')
-            v = strtod(line + n + 1, NULL);
-    free(text);
-    ck_assert_msg(!isnan(v), "no %s in %s", key, path);
-    return v;
+    return tu_read_data(path, &o);
 }
 
 static void problem_load(int i, struct problem *pb)
@@ -156,7 +131,7 @@ static void problem_load(int i, struct problem *pb)
     pb->n = (int64_t)(TRAIN_SHARE * (double)rows);
     pb->ntest = rows - pb->n;
     pb->d = pb->x->ncols;
-    pb->logloss_true = info_value(dir, "logloss_true");
+    pb->logloss_true = tu_info_value(dir, "logloss_true");
     for (int64_t k = 0; k < rows; k++)
         EXPECT(pb->y[k] == 1 || pb->y[k] == -1);
 }

@@ -89,33 +89,7 @@ static struct ptm_dataset *read_mm(const char *path)
     memset(&o, 0, sizeof(o));
     o.format = PLAN_FORMAT_MM;
     o.sparse = true;
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *ds = NULL;
-    int rc = ptm_data_read(path, &o, &dg, &ds);
-    if (rc != 0)
-        ptm_data_diags_print(stderr, &dg, false);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
-    return ds;
-}
-
-/* The value of key in DIR/info.tsv; the test fails when it is missing. */
-static double info_value(const char *dir, const char *key)
-{
-    char path[128];
-    snprintf(path, sizeof(path), "%s/info.tsv", dir);
-    char *text = tu_read_file(path, NULL);
-    ck_assert_ptr_nonnull(text);
-    size_t n = strlen(key);
-    double v = NAN;
-    for (char *line = text; line && *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-        if (strncmp(line, key, n) == 0 && line[n] == '\t')
-            v = strtod(line + n + 1, NULL);
-    free(text);
-    ck_assert_msg(!isnan(v), "no %s in %s", key, path);
-    return v;
+    return tu_read_data(path, &o);
 }
 
 static void problem_load(int i, struct problem *pb)
@@ -132,8 +106,8 @@ static void problem_load(int i, struct problem *pb)
     pb->R = &pb->rd->csr;
     pb->T = &pb->td->csr;
     pb->rank = row->o.rank;
-    pb->noise = info_value(dir, "noise");
-    pb->test_rmse_true = info_value(dir, "test_rmse_true");
+    pb->noise = tu_info_value(dir, "noise");
+    pb->test_rmse_true = tu_info_value(dir, "test_rmse_true");
     ck_assert_int_eq(pb->R->nrows, row->o.rows);
     ck_assert_int_eq(pb->R->ncols, row->o.cols);
     ck_assert(pb->noise == row->o.noise);

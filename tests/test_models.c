@@ -94,13 +94,7 @@ static struct ptm_run *run_plan(const struct ptm_plan *plan, int P)
 static struct ptm_dataset *read_mm(const char *path)
 {
     struct ptm_data_opts o = {.format = PLAN_FORMAT_MM, .sparse = true};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *ds = NULL;
-    int rc = ptm_data_read(path, &o, &dg, &ds);
-    ptm_data_diags_release(&dg);
-    ck_assert_int_eq(rc, 0);
-    return ds;
+    return tu_read_data(path, &o);
 }
 
 /* ---- matrix factorization ------------------------------------------------- */
@@ -254,11 +248,7 @@ START_TEST(test_logreg)
     ck_assert(w && wt);
     ck_assert_int_eq(ptm_run_param(run, 0, w, LR_COLS), LR_COLS);
     struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_dataset *X = NULL;
-    ck_assert_int_eq(ptm_data_read("lr/train.svm", &o, &dg, &X), 0);
-    ptm_data_diags_release(&dg);
+    struct ptm_dataset *X = tu_read_data("lr/train.svm", &o);
     FILE *f = fopen("lr/w_true.tsv", "r");
     ck_assert_ptr_nonnull(f);
     for (int j = 0; j < LR_COLS; j++)

@@ -1,7 +1,11 @@
 /* testutil.c - shared helpers of the table-driven suites (testutil.h). */
 #include "testutil.h"
 
+#include "data.h"
+#include "ptm.h"
+
 #include <check.h>
+#include <math.h>
 #include <dirent.h>
 #include <unistd.h>
 #include <stdbool.h>
@@ -98,4 +102,34 @@ void tu_remove_tree(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+struct ptm_dataset *tu_read_data(const char *path, const struct ptm_data_opts *o)
+{
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    int rc = ptm_data_read(path, o, &dg, &ds);
+    if (rc != 0)
+        ptm_data_diags_print(stderr, &dg, false);
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "reading %s: %s", path, ptm_strerror(rc));
+    return ds;
+}
+
+double tu_info_value(const char *dir, const char *key)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/info.tsv", dir);
+    char *text = tu_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    size_t n = strlen(key);
+    double v = NAN;
+    for (char *line = text; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, key, n) == 0 && line[n] == '\t')
+            v = strtod(line + n + 1, NULL);
+    free(text);
+    ck_assert_msg(!isnan(v), "no %s in %s", key, path);
+    return v;
 }

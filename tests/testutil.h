@@ -26,4 +26,12 @@ char *tu_read_file(const char *path, size_t *len);
  * make and run in). */
 void tu_remove_tree(const char *dir);
 
+struct ptm_data_opts;
+/* The data set at path read with o; the test fails (with the readers'
+ * messages on stderr) when it cannot be read. */
+struct ptm_dataset *tu_read_data(const char *path, const struct ptm_data_opts *o);
+/* The value of key in DIR/info.tsv (what ptm gen writes); the test fails
+ * when it is missing. */
+double tu_info_value(const char *dir, const char *key);
+
 #endif
