@@ -81,6 +81,12 @@ const struct plan_option *rt_option(const struct plan_hook *h, const char *key)
     return NULL;
 }
 
+double rt_option_num(const struct plan_hook *h, const char *key, double dflt)
+{
+    const struct plan_option *o = rt_option(h, key);
+    return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
+}
+
 void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
 {
     va_list ap;

@@ -250,6 +250,8 @@ void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
 
 /* The option key of hook h, or NULL. */
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
+/* The number option key of hook h, or dflt when it has none. */
+double rt_option_num(const struct plan_hook *h, const char *key, double dflt);
 /* calloc through ptm_malloc; n == 0 gives one zeroed element. */
 void *rt_zalloc(size_t n, size_t size);
 

@@ -40,12 +40,6 @@ struct lda_worker {
     struct ptm_rng rng;
 };
 
-static double num_option(const struct plan_hook *h, const char *key, double dflt)
-{
-    const struct plan_option *o = rt_option(h, key);
-    return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
-}
-
 /* D, nwk and nk of hook h, checked. */
 static int refs(const struct ptm_run *run, const struct plan_hook *h, const char *who,
                 int32_t *d, int32_t *nwk, int32_t *nk, char *err, size_t errlen)
@@ -100,8 +94,8 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct rt_param *nk = &run->params[s->nk_p];
     s->K = (int32_t)nk->len;
     s->W = D->csr.ncols;
-    s->o.alpha = num_option(u, "alpha", 0.1);
-    s->o.beta = num_option(u, "beta", 0.01);
+    s->o.alpha = rt_option_num(u, "alpha", 0.1);
+    s->o.beta = rt_option_num(u, "beta", 0.01);
     s->o.mh_steps = LDA_MH_STEPS;
     const struct plan_option *os = rt_option(u, "sampler");
     int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_SPARSE;
@@ -286,8 +280,8 @@ static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
     int rc = refs(run, o, "objective lda_loglik", &d, &nwk, &nk, err, errlen);
     if (rc != 0)
         return rc;
-    s->alpha = num_option(o, "alpha", 0.1);
-    s->beta = num_option(o, "beta", 0.01);
+    s->alpha = rt_option_num(o, "alpha", 0.1);
+    s->beta = rt_option_num(o, "beta", 0.01);
     const struct lda_state *u = run->rule_state;
     s->nk = rt_zalloc((size_t)u->K, sizeof(int64_t));
     return s->nk ? 0 : PTM_ENOMEM;

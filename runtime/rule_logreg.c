@@ -40,12 +40,6 @@ struct logreg_worker {
     int64_t next; /* the shard row the next minibatch starts at */
 };
 
-static double num_option(const struct plan_hook *h, const char *key, double dflt)
-{
-    const struct plan_option *o = rt_option(h, key);
-    return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
-}
-
 /* X, y, w of hook h, checked. */
 static int xyw(const struct ptm_run *run, const struct plan_hook *h, const char *who, int32_t *x,
                int32_t *y, int32_t *w, char *err, size_t errlen)
@@ -89,10 +83,10 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     int rc = xyw(run, u, "update logreg_sgd", &s->x, &s->y, &s->w, err, errlen);
     if (rc != 0)
         return rc;
-    s->rate = num_option(u, "rate", 0.1);
-    s->decay = num_option(u, "decay", 1);
-    s->l2 = num_option(u, "l2", 0);
-    s->l1 = num_option(u, "l1", 0);
+    s->rate = rt_option_num(u, "rate", 0.1);
+    s->decay = rt_option_num(u, "decay", 1);
+    s->l2 = rt_option_num(u, "l2", 0);
+    s->l1 = rt_option_num(u, "l1", 0);
     const struct ptm_dataset *X = run->data[s->x];
     s->n = X->csr.nrows;
     s->d = X->csr.ncols;
@@ -250,8 +244,8 @@ static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
     if (!s)
         return PTM_ENOMEM;
     run->obj_state = s;
-    s->l2 = num_option(o, "l2", 0);
-    s->l1 = num_option(o, "l1", 0);
+    s->l2 = rt_option_num(o, "l2", 0);
+    s->l1 = rt_option_num(o, "l1", 0);
     return xyw(run, o, "objective logloss", &s->x, &s->y, &s->w, err, errlen);
 }
 

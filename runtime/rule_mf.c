@@ -38,12 +38,6 @@ struct mf_worker {
     bool has_ccd;
 };
 
-static double num_option(const struct plan_hook *h, const char *key, double dflt)
-{
-    const struct plan_option *o = rt_option(h, key);
-    return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
-}
-
 static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
@@ -66,10 +60,10 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
     s->r = orr->ref;
     s->w = ow->ref;
     s->h = oh->ref;
-    s->rate = num_option(u, "rate", 0.05);
-    s->decay = num_option(u, "decay", 1);
-    s->reg = num_option(u, "reg", 0.05);
-    s->inner = (int)num_option(u, "inner", 1);
+    s->rate = rt_option_num(u, "rate", 0.05);
+    s->decay = rt_option_num(u, "decay", 1);
+    s->reg = rt_option_num(u, "reg", 0.05);
+    s->inner = (int)rt_option_num(u, "inner", 1);
     const struct ptm_dataset *R = run->data[s->r];
     const struct rt_param *W = &run->params[s->w], *H = &run->params[s->h];
     if (!R || !R->sparse || s->r != run->rowdata) {
