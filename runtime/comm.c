@@ -4,10 +4,12 @@
  * GLOBAL: the rank and size of this process, set once by ptm_comm_init()
  * before any thread starts and read-only afterwards.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "comm.h"
 #include "ptm.h"
 
@@ -203,4 +205,137 @@ void ptm_comm_gather(const double *mine, int64_t n, double *all)
     }
 #endif
     memcpy(all, mine, (size_t)n * sizeof(double));
+}
+
+void ptm_comm_sum_all(double *buf, size_t n)
+{
+#ifdef PTM_HAVE_MPI
+    if (comm_size > 1) {
+        comm_bytes += (int64_t)(n * sizeof(double));
+        for (size_t at = 0; at < n;) {
+            size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
+            MPI_Allreduce(MPI_IN_PLACE, buf + at, (int)k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            at += k;
+        }
+    }
+#else
+    (void)buf;
+    (void)n;
+#endif
+}
+
+void ptm_comm_sum_all_i64v(int64_t *buf, size_t n)
+{
+#ifdef PTM_HAVE_MPI
+    if (comm_size > 1) {
+        comm_bytes += (int64_t)(n * sizeof(int64_t));
+        for (size_t at = 0; at < n;) {
+            size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
+            MPI_Allreduce(MPI_IN_PLACE, buf + at, (int)k, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+            at += k;
+        }
+    }
+#else
+    (void)buf;
+    (void)n;
+#endif
+}
+
+int ptm_comm_exchange(const void *send, const int64_t *at, size_t item, void **recv,
+                      int64_t *nrecv)
+{
+    *recv = NULL;
+    *nrecv = 0;
+#ifdef PTM_HAVE_MPI
+    if (comm_size > 1) {
+        size_t R = (size_t)comm_size;
+        long long *sc = malloc(2 * R * sizeof(long long));
+        int *cnt = malloc(4 * R * sizeof(int));
+        if (!sc || !cnt) {
+            free(sc);
+            free(cnt);
+            return PTM_ENOMEM;
+        }
+        long long *rc = sc + R;
+        int *sdis = cnt + R, *rcnt = cnt + 2 * R, *rdis = cnt + 3 * R;
+        for (size_t r = 0; r < R; r++)
+            sc[r] = at[r + 1] - at[r];
+        MPI_Alltoall(sc, 1, MPI_LONG_LONG, rc, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+        /* counts and displacements in items of one MPI type: past INT_MAX
+         * items the exchange would need chunks */
+        int64_t total = 0;
+        bool big = at[R] > INT_MAX;
+        for (size_t r = 0; r < R; r++) {
+            big = big || total + rc[r] > INT_MAX;
+            total += rc[r];
+        }
+        int bad = big, any;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        void *buf = any ? NULL : ptm_malloc((size_t)(total ? total : 1) * item);
+        int nomem = !any && !buf, oom;
+        MPI_Allreduce(&nomem, &oom, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any || oom) {
+            ptm_free(buf);
+            free(sc);
+            free(cnt);
+            return any ? PTM_ETOOBIG : PTM_ENOMEM;
+        }
+        for (size_t r = 0, a = 0; r < R; r++) {
+            cnt[r] = (int)sc[r];
+            sdis[r] = (int)at[r];
+            rcnt[r] = (int)rc[r];
+            rdis[r] = (int)a;
+            a += (size_t)rc[r];
+            if (r != (size_t)comm_rank)
+                comm_bytes += sc[r] * (int64_t)item;
+        }
+        MPI_Datatype t;
+        MPI_Type_contiguous((int)item, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        MPI_Alltoallv(send, cnt, sdis, t, buf, rcnt, rdis, t, MPI_COMM_WORLD);
+        MPI_Type_free(&t);
+        free(sc);
+        free(cnt);
+        *recv = buf;
+        *nrecv = total;
+        return 0;
+    }
+#endif
+    size_t n = (size_t)(at[1] - at[0]);
+    void *buf = ptm_malloc((n ? n : 1) * item);
+    if (!buf)
+        return PTM_ENOMEM;
+    if (n)
+        memcpy(buf, (const char *)send + (size_t)at[0] * item, n * item);
+    *recv = buf;
+    *nrecv = (int64_t)n;
+    return 0;
+}
+
+void ptm_comm_post(const struct ptm_comm_msg *msg, size_t n)
+{
+#ifdef PTM_HAVE_MPI
+    if (comm_size > 1 && n > 0) {
+        MPI_Request *req = malloc(n * sizeof(MPI_Request));
+        if (!req)
+            ptm_comm_abort(1);
+        /* receives first, so that no send waits for its match to be posted */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!msg[i].send)
+                MPI_Irecv(msg[i].buf, (int)msg[i].bytes, MPI_BYTE, msg[i].peer, msg[i].tag,
+                          MPI_COMM_WORLD, &req[k++]);
+        for (size_t i = 0; i < n; i++)
+            if (msg[i].send) {
+                MPI_Isend(msg[i].buf, (int)msg[i].bytes, MPI_BYTE, msg[i].peer, msg[i].tag,
+                          MPI_COMM_WORLD, &req[k++]);
+                comm_bytes += (int64_t)msg[i].bytes;
+            }
+        MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
+        free(req);
+    }
+#else
+    (void)msg;
+    (void)n;
+#endif
 }

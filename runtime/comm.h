@@ -55,5 +55,28 @@ int64_t ptm_comm_prefix_i64(int64_t v);
 /* Rank 0 gets every rank's mine[0 .. n) in rank order into all (which
  * must hold the sum of the n's; ignored elsewhere). */
 void ptm_comm_gather(const double *mine, int64_t n, double *all);
+/* buf[0 .. n) summed over the ranks, the sum on every rank. */
+void ptm_comm_sum_all(double *buf, size_t n);
+void ptm_comm_sum_all_i64v(int64_t *buf, size_t n);
+/* Every rank sends send[at[r] .. at[r + 1]) (items of `item` bytes; at has
+ * size + 1 entries) to rank r and gets into *recv (allocated with
+ * ptm_malloc, caller frees) what the others sent it, in rank order, *nrecv
+ * items. Returns 0, PTM_ENOMEM or PTM_ETOOBIG (more than INT_MAX items
+ * between two ranks). Every rank calls it. */
+int ptm_comm_exchange(const void *send, const int64_t *at, size_t item, void **recv,
+                      int64_t *nrecv);
+
+/* A point-to-point message of ptm_comm_post(): bytes of buf to or from
+ * rank peer, matched by tag. */
+struct ptm_comm_msg {
+    void *buf;
+    size_t bytes;
+    int peer, tag;
+    bool send;
+};
+/* Post every message of msg[0 .. n) at once and return when all are
+ * done: the ranks' calls must pair sends with receives of the same tag
+ * and size. */
+void ptm_comm_post(const struct ptm_comm_msg *msg, size_t n);
 
 #endif

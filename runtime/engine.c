@@ -30,6 +30,7 @@
 
 #include "arena.h"
 #include "comm.h"
+#include "data_ranks.h"
 #include "engine_impl.h"
 #include "ptm.h"
 #include "rng.h"
@@ -110,7 +111,8 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
 {
     const struct ptm_plan *plan = run->plan;
     const char *base = plan->base_dir ? plan->base_dir : ".";
-    int32_t first = -1; /* the data sharded by rows: under MPI each rank reads its part */
+    int32_t first = -1; /* the data sharded by rows: under MPI each rank reads its part,
+                           and the parts of the MatrixMarket and UCI files sharded alike */
     for (uint32_t k = 0; k < plan->ndata && first < 0; k++)
         if (plan->data[k].shard == PLAN_SHARD_ROWS && plan->data[k].labels_of < 0)
             first = (int32_t)k;
@@ -134,7 +136,9 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
         /* rank r of R reads the lines that start in the r-th R-th of the
          * file: only its own rows, never the whole file */
         struct ptm_byte_range range;
-        if (run->nranks > 1 && (int32_t)k == first) {
+        if (run->nranks > 1 && dd->shard == PLAN_SHARD_ROWS && dd->labels_of < 0 &&
+            ((int32_t)k == first || dd->format == PLAN_FORMAT_MM ||
+             dd->format == PLAN_FORMAT_UCI)) {
             struct stat st;
             if (stat(path, &st) == 0) {
                 int64_t size = (int64_t)st.st_size;
@@ -182,7 +186,7 @@ static int eval_size(struct ptm_run *run, const struct prog *p, int64_t lo, cons
                      int64_t *out, char *err, size_t errlen)
 {
     double g[PROG_NGLOBALS] = {0};
-    g[PROG_G_WORKERS] = run->P;
+    g[PROG_G_WORKERS] = run->G;
     struct prog_env env = {.globals = g, .ud = run, .dim = dim_cb};
     double v = prog_eval(p, &env);
     if (!(v >= (double)lo && v <= (double)PTM_DATA_DIM_MAX) || v != floor(v)) {
@@ -260,11 +264,13 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
             }
         }
     }
-    if (run->nranks > 1 && run->rule->kind != RT_MODEL) {
+    if (run->nranks > 1 && (run->rule->kind == RT_CLOCKS ||
+                            (run->rule->kind == RT_ROTATION && !run->rule->spans))) {
         snprintf(err, errlen,
-                 "schedule %s is not supported yet under MPI: this version runs dynamic, "
-                 "round_robin and random across ranks",
-                 plan_policy_name(pol));
+                 "schedule %s with update %s is not supported yet under MPI: this version "
+                 "runs dynamic, round_robin and random, and rotation with mf_sgd and mf_ccd, "
+                 "across ranks",
+                 plan_policy_name(pol), u->lua ? "Lua" : u->builtin);
         return PTM_EINVAL;
     }
     if (pol == PLAN_POLICY_DATA_PARALLEL)
@@ -310,11 +316,36 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EINVAL;
         }
     if (run->rowdata < 0) {
-        run->P = 1;
+        run->P = run->G = 1;
         run->nrows = 0;
         return 0;
     }
     struct ptm_dataset *ds = run->data[run->rowdata];
+    bool rotation = run->rule && run->rule->kind == RT_ROTATION && run->nranks > 1;
+    if (run->nranks > 1 && ds->sparse && ds->declared_nnz >= 0) {
+        /* a MatrixMarket or UCI range holds entries of any rows: they go
+         * to the ranks of their rows, split as one process would split
+         * them among all the workers; other such data sharded by rows
+         * (held-out ratings) is cut where the first is */
+        int32_t bad = run->rowdata;
+        int rc = ptm_data_to_ranks(ds, plan->data[bad].name, run->P, &run->gbounds, err, errlen);
+        for (int32_t k = 0; k < (int32_t)plan->ndata && rc == 0; k++)
+            if (k != run->rowdata && plan->data[k].shard == PLAN_SHARD_ROWS &&
+                plan->data[k].labels_of < 0 && run->data[k]->sparse &&
+                run->data[k]->declared_nnz >= 0) {
+                bad = k;
+                rc = ptm_data_to_ranks(run->data[k], plan->data[k].name, run->P, &run->gbounds,
+                                       err, errlen);
+            }
+        if (rc == PTM_EDATA) {
+            /* a message about the file, as the readers give */
+            char msg[1024];
+            snprintf(msg, sizeof(msg), "%s", err);
+            snprintf(err, errlen, "%s: error: %s", plan->data[bad].path, msg);
+        }
+        if (rc != 0)
+            return rc;
+    }
     run->nrows = ptm_dataset_rows(ds);
     run->grows = run->nrows;
     if (run->nranks > 1) {
@@ -328,10 +359,11 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
         }
         for (uint32_t k = 0; k < plan->ndata; k++)
             if ((int32_t)k != run->rowdata && plan->data[k].shard == PLAN_SHARD_ROWS &&
-                plan->data[k].labels_of < 0) {
+                plan->data[k].labels_of < 0 && ptm_dataset_rows(run->data[k]) != run->nrows) {
                 snprintf(err, errlen,
-                         "data '%s': under MPI one data set is sharded by rows (declare the "
-                         "others 'shard none')",
+                         "data '%s': under MPI a second data set sharded by rows must be "
+                         "MatrixMarket or UCI with a first one in the same format (declare it "
+                         "'shard none')",
                          plan->data[k].name);
                 return PTM_EINVAL;
             }
@@ -341,8 +373,11 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
                  run->nranks > 1 ? " on this rank (more ranks than lines?)" : "");
         return PTM_EINVAL;
     }
-    if (run->P > run->nrows)
+    if (run->P > run->nrows && !run->gbounds)
         run->P = (int)run->nrows;
+    if (rotation) /* every rank has as many workers */
+        run->P = (int)-ptm_comm_max_i64(-run->P);
+    run->G = rotation ? run->nranks * run->P : run->P;
     return 0;
 }
 
@@ -353,7 +388,11 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
     int64_t *bounds = rt_zalloc((size_t)run->P + 1, sizeof(int64_t));
     if (!bounds)
         return PTM_ENOMEM;
-    if (run->rowdata >= 0) {
+    int g0 = run->G > run->P ? run->rank * run->P : 0;
+    if (run->gbounds) {
+        for (int p = 0; p <= run->P; p++)
+            bounds[p] = run->gbounds[run->rank * run->P + p] - run->row0;
+    } else if (run->rowdata >= 0) {
         const struct ptm_dataset *ds = run->data[run->rowdata];
         if (ds->sparse)
             ptm_shard_by_nnz(ds->csr.rowptr, run->nrows, run->P, bounds);
@@ -365,6 +404,7 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
         struct rt_worker *w = &run->w[p];
         w->run = run;
         w->id = p;
+        w->gid = g0 + p;
         w->lo = bounds[p];
         w->hi = bounds[p + 1];
         w->shard = rt_zalloc(plan->ndata, sizeof(*w->shard));
@@ -776,7 +816,7 @@ static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *e
         .plan = plan,
         .bs = run->bs,
         .nblocks = run->nblocks,
-        .workers = run->P,
+        .workers = run->G,
         .per_round = plan->schedule.per_round,
         .seed = run->seed,
         .env = run->has_senv ? &run->senv.env : NULL,
@@ -798,13 +838,21 @@ static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *e
         rd->off = rt_zalloc(cap + 1, sizeof(int64_t));
         rd->vars = rt_zalloc(maxvars, sizeof(int64_t));
         rd->change = rt_zalloc(maxvars, sizeof(double));
-        rd->part = rt_zalloc((size_t)run->P + 1, sizeof(size_t));
+        rd->part = rt_zalloc((size_t)run->G + 1, sizeof(size_t));
         rd->order = rt_zalloc(cap, sizeof(size_t));
         if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part || !rd->order)
             return PTM_ENOMEM;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
-    run->load = rt_zalloc((size_t)run->P, sizeof(double));
+    run->load = rt_zalloc((size_t)run->G, sizeof(double));
+    if (run->G > run->P) {
+        run->holder = rt_zalloc((size_t)run->nblocks, sizeof(int));
+        run->msgs = rt_zalloc((size_t)run->nblocks * RT_SPANS, sizeof(*run->msgs));
+        if (!run->holder || !run->msgs)
+            return PTM_ENOMEM;
+        for (int64_t b = 0; b < run->nblocks; b++)
+            run->holder[b] = -1;
+    }
     run->newval = rt_zalloc(maxvars, sizeof(double));
     run->zcap = run->rule->zcap(run, cap, maxvars);
     run->zsum = rt_zalloc(run->zcap, sizeof(double));
@@ -846,8 +894,10 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     if (!run->data || !run->hist)
         goto fail;
     rc = load_data(run, dg);
-    if (rc == 0)
-        rc = choose_rows(run, err, errlen);
+    if (rc == 0 && (rc = choose_rows(run, err, errlen)) == PTM_EDATA) {
+        diags_from_text(dg, err); /* the data's rows, seen by all ranks */
+        err[0] = '\0';
+    }
     if (rc != 0)
         goto fail;
     rc = PTM_ENOMEM;
@@ -946,6 +996,9 @@ void ptm_run_free(struct ptm_run *run)
     }
     ptm_free(run->bchange);
     ptm_free(run->load);
+    ptm_free(run->gbounds);
+    ptm_free(run->holder);
+    ptm_free(run->msgs);
     ptm_free(run->newval);
     ptm_free(run->zsum);
     ptm_free(run->last_delta);
@@ -1042,6 +1095,63 @@ static int phase(struct ptm_run *run, const struct rt_work *wk, char *err, size_
     return phase_failure(run, wk->objective && !wk->push, err, errlen);
 }
 
+/* Rotation across ranks, before round rd runs: each block whose worker
+ * is on another rank than last round's comes over, with what the rule
+ * keeps for it. Every rank walks the round in the same order, so the
+ * messages between two ranks pair up in order. */
+static void move_blocks(struct ptm_run *run, const struct rt_round *rd)
+{
+    size_t n = 0;
+    for (int g = 0; g < run->G; g++)
+        for (size_t k = rd->part[g]; k < rd->part[g + 1]; k++) {
+            int64_t b = rd->blocks[k];
+            int to = g / run->P, from = run->holder[b];
+            run->holder[b] = to;
+            if (from < 0 || from == to || (from != run->rank && to != run->rank))
+                continue;
+            struct rt_span sp[RT_SPANS];
+            int ns = run->rule->spans(run, b, sp);
+            for (int i = 0; i < ns; i++)
+                run->msgs[n++] = (struct ptm_comm_msg){
+                    .buf = sp[i].p,
+                    .bytes = sp[i].bytes,
+                    .peer = from == run->rank ? to : from,
+                    .tag = (int)((b * RT_SPANS + i) % 32768),
+                    .send = from == run->rank,
+                };
+        }
+    ptm_comm_post(run->msgs, n);
+}
+
+/* Rotation across ranks: the scheduled parameter made whole on every rank
+ * from the blocks each rank holds, for the objective and the outputs. */
+static int gather_blocks(struct ptm_run *run)
+{
+    struct rt_param *t = &run->params[run->sparam];
+    double *sum = rt_zalloc((size_t)t->len, sizeof(double));
+    if (!sum)
+        return PTM_ENOMEM;
+    for (int64_t b = 0; b < run->nblocks; b++) {
+        int h = run->holder[b];
+        if (h != run->rank && (h >= 0 || run->rank != 0))
+            continue; /* another rank's, or everyone's and rank 0 gives it */
+        int64_t u0, u1;
+        block_units(run, b, &u0, &u1);
+        if (run->bs->axis == PLAN_AXIS_COLS) {
+            for (int64_t i = 0; i < t->rows; i++)
+                for (int64_t j = u0; j < u1; j++)
+                    sum[i * t->cols + j] = t->val[i * t->cols + j];
+        } else {
+            int64_t w = run->bs->axis == PLAN_AXIS_ROWS ? t->cols : 1;
+            memcpy(sum + u0 * w, t->val + u0 * w, (size_t)((u1 - u0) * w) * sizeof(double));
+        }
+    }
+    ptm_comm_sum_all(sum, (size_t)t->len);
+    memcpy(t->val, sum, (size_t)t->len * sizeof(double));
+    ptm_free(sum);
+    return 0;
+}
+
 static int record_objective(struct ptm_run *run, double f)
 {
     if (run->nhist == run->caphist) {
@@ -1062,6 +1172,8 @@ static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *e
         snprintf(err, errlen, "the parameter store failed");
         return PTM_EINVAL;
     }
+    if (run->holder && gather_blocks(run) != 0)
+        return PTM_ENOMEM;
     struct rt_work wk = {.apply = pending, .objective = true};
     int rc = phase(run, &wk, err, errlen);
     if (rc != 0)
@@ -1093,8 +1205,8 @@ static double rel_change(const struct ptm_run *run)
 static int64_t sweeps(const struct ptm_run *run)
 {
     switch (run->rule->kind) {
-    case RT_ROTATION: /* P rounds: every worker has held every block */
-        return run->round / run->P;
+    case RT_ROTATION: /* G rounds: every worker has held every block */
+        return run->round / run->G;
     case RT_CLOCKS: /* a pass over the largest shard */
         return run->round / run->clocks_per_sweep;
     default:
@@ -1140,7 +1252,7 @@ static bool stop_now(const struct ptm_run *run)
     g[PROG_G_SECONDS] = run->seconds;
     g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
     g[PROG_G_REL_CHANGE] = rel_change(run);
-    g[PROG_G_WORKERS] = (double)run->P;
+    g[PROG_G_WORKERS] = (double)run->G;
     struct prog_env env = {.globals = g};
     double v = prog_eval(&plan->stop, &env);
     return v != 0 && !isnan(v);
@@ -1209,7 +1321,7 @@ static void sched_globals(struct ptm_run *run)
     g[PROG_G_SECONDS] = run->seconds;
     g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
     g[PROG_G_REL_CHANGE] = rel_change(run);
-    g[PROG_G_WORKERS] = (double)run->P;
+    g[PROG_G_WORKERS] = (double)run->G;
 }
 
 /* Is rd's order the policy's? */
@@ -1361,7 +1473,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             if (!head[0]) {
                 rd->n = (size_t)head[1];
                 ptm_comm_bcast(rd->blocks, rd->n * sizeof(int64_t));
-                ptm_comm_bcast(rd->part, ((size_t)run->P + 1) * sizeof(size_t));
+                ptm_comm_bcast(rd->part, ((size_t)run->G + 1) * sizeof(size_t));
                 ptm_comm_bcast(rd->order, rd->n * sizeof(size_t));
             }
         }
@@ -1375,6 +1487,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         const struct rt_round *applied = rd; /* what apply will see */
         if (run->rule->kind == RT_ROTATION) {
             /* each worker writes its own variables: nothing to combine */
+            if (run->holder)
+                move_blocks(run, rd);
             struct rt_work wp = {.push = rd};
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
@@ -1464,6 +1578,8 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
             snprintf(err, errlen, "the parameter store failed");
             rc = PTM_EINVAL;
         }
+        if (rc == 0 && run->holder)
+            rc = gather_blocks(run);
     }
     if (trace && fclose(trace) != 0 && rc == 0) {
         snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));

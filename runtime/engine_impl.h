@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "comm.h"
 #include "data.h"
 #include "engine.h"
 #include "lua_host.h"
@@ -74,6 +75,7 @@ struct rt_shard {
 struct rt_worker {
     struct ptm_run *run;
     int id;
+    int gid;               /* among all ranks' workers of the schedule (run->G) */
     int64_t lo, hi;        /* rows of the row-sharded data, global */
     struct rt_shard *shard; /* per data source of the plan */
     double **local;         /* per parameter: the shard's rows when sharded */
@@ -98,6 +100,14 @@ enum rt_kind {
     RT_CLOCKS,   /* data_parallel: each worker runs run->work.clocks clocks
                     against the parameter store; `sync` then brings the
                     parameter tables up to date */
+};
+
+/* Memory a rule keeps for a block of a rotation: what travels with the
+ * block when it moves to another rank. */
+#define RT_SPANS 4
+struct rt_span {
+    void *p;
+    size_t bytes;
 };
 
 /* An update rule (a built-in kernel or Lua hooks). pull runs on the
@@ -140,6 +150,11 @@ struct rt_rule {
      * counts): RT_CLOCKS after every phase, the others before the
      * objective and the outputs read them. NULL: the tables are the state. */
     int (*sync)(struct ptm_run *run);
+    /* RT_ROTATION across ranks: the memory of block b that the rank which
+     * holds it next needs (the scheduled parameter's rows and any state of
+     * the rule's own), into out; returns how many spans (<= RT_SPANS).
+     * NULL: the rule does not run across ranks. */
+    int (*spans)(struct ptm_run *run, int64_t b, struct rt_span *out);
 };
 
 /* An objective: every worker's part, summed in worker order, then one
@@ -199,7 +214,15 @@ struct ptm_run {
     bool split;                /* the rule splits rounds by blocks */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
     int64_t nrows;             /* its rows this rank holds */
-    int P;
+    int P;                     /* this rank's workers */
+    int G;                     /* the workers the schedule deals to: all ranks' under
+                                  rotation (rank r's are r * P .. r * P + P - 1),
+                                  else this rank's */
+    int64_t *gbounds;          /* G + 1: the global rows of each worker, when the ranks
+                                  split the rows together (data_ranks.h); or NULL */
+    int *holder;               /* rotation across ranks: the rank holding each block
+                                  (-1: every rank, as at the start) */
+    struct ptm_comm_msg *msgs; /* rotation across ranks: room for a round's moves */
     struct rt_worker *w;
     const struct rt_backend *backend;
     struct rt_gate gate;

@@ -72,7 +72,7 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
         return PTM_EINVAL;
     }
     s->rank = H->cols;
-    if (W->val || W->shard_like != s->r || W->rows != R->csr.nrows || W->cols != s->rank ||
+    if (W->val || W->shard_like != s->r || W->rows != run->grows || W->cols != s->rank ||
         !H->val || H->rows != R->csr.ncols) {
         snprintf(err, errlen,
                  "%s: W ('%s') must be a matrix[rows(R), rank] sharded like R and H ('%s') a "
@@ -81,7 +81,7 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
                  (long long)H->rows, (long long)H->cols);
         return PTM_EINVAL;
     }
-    if (run->sparam != s->h || run->bs->axis != PLAN_AXIS_ROWS || run->nblocks != run->P) {
+    if (run->sparam != s->h || run->bs->axis != PLAN_AXIS_ROWS || run->nblocks != run->G) {
         snprintf(err, errlen, "%s: the rotation must be over H's rows into workers ('blocks hb = %s "
                  "rows into workers')", who, H->pp->name);
         return PTM_EINVAL;
@@ -99,8 +99,8 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
             break;
         }
         wk->kernel = m;
-        rc = mf_grid_build(&m->g, &R->csr, wk->lo, wk->hi, run->P, MF_ORDER_ROWS,
-                           run->seed + (uint64_t)p);
+        rc = mf_grid_build(&m->g, &R->csr, wk->lo, wk->hi, run->G, MF_ORDER_ROWS,
+                           run->seed + (uint64_t)wk->gid);
         if (rc != 0)
             break;
         m->rw = rt_zalloc((size_t)(wk->hi - wk->lo), sizeof(double));
@@ -114,13 +114,15 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
             if ((rc = mf_ccd_init(&m->ccd, &m->g)) != 0)
                 break;
             m->has_ccd = true;
-            for (int b = 0; b < run->P; b++)
+            for (int b = 0; b < run->G; b++)
                 mf_ccd_residual_cell(&m->ccd, &m->g, b, s->rank, wk->local[s->w],
                                      H->val + m->g.block_lo[b] * s->rank);
         }
     }
-    if (rc == 0)
+    if (rc == 0) {
+        ptm_comm_sum_all_i64v(cnt, (size_t)d); /* other ranks' ratings too */
         mf_reg_cols(cnt, d, s->reg, s->rh);
+    }
     ptm_free(cnt);
     return rc;
 }
@@ -161,21 +163,36 @@ static int mf_push(struct rt_worker *w, const struct rt_round *rd)
     struct ptm_run *run = w->run;
     const struct mf_state *s = run->rule_state;
     struct mf_worker *m = w->kernel;
-    if (rd->part[w->id + 1] == rd->part[w->id])
+    if (rd->part[w->gid + 1] == rd->part[w->gid])
         return 0;
-    int b = (int)rd->blocks[rd->part[w->id]];
+    int b = (int)rd->blocks[rd->part[w->gid]];
     double *Wp = w->local[s->w];
     double *Hb = run->params[s->h].val + m->g.block_lo[b] * s->rank;
     if (s->ccd) {
         struct mf_ccd_phase ph;
-        mf_ccd_phase(run->round, run->P, s->rank, s->inner, &ph);
+        mf_ccd_phase(run->round, run->G, s->rank, s->inner, &ph);
         mf_ccd_round(&m->ccd, &m->g, b, &ph, s->rank, s->reg, Wp, Hb,
                      s->hacc + 2 * m->g.block_lo[b]);
     } else {
-        mf_sgd_cell(&m->g, b, s->rank, mf_step(s->rate, s->decay, run->round / run->P), Wp, Hb,
+        mf_sgd_cell(&m->g, b, s->rank, mf_step(s->rate, s->decay, run->round / run->G), Wp, Hb,
                     m->rw, s->rh + m->g.block_lo[b]);
     }
     return 0;
+}
+
+/* What travels with H's block b to another rank: its rows of H, and for
+ * CCD++ their accumulators. */
+static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
+{
+    const struct mf_state *s = run->rule_state;
+    const struct mf_worker *m = run->w[0].kernel;
+    int64_t lo = m->g.block_lo[b], n = m->g.block_lo[b + 1] - lo;
+    out[0] = (struct rt_span){run->params[s->h].val + lo * s->rank,
+                              (size_t)(n * s->rank) * sizeof(double)};
+    if (!s->ccd)
+        return 1;
+    out[1] = (struct rt_span){s->hacc + 2 * lo, (size_t)(2 * n) * sizeof(double)};
+    return 2;
 }
 
 const struct rt_rule rt_rule_mf = {
@@ -185,6 +202,7 @@ const struct rt_rule rt_rule_mf = {
     .release = mf_release,
     .zcap = mf_zcap,
     .push = mf_push,
+    .spans = mf_spans,
 };
 
 /* ---- rmse ------------------------------------------------------------------- */
@@ -221,7 +239,9 @@ static int rmse_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct ptm_dataset *T = run->data[s->t];
     const struct rt_param *W = &run->params[s->w], *H = &run->params[s->h];
     s->rank = H->cols;
-    if (!T || !T->sparse || W->val || W->cols != s->rank || T->csr.nrows != W->rows ||
+    /* under MPI, T is the rank's rows (sharded like R) or all of them */
+    if (!T || !T->sparse || W->val || W->cols != s->rank ||
+        (T->csr.nrows != W->rows && T->csr.nrows != run->nrows) ||
         T->csr.ncols > H->rows || !H->val) {
         snprintf(err, errlen,
                  "objective rmse: '%s' must be a sparse matrix with the rows of W ('%s', %lld) and "
@@ -240,7 +260,9 @@ static int rmse_part(struct rt_worker *w, double *out)
     const struct rmse_state *s = run->obj_state;
     /* the ratings matrix as a whole: shards of R hold local rows */
     const struct ptm_dataset *T = run->data[s->t];
-    *out = mf_sqerr_csr(&T->csr, w->lo, w->hi, w->local[s->w], run->params[s->h].val, s->rank);
+    int64_t at = T->csr.nrows == run->nrows ? 0 : run->row0; /* T's rows: ours, or all */
+    *out = mf_sqerr_csr(&T->csr, at + w->lo, at + w->hi, w->local[s->w], run->params[s->h].val,
+                        s->rank);
     return 0;
 }
 

@@ -1292,13 +1292,59 @@ if $mpi_tests; then
     err_has "--backend threads under mpirun with 2 processes would run the job 2 times"
     end
 
-    begin "mpirun: rotation is refused under MPI with a message"
-    "$PTM" gen mf --seed 1 --out "$T/mpi/mf" --rows 40 --cols 20 --rank 2 >/dev/null 2>&1
-    sed -e "s|\"data/|\"$T/mpi/mf/|g" -e "s|\"W.tsv\"|\"$T/mpi/W.tsv\"|" \
-        -e "s|\"H.tsv\"|\"$T/mpi/H.tsv\"|" examples/mf/mf.ptm >"$T/mpi/rot.ptm"
-    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/rot.ptm"
+    # MF on a rotation across ranks: entries in random order, so that each
+    # rank's part of the file holds entries of every row
+    "$PTM" gen mf --seed 1 --out "$T/mpi/mf" --rows 300 --cols 120 --rank 3 --ratings 6000 \
+        >/dev/null 2>&1
+    m="$T/mpi/mf/ratings.mtx"
+    { head -n 3 "$m"; tail -n +4 "$m" | awk 'BEGIN { srand(5) } { print rand() "\t" $0 }' |
+        sort -k1,1 | cut -f2-; } >"$T/mpi/mf/shuffled.mtx"
+    for upd in "mf_sgd { rate = 0.05, decay = 0.95, reg = 0.05 }" "mf_ccd { reg = 0.05 }"; do
+        rule=${upd%% *}
+        sed -e "s|\"data/ratings.mtx\"|\"$T/mpi/mf/shuffled.mtx\"|" -e "s|\"data/|\"$T/mpi/mf/|g" \
+            -e "s|^update .*|update builtin $upd|" -e "s|^stop when .*|stop when sweeps >= 6|" \
+            -e "s|\"W.tsv\"|\"$T/mpi/W.tsv\"|" -e "s|\"H.tsv\"|\"$T/mpi/H.tsv\"|" \
+            examples/mf/mf.ptm >"$T/mpi/$rule.ptm"
+        for cfg in "1 1" "2 1" "4 1" "2 2"; do
+            set -- $cfg
+            run run --quiet --workers $(($1 * $2)) "$T/mpi/$rule.ptm"
+            mv "$T/mpi/W.tsv" "$T/mpi/W-threads.tsv"
+            mv "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv"
+            begin "mpirun -np $1, $2 thread(s) a rank, $rule on a rotation: the same W and H as $(($1 * $2)) threads"
+            mpirun_ptm "$1" run --quiet --workers "$2" "$T/mpi/$rule.ptm"
+            want_rc 0
+            cmp -s "$T/mpi/W.tsv" "$T/mpi/W-threads.tsv" || no "W differs from the threads'"
+            cmp -s "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv" || no "H differs from the threads'"
+            [ "$(wc -l <"$T/mpi/W.tsv")" -eq 300 ] || no "W.tsv does not have 300 lines"
+            end
+        done
+    done
+
+    begin "mpirun: an entry given twice in two ranks' parts of a MatrixMarket file: exit 4"
+    { head -n 2 "$m"; sed -n 3p "$m" | awk '{ print $1, $2, $3 + 1 }'; tail -n +4 "$m"; sed -n 4p "$m"; } \
+        >"$T/mpi/mf/dup.mtx"
+    sed -e "s|$T/mpi/mf/shuffled.mtx|$T/mpi/mf/dup.mtx|" "$T/mpi/mf_sgd.ptm" >"$T/mpi/dup.ptm"
+    e=$(sed -n 4p "$m" | awk '{ print "(" $1 ", " $2 ")" }')
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/dup.ptm"
+    want_rc 4
+    err_has "$T/mpi/mf/dup.mtx: error: data 'R': entry $e is given twice"
+    end
+
+    begin "mpirun: fewer entries in all the ranks' parts than the header declares: exit 4"
+    { head -n 3 "$m"; tail -n +5 "$m"; } >"$T/mpi/mf/few.mtx"
+    sed -e "s|$T/mpi/mf/shuffled.mtx|$T/mpi/mf/few.mtx|" "$T/mpi/mf_sgd.ptm" >"$T/mpi/few.ptm"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/few.ptm"
+    want_rc 4
+    err_has "$T/mpi/mf/few.mtx: error: data 'R' has 5399 entries, fewer than its header declares (5400)"
+    end
+
+    begin "mpirun: data_parallel is refused under MPI with a message"
+    "$PTM" gen logreg --seed 1 --out "$T/mpi/lr" --rows 200 --cols 20 >/dev/null 2>&1
+    sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" \
+        examples/logreg/logreg.ptm >"$T/mpi/lr.ptm"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/lr.ptm"
     want_rc 1
-    err_has "schedule rotation is not supported yet under MPI"
+    err_has "schedule data_parallel with update logreg_sgd is not supported yet under MPI"
     end
 else
     echo "skip ptm run under MPI (mpirun missing, a sanitizer build, or built without MPI)"
