@@ -250,7 +250,8 @@ static int rmse_setup(struct ptm_run *run, char *err, size_t errlen)
                  (long long)H->rows);
         return PTM_EINVAL;
     }
-    s->count = T->csr.nnz;
+    /* under MPI, T sharded like R is the rank's part of the ratings */
+    s->count = T->csr.nrows == W->rows ? T->csr.nnz : ptm_comm_sum_i64(T->csr.nnz);
     return 0;
 }
 

@@ -1307,12 +1307,17 @@ if $mpi_tests; then
             examples/mf/mf.ptm >"$T/mpi/$rule.ptm"
         for cfg in "1 1" "2 1" "4 1" "2 2"; do
             set -- $cfg
-            run run --quiet --workers $(($1 * $2)) "$T/mpi/$rule.ptm"
+            run run --quiet --workers $(($1 * $2)) --trace "$T/mpi/t-threads" "$T/mpi/$rule.ptm"
             mv "$T/mpi/W.tsv" "$T/mpi/W-threads.tsv"
             mv "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv"
-            begin "mpirun -np $1, $2 thread(s) a rank, $rule on a rotation: the same W and H as $(($1 * $2)) threads"
-            mpirun_ptm "$1" run --quiet --workers "$2" "$T/mpi/$rule.ptm"
+            begin "mpirun -np $1, $2 thread(s) a rank, $rule on a rotation: the same W, H and RMSE as $(($1 * $2)) threads"
+            mpirun_ptm "$1" run --quiet --workers "$2" --trace "$T/mpi/t-mpi" "$T/mpi/$rule.ptm"
             want_rc 0
+            # the RMSE sums the ranks' parts in another order: 1e-12 relative
+            paste <(grep -o '"objective": [^}]*' "$T/mpi/t-mpi") \
+                <(grep -o '"objective": [^}]*' "$T/mpi/t-threads") |
+                awk '{ n++; d = ($2 - $4) / $4; if (d < 0) d = -d; if (d > 1e-12) bad = 1 }
+                     END { exit bad || n < 6 }' || no "the RMSE differs from the threads'"
             cmp -s "$T/mpi/W.tsv" "$T/mpi/W-threads.tsv" || no "W differs from the threads'"
             cmp -s "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv" || no "H differs from the threads'"
             [ "$(wc -l <"$T/mpi/W.tsv")" -eq 300 ] || no "W.tsv does not have 300 lines"
