@@ -264,12 +264,13 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
             }
         }
     }
-    if (run->nranks > 1 && (run->rule->kind == RT_CLOCKS ||
-                            (run->rule->kind == RT_ROTATION && !run->rule->spans))) {
+    if (run->nranks > 1 && (run->rule->kind == RT_CLOCKS ? !run->rule->ranks_clocks
+                                                        : run->rule->kind == RT_ROTATION &&
+                                                              !run->rule->spans)) {
         snprintf(err, errlen,
                  "schedule %s with update %s is not supported yet under MPI: this version "
-                 "runs dynamic, round_robin and random, and rotation with mf_sgd and mf_ccd, "
-                 "across ranks",
+                 "runs dynamic, round_robin and random, rotation with mf_sgd and mf_ccd, and "
+                 "data_parallel with logreg_sgd across ranks",
                  plan_policy_name(pol), u->lua ? "Lua" : u->builtin);
         return PTM_EINVAL;
     }
@@ -1401,13 +1402,21 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
     int64_t len = run->clocks_per_sweep;
     if (run->obj && o->every_unit == PLAN_UNIT_ROUNDS && o->every > 0 && o->every < len)
         len = o->every;
+    if (run->clock_period > 0 && run->clock_period < len)
+        len = run->clock_period; /* the ranks exchange updates between phases */
     int rc = 0;
     if (run->obj && run->nhist == 0) {
         if ((rc = evaluate(run, NULL, err, errlen)) != 0)
             return rc;
         progress(run);
     }
-    while (!stop_now(run) && !ptm_run_interrupted()) {
+    for (;;) {
+        /* rank 0 decides whether to go on; the other ranks are told */
+        int64_t stop = run->rank == 0 && (stop_now(run) || ptm_run_interrupted());
+        if (run->nranks > 1)
+            ptm_comm_bcast(&stop, sizeof(stop));
+        if (stop)
+            break;
         struct rt_work wk = {.push = &run->rounds[0], .clocks = len};
         if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = run->rule->sync(run)) != 0)
             return rc;

@@ -155,6 +155,9 @@ struct rt_rule {
      * the rule's own), into out; returns how many spans (<= RT_SPANS).
      * NULL: the rule does not run across ranks. */
     int (*spans)(struct ptm_run *run, int64_t b, struct rt_span *out);
+    /* RT_CLOCKS: the rule runs across ranks; its setup sets
+     * run->clock_period and its sync exchanges the ranks' updates. */
+    bool ranks_clocks;
 };
 
 /* An objective: every worker's part, summed in worker order, then one
@@ -246,6 +249,7 @@ struct ptm_run {
                            one maybe fewer; under `into`, the longest */
     int64_t bvars;      /* the most variables a block has */
     int64_t clocks_per_sweep; /* RT_CLOCKS: clocks of a pass over the largest shard */
+    int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
     double *last_delta; /* every variable's last change */
     double *bchange;    /* largest |change| of each of a round's blocks */
     double *load;       /* P: the scheduler's cost per worker */

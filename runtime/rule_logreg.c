@@ -14,6 +14,13 @@
  * no barrier between clocks: SSP does the waiting. Between phases the
  * engine copies the store's master copy into the parameter table, which
  * is what the objective and the outputs read.
+ *
+ * Across ranks, each rank has its store and its workers; after every
+ * phase the ranks sum what their stores added since the last exchange, so
+ * every rank's master copy is the same. A phase is then at most s + 1
+ * clocks (1 for async), which keeps the bound: a worker at clock c has
+ * every other rank's updates of the clocks before the phase it is in,
+ * which began at c - s or later.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +38,7 @@ struct logreg_state {
     int64_t n, d, minibatch;
     double *scale; /* n / c_j: the penalty's weight per column */
     struct pstore *ps;
+    double *base;  /* across ranks: the master copy after the last exchange */
 };
 
 struct logreg_worker {
@@ -88,7 +96,7 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     s->l2 = rt_option_num(u, "l2", 0);
     s->l1 = rt_option_num(u, "l1", 0);
     const struct ptm_dataset *X = run->data[s->x];
-    s->n = X->csr.nrows;
+    s->n = run->grows; /* all ranks' rows */
     s->d = X->csr.ncols;
     s->minibatch = run->plan->schedule.minibatch > 0 ? run->plan->schedule.minibatch : 1000;
     const struct rt_param *t = &run->params[s->w];
@@ -123,15 +131,25 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
             rc = PTM_ENOMEM;
         logreg_col_counts_part(&X->csr, wk->lo, wk->hi, cnt);
     }
-    if (rc == 0)
+    if (rc == 0) {
+        ptm_comm_sum_all_i64v(cnt, (size_t)s->d); /* other ranks' rows too */
         logreg_reg_scale(cnt, s->d, s->n, s->scale);
+    }
     ptm_free(cnt);
-    /* a shard pass of the largest shard is a sweep */
+    /* a shard pass of the largest shard (of all ranks) is a sweep */
     int64_t most = 1;
     for (int p = 0; p < run->P; p++)
         if (run->w[p].hi - run->w[p].lo > most)
             most = run->w[p].hi - run->w[p].lo;
-    run->clocks_per_sweep = (most + s->minibatch - 1) / s->minibatch;
+    run->clocks_per_sweep = (ptm_comm_max_i64(most) + s->minibatch - 1) / s->minibatch;
+    if (rc == 0 && run->nranks > 1) {
+        run->clock_period = spec.async ? 1 : (int64_t)spec.staleness + 1;
+        s->base = rt_zalloc((size_t)s->d, sizeof(double));
+        if (!s->base)
+            rc = PTM_ENOMEM;
+        else
+            memcpy(s->base, t->val, (size_t)s->d * sizeof(double));
+    }
     return rc;
 }
 
@@ -151,6 +169,7 @@ static void lr_release(struct ptm_run *run)
     if (s) {
         pstore_free(s->ps);
         ptm_free(s->scale);
+        ptm_free(s->base);
         ptm_free(s);
         run->rule_state = NULL;
     }
@@ -213,11 +232,21 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
     return 0;
 }
 
-/* After a phase: the store's master copy becomes the parameter table. */
+/* After a phase: the store's master copy becomes the parameter table;
+ * across ranks, after the ranks have summed what they added. */
 static int lr_sync(struct ptm_run *run)
 {
     const struct logreg_state *s = run->rule_state;
-    return pstore_read(s->ps, 0, run->params[s->w].val);
+    double *v = run->params[s->w].val;
+    int rc = pstore_read(s->ps, 0, v);
+    if (rc != 0 || !s->base)
+        return rc;
+    for (int64_t j = 0; j < s->d; j++)
+        v[j] -= s->base[j];
+    ptm_comm_sum_all(v, (size_t)s->d);
+    for (int64_t j = 0; j < s->d; j++)
+        s->base[j] = v[j] += s->base[j];
+    return pstore_write_row(s->ps, 0, 0, v);
 }
 
 const struct rt_rule rt_rule_logreg = {
@@ -228,6 +257,7 @@ const struct rt_rule rt_rule_logreg = {
     .zcap = lr_zcap,
     .push = lr_push,
     .sync = lr_sync,
+    .ranks_clocks = true,
 };
 
 /* ---- logloss ---------------------------------------------------------------- */
@@ -262,7 +292,7 @@ static double ll_finish(const struct ptm_run *run, double sum)
 {
     const struct logloss_state *s = run->obj_state;
     const struct rt_param *t = &run->params[s->w];
-    return sum / (double)run->data[s->x]->csr.nrows + logreg_penalty(t->val, t->len, s->l2, s->l1);
+    return sum / (double)run->grows + logreg_penalty(t->val, t->len, s->l2, s->l1);
 }
 
 static void ll_release(struct ptm_run *run)

@@ -1344,13 +1344,41 @@ if $mpi_tests; then
     err_has "$T/mpi/mf/few.mtx: error: data 'R' has 5399 entries, fewer than its header declares (5400)"
     end
 
-    begin "mpirun: data_parallel is refused under MPI with a message"
-    "$PTM" gen logreg --seed 1 --out "$T/mpi/lr" --rows 200 --cols 20 >/dev/null 2>&1
-    sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" \
-        examples/logreg/logreg.ptm >"$T/mpi/lr.ptm"
-    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/lr.ptm"
+    # logistic regression, data-parallel over the ranks' stores: BSP, SSP 2, async
+    "$PTM" gen logreg --seed 1 --out "$T/mpi/lr" --rows 3000 --cols 300 >/dev/null 2>&1
+    for cons in "ssp 0" "ssp 2" "async"; do
+        sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" \
+            -e "s|consistency ssp 2|consistency $cons|" -e "s|^stop when .*|stop when sweeps >= 60|" \
+            examples/logreg/logreg.ptm >"$T/mpi/lr.ptm"
+        run run --workers 2 "$T/mpi/lr.ptm"
+        want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+        for cfg in "2 1" "4 1" "2 2"; do
+            set -- $cfg
+            begin "mpirun -np $1, $2 thread(s) a rank, logreg_sgd under $cons: the threads' loss to 1e-3"
+            mpirun_ptm "$1" run --workers "$2" "$T/mpi/lr.ptm"
+            want_rc 0
+            got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+            awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d < 1e-3) }' ||
+                no "loss $got, the threads' $want"
+            [ "$(wc -l <"$T/mpi/w.tsv")" -eq 300 ] || no "w.tsv does not have 300 lines"
+            end
+        done
+    done
+    begin "mpirun -np 2, logreg_sgd under BSP: the same w twice"
+    sed -e "s|consistency async|consistency ssp 0|" "$T/mpi/lr.ptm" >"$T/mpi/bsp.ptm"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/bsp.ptm"
+    mv "$T/mpi/w.tsv" "$T/mpi/w1.tsv"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/bsp.ptm"
+    cmp -s "$T/mpi/w.tsv" "$T/mpi/w1.tsv" || no "w differs between two runs"
+    end
+
+    begin "mpirun: LDA on a rotation is refused under MPI with a message"
+    "$PTM" gen lda --seed 1 --out "$T/mpi/lda" --docs 40 --words 30 --topics 3 >/dev/null 2>&1
+    sed -e "s|\"data/|\"$T/mpi/lda/|g" -e "s|\"\([a-z]*\).tsv\"|\"$T/mpi/\1.tsv\"|g" \
+        examples/lda/lda.ptm >"$T/mpi/lda.ptm"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/lda.ptm"
     want_rc 1
-    err_has "schedule data_parallel with update logreg_sgd is not supported yet under MPI"
+    err_has "schedule rotation with update lda_gibbs is not supported yet under MPI"
     end
 else
     echo "skip ptm run under MPI (mpirun missing, a sanitizer build, or built without MPI)"
