@@ -241,6 +241,23 @@ void ptm_comm_sum_all_i64v(int64_t *buf, size_t n)
 #endif
 }
 
+void ptm_comm_sum_all_i32v(int32_t *buf, size_t n)
+{
+#ifdef PTM_HAVE_MPI
+    if (comm_size > 1) {
+        comm_bytes += (int64_t)(n * sizeof(int32_t));
+        for (size_t at = 0; at < n;) {
+            size_t k = n - at < (size_t)1 << 28 ? n - at : (size_t)1 << 28;
+            MPI_Allreduce(MPI_IN_PLACE, buf + at, (int)k, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+            at += k;
+        }
+    }
+#else
+    (void)buf;
+    (void)n;
+#endif
+}
+
 int ptm_comm_exchange(const void *send, const int64_t *at, size_t item, void **recv,
                       int64_t *nrecv)
 {

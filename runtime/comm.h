@@ -58,6 +58,7 @@ void ptm_comm_gather(const double *mine, int64_t n, double *all);
 /* buf[0 .. n) summed over the ranks, the sum on every rank. */
 void ptm_comm_sum_all(double *buf, size_t n);
 void ptm_comm_sum_all_i64v(int64_t *buf, size_t n);
+void ptm_comm_sum_all_i32v(int32_t *buf, size_t n);
 /* Every rank sends send[at[r] .. at[r + 1]) (items of `item` bytes; at has
  * size + 1 entries) to rank r and gets into *recv (allocated with
  * ptm_malloc, caller frees) what the others sent it, in rank order, *nrecv

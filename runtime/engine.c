@@ -269,8 +269,8 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
                                                               !run->rule->spans)) {
         snprintf(err, errlen,
                  "schedule %s with update %s is not supported yet under MPI: this version "
-                 "runs dynamic, round_robin and random, rotation with mf_sgd and mf_ccd, and "
-                 "data_parallel with logreg_sgd across ranks",
+                 "runs dynamic, round_robin and random, rotation with mf_sgd, mf_ccd and "
+                 "lda_gibbs, and data_parallel with logreg_sgd across ranks",
                  plan_policy_name(pol), u->lua ? "Lua" : u->builtin);
         return PTM_EINVAL;
     }
@@ -1173,7 +1173,7 @@ static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *e
         snprintf(err, errlen, "the parameter store failed");
         return PTM_EINVAL;
     }
-    if (run->holder && gather_blocks(run) != 0)
+    if (run->holder && !run->rule->sync && gather_blocks(run) != 0)
         return PTM_ENOMEM;
     struct rt_work wk = {.apply = pending, .objective = true};
     int rc = phase(run, &wk, err, errlen);
@@ -1501,6 +1501,10 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             struct rt_work wp = {.push = rd};
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
+            if (run->holder && run->rule->exchange && run->rule->exchange(run) != 0) {
+                snprintf(err, errlen, "the parameter store failed");
+                return PTM_EINVAL;
+            }
             applied = NULL;
         } else if (run->split) {
             /* workers read rows that others apply to: apply, then push */
@@ -1587,7 +1591,7 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
             snprintf(err, errlen, "the parameter store failed");
             rc = PTM_EINVAL;
         }
-        if (rc == 0 && run->holder)
+        if (rc == 0 && run->holder && !run->rule->sync)
             rc = gather_blocks(run);
     }
     if (trace && fclose(trace) != 0 && rc == 0) {

@@ -158,6 +158,12 @@ struct rt_rule {
     /* RT_CLOCKS: the rule runs across ranks; its setup sets
      * run->clock_period and its sync exchanges the ranks' updates. */
     bool ranks_clocks;
+    /* RT_ROTATION across ranks: after every round, what the ranks share
+     * beyond the blocks (totals in the store), or NULL. A rule with a sync
+     * makes its tables whole there (run->holder says which blocks are this
+     * rank's); without one, the engine sums the blocks of the scheduled
+     * parameter over the ranks. */
+    int (*exchange)(struct ptm_run *run);
 };
 
 /* An objective: every worker's part, summed in worker order, then one

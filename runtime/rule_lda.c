@@ -12,6 +12,11 @@
  * back, at most s clocks stale. The kernel counts in integers, in arrays of
  * this rule's; `sync` copies them into the parameter tables nwk and nk
  * before the objective and the outputs read those.
+ *
+ * Across ranks, worker p of rank r is worker r * P + p of the rotation;
+ * the blocks of n_wk go from rank to rank with the rotation, each rank has
+ * its store for n_k, and after every round the ranks sum what their
+ * stores added since the last round.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,9 +33,12 @@ struct lda_state {
     int32_t K;
     int64_t W, ntokens;
     struct lda_opts o;
-    int64_t *bounds; /* P + 1: the blocks of words */
+    int64_t *bounds; /* G + 1: the blocks of words */
     int32_t *nwk;    /* W x K */
     struct pstore *ps;
+    int64_t gtokens; /* all ranks' tokens */
+    double *base;    /* across ranks: n_k after the last exchange */
+    double *delta;   /* and room for the change since */
 };
 
 struct lda_worker {
@@ -85,7 +93,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     int rc = refs(run, u, "update lda_gibbs", &s->d, &s->nwk_p, &s->nk_p, err, errlen);
     if (rc != 0)
         return rc;
-    if (run->sparam != s->nwk_p || run->bs->axis != PLAN_AXIS_ROWS || run->nblocks != run->P) {
+    if (run->sparam != s->nwk_p || run->bs->axis != PLAN_AXIS_ROWS || run->nblocks != run->G) {
         snprintf(err, errlen, "update lda_gibbs: the rotation must be over nwk's rows into workers "
                  "('blocks words = nwk rows into workers')");
         return PTM_EINVAL;
@@ -100,11 +108,13 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct plan_option *os = rt_option(u, "sampler");
     int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_SPARSE;
     s->o.sampler = smp < 0 ? LDA_SAMPLER_SPARSE : (enum lda_sampler)smp;
-    s->bounds = rt_zalloc((size_t)run->P + 1, sizeof(int64_t));
+    s->bounds = rt_zalloc((size_t)run->G + 1, sizeof(int64_t));
     s->nwk = rt_zalloc((size_t)(s->W * s->K), sizeof(int32_t));
-    if (!s->bounds || !s->nwk)
+    s->base = rt_zalloc((size_t)s->K, sizeof(double));
+    s->delta = rt_zalloc((size_t)s->K, sizeof(double));
+    if (!s->bounds || !s->nwk || !s->base || !s->delta)
         return PTM_ENOMEM;
-    ptm_shard_even(s->W, run->P, s->bounds);
+    ptm_shard_even(s->W, run->G, s->bounds);
     /* the totals, exact at the start: every (shard, block) initialized on
      * this thread into one array */
     int64_t *nk0 = rt_zalloc((size_t)s->K, sizeof(int64_t));
@@ -128,7 +138,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
             rc = PTM_ENOMEM;
             break;
         }
-        rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->P);
+        rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->G);
         if (rc != 0) {
             snprintf(err, errlen, "update lda_gibbs: the documents of worker %d: %s", p + 1,
                      rc == PTM_ETOOBIG ? "too many tokens" : ptm_strerror(rc));
@@ -136,11 +146,17 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
         }
         k->has_shard = true;
         s->ntokens += k->s.ntokens;
-        ptm_rng_seed(&k->rng, run->seed ^ (0x6c64610000000000ull + (uint64_t)p)); /* "lda" */
-        for (int b = 0; b < run->P; b++)
+        ptm_rng_seed(&k->rng, run->seed ^ (0x6c64610000000000ull + (uint64_t)w->gid)); /* "lda" */
+        for (int b = 0; b < run->G; b++)
             lda_init_block(&k->s, b, s->nwk + s->bounds[b] * s->K, nk0, scratch, &k->rng);
     }
     ptm_free(scratch);
+    if (rc == 0) {
+        /* every rank's documents count in n_wk and n_k */
+        ptm_comm_sum_all_i32v(s->nwk, (size_t)(s->W * s->K));
+        ptm_comm_sum_all_i64v(nk0, (size_t)s->K);
+    }
+    s->gtokens = ptm_comm_sum_i64(s->ntokens);
     if (rc == 0) {
         struct pstore_table_spec spec = {
             .nrows = 1,
@@ -153,7 +169,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
         if (!row)
             rc = PTM_ENOMEM;
         for (int32_t t = 0; rc == 0 && t < s->K; t++)
-            row[t] = (double)nk0[t];
+            s->base[t] = row[t] = (double)nk0[t];
         if (rc == 0 && ((rc = pstore_new(&s->ps, run->P)) != 0 ||
                         (rc = pstore_add_table(s->ps, &spec, &id)) != 0 ||
                         (rc = pstore_write_row(s->ps, id, 0, row)) != 0))
@@ -186,6 +202,8 @@ static void lda_release(struct ptm_run *run)
         pstore_free(s->ps);
         ptm_free(s->bounds);
         ptm_free(s->nwk);
+        ptm_free(s->base);
+        ptm_free(s->delta);
         ptm_free(s);
         run->rule_state = NULL;
     }
@@ -206,9 +224,9 @@ static int lda_push(struct rt_worker *w, const struct rt_round *rd)
     struct ptm_run *run = w->run;
     const struct lda_state *s = run->rule_state;
     struct lda_worker *k = w->kernel;
-    if (rd->part[w->id + 1] == rd->part[w->id])
+    if (rd->part[w->gid + 1] == rd->part[w->gid])
         return 0;
-    int b = (int)rd->blocks[rd->part[w->id]];
+    int b = (int)rd->blocks[rd->part[w->gid]];
     lda_sample(&k->s, b, &s->o, s->nwk + s->bounds[b] * s->K, k->nk, k->nk_delta, &k->rng);
     struct pstore_worker *pw = pstore_worker(s->ps, w->id);
     int rc = 0;
@@ -232,16 +250,51 @@ static int lda_push(struct rt_worker *w, const struct rt_round *rd)
     return 0;
 }
 
-/* The parameter tables from the kernel's counts. */
+/* Across ranks, after a round: the ranks' changes to n_k since the last
+ * round, summed, on every rank's store. */
+static int lda_exchange(struct ptm_run *run)
+{
+    struct lda_state *s = run->rule_state;
+    int rc = pstore_read(s->ps, 0, s->delta);
+    if (rc != 0)
+        return rc;
+    for (int32_t t = 0; t < s->K; t++)
+        s->delta[t] -= s->base[t];
+    ptm_comm_sum_all(s->delta, (size_t)s->K);
+    for (int32_t t = 0; t < s->K; t++)
+        s->base[t] += s->delta[t];
+    return pstore_write_row(s->ps, 0, 0, s->base);
+}
+
+/* The parameter tables from the kernel's counts; across ranks, n_wk made
+ * whole from the blocks each rank holds. */
 static int lda_sync(struct ptm_run *run)
 {
     const struct lda_state *s = run->rule_state;
     double *nwk = run->params[s->nwk_p].val, *nk = run->params[s->nk_p].val;
+    if (run->holder) {
+        for (int64_t b = 0; b < run->nblocks; b++) {
+            int h = run->holder[b];
+            if (h != run->rank && (h >= 0 || run->rank != 0))
+                memset(s->nwk + s->bounds[b] * s->K, 0,
+                       (size_t)((s->bounds[b + 1] - s->bounds[b]) * s->K) * sizeof(int32_t));
+        }
+        ptm_comm_sum_all_i32v(s->nwk, (size_t)(s->W * s->K));
+    }
     int64_t n = s->W * s->K;
     for (int64_t i = 0; i < n; i++)
         nwk[i] = s->nwk[i];
     int rc = pstore_read(s->ps, 0, nk);
     return rc;
+}
+
+/* What travels with block b of words to another rank: its counts. */
+static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
+{
+    const struct lda_state *s = run->rule_state;
+    out[0] = (struct rt_span){s->nwk + s->bounds[b] * s->K,
+                              (size_t)((s->bounds[b + 1] - s->bounds[b]) * s->K) * sizeof(int32_t)};
+    return 1;
 }
 
 const struct rt_rule rt_rule_lda = {
@@ -252,6 +305,8 @@ const struct rt_rule rt_rule_lda = {
     .zcap = lda_zcap,
     .push = lda_push,
     .sync = lda_sync,
+    .spans = lda_spans,
+    .exchange = lda_exchange,
 };
 
 /* ---- lda_loglik -------------------------------------------------------------- */
@@ -303,7 +358,7 @@ static double ll_finish(const struct ptm_run *run, double sum)
     lda_topic_totals(u->nwk, u->W, u->K, s->nk);
     double ll = sum + lda_loglik_words(u->nwk, u->W, u->K, s->beta) +
                 lda_loglik_topics(s->nk, u->K, u->W, s->beta);
-    return u->ntokens ? ll / (double)u->ntokens : 0;
+    return u->gtokens ? ll / (double)u->gtokens : 0;
 }
 
 static void ll_release(struct ptm_run *run)

@@ -1372,13 +1372,34 @@ if $mpi_tests; then
     cmp -s "$T/mpi/w.tsv" "$T/mpi/w1.tsv" || no "w differs between two runs"
     end
 
-    begin "mpirun: LDA on a rotation is refused under MPI with a message"
-    "$PTM" gen lda --seed 1 --out "$T/mpi/lda" --docs 40 --words 30 --topics 3 >/dev/null 2>&1
-    sed -e "s|\"data/|\"$T/mpi/lda/|g" -e "s|\"\([a-z]*\).tsv\"|\"$T/mpi/\1.tsv\"|g" \
+    # LDA on a rotation: the word-topic blocks travel between ranks
+    "$PTM" gen lda --seed 2 --out "$T/mpi/lda" --docs 400 --words 300 --topics 5 >/dev/null 2>&1
+    sed -e "s|\"data/|\"$T/mpi/lda/|g" -e "s|\"word_topic.tsv\"|\"$T/mpi/wt.tsv\"|" \
+        -e "s|topics = 100|topics = 5|" -e "s|^stop when .*|stop when sweeps >= 30|" \
         examples/lda/lda.ptm >"$T/mpi/lda.ptm"
-    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/lda.ptm"
+    tokens=$(awk 'NR > 3 { n += $3 } END { print n }' "$T/mpi/lda/docword.txt")
+    for cfg in "2 1" "4 1" "2 2"; do
+        set -- $cfg
+        run run --workers $(($1 * $2)) "$T/mpi/lda.ptm"
+        want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+        begin "mpirun -np $1, $2 thread(s) a rank, lda_gibbs: every token counted once, the threads' log-likelihood to 2e-3"
+        mpirun_ptm "$1" run --workers "$2" "$T/mpi/lda.ptm"
+        want_rc 0
+        got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+        awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a < 0 && d < 2e-3) }' ||
+            no "log-likelihood $got, the threads' $want"
+        sum=$(awk '{ for (i = 1; i <= NF; i++) n += $i } END { print n }' "$T/mpi/wt.tsv")
+        [ "$sum" = "$tokens" ] || no "the word-topic counts add up to $sum, not $tokens tokens"
+        [ "$(wc -l <"$T/mpi/wt.tsv.top")" -eq 5 ] || no "wt.tsv.top does not have 5 topics"
+        end
+    done
+
+    begin "mpirun: a Lua rule on a rotation is refused under MPI with a message"
+    sed -e "s|^update .*|update lua \"$T/mpi/rot.lua\"|" "$T/mpi/mf_sgd.ptm" >"$T/mpi/rot.ptm"
+    printf 'function push() end\nfunction pull() end\nfunction apply() end\n' >"$T/mpi/rot.lua"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/rot.ptm"
     want_rc 1
-    err_has "schedule rotation with update lda_gibbs is not supported yet under MPI"
+    err_has "not supported yet"
     end
 else
     echo "skip ptm run under MPI (mpirun missing, a sanitizer build, or built without MPI)"
