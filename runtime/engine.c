@@ -846,6 +846,12 @@ static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *e
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
     run->load = rt_zalloc((size_t)run->G, sizeof(double));
+    if (run->nranks > 1) {
+        run->say_cap = cap;
+        run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1, sizeof(int64_t));
+        if (!run->say)
+            return PTM_ENOMEM;
+    }
     if (run->G > run->P) {
         run->holder = rt_zalloc((size_t)run->nblocks, sizeof(int));
         run->msgs = rt_zalloc((size_t)run->nblocks * RT_SPANS, sizeof(*run->msgs));
@@ -998,6 +1004,7 @@ void ptm_run_free(struct ptm_run *run)
     ptm_free(run->bchange);
     ptm_free(run->load);
     ptm_free(run->gbounds);
+    ptm_free(run->say);
     ptm_free(run->holder);
     ptm_free(run->msgs);
     ptm_free(run->newval);
@@ -1376,6 +1383,37 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
     return c;
 }
 
+/* Rank 0's decision and round to every rank, in one broadcast of
+ * run->say: stop, n, then the blocks, their order and the workers'
+ * parts. */
+static void tell_round(struct ptm_run *run, struct rt_round *rd, int64_t head[2])
+{
+    int64_t *m = run->say, G = run->G;
+    size_t cap = run->say_cap;
+    if (run->rank == 0) {
+        m[0] = head[0];
+        m[1] = head[1];
+        for (size_t i = 0; !head[0] && i < rd->n; i++) {
+            m[2 + i] = rd->blocks[i];
+            m[2 + cap + i] = (int64_t)rd->order[i];
+        }
+        for (int64_t p = 0; !head[0] && p <= G; p++)
+            m[2 + 2 * cap + p] = (int64_t)rd->part[p];
+    }
+    ptm_comm_bcast(m, (2 + 2 * cap + (size_t)G + 1) * sizeof(int64_t));
+    head[0] = m[0];
+    head[1] = m[1];
+    if (run->rank == 0 || head[0])
+        return;
+    rd->n = (size_t)head[1];
+    for (size_t i = 0; i < rd->n; i++) {
+        rd->blocks[i] = m[2 + i];
+        rd->order[i] = (size_t)m[2 + cap + i];
+    }
+    for (int64_t p = 0; p <= G; p++)
+        rd->part[p] = (size_t)m[2 + 2 * cap + p];
+}
+
 /* The pull and the commit of a round whose sums are in run->zsum (this
  * rank's): rank 0 pulls the sums over the ranks and tells every rank the
  * new values, which each then commits. */
@@ -1477,15 +1515,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 head[1] = (int64_t)rd->n;
             }
         }
-        if (run->nranks > 1) {
-            ptm_comm_bcast(head, sizeof(head));
-            if (!head[0]) {
-                rd->n = (size_t)head[1];
-                ptm_comm_bcast(rd->blocks, rd->n * sizeof(int64_t));
-                ptm_comm_bcast(rd->part, ((size_t)run->G + 1) * sizeof(size_t));
-                ptm_comm_bcast(rd->order, rd->n * sizeof(size_t));
-            }
-        }
+        if (run->nranks > 1)
+            tell_round(run, rd, head);
         if (head[0])
             break;
         if (trace)

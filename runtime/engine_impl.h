@@ -232,6 +232,8 @@ struct ptm_run {
     int *holder;               /* rotation across ranks: the rank holding each block
                                   (-1: every rank, as at the start) */
     struct ptm_comm_msg *msgs; /* rotation across ranks: room for a round's moves */
+    int64_t *say;              /* across ranks: a round as rank 0 tells it */
+    size_t say_cap;            /* the most blocks a round has there */
     struct rt_worker *w;
     const struct rt_backend *backend;
     struct rt_gate gate;
