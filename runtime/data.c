@@ -901,6 +901,60 @@ int ptm_dataset_csc(struct ptm_dataset *ds, const struct ptm_csc **out)
     return 0;
 }
 
+/* val[perm[e]] = val[e] for every e, in place, along perm's cycles;
+ * perm[e] becomes -1 - perm[e].
+ *
+ * A cycle is a chain of dependent loads, each a cache miss on a big
+ * array; one chain at a time leaves the memory idle. So CHAINS chains run
+ * side by side, each a step at a time with its next places prefetched.
+ * A chain starts at any place not yet done, marking it done at once; as
+ * it moves it marks every place it fills; it ends at a marked place:
+ * its own start, or the start of another chain in the same cycle, which
+ * took that place's value with it when it started. */
+#define CHAINS 16
+static void move_along(double *val, int32_t *perm, int64_t nnz)
+{
+    int64_t next[CHAINS];
+    double carry[CHAINS];
+    int live = 0, s = 0;
+    for (;;) {
+        /* start chains while there are places left */
+        while (live < CHAINS) {
+            while (s < nnz && perm[s] < 0)
+                s++;
+            if (s == nnz)
+                break;
+            next[live] = perm[s];
+            perm[s] = -1 - perm[s];
+            carry[live] = val[s];
+            __builtin_prefetch(&perm[next[live]], 1);
+            __builtin_prefetch(&val[next[live]], 1);
+            live++;
+            s++;
+        }
+        if (live == 0)
+            return;
+        for (int k = 0; k < live; k++) {
+            int64_t x = next[k];
+            int32_t p = perm[x];
+            double t = val[x];
+            val[x] = carry[k];
+            if (p < 0) { /* done: the last chain takes k's slot */
+                live--;
+                next[k] = next[live];
+                carry[k] = carry[live];
+                k--;
+                continue;
+            }
+            perm[x] = -1 - p;
+            carry[k] = t;
+            next[k] = p;
+            __builtin_prefetch(&perm[p], 1);
+            __builtin_prefetch(&val[p], 1);
+        }
+    }
+}
+
 int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out)
 {
     *out = NULL;
@@ -937,23 +991,8 @@ int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out)
     for (int64_t i = 0; i < n; i++)
         for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
             rowind[perm[e]] = (int32_t)i;
-    /* move the values along perm's cycles, marking each place done by
-     * storing -1 - perm[e] */
+    move_along(a->val, perm, nnz);
     double *val = a->val;
-    for (int64_t s = 0; s < nnz; s++) {
-        if (perm[s] < 0)
-            continue;
-        double carry = val[s];
-        int64_t cur = s;
-        do {
-            int64_t next = perm[cur];
-            perm[cur] = -1 - (int32_t)next;
-            double t = val[next];
-            val[next] = carry;
-            carry = t;
-            cur = next;
-        } while (cur != s);
-    }
     ptm_free(perm);
     *c = (struct ptm_csc){
         .nrows = n, .ncols = d, .nnz = nnz, .colptr = colptr, .rowind = rowind, .val = val};
