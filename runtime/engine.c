@@ -1249,14 +1249,33 @@ static bool objective_due(struct ptm_run *run)
     return true;
 }
 
-static bool stop_now(const struct ptm_run *run)
+/* Does the program read global g? */
+static bool reads_global(const struct prog *p, enum prog_global g)
+{
+    for (uint32_t i = 0; i < p->ncode; i++)
+        if (p->code[i].op == PROG_GLOBAL && p->code[i].a == (int32_t)g)
+            return true;
+    return false;
+}
+
+static bool stop_now(struct ptm_run *run)
 {
     const struct ptm_plan *plan = run->plan;
     if (!plan->has_stop || plan->stop.ncode == 0)
         return sweeps(run) >= PTM_RUN_SWEEP_CAP;
+    /* the rule's value changes only with what it reads: unless it reads
+     * the rounds, only at a new sweep, clock reading or objective */
+    int64_t sw = sweeps(run);
+    if (run->stop_memo && run->stop_at[0] == sw && run->stop_at[1] == (int64_t)run->nhist &&
+        run->stop_seconds == run->seconds)
+        return false;
+    run->stop_memo = !reads_global(&plan->stop, PROG_G_ROUNDS);
+    run->stop_at[0] = sw;
+    run->stop_at[1] = (int64_t)run->nhist;
+    run->stop_seconds = run->seconds;
     double g[PROG_NGLOBALS];
     g[PROG_G_ROUNDS] = (double)run->round;
-    g[PROG_G_SWEEPS] = (double)sweeps(run);
+    g[PROG_G_SWEEPS] = (double)sw;
     g[PROG_G_SECONDS] = run->seconds;
     g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
     g[PROG_G_REL_CHANGE] = rel_change(run);

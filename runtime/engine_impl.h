@@ -267,6 +267,10 @@ struct ptm_run {
     struct sched_env senv; /* what the block set's expressions read, when they do */
     bool has_senv;
     double sched_seconds;  /* in the scheduler this round (measured when tracing) */
+    bool stop_memo;        /* the stop rule was false at stop_at and stop_seconds,
+                              and does not read the rounds */
+    int64_t stop_at[2];    /* sweeps, objectives */
+    double stop_seconds;
     /* counters */
     int64_t round, updates, obj_mark;
     double seconds;
