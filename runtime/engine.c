@@ -1559,8 +1559,11 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         } else if (run->split) {
             /* workers read rows that others apply to: apply, then push */
             struct rt_work wa = {.apply = pending}, wp = {.push = rd};
-            if ((pending && (rc = phase(run, &wa, err, errlen)) != 0) ||
-                (rc = phase(run, &wp, err, errlen)) != 0)
+            if (run->P == 1) /* no other worker to wait for: one phase */
+                wp.apply = pending;
+            else if (pending && (rc = phase(run, &wa, err, errlen)) != 0)
+                return rc;
+            if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
             if (run->nranks > 1 && (rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err, errlen)) != 0)
                 return rc;
