@@ -848,7 +848,7 @@ static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *e
     run->load = rt_zalloc((size_t)run->G, sizeof(double));
     if (run->nranks > 1) {
         run->say_cap = cap;
-        run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1, sizeof(int64_t));
+        run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1 + maxvars, sizeof(int64_t));
         if (!run->say)
             return PTM_ENOMEM;
     }
@@ -1404,12 +1404,16 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
 
 /* Rank 0's decision and round to every rank, in one broadcast of
  * run->say: stop, n, then the blocks, their order and the workers'
- * parts. */
-static void tell_round(struct ptm_run *run, struct rt_round *rd, int64_t head[2])
+ * parts, then the new values of the round owed (pulled and committed on
+ * rank 0 only, or NULL), which the other ranks commit. */
+static void tell_round(struct ptm_run *run, struct rt_round *rd, int64_t head[2],
+                       struct rt_round *owed)
 {
     int64_t *m = run->say, G = run->G;
-    size_t cap = run->say_cap;
+    size_t cap = run->say_cap, vals = 2 + 2 * cap + (size_t)G + 1;
     if (run->rank == 0) {
+        if (owed)
+            memcpy(m + vals, run->newval, owed->nvars * sizeof(double));
         m[0] = head[0];
         m[1] = head[1];
         for (size_t i = 0; !head[0] && i < rd->n; i++) {
@@ -1419,10 +1423,16 @@ static void tell_round(struct ptm_run *run, struct rt_round *rd, int64_t head[2]
         for (int64_t p = 0; !head[0] && p <= G; p++)
             m[2 + 2 * cap + p] = (int64_t)rd->part[p];
     }
-    ptm_comm_bcast(m, (2 + 2 * cap + (size_t)G + 1) * sizeof(int64_t));
+    ptm_comm_bcast(m, vals * sizeof(int64_t) + (owed ? owed->nvars * sizeof(double) : 0));
     head[0] = m[0];
     head[1] = m[1];
-    if (run->rank == 0 || head[0])
+    if (run->rank == 0)
+        return;
+    if (owed) {
+        memcpy(run->newval, m + vals, owed->nvars * sizeof(double));
+        commit(run, owed, 0, owed->n);
+    }
+    if (head[0])
         return;
     rd->n = (size_t)head[1];
     for (size_t i = 0; i < rd->n; i++) {
@@ -1442,9 +1452,19 @@ static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, cha
     ptm_comm_sum_to_root(run->zsum, zlen);
     if (run->rank == 0 && run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0)
         return failure(run, &run->w[0], true, false, err, errlen);
-    ptm_comm_bcast(run->newval, rd->nvars * sizeof(double));
-    commit(run, rd, 0, rd->n);
+    /* the other ranks get the new values with the next round (tell_round),
+     * or before the objective (settle) */
+    if (run->rank == 0)
+        commit(run, rd, 0, rd->n);
     return 0;
+}
+
+/* The other ranks commit the round owed now (before the objective). */
+static void settle(struct ptm_run *run, struct rt_round *owed)
+{
+    ptm_comm_bcast(run->newval, owed->nvars * sizeof(double));
+    if (run->rank != 0)
+        commit(run, owed, 0, owed->n);
 }
 
 /* data_parallel: phases of clocks, each a sweep (or the objective's
@@ -1508,6 +1528,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
     int rc = 0;
     int clock_every = 1, clock_left = 1;
     const struct rt_round *pending = NULL; /* committed, not yet applied */
+    struct rt_round *owed = NULL; /* under MPI: committed on rank 0 only so far */
     if (run->obj && run->nhist == 0) {
         if ((rc = evaluate(run, NULL, err, errlen)) != 0)
             return rc;
@@ -1534,8 +1555,12 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 head[1] = (int64_t)rd->n;
             }
         }
-        if (run->nranks > 1)
-            tell_round(run, rd, head);
+        if (run->nranks > 1) {
+            tell_round(run, rd, head, owed);
+            if (owed && run->rank != 0) /* now committed here too */
+                pending = run->split ? policy_view(run, owed) : owed;
+            owed = NULL;
+        }
         if (head[0])
             break;
         if (trace)
@@ -1565,9 +1590,13 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 return rc;
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
-            if (run->nranks > 1 && (rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err, errlen)) != 0)
-                return rc;
-            applied = policy_view(run, rd);
+            if (run->nranks > 1) {
+                if ((rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err,
+                                     errlen)) != 0)
+                    return rc;
+                owed = rd;
+            }
+            applied = run->nranks == 1 || run->rank == 0 ? policy_view(run, rd) : rd;
         } else {
             struct rt_work wk = {.apply = pending, .push = rd};
             if ((rc = phase(run, &wk, err, errlen)) != 0 ||
@@ -1577,6 +1606,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             run->backend->reduce_z(run, zlen, run->zsum);
             if ((rc = pull_ranks(run, rd, zlen, err, errlen)) != 0)
                 return rc;
+            if (run->nranks > 1)
+                owed = rd;
         }
         if (run->sched->done && applied && run->rank == 0) {
             ts = trace ? now_seconds() : 0;
@@ -1600,6 +1631,12 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             run->seconds = now;
         }
         if (evaluated) {
+            if (owed) {
+                settle(run, owed);
+                if (run->rank != 0)
+                    pending = run->split ? policy_view(run, owed) : owed;
+                owed = NULL;
+            }
             if ((rc = evaluate(run, pending, err, errlen)) != 0)
                 return rc;
             pending = NULL;
