@@ -50,6 +50,11 @@ int ptm_comm_init(int *argc, char ***argv, bool want, char *err, size_t errlen)
     if (!want)
         return 0;
 #ifdef PTM_HAVE_MPI
+    /* Open MPI unloads its components in MPI_Finalize while a thread of its
+     * own may still be ending in one of them (seen: a rare segfault in
+     * libgcc_s's unwinder at exit); keeping them loaded avoids that. The
+     * user's own setting wins. */
+    setenv("OMPI_MCA_mca_base_component_disable_dlclose", "1", 0);
     int provided;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         snprintf(err, errlen, "MPI could not be started");
