@@ -228,14 +228,9 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
         {"lda_loglik", &rt_objective_lda_loglik},
     };
     if (u->lua) {
-        run->rule = &rt_rule_lua;
-        if (pol == PLAN_POLICY_ROTATION || pol == PLAN_POLICY_DATA_PARALLEL) {
-            snprintf(err, errlen,
-                     "a Lua update under schedule %s is not supported yet: this version runs "
-                     "Lua updates under dynamic, round_robin and random",
-                     plan_policy_name(pol));
-            return PTM_EINVAL;
-        }
+        run->rule = pol == PLAN_POLICY_ROTATION        ? &rt_rule_lua_rotation
+                    : pol == PLAN_POLICY_DATA_PARALLEL ? &rt_rule_lua_clocks
+                                                       : &rt_rule_lua;
     } else {
         for (size_t i = 0; i < PTM_ARRAY_LEN(rules); i++)
             if (strcmp(u->builtin, rules[i].name) == 0)
@@ -948,6 +943,11 @@ int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, s
 void rt_expand_round(const struct ptm_run *run, struct rt_round *rd)
 {
     expand_round(run, rd);
+}
+
+void rt_block_units(const struct ptm_run *run, int64_t b, int64_t *u0, int64_t *u1)
+{
+    block_units(run, b, u0, u1);
 }
 
 void rt_diags_from_text(struct ptm_data_diags *dg, const char *text)

@@ -306,13 +306,18 @@ bool rt_lasso_columns_only(const struct ptm_plan *plan);
 int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
 /* Fill rd->off, rd->vars and rd->nvars from rd->blocks[0 .. rd->n). */
 void rt_expand_round(const struct ptm_run *run, struct rt_round *rd);
+/* The units (elements, rows or columns of the scheduled parameter) block
+ * b covers: [*u0, *u1). */
+void rt_block_units(const struct ptm_run *run, int64_t b, int64_t *u0, int64_t *u1);
 /* Move the diagnostics a scheduler's create rendered into err (bad data
  * in a file it reads) to dg, as ptm_run_new() does. */
 void rt_diags_from_text(struct ptm_data_diags *dg, const char *text);
 
 extern const struct rt_backend rt_backend_threads;
 extern const struct rt_rule rt_rule_lasso;
-extern const struct rt_rule rt_rule_lua;
+extern const struct rt_rule rt_rule_lua;          /* model-parallel */
+extern const struct rt_rule rt_rule_lua_rotation; /* rotation */
+extern const struct rt_rule rt_rule_lua_clocks;   /* data_parallel */
 extern const struct rt_objective rt_objective_lasso;
 extern const struct rt_objective rt_objective_lua;
 extern const struct rt_rule rt_rule_mf;

@@ -23,6 +23,28 @@
  * this machine). One view object reused per state would be as cheap but
  * would alias: `local a, b = X:col(1), X:col(2)` would be one view.
  *
+ * Rows of a registered matrix (W:row(i)) are light userdata too, kind
+ * VIEW_DENSE, decoded into a struct uvec in the host (one place per
+ * argument position) so that every vector operation takes them. All
+ * light userdata a hook can hold are views with VIEW_MAGIC in their top
+ * bits, which no user-space address has: one lua_touserdata() tells a
+ * view from a full userdata and from anything else. Their methods are a
+ * table (__index), not a function, so a method call on a view is no C
+ * call more; the price is that x[k] is refused on a row view (an element
+ * is W[(i - 1) * cols + k]).
+ *
+ * Loops over ratings (examples/mf/mf.lua: for each rating of the block,
+ * the next rating with its row of H, a dot, a mix) make a few C calls a
+ * rating, and there the cost is the calls, not their loops: measured with
+ * callgrind at rank 20 (one worker, the rating's loop body), about 3,100
+ * instructions a rating against the kernel's 400: some 1,100 in our
+ * functions and the Lua API calls they make (so each does as few as it
+ * can: one lua_touserdata per vector argument), 1,200 in the interpreter
+ * and 800 in the count hook of the sandbox's instruction budget, which
+ * puts the interpreter in its slow path at every instruction. So a loop
+ * over ratings in Lua runs at several times the kernel whatever it calls,
+ * and less so as the work of a rating grows (bench/RESULTS.md).
+ *
  * The worker object is a userdata whose metatable's __index is a hidden
  * table of fields (w.X is one table lookup, no C call) and whose
  * __newindex refuses writes, so a hook cannot break what other calls see.
@@ -93,14 +115,28 @@ enum {
     TAG_MATRIX = 0x6d746d70,
     TAG_WORKER = 0x77746d70,
     TAG_BLOCKS = 0x62746d70,
+    TAG_ITER = 0x69746d70,
 };
+
+/* X:col(j), X:row(i [, b]); X:cols(S), X:rows(S) (the set over the block
+ * list); and W:row(i), a row of a registered vector (dense, VIEW_DENSE). */
+enum { VIEW_COL, VIEW_ROW, VIEW_COLS, VIEW_ROWS, VIEW_DENSE };
+#define VIEW_MAGIC ((uintptr_t)0xa)
+/* The most blocks X:row(i, b) can name (16 bits hold b + 1). */
+#define VIEW_MAX_BLOCKS 65534
 
 struct uvec {
     uint32_t tag;
     bool writable;
-    double *v; /* a new vector's: right after this struct, in the userdata */
+    bool limited; /* only rows lo .. hi-1 may be used now (a rotation's held block) */
+    int slot;     /* a registered vector's place in h->tab (its row views), or -1 */
+    double *v;    /* a new vector's: right after this struct, in the userdata */
     int64_t n;
-    const char *name; /* the registry entry's, "z", "d", or NULL: a new vector */
+    int64_t rows, cols; /* a registered vector's shape (W:row(i)): n = rows cols; cols is 1
+                           but for a registered matrix */
+    int64_t lo, hi;     /* when limited: the rows hooks may use */
+    int64_t row;        /* a row view's row, 1-based; 0: not a row view */
+    const char *name;   /* the registry entry's, "z", "d", or NULL: a new vector */
 };
 
 /* The block list S of push, pull and apply: the engine's array during a
@@ -129,7 +165,14 @@ struct hobj {
 struct hmat {
     const char *name;
     struct lhost_matrix m;
+    int64_t *blockptr; /* row i's entries in block b start at blockptr[i (nblk + 1) + b]
+                          (offsets into the CSR's arrays); made at the first X:row(i, b)
+                          and dropped when the matrix or the blocks change; owned */
 };
+
+/* Registered vectors with row views (W:row(i)), and the vectors a C
+ * function may be handed as row views at once (its arguments). */
+enum { MAX_TABLES = 256, MAX_ROW_ARGS = 8 };
 
 struct lhost {
     lua_State *L;
@@ -137,11 +180,17 @@ struct lhost {
     int id, workers;
     int64_t first, last;
     int64_t round, round_shown;
+    int64_t sweep, sweep_shown;
     struct ptm_rng rng, mrng;
     struct hobj *obj;
     size_t nobj, capobj;
     struct hmat mat[LHOST_MAX_MATRICES];
     int nmat;
+    struct uvec *tab[MAX_TABLES]; /* registered vectors by slot */
+    int ntab;
+    struct uvec argrow[MAX_ROW_ARGS]; /* argument i's row view, decoded (check_vec) */
+    const int64_t *blk_lo;            /* block b is units blk_lo[b] .. blk_lo[b+1]-1; borrowed */
+    int64_t nblk;
     int ref_fields, ref_worker, ref_job, ref_vecmt, ref_matmt;
     struct ublocks *blocks; /* S */
     struct uvec *d;         /* apply's changes when every block has one */
@@ -275,19 +324,136 @@ static int math_randomseed(lua_State *L)
         }                                                                                          \
     } while (0)
 
-/* A vector as messages name it: 'beta', or "a vector" for one a hook made.
- * Only for errors: it may push a string. */
+/* Two doubles, for loops gcc -O2 leaves scalar (a length only known at
+ * run time): each lane computes what the scalar loop would, so the bits
+ * are the same. */
+typedef double v2d __attribute__((vector_size(16)));
+
+static inline v2d load2(const double *p)
+{
+    v2d v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline void store2(double *p, v2d v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+/* a . b over n values: four partial sums, element k in sum k mod 4, added
+ * as (0 + 1) + (2 + 3), the order of the matrix factorization kernel's
+ * (kernel_mf.c), so that a hook doing its arithmetic gets its bits. */
+static double dense_dot(const double *restrict a, const double *restrict b, int64_t n)
+{
+    v2d s01 = {0, 0}, s23 = {0, 0};
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s01 += load2(a + k) * load2(b + k);
+        s23 += load2(a + k + 2) * load2(b + k + 2);
+    }
+    double s0 = s01[0], s1 = s01[1], s2 = s23[0], s3 = s23[1];
+    if (k < n)
+        s0 += a[k] * b[k];
+    if (k + 1 < n)
+        s1 += a[k + 1] * b[k + 1];
+    if (k + 2 < n)
+        s2 += a[k + 2] * b[k + 2];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* A vector as messages name it: 'beta', row 3 of 'W', or "a vector" for
+ * one a hook made. Only for errors: it may push a string. */
 static const char *vlabel(lua_State *L, const struct uvec *v)
 {
+    if (v->row)
+        return lua_pushfstring(L, "row %I of '%s'", (lua_Integer)v->row, v->name);
     return v->name ? lua_pushfstring(L, "'%s'", v->name) : "a vector";
 }
 
+/* A vector limited to the rows of the block held (struct uvec) used as a
+ * whole, or a row of it outside them (row >= 0). */
+static int held_error(lua_State *L, const struct uvec *v, int64_t row)
+{
+    if (row >= 0)
+        return luaL_error(L,
+                          "row %I of '%s' belongs to another worker in this round (this worker "
+                          "holds rows %I..%I)",
+                          (lua_Integer)row + 1, v->name, (lua_Integer)v->lo + 1,
+                          (lua_Integer)v->hi);
+    return luaL_error(L,
+                      "'%s' is shared with other workers in this round: use the rows of the block "
+                      "this worker holds (%I..%I), %s:row(i)",
+                      v->name, (lua_Integer)v->lo + 1, (lua_Integer)v->hi, v->name);
+}
+
+/* Every light userdata a hook can hold is a view (view_code), whose top
+ * four bits are VIEW_MAGIC, which no user-space address has: so one
+ * lua_touserdata() tells a view from a full userdata (its address) and
+ * from any other value (NULL). A C call through the Lua API costs tens of
+ * instructions, and a loop over ratings makes a few a rating. */
+static inline bool is_view_ptr(const void *p)
+{
+    return (uintptr_t)p >> 60 == VIEW_MAGIC;
+}
+
+static inline bool is_row_code(const void *p)
+{
+    return is_view_ptr(p) && ((uintptr_t)p >> 48 & 0xf) == VIEW_DENSE;
+}
+
+/* The row view with code p (is_row_code) at argument i as a vector,
+ * decoded into the host's place for argument i. */
+static struct uvec *row_decode(lua_State *L, int i, const void *p)
+{
+    uintptr_t code = (uintptr_t)p;
+    struct lhost *h = host_of(L);
+    int slot = (int)(code >> 52 & 0xff);
+    int64_t index = (int64_t)(code & 0xffffffffu);
+    if (slot >= h->ntab)
+        luaL_typeerror(L, i, "vector");
+    const struct uvec *t = h->tab[slot];
+    if (index >= t->rows)
+        luaL_error(L, "row %I of '%s' is gone (the engine changed the vector)",
+                   (lua_Integer)index + 1, t->name);
+    if (t->limited && (index < t->lo || index >= t->hi))
+        held_error(L, t, index);
+    PTM_ASSERT(i >= 1 && i <= MAX_ROW_ARGS);
+    struct uvec *u = &h->argrow[i - 1];
+    u->tag = TAG_VECTOR;
+    u->writable = t->writable;
+    u->limited = false;
+    u->slot = -1;
+    u->v = t->v + index * t->cols;
+    u->n = t->cols;
+    u->rows = t->cols;
+    u->cols = 1;
+    u->row = index + 1;
+    u->name = t->name;
+    return u;
+}
+
+/* The row view (W:row(i)) at argument i as a vector; NULL when it is not
+ * one. */
+static struct uvec *row_view(lua_State *L, int i)
+{
+    void *p = lua_touserdata(L, i);
+    return is_row_code(p) ? row_decode(L, i, p) : NULL;
+}
+
+/* Argument i as a vector: a vector, or a row view of one. */
 static struct uvec *check_vec(lua_State *L, int i)
 {
-    if (lua_type(L, i) == LUA_TUSERDATA) {
-        struct uvec *v = lua_touserdata(L, i);
-        if (v->tag == TAG_VECTOR)
+    void *p = lua_touserdata(L, i);
+    if (is_row_code(p))
+        return row_decode(L, i, p);
+    if (p && !is_view_ptr(p) && lua_type(L, i) == LUA_TUSERDATA) {
+        struct uvec *v = p;
+        if (v->tag == TAG_VECTOR) {
+            if (v->limited)
+                held_error(L, v, -1);
             return v;
+        }
     }
     luaL_typeerror(L, i, "vector");
     return NULL;
@@ -307,7 +473,8 @@ static struct uvec *new_vector(lua_State *L, int64_t n)
     if (n > (int64_t)((SIZE_MAX / 2 - sizeof(struct uvec)) / sizeof(double)))
         luaL_error(L, "a vector of %I elements is too large", (lua_Integer)n);
     struct uvec *u = lua_newuserdatauv(L, sizeof(*u) + (size_t)n * sizeof(double), 0);
-    *u = (struct uvec){.tag = TAG_VECTOR, .writable = true, .v = (double *)(u + 1), .n = n};
+    *u = (struct uvec){
+        .tag = TAG_VECTOR, .writable = true, .slot = -1, .v = (double *)(u + 1), .n = n, .cols = 1};
     lua_rawgeti(L, LUA_REGISTRYINDEX, host_of(L)->ref_vecmt);
     lua_setmetatable(L, -2);
     return u;
@@ -325,6 +492,8 @@ static int64_t vec_pos(lua_State *L, const struct uvec *v, int i)
             luaL_error(L, "index %I out of range for %s (it is empty)", k, vlabel(L, v));
         luaL_error(L, "index %I out of range for %s (1..%I)", k, vlabel(L, v), (lua_Integer)v->n);
     }
+    if (v->limited && ((k - 1) / v->cols < v->lo || (k - 1) / v->cols >= v->hi))
+        held_error(L, v, (k - 1) / v->cols);
     return k - 1;
 }
 
@@ -344,9 +513,9 @@ static int vec_index(lua_State *L)
     return 1;
 }
 
-static int vec_newindex(lua_State *L)
+/* v[k] = x, k and x at 2 and 3. */
+static int vec_store(lua_State *L, struct uvec *v)
 {
-    struct uvec *v = lua_touserdata(L, 1);
     if (!v->writable)
         return luaL_error(L, "%s is read-only", vlabel(L, v));
     if (lua_type(L, 2) != LUA_TNUMBER)
@@ -358,6 +527,11 @@ static int vec_newindex(lua_State *L)
                           vlabel(L, v));
     v->v[k] = lua_tonumber(L, 3);
     return 0;
+}
+
+static int vec_newindex(lua_State *L)
+{
+    return vec_store(L, lua_touserdata(L, 1));
 }
 
 static int vec_len(lua_State *L)
@@ -462,10 +636,6 @@ static struct uvec *check_per_block(lua_State *L, int i, const struct ublocks *s
 
 /* ---- sparse views ------------------------------------------------------------- */
 
-/* X:col(j), X:row(i); X:cols(S), X:rows(S) (the set over the block list). */
-enum { VIEW_COL, VIEW_ROW, VIEW_COLS, VIEW_ROWS };
-#define VIEW_MAGIC ((uintptr_t)0x7074)
-
 /* A decoded view: entries idx[k], val[k] for k < len, of a vector of
  * length dim (the shard's rows for a column, the columns for a row). */
 struct view {
@@ -475,6 +645,7 @@ struct view {
     const struct hmat *m;
     int kind;
     int64_t index; /* 0-based */
+    int64_t block; /* a row's entries in this block's columns only; -1: all */
 };
 
 /* A decoded set view: member k is column (row) s->b[k] of m, which has
@@ -491,26 +662,49 @@ struct vset {
     int64_t count, dim;
 };
 
-static void *view_code(int slot, int kind, int64_t index)
+/* A view's pointer bits: the magic (4 bits), the slot (8: a matrix's in
+ * h->mat, or a vector's in h->tab), the kind (4), block + 1 (16; 0: no
+ * block) and the index (32). */
+static void *view_code(int slot, int kind, int64_t block, int64_t index)
 {
-    return (void *)(VIEW_MAGIC << 48 | (uintptr_t)slot << 40 | (uintptr_t)kind << 32 |
-                    (uintptr_t)(uint32_t)index);
+    return (void *)(VIEW_MAGIC << 60 | (uintptr_t)slot << 52 | (uintptr_t)kind << 48 |
+                    (uintptr_t)(block + 1) << 32 | (uintptr_t)(uint32_t)index);
 }
 
-/* The kind of the view at argument i (and its matrix and index), or -1
- * when it is not a view. */
-static int view_kind(lua_State *L, int i, const struct hmat **m, int64_t *index)
+/* The kind of the light userdata at argument i, with its slot, block and
+ * index; -1 when it is not a view. */
+static int view_parse(lua_State *L, int i, int *slot, int64_t *block, int64_t *index)
 {
-    if (lua_type(L, i) != LUA_TLIGHTUSERDATA)
+    void *p = lua_touserdata(L, i);
+    if (!is_view_ptr(p))
         return -1;
-    uintptr_t code = (uintptr_t)lua_touserdata(L, i);
+    uintptr_t code = (uintptr_t)p;
     struct lhost *h = host_of(L);
-    int slot = (int)(code >> 40 & 0xff), kind = (int)(code >> 32 & 0xff);
-    if (code >> 48 != VIEW_MAGIC || slot >= h->nmat || kind > VIEW_ROWS)
+    int s = (int)(code >> 52 & 0xff), kind = (int)(code >> 48 & 0xf);
+    if (kind > VIEW_DENSE || s >= (kind == VIEW_DENSE ? h->ntab : h->nmat))
         return -1;
-    *m = &h->mat[slot];
+    *slot = s;
+    *block = (int64_t)(code >> 32 & 0xffff) - 1;
     *index = (int64_t)(code & 0xffffffffu);
     return kind;
+}
+
+/* The kind of the sparse view at argument i (and its matrix and index),
+ * or -1 when it is not a sparse view. */
+static int view_kind(lua_State *L, int i, const struct hmat **m, int64_t *index)
+{
+    int slot;
+    int64_t block;
+    int kind = view_parse(L, i, &slot, &block, index);
+    if (kind < 0 || kind == VIEW_DENSE)
+        return -1;
+    *m = &host_of(L)->mat[slot];
+    return kind;
+}
+
+static bool is_row_view(lua_State *L, int i)
+{
+    return is_row_code(lua_touserdata(L, i));
 }
 
 /* How many columns (rows) m has on this worker; -1 when it has no
@@ -522,33 +716,73 @@ static int64_t view_count(const struct hmat *m, int kind)
     return m->m.csr ? m->m.csr->nrows : -1;
 }
 
+/* m's block offsets (struct hmat), made when missing: every row's entries
+ * split at the blocks' first columns, in one pass over the row. */
+static const int64_t *block_ptr(lua_State *L, struct hmat *m)
+{
+    if (m->blockptr)
+        return m->blockptr;
+    struct lhost *h = host_of(L);
+    const struct ptm_csr *r = m->m.csr;
+    int64_t nb = h->nblk;
+    if ((uint64_t)r->nrows + 1 > SIZE_MAX / sizeof(int64_t) / (uint64_t)(nb + 1))
+        luaL_error(L, "not enough memory for the blocks of '%s'", m->name);
+    int64_t *bp = ptm_malloc(((size_t)r->nrows * (size_t)(nb + 1) + 1) * sizeof(int64_t));
+    if (!bp)
+        luaL_error(L, "not enough memory for the blocks of '%s'", m->name);
+    for (int64_t i = 0; i < r->nrows; i++) {
+        int64_t p = r->rowptr[i], end = r->rowptr[i + 1];
+        int64_t *row = bp + i * (nb + 1);
+        for (int64_t b = 0; b < nb; b++) {
+            while (p < end && r->colind[p] < h->blk_lo[b])
+                p++;
+            row[b] = p;
+        }
+        row[nb] = end;
+    }
+    m->blockptr = bp;
+    return bp;
+}
+
 /* Decode the single view at argument i; false when it is not one. */
 static bool view_decode(lua_State *L, int i, struct view *out)
 {
-    const struct hmat *m;
-    int64_t index;
-    int kind = view_kind(L, i, &m, &index);
+    int slot;
+    int64_t index, block;
+    int kind = view_parse(L, i, &slot, &block, &index);
     if (kind != VIEW_COL && kind != VIEW_ROW)
         return false;
+    struct lhost *h = host_of(L);
+    struct hmat *m = &h->mat[slot];
     if (index >= view_count(m, kind))
         luaL_error(L, "%s %I of '%s' is gone (the engine changed the matrix)",
                    kind == VIEW_COL ? "column" : "row", (lua_Integer)index + 1, m->name);
     out->m = m;
     out->kind = kind;
     out->index = index;
+    out->block = block;
     if (kind == VIEW_COL) {
         const struct ptm_csc *c = m->m.csc;
         out->idx = c->rowind + c->colptr[index];
         out->val = c->val + c->colptr[index];
         out->len = c->colptr[index + 1] - c->colptr[index];
         out->dim = c->nrows;
-    } else {
-        const struct ptm_csr *r = m->m.csr;
-        out->idx = r->colind + r->rowptr[index];
-        out->val = r->val + r->rowptr[index];
-        out->len = r->rowptr[index + 1] - r->rowptr[index];
-        out->dim = r->ncols;
+        return true;
     }
+    const struct ptm_csr *r = m->m.csr;
+    int64_t lo = r->rowptr[index], hi = r->rowptr[index + 1];
+    if (block >= 0) {
+        if (block >= h->nblk || m->m.cols != h->blk_lo[h->nblk])
+            luaL_error(L, "row %I of '%s' in block %I is gone (the engine changed the blocks)",
+                       (lua_Integer)index + 1, m->name, (lua_Integer)block + 1);
+        const int64_t *bp = block_ptr(L, m) + index * (h->nblk + 1) + block;
+        lo = bp[0];
+        hi = bp[1];
+    }
+    out->idx = r->colind + lo;
+    out->val = r->val + lo;
+    out->len = hi - lo;
+    out->dim = r->ncols;
     return true;
 }
 
@@ -613,6 +847,8 @@ static void check_view(lua_State *L, int i, struct view *out)
     int64_t index;
     if (view_kind(L, i, &m, &index) >= VIEW_COLS)
         luaL_argerror(L, i, "a view of one column or row expected, got a set");
+    if (is_row_view(L, i))
+        luaL_argerror(L, i, "a sparse view expected, got a row of a vector");
     luaL_typeerror(L, i, "sparse view");
 }
 
@@ -672,9 +908,19 @@ static double sparse_norm2(const double *a, int64_t n)
     return s;
 }
 
+/* Row views (W:row(i)) answer the methods sparse views and vectors share
+ * as vectors. */
+static int v_dot(lua_State *L);
+static int v_axpy(lua_State *L);
+static int v_nnz(lua_State *L);
+static int v_norm2(lua_State *L);
+static int v_sum(lua_State *L);
+
 /* x:dot(v): a number; for a set, a new vector of the members' dots. */
 static int sv_dot(lua_State *L)
 {
+    if (is_row_view(L, 1))
+        return v_dot(L);
     struct vset x;
     if (set_decode(L, 1, &x)) {
         const double *v = check_set_partner(L, 2, &x)->v;
@@ -700,6 +946,8 @@ static int sv_dot(lua_State *L)
  * one value per block. */
 static int sv_axpy(lua_State *L)
 {
+    if (is_row_view(L, 1))
+        return v_axpy(L);
     struct vset x;
     if (set_decode(L, 1, &x)) {
         const double *a = NULL;
@@ -741,6 +989,8 @@ static int sv_axpy(lua_State *L)
 /* x:nnz(): stored entries; for a set, a new vector of them. */
 static int sv_nnz(lua_State *L)
 {
+    if (is_row_view(L, 1))
+        return v_nnz(L);
     struct vset x;
     if (set_decode(L, 1, &x)) {
         double *u = new_vector(L, x.s->n)->v;
@@ -761,6 +1011,8 @@ static int sv_nnz(lua_State *L)
 /* x:norm2(): the sum of squares; for a set, a new vector of them. */
 static int sv_norm2(lua_State *L)
 {
+    if (is_row_view(L, 1))
+        return v_norm2(L);
     struct vset x;
     if (set_decode(L, 1, &x)) {
         double *u = new_vector(L, x.s->n)->v;
@@ -781,6 +1033,8 @@ static int sv_norm2(lua_State *L)
 
 static int sv_sum(lua_State *L)
 {
+    if (is_row_view(L, 1))
+        return v_sum(L);
     struct view x;
     check_view(L, 1, &x);
     double s = 0;
@@ -790,35 +1044,81 @@ static int sv_sum(lua_State *L)
     return 1;
 }
 
-/* The iterator of x:each(): the entry after 1-based index prev, found by
- * bisection, so the loop keeps no state and allocates nothing. */
+/* The state of a loop `for i, a [, t] in x:each([T])`: entries pos ..
+ * end-1 of the arrays idx and val (the matrix's, as they were when the
+ * loop began: a step checks that they still are), and the table whose
+ * rows it yields too, or -1. A full userdata, made once a loop: a step
+ * is then one C call that reads and pushes, with no search. */
+struct uiter {
+    uint32_t tag;
+    int slot;  /* the matrix */
+    int kind;  /* VIEW_COL or VIEW_ROW */
+    int tslot; /* the table T in h->tab, or -1 */
+    const int32_t *idx;
+    const double *val;
+    int64_t pos, end;
+};
+
 static int sv_next(lua_State *L)
 {
-    struct view x;
-    check_view(L, 1, &x);
-    lua_Integer prev = luaL_checkinteger(L, 2);
-    int64_t lo = 0, hi = x.len;
-    while (lo < hi) { /* first entry with 0-based index >= prev */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (x.idx[mid] < prev)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == x.len)
+    struct uiter *it = lua_touserdata(L, 1); /* NULL, a view (is_view_ptr) or one of ours */
+    if (!it || is_view_ptr(it) || it->tag != TAG_ITER)
+        return luaL_typeerror(L, 1, "loop state of each()");
+    if (it->pos >= it->end)
         return 0;
-    lua_pushinteger(L, (lua_Integer)x.idx[lo] + 1);
-    lua_pushnumber(L, x.val[lo]);
-    return 2;
+    struct lhost *h = host_of(L);
+    const struct hmat *m = &h->mat[it->slot];
+    if (it->kind == VIEW_COL ? !m->m.csc || m->m.csc->rowind != it->idx || m->m.csc->val != it->val
+                             : !m->m.csr || m->m.csr->colind != it->idx || m->m.csr->val != it->val)
+        return luaL_error(L, "'%s' changed during the loop (the engine replaced it)", m->name);
+    int64_t j = it->idx[it->pos];
+    lua_pushinteger(L, (lua_Integer)j + 1);
+    lua_pushnumber(L, it->val[it->pos]);
+    it->pos++;
+    if (it->tslot < 0)
+        return 2;
+    const struct uvec *t = h->tab[it->tslot];
+    if (j >= t->rows)
+        return luaL_error(L,
+                          "row %I of '%s' out of range (1..%I): the view's indices are not "
+                          "its rows",
+                          (lua_Integer)j + 1, t->name, (lua_Integer)t->rows);
+    if (t->limited && (j < t->lo || j >= t->hi))
+        return held_error(L, t, j);
+    lua_pushlightuserdata(L, view_code(it->tslot, VIEW_DENSE, -1, j));
+    return 3;
 }
 
+/* x:each([T]): for i, a in x:each() over the entries (index, value);
+ * with a registered vector T, for i, a, t in x:each(T), t being T:row(i). */
 static int sv_each(lua_State *L)
 {
     struct view x;
     check_view(L, 1, &x);
+    int tslot = -1;
+    if (!lua_isnoneornil(L, 2)) {
+        struct uvec *t = lua_type(L, 2) == LUA_TUSERDATA ? lua_touserdata(L, 2) : NULL;
+        if (!t || t->tag != TAG_VECTOR)
+            return luaL_typeerror(L, 2, "vector");
+        if (t->slot < 0)
+            return luaL_error(L, "%s has no rows: row views are of the job's parameters and data",
+                              vlabel(L, t));
+        tslot = t->slot;
+    }
     lua_pushcfunction(L, sv_next);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
+    struct uiter *it = lua_newuserdatauv(L, sizeof(*it), 0);
+    const struct hmat *m = x.m;
+    const int32_t *idx = x.kind == VIEW_COL ? m->m.csc->rowind : m->m.csr->colind;
+    const double *val = x.kind == VIEW_COL ? m->m.csc->val : m->m.csr->val;
+    *it = (struct uiter){.tag = TAG_ITER,
+                         .slot = (int)(m - host_of(L)->mat),
+                         .kind = x.kind,
+                         .tslot = tslot,
+                         .idx = idx,
+                         .val = val,
+                         .pos = x.idx - idx,
+                         .end = x.idx - idx + x.len};
+    lua_pushnil(L);
     return 3;
 }
 
@@ -827,7 +1127,15 @@ static int sv_tostring(lua_State *L)
     const struct hmat *m;
     int64_t index;
     int kind = view_kind(L, 1, &m, &index);
-    if (kind < 0)
+    struct view x;
+    if (kind < 0 && is_row_view(L, 1)) {
+        const struct uvec *v = row_view(L, 1);
+        lua_pushfstring(L, "row %I of '%s' (%I elements)", (lua_Integer)v->row, v->name,
+                        (lua_Integer)v->n);
+    } else if (kind == VIEW_ROW && view_decode(L, 1, &x) && x.block >= 0)
+        lua_pushfstring(L, "row %I of '%s' in block %I", (lua_Integer)index + 1, m->name,
+                        (lua_Integer)x.block + 1);
+    else if (kind < 0)
         lua_pushliteral(L, "light userdata");
     else if (kind >= VIEW_COLS)
         lua_pushfstring(L, "the %s of '%s' at the block list",
@@ -851,26 +1159,53 @@ static struct uvec *check_same(lua_State *L, int i, const struct uvec *v)
 
 static int v_dot(lua_State *L)
 {
+    void *p2 = lua_touserdata(L, 2);
     struct uvec *v = check_vec(L, 1);
     struct view x;
-    if (view_decode(L, 2, &x)) {
+    if (is_view_ptr(p2) && !is_row_code(p2) && view_decode(L, 2, &x)) {
         check_partner(L, 1, &x);
         lua_pushnumber(L, sparse_dot(x.idx, x.val, x.len, v->v));
         return 1;
     }
-    struct uvec *u = check_same(L, 2, v);
-    const double *restrict a = v->v, *restrict b = u->v;
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    struct uvec *u = is_row_code(p2) ? row_decode(L, 2, p2) : check_vec(L, 2);
+    if (u->n != v->n)
+        check_same(L, 2, v); /* the message */
+    lua_pushnumber(L, dense_dot(v->v, u->v, v->n));
+    return 1;
+}
+
+/* v:mix(u, a, b, c, d): v, u = a v + b u, c v + d u, both from the old
+ * values (BLAS's drotm with a full matrix), returning v. */
+static int v_mix(lua_State *L)
+{
+    struct uvec *v = check_writable(L, 1);
+    struct uvec *u = check_vec(L, 2);
+    if (u->n != v->n)
+        check_same(L, 2, v); /* the message */
+    if (!u->writable)
+        return luaL_error(L, "%s is read-only", vlabel(L, u));
+    int ok[4];
+    double a = lua_tonumberx(L, 3, &ok[0]), b = lua_tonumberx(L, 4, &ok[1]),
+           c = lua_tonumberx(L, 5, &ok[2]), d = lua_tonumberx(L, 6, &ok[3]);
+    for (int k = 0; k < 4; k++)
+        if (!ok[k])
+            luaL_checknumber(L, 3 + k); /* the message */
+    if (u->v == v->v && v->n > 0)
+        return luaL_error(L, "v:mix(u) needs two vectors: %s is both", vlabel(L, v));
+    double *restrict x = v->v, *restrict y = u->v;
+    v2d a2 = {a, a}, b2 = {b, b}, c2 = {c, c}, d2 = {d, d};
     int64_t k = 0, n = v->n;
-    for (; k + 4 <= n; k += 4) {
-        s0 += a[k] * b[k];
-        s1 += a[k + 1] * b[k + 1];
-        s2 += a[k + 2] * b[k + 2];
-        s3 += a[k + 3] * b[k + 3];
+    for (; k + 2 <= n; k += 2) {
+        v2d xk = load2(x + k), yk = load2(y + k);
+        store2(x + k, a2 * xk + b2 * yk);
+        store2(y + k, d2 * yk + c2 * xk);
     }
-    for (; k < n; k++)
-        s0 += a[k] * b[k];
-    lua_pushnumber(L, (s0 + s1) + (s2 + s3));
+    if (k < n) {
+        double xk = x[k], yk = y[k];
+        x[k] = a * xk + b * yk;
+        y[k] = d * yk + c * xk;
+    }
+    lua_settop(L, 1);
     return 1;
 }
 
@@ -968,6 +1303,48 @@ static int v_soft(lua_State *L)
     EACH(k, v->n, double c = a[k] < -t ? -t : a[k]; c = c > t ? t : c; a[k] -= c;);
     lua_settop(L, 1);
     return 1;
+}
+
+/* The registered vector at argument 1 (for row and size, which a vector
+ * limited to a block may answer), or an error. */
+static struct uvec *check_table(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TUSERDATA) {
+        struct uvec *v = lua_touserdata(L, 1);
+        if (v->tag == TAG_VECTOR)
+            return v;
+    }
+    return check_vec(L, 1);
+}
+
+/* W:row(i): row i of a registered vector (its elements (i - 1) cols + 1 ..
+ * i cols) as a vector, without allocating: a view like X:row(i). */
+static int v_row(lua_State *L)
+{
+    struct uvec *v = check_table(L);
+    if (v->slot < 0)
+        return luaL_error(L, "%s has no rows: row views are of the job's parameters and data",
+                          vlabel(L, v));
+    lua_Integer i = luaL_checkinteger(L, 2);
+    int64_t rows = v->rows;
+    if (i < 1 || i > rows)
+        return luaL_error(L, "row %I out of range for '%s' (1..%I)", i, v->name, (lua_Integer)rows);
+    if (i - 1 > (lua_Integer)UINT32_MAX)
+        return luaL_error(L, "row %I of '%s' is beyond the rows views can name", i, v->name);
+    if (v->limited && (i - 1 < v->lo || i - 1 >= v->hi))
+        return held_error(L, v, i - 1);
+    lua_pushlightuserdata(L, view_code(v->slot, VIEW_DENSE, -1, i - 1));
+    return 1;
+}
+
+/* v:size(): its rows and columns (a registered matrix's shape; n x 1 for
+ * the others). */
+static int v_size(lua_State *L)
+{
+    struct uvec *v = check_table(L);
+    lua_pushinteger(L, v->slot >= 0 ? v->rows : v->n);
+    lua_pushinteger(L, v->slot >= 0 ? v->cols : 1);
+    return 2;
 }
 
 static int v_copy(lua_State *L)
@@ -1074,21 +1451,51 @@ static int m_col(lua_State *L)
     if (j < 1 || j > c->ncols)
         return luaL_error(L, "column %I out of range for '%s' (1..%I)", j, m->name,
                           (lua_Integer)c->ncols);
-    lua_pushlightuserdata(L, view_code((int)(m - host_of(L)->mat), VIEW_COL, j - 1));
+    lua_pushlightuserdata(L, view_code((int)(m - host_of(L)->mat), VIEW_COL, -1, j - 1));
     return 1;
 }
 
+/* X:row(i [, b]): row i, or its entries in the columns of block b (of
+ * the blocks the engine registered, which cut X's columns). */
 static int m_row(lua_State *L)
 {
     const struct hmat *m = check_mat(L, 1);
     lua_Integer i = luaL_checkinteger(L, 2);
     const struct ptm_csr *r = m->m.csr;
+    struct lhost *h = host_of(L);
     if (!r)
         return luaL_error(L, "'%s' has no row views on this worker", m->name);
     if (i < 1 || i > r->nrows)
         return luaL_error(L, "row %I out of range for '%s' (1..%I on this worker)", i, m->name,
                           (lua_Integer)r->nrows);
-    lua_pushlightuserdata(L, view_code((int)(m - host_of(L)->mat), VIEW_ROW, i - 1));
+    lua_Integer b = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        b = luaL_checkinteger(L, 3);
+        if (h->nblk == 0)
+            return luaL_error(L, "X:row(i, b) needs blocks: this schedule has none to hold");
+        if (m->m.cols != h->blk_lo[h->nblk])
+            return luaL_error(L,
+                              "'%s' has %I columns and the blocks cut %I: X:row(i, b) needs a "
+                              "matrix whose columns the blocks cut",
+                              m->name, (lua_Integer)m->m.cols, (lua_Integer)h->blk_lo[h->nblk]);
+        if (b < 1 || b > h->nblk)
+            return luaL_error(L, "block %I out of range (1..%I)", b, (lua_Integer)h->nblk);
+        block_ptr(L, &h->mat[m - h->mat]);
+    }
+    lua_pushlightuserdata(L, view_code((int)(m - h->mat), VIEW_ROW, b - 1, i - 1));
+    return 1;
+}
+
+/* X:colnnz(): a new vector of the entries of each column over the whole
+ * matrix (every worker's rows). */
+static int m_colnnz(lua_State *L)
+{
+    const struct hmat *m = check_mat(L, 1);
+    if (!m->m.colnnz)
+        return luaL_error(L, "'%s' has no column counts on this worker", m->name);
+    double *u = new_vector(L, m->m.cols)->v;
+    if (m->m.cols)
+        memcpy(u, m->m.colnnz, (size_t)m->m.cols * sizeof(double));
     return 1;
 }
 
@@ -1101,8 +1508,8 @@ static int m_set(lua_State *L, int kind)
     if (view_count(m, kind) < 0)
         return luaL_error(L, "'%s' has no %s views on this worker", m->name,
                           kind == VIEW_COL ? "column" : "row");
-    lua_pushlightuserdata(L, view_code((int)(m - host_of(L)->mat),
-                                       kind == VIEW_COL ? VIEW_COLS : VIEW_ROWS, 0));
+    lua_pushlightuserdata(
+        L, view_code((int)(m - host_of(L)->mat), kind == VIEW_COL ? VIEW_COLS : VIEW_ROWS, -1, 0));
     return 1;
 }
 
@@ -1129,6 +1536,37 @@ static int m_tostring(lua_State *L)
     const struct hmat *m = check_mat(L, 1);
     lua_pushfstring(L, "matrix '%s' (%I x %I)", m->name, (lua_Integer)m->m.rows,
                     (lua_Integer)m->m.cols);
+    return 1;
+}
+
+/* ---- light userdata: views ------------------------------------------------------ */
+
+/* What the methods of views do not have (their table's __index): nil for
+ * a name, an error for an index. Views have no elements to index: an
+ * element of a row is an element of its vector. */
+static int light_index(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TNUMBER)
+        return luaL_error(L, "a view has no elements to index: use its methods (element k of "
+                             "W:row(i) is W[(i - 1) * cols + k])");
+    lua_pushnil(L);
+    return 1;
+}
+
+static int light_newindex(lua_State *L)
+{
+    if (is_row_view(L, 1))
+        return luaL_error(L, "a view has no elements to index: use its methods (element k of "
+                             "W:row(i) is W[(i - 1) * cols + k])");
+    return luaL_error(L, "attempt to index a userdata value");
+}
+
+static int light_len(lua_State *L)
+{
+    struct uvec *v = row_view(L, 1);
+    if (!v)
+        return luaL_error(L, "attempt to get length of a userdata value");
+    lua_pushinteger(L, v->n);
     return 1;
 }
 
@@ -1164,7 +1602,27 @@ static int w_vector(lua_State *L)
     return 1;
 }
 
-static const char *const reserved[] = {"id", "workers", "rows", "round", "random", "vector"};
+/* w:block(b): the first and last unit (row, column or element of the
+ * scheduled parameter) of block b. */
+static int w_block(lua_State *L)
+{
+    int first = 1;
+    if (lua_type(L, 1) == LUA_TUSERDATA &&
+        ((struct uworker *)lua_touserdata(L, 1))->tag == TAG_WORKER)
+        first = 2; /* w:block(...) */
+    struct lhost *h = host_of(L);
+    lua_Integer b = luaL_checkinteger(L, first);
+    if (h->nblk == 0)
+        return luaL_error(L, "w:block(b) needs blocks: this schedule has none to hold");
+    if (b < 1 || b > h->nblk)
+        return luaL_error(L, "block %I out of range (1..%I)", b, (lua_Integer)h->nblk);
+    lua_pushinteger(L, h->blk_lo[b - 1] + 1);
+    lua_pushinteger(L, h->blk_lo[b]);
+    return 2;
+}
+
+static const char *const reserved[] = {"id",    "workers", "rows",   "round",
+                                       "sweep", "random",  "vector", "block"};
 
 /* ---- setting up a state --------------------------------------------------------- */
 
@@ -1183,7 +1641,7 @@ static void new_metatable(lua_State *L, const char *name)
 static struct uvec *host_vector(lua_State *L, const char *name)
 {
     struct uvec *v = lua_newuserdatauv(L, sizeof(*v), 0);
-    *v = (struct uvec){.tag = TAG_VECTOR, .writable = true, .name = name};
+    *v = (struct uvec){.tag = TAG_VECTOR, .writable = true, .slot = -1, .cols = 1, .name = name};
     lua_rawgeti(L, LUA_REGISTRYINDEX, host_of(L)->ref_vecmt);
     lua_setmetatable(L, -2);
     return v;
@@ -1202,10 +1660,11 @@ static int setup(lua_State *L)
     lua_pop(L, 1);
 
     static const luaL_Reg vec_methods[] = {
-        {"dot", v_dot},       {"axpy", v_axpy},   {"scale", v_scale},     {"fill", v_fill},
-        {"sum", v_sum},       {"nnz", v_nnz},     {"norm2", v_norm2},     {"norm1", v_norm1},
-        {"add", v_add},       {"mul", v_mul},     {"div", v_div},         {"soft", v_soft},
-        {"copy", v_copy},     {"gather", v_gather}, {"scatter", v_scatter}, {NULL, NULL},
+        {"dot", v_dot},   {"axpy", v_axpy},     {"scale", v_scale},     {"fill", v_fill},
+        {"sum", v_sum},   {"nnz", v_nnz},       {"norm2", v_norm2},     {"norm1", v_norm1},
+        {"add", v_add},   {"mul", v_mul},       {"div", v_div},         {"soft", v_soft},
+        {"copy", v_copy}, {"gather", v_gather}, {"scatter", v_scatter}, {"mix", v_mix},
+        {"row", v_row},   {"size", v_size},     {NULL, NULL},
     };
     new_metatable(L, "vector");
     luaL_newlib(L, vec_methods);
@@ -1220,7 +1679,8 @@ static int setup(lua_State *L)
     h->ref_vecmt = luaL_ref(L, LUA_REGISTRYINDEX);
 
     static const luaL_Reg mat_methods[] = {{"col", m_col},   {"row", m_row},   {"cols", m_cols},
-                                           {"rows", m_rows}, {"size", m_size}, {NULL, NULL}};
+                                           {"rows", m_rows}, {"size", m_size}, {"colnnz", m_colnnz},
+                                           {NULL, NULL}};
     new_metatable(L, "matrix");
     luaL_newlib(L, mat_methods);
     lua_setfield(L, -2, "__index");
@@ -1228,14 +1688,29 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "__tostring");
     h->ref_matmt = luaL_ref(L, LUA_REGISTRYINDEX);
 
+    /* light userdata: sparse views, and rows of vectors, which answer the
+     * vector methods */
     static const luaL_Reg view_methods[] = {
-        {"dot", sv_dot}, {"axpy", sv_axpy}, {"nnz", sv_nnz}, {"norm2", sv_norm2},
-        {"sum", sv_sum}, {"each", sv_each}, {NULL, NULL},
+        {"dot", sv_dot},    {"axpy", sv_axpy}, {"nnz", sv_nnz},      {"norm2", sv_norm2},
+        {"sum", sv_sum},    {"each", sv_each}, {"scale", v_scale},   {"fill", v_fill},
+        {"norm1", v_norm1}, {"add", v_add},    {"mul", v_mul},       {"div", v_div},
+        {"soft", v_soft},   {"copy", v_copy},  {"gather", v_gather}, {"scatter", v_scatter},
+        {"mix", v_mix},     {"size", v_size},  {NULL, NULL},
     };
     lua_pushlightuserdata(L, NULL);
     new_metatable(L, "sparse view");
     luaL_newlib(L, view_methods);
+    /* __index a table, not a function: a method call on a view is then no
+     * C call more (the loops over ratings make several a rating) */
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, light_index);
     lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, light_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, light_len);
+    lua_setfield(L, -2, "__len");
     lua_pushcfunction(L, sv_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_setmetatable(L, -2);
@@ -1255,10 +1730,14 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "rows");
     lua_pushinteger(L, h->round);
     lua_setfield(L, -2, "round");
+    lua_pushinteger(L, h->sweep);
+    lua_setfield(L, -2, "sweep");
     lua_pushcfunction(L, w_random);
     lua_setfield(L, -2, "random");
     lua_pushcfunction(L, w_vector);
     lua_setfield(L, -2, "vector");
+    lua_pushcfunction(L, w_block);
+    lua_setfield(L, -2, "block");
     lua_pushvalue(L, -1);
     h->ref_fields = luaL_ref(L, LUA_REGISTRYINDEX);
     struct uworker *w = lua_newuserdatauv(L, sizeof(*w), 0);
@@ -1300,6 +1779,14 @@ static int setup(lua_State *L)
     return 0;
 }
 
+static void drop_block_ptrs(struct lhost *h)
+{
+    for (int i = 0; i < h->nmat; i++) {
+        ptm_free(h->mat[i].blockptr);
+        h->mat[i].blockptr = NULL;
+    }
+}
+
 int lhost_new(struct lhost **out, const struct lhost_config *cfg)
 {
     PTM_ASSERT(cfg->workers >= 1 && cfg->id >= 0 && cfg->id < cfg->workers);
@@ -1339,6 +1826,7 @@ void lhost_free(struct lhost *h)
     if (!h)
         return;
     lua_close(h->L);
+    drop_block_ptrs(h);
     for (size_t i = 0; i < h->nobj; i++)
         ptm_free(h->obj[i].name);
     ptm_free(h->obj);
@@ -1569,19 +2057,59 @@ static int object(struct lhost *h, const char *name, enum obj_kind kind, struct 
     return 0;
 }
 
-int lhost_set_vector(struct lhost *h, const char *name, double *v, int64_t n, bool writable)
+int lhost_set_table(struct lhost *h, const char *name, double *v, int64_t rows, int64_t cols,
+                    bool writable)
 {
-    PTM_ASSERT(n >= 0 && (v || n == 0));
+    PTM_ASSERT(rows >= 0 && cols >= 1 && (v || rows == 0) && rows <= INT64_MAX / cols);
     struct hobj *o;
     int rc = object(h, name, OBJ_VECTOR, &o);
     if (rc)
         return rc;
     struct uvec *u = o->ud;
+    if (!u->name) { /* new: its slot for row views, while there are slots */
+        u->slot = h->ntab < MAX_TABLES ? h->ntab : -1;
+        if (u->slot >= 0)
+            h->tab[h->ntab++] = u;
+    }
     u->v = v;
-    u->n = n;
+    u->n = rows * cols;
+    u->rows = rows;
+    u->cols = cols;
     u->writable = writable;
+    u->limited = false;
     u->name = o->name;
     return 0;
+}
+
+int lhost_set_vector(struct lhost *h, const char *name, double *v, int64_t n, bool writable)
+{
+    return lhost_set_table(h, name, v, n, 1, writable);
+}
+
+int lhost_limit_rows(struct lhost *h, const char *name, int64_t lo, int64_t hi, bool writable)
+{
+    h->fail = LHOST_FAIL_NONE;
+    h->msg[0] = '\0';
+    for (size_t i = 0; i < h->nobj; i++) {
+        if (strcmp(h->obj[i].name, name) != 0 || h->obj[i].kind != OBJ_VECTOR)
+            continue;
+        struct uvec *u = h->obj[i].ud;
+        PTM_ASSERT(0 <= lo && lo <= hi && hi <= u->rows);
+        u->limited = true;
+        u->lo = lo;
+        u->hi = hi;
+        u->writable = writable;
+        return 0;
+    }
+    return fail(h, LHOST_FAIL_NAME, "no vector '%s' to limit", name);
+}
+
+void lhost_set_blocks(struct lhost *h, const int64_t *lo, int64_t n)
+{
+    PTM_ASSERT(n >= 0 && n <= VIEW_MAX_BLOCKS && (lo || n == 0));
+    drop_block_ptrs(h);
+    h->blk_lo = n ? lo : NULL;
+    h->nblk = n;
 }
 
 int lhost_set_matrix(struct lhost *h, const char *name, const struct lhost_matrix *m)
@@ -1593,7 +2121,10 @@ int lhost_set_matrix(struct lhost *h, const char *name, const struct lhost_matri
     int rc = object(h, name, OBJ_MATRIX, &o);
     if (rc)
         return rc;
-    h->mat[((struct umat *)o->ud)->slot].m = *m;
+    struct hmat *hm = &h->mat[((struct umat *)o->ud)->slot];
+    hm->m = *m;
+    ptm_free(hm->blockptr);
+    hm->blockptr = NULL;
     return 0;
 }
 
@@ -1644,6 +2175,11 @@ int lhost_set_const_str(struct lhost *h, const char *name, const char *s)
 void lhost_set_round(struct lhost *h, int64_t round)
 {
     h->round = round;
+}
+
+void lhost_set_sweep(struct lhost *h, int64_t sweep)
+{
+    h->sweep = sweep;
 }
 
 /* ---- calls ---------------------------------------------------------------------- */
@@ -1758,6 +2294,13 @@ static int prepare(lua_State *L)
         lua_pop(L, 1);
         h->round_shown = h->round;
     }
+    if (h->sweep != h->sweep_shown) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_fields);
+        lua_pushinteger(L, h->sweep);
+        lua_setfield(L, -2, "sweep");
+        lua_pop(L, 1);
+        h->sweep_shown = h->sweep;
+    }
     if (c->kind != CALL_PULL)
         lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_worker);
     if (c->kind == CALL_PUSH || c->kind == CALL_PULL || c->kind == CALL_APPLY) {
@@ -1866,7 +2409,7 @@ static const char *what_is(lua_State *L, int idx)
     case LUA_TTHREAD:
         return "a coroutine";
     case LUA_TLIGHTUSERDATA:
-        return "a sparse view";
+        return is_row_code(lua_touserdata(L, idx)) ? "a row of a vector" : "a sparse view";
     default:
         switch (*(const uint32_t *)lua_touserdata(L, idx)) {
         case TAG_VECTOR:
@@ -1875,6 +2418,8 @@ static const char *what_is(lua_State *L, int idx)
             return "a matrix";
         case TAG_WORKER:
             return "the worker object";
+        case TAG_ITER:
+            return "the state of a loop";
         default:
             return "the block list";
         }

@@ -13,10 +13,12 @@
  *
  *   w            the worker, read-only: w.id (1-based), w.workers,
  *                w.rows ({first, last}: the shard's global rows), w.round,
- *                w:random() (a float in [0, 1)), w:random(m) (an integer
- *                in 1..m), w:random(m, n), w:vector(n [, fill]) (a new
- *                vector of n values, fill or 0), and every registered
- *                object by its name: w.X, w.y, w.beta, w.r.
+ *                w.sweep (whole sweeps done), w:random() (a float in
+ *                [0, 1)), w:random(m) (an integer in 1..m), w:random(m, n),
+ *                w:vector(n [, fill]) (a new vector of n values, fill or
+ *                0), w:block(b) (the first and last unit, 1-based, of
+ *                block b, when the engine registered blocks), and every
+ *                registered object by its name: w.X, w.y, w.beta, w.r.
  *   vector       a view of a double array the engine owns, or a new vector
  *                (below): v[i], v[i] = x (when writable), #v, and methods.
  *                u is a vector of the same length (or, for dot and axpy, a
@@ -29,19 +31,36 @@
  *                  is 0; without z a zero u[k] is an error and v is left
  *                  unchanged), v:soft(t) (sign(v) max(|v| - t, 0), t >= 0),
  *                  v:scatter(S, u) (v[S[k]] = u[k], u of #S values);
- *                  new vectors: v:copy(), v:gather(S) (of v[S[k]]).
+ *                  v:mix(u, a, b, c, d) (v, u = a v + b u, c v + d u from
+ *                  the old values; u is changed too);
+ *                  new vectors: v:copy(), v:gather(S) (of v[S[k]]);
+ *                  v:size() (rows and columns: a registered matrix's
+ *                  shape, else #v and 1); W:row(i) (below).
  *                A new vector is writable and its doubles are in the Lua
  *                state, under its memory cap; it is garbage when no longer
  *                referenced, and a hook may keep one in a global (scratch,
  *                a cache).
- *   matrix       a sparse matrix shard: X:col(j), X:row(i), X:cols(S),
- *                X:rows(S), X:size() (the rows and columns of the whole
- *                matrix).
- *   sparse view  x = X:col(j) or X:row(i): x:dot(v), x:axpy(a, v)
+ *   row view     W:row(i) of a registered vector W of rows x cols
+ *                (lhost_set_table): its elements (i-1) cols + 1 .. i cols
+ *                as a vector, in every vector method but W:row and
+ *                indexing (a view has no elements to index; #x works).
+ *                Like a sparse view it is a value that costs no
+ *                allocation, reads W as the engine has it when used, and
+ *                is writable when W is.
+ *   matrix       a sparse matrix shard: X:col(j), X:row(i), X:row(i, b)
+ *                (the entries of row i in the columns of block b, when
+ *                the blocks cut X's columns), X:cols(S), X:rows(S),
+ *                X:size() (the rows and columns of the whole matrix),
+ *                X:colnnz() (a new vector: each column's entries over the
+ *                whole matrix, every worker's rows, when registered).
+ *   sparse view  x = X:col(j) or X:row(i [, b]): x:dot(v), x:axpy(a, v)
  *                (v += a x, returning v), x:nnz() (stored entries),
- *                x:norm2(), x:sum(), and `for i, a in x:each()` over its
- *                entries. A view is a value: it costs no allocation, may be
- *                kept, and reads the matrix as the engine has it when used.
+ *                x:norm2(), x:sum(), `for i, a in x:each()` over its
+ *                entries (index, value), and `for i, a, t in x:each(T)`,
+ *                t being T:row(i) of a registered vector T (a rating and
+ *                its row of H). A view is a value: it costs no allocation,
+ *                may be kept, and reads the matrix as the engine has it
+ *                when used. A loop allocates its state once.
  *   set view     xs = X:cols(S) (X:rows(S)): column (row) S[k] for each k,
  *                reading S and the matrix at each use. xs:dot(v) (a new
  *                vector u, u[k] = x_{S[k]} . v), xs:norm2() and xs:nnz()
@@ -78,8 +97,12 @@
  *                            in S order: a vector of #S values when every
  *                            block has one, else a list whose d[k] is the
  *                            list of block S[k]'s changes
- *   push(w, block, job)                                          rotation
- *   push(w, first, last, job)                                    data-parallel
+ *   push(w, block, job)      rotation: the block the worker holds; the
+ *                            engine limits the rotated parameter to its
+ *                            rows (lhost_limit_rows) for the call
+ *   push(w, first, last, job) data-parallel: the shard's rows first..last
+ *                            of the minibatch; what it writes to a shared
+ *                            parameter goes to the store as increments
  *   objective(w, job)        -> number
  * z and apply's vector d are the host's copies, writable (a hook may
  * compute in them and return them) and, like S, emptied when the call
@@ -144,6 +167,8 @@ struct lhost_matrix {
                                   the shard; NULL: no X:col */
     const struct ptm_csr *csr; /* the shard's rows; NULL: no X:row */
     int64_t rows, cols;        /* the whole matrix's, for X:size() */
+    const double *colnnz;      /* cols values: each column's entries in the whole
+                                  matrix, for X:colnnz(); NULL: none */
 };
 
 enum lhost_failure {
@@ -178,9 +203,24 @@ bool lhost_has(struct lhost *h, const char *fn);
 /* ---- what hooks see ------------------------------------------------------- */
 
 /* Register w[name] as a view of v[0 .. n). Registering a name again
- * re-points the same view (hooks that kept it see the new array); the
- * kind must stay the same. Borrows name and v. */
+ * re-points the same view (hooks that kept it see the new array, and
+ * lifts a limit); the kind must stay the same. Borrows name and v. */
 int lhost_set_vector(struct lhost *h, const char *name, double *v, int64_t n, bool writable);
+/* The same for a matrix of rows x cols (row-major), whose rows hooks can
+ * take as vectors: W:row(i). lhost_set_vector is this with cols 1. */
+int lhost_set_table(struct lhost *h, const char *name, double *v, int64_t rows, int64_t cols,
+                    bool writable);
+/* Until name is registered again, hooks may use only rows lo .. hi-1 of
+ * it (W:row(i), W[k] in them; writable or not), and not the whole: under
+ * rotation, the rows of the block the worker holds, which no other worker
+ * touches in the round. PTM_EINVAL (LHOST_FAIL_NAME) when no vector is
+ * registered as name. */
+int lhost_limit_rows(struct lhost *h, const char *name, int64_t lo, int64_t hi, bool writable);
+/* The blocks of the schedule, for w:block(b) and X:row(i, b): block b
+ * (0-based) is units lo[b] .. lo[b+1]-1 of the scheduled parameter (rows
+ * of H under a rotation `H rows into workers`, which are the columns of
+ * the ratings R). n <= 65534; n = 0: none. Borrows lo (n + 1 values). */
+void lhost_set_blocks(struct lhost *h, const int64_t *lo, int64_t n);
 /* Register w[name] as a matrix shard (copied; its arrays borrowed). */
 int lhost_set_matrix(struct lhost *h, const char *name, const struct lhost_matrix *m);
 /* job[name] = a const's value, a number or a string. Borrows both. */
@@ -188,6 +228,9 @@ int lhost_set_const_num(struct lhost *h, const char *name, double v);
 int lhost_set_const_str(struct lhost *h, const char *name, const char *s);
 /* w.round from the next call on. */
 void lhost_set_round(struct lhost *h, int64_t round);
+/* w.sweep (whole sweeps done, as the engine counts them) from the next
+ * call on. */
+void lhost_set_sweep(struct lhost *h, int64_t sweep);
 
 /* ---- calls ---------------------------------------------------------------- */
 

@@ -1,28 +1,70 @@
 /*
  * rule_lua.c - an update rule and an objective written as Lua hooks
  * (update lua "FILE", objective lua "FILE" "FN"), behind the engine's
- * interfaces, over the worker hosts of lua_host.h.
+ * interfaces, over the worker hosts of lua_host.h: one rule per kind of
+ * round (model-parallel push, pull and apply; rotation; data-parallel
+ * clocks over the parameter store).
  *
  * Every worker has its own host (a sandboxed lua_State) with the hook
  * file loaded and these objects registered under their names in the job:
  * each data source (a sparse matrix: the worker's rows of it when it is
- * the data sharded by rows, else all of it; labels(X): the matching
- * labels, read-only), each parameter (one copy: the committed values,
- * read-only, since a model-parallel round changes them only through pull;
- * sharded: the worker's rows, writable; a matrix is one vector of its
- * elements, row by row) and the job's consts. pull runs on the
- * coordinator in worker 1's host, which is idle then. An objective in the
- * update's file runs in the same state; one in another file gets states of
- * its own, so that neither file's globals replace the other's.
+ * the data sharded by rows, else all of it, with every column's count of
+ * entries over the whole matrix; labels(X): the matching labels,
+ * read-only), each parameter (one copy: the committed values, read-only,
+ * since a model-parallel round changes them only through pull; sharded:
+ * the worker's rows, writable; a matrix is one vector of its elements,
+ * row by row, whose rows W:row(i) gives) and the job's consts. pull runs
+ * on the coordinator in worker 1's host, which is idle then. An objective
+ * in the update's file runs in the same state; one in another file gets
+ * states of its own, so that neither file's globals replace the other's.
+ *
+ * ROTATION. The hooks also know the blocks (w:block(b), X:row(i, b)).
+ * For its push the worker's view of the scheduled parameter is limited to
+ * the rows of the block it holds, writable: the rows no other worker
+ * touches in the round, so that a hook cannot race with another worker's.
+ * Between pushes the parameter is whole again, read-only, for the
+ * objective.
+ *
+ * DATA_PARALLEL. Every parameter with one copy is a dense table of the
+ * parameter store (pstore.h) with the parameter's consistency, one row of
+ * all its elements. A clock of worker p: copy each table's row as the
+ * store lets p see it into p's own buffer, which the hook sees as the
+ * parameter, writable; push(w, first, last) over p's next minibatch of
+ * rows (a pass over the shard restarts at its first row, so the last
+ * minibatch of a pass may be shorter); then every element the hook
+ * changed becomes an increment of (new - old) to the store, and
+ * pstore_clock(). A clock costs two passes over the tables besides the
+ * hook, in return for plain vectors in the hook. Between phases the
+ * store's master copy becomes the parameter tables, and the hook's view is
+ * the table again, read-only, for the objective.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "comm.h"
 #include "engine_impl.h"
 #include "lua_host.h"
+#include "pstore.h"
 #include "ptm.h"
+
+/* What the Lua rule (run->rule_state) or a Lua objective in a file of its
+ * own (run->obj_state) keeps for its hosts. */
+struct lua_state {
+    double **colnnz; /* per data source: each column's entries, or NULL */
+    /* rotation */
+    int64_t *blk_lo; /* nblk + 1: block b is units blk_lo[b] .. blk_lo[b+1]-1 */
+    int64_t nblk;
+    /* data_parallel */
+    struct pstore *ps;
+    int *table;          /* per parameter: its table in ps, or -1 (sharded) */
+    double **buf;        /* per worker and parameter (P * nparams): the worker's copy, or NULL */
+    const double **view; /* the same: the row the store showed in this clock, or NULL */
+    int64_t *next;       /* per worker: the shard row its next minibatch starts at */
+    int64_t minibatch;
+};
 
 /* Read path (relative to the plan's directory) whole. */
 static int read_text(const struct ptm_run *run, const char *file, char *path, size_t pathlen,
@@ -69,8 +111,56 @@ static int read_text(const struct ptm_run *run, const char *file, char *path, si
     return 0;
 }
 
+/* Every sparse matrix's count of entries per column over all its rows
+ * (every rank's, for the data sharded by rows). */
+static int count_columns(struct ptm_run *run, struct lua_state *st)
+{
+    const struct ptm_plan *plan = run->plan;
+    st->colnnz = rt_zalloc(plan->ndata, sizeof(*st->colnnz));
+    if (!st->colnnz)
+        return PTM_ENOMEM;
+    for (uint32_t k = 0; k < plan->ndata; k++) {
+        const struct ptm_dataset *ds = run->data[k];
+        if (plan->data[k].labels_of >= 0 || !ds || !ds->sparse)
+            continue;
+        const struct ptm_csr *r = &ds->csr;
+        double *c = rt_zalloc((size_t)r->ncols, sizeof(double));
+        if (!c)
+            return PTM_ENOMEM;
+        st->colnnz[k] = c;
+        for (int64_t e = r->rowptr[0]; e < r->rowptr[r->nrows]; e++)
+            c[r->colind[e]] += 1;
+        if (run->nranks > 1 && (int32_t)k == run->rowdata) {
+            ptm_comm_sum_to_root(c, (size_t)r->ncols);
+            ptm_comm_bcast(c, (size_t)r->ncols * sizeof(double));
+        }
+    }
+    return 0;
+}
+
+static void state_free(struct ptm_run *run, struct lua_state *st)
+{
+    if (!st)
+        return;
+    if (st->colnnz)
+        for (uint32_t k = 0; k < run->plan->ndata; k++)
+            ptm_free(st->colnnz[k]);
+    ptm_free(st->colnnz);
+    ptm_free(st->blk_lo);
+    pstore_free(st->ps);
+    ptm_free(st->table);
+    if (st->buf)
+        for (size_t i = 0; i < (size_t)run->P * run->plan->nparams; i++)
+            ptm_free(st->buf[i]);
+    ptm_free(st->buf);
+    ptm_free(st->view);
+    ptm_free(st->next);
+    ptm_free(st);
+}
+
 /* Register the job's objects in host h of worker w. */
-static int register_objects(struct rt_worker *w, struct lhost *h, char *err, size_t errlen)
+static int register_objects(struct rt_worker *w, struct lhost *h, const struct lua_state *st,
+                            char *err, size_t errlen)
 {
     struct ptm_run *run = w->run;
     const struct ptm_plan *plan = run->plan;
@@ -85,8 +175,11 @@ static int register_objects(struct rt_worker *w, struct lhost *h, char *err, siz
             const struct ptm_dataset *ds = run->data[k];
             /* X:size() is the whole matrix's, across ranks too */
             int64_t rows = (int32_t)k == run->rowdata ? run->grows : ds->csr.nrows;
-            struct lhost_matrix m = {
-                .csc = &s->csc, .csr = &s->csr, .rows = rows, .cols = ds->csr.ncols};
+            struct lhost_matrix m = {.csc = s->csc.colptr ? &s->csc : NULL,
+                                     .csr = &s->csr,
+                                     .rows = rows,
+                                     .cols = ds->csr.ncols,
+                                     .colnnz = st->colnnz[k]};
             rc = lhost_set_matrix(h, dd->name, &m);
         } else {
             snprintf(err, errlen, "data '%s': dense data is not supported in Lua hooks yet",
@@ -97,15 +190,17 @@ static int register_objects(struct rt_worker *w, struct lhost *h, char *err, siz
     for (uint32_t p = 0; p < plan->nparams && rc == 0; p++) {
         const struct rt_param *t = &run->params[p];
         if (t->val)
-            rc = lhost_set_vector(h, t->pp->name, t->val, t->len, false);
+            rc = lhost_set_table(h, t->pp->name, t->val, t->rows, t->cols, false);
         else
-            rc = lhost_set_vector(h, t->pp->name, w->local[p], (w->hi - w->lo) * t->cols, true);
+            rc = lhost_set_table(h, t->pp->name, w->local[p], w->hi - w->lo, t->cols, true);
     }
     for (uint32_t c = 0; c < plan->nconsts && rc == 0; c++) {
         const struct plan_const *pc = &plan->consts[c];
         rc = pc->is_str ? lhost_set_const_str(h, pc->name, pc->str)
                         : lhost_set_const_num(h, pc->name, pc->num);
     }
+    if (rc == 0 && st->nblk)
+        lhost_set_blocks(h, st->blk_lo, st->nblk);
     if (rc == PTM_EINVAL)
         snprintf(err, errlen, "%s", lhost_error(h));
     return rc;
@@ -113,8 +208,8 @@ static int register_objects(struct rt_worker *w, struct lhost *h, char *err, siz
 
 /* A host per worker (w->lua, or w->lua_obj for an objective of its own),
  * with file loaded. */
-static int load_everywhere(struct ptm_run *run, bool objective, const char *file, char *err,
-                           size_t errlen)
+static int load_everywhere(struct ptm_run *run, bool objective, const char *file,
+                           const struct lua_state *st, char *err, size_t errlen)
 {
     char path[4096];
     char *text;
@@ -136,7 +231,7 @@ static int load_everywhere(struct ptm_run *run, bool objective, const char *file
             .budget = run->opts.lua_budget,
             .seconds = run->opts.lua_seconds,
         };
-        if ((rc = lhost_new(h, &cfg)) != 0 || (rc = register_objects(w, *h, err, errlen)) != 0)
+        if ((rc = lhost_new(h, &cfg)) != 0 || (rc = register_objects(w, *h, st, err, errlen)) != 0)
             break;
         rc = lhost_load(*h, path, text, len);
         if (rc != 0)
@@ -155,31 +250,55 @@ static void free_hosts(struct ptm_run *run, bool objective)
     }
 }
 
-static int lua_setup(struct ptm_run *run, char *err, size_t errlen)
+/* ---- the update: set-up common to all kinds ----------------------------------------- */
+
+/* The rule's state and every worker's host with the update's file; then
+ * what each kind checks. */
+static int rule_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *u = &run->plan->update;
-    int rc = load_everywhere(run, false, u->file, err, errlen);
+    struct lua_state *st = rt_zalloc(1, sizeof(*st));
+    if (!st)
+        return PTM_ENOMEM;
+    run->rule_state = st;
+    int rc = count_columns(run, st);
+    if (rc == 0 && run->rule->kind == RT_ROTATION) {
+        /* rows (or a vector's elements): the units of a block are rows of
+         * the parameter, which lhost_limit_rows() can hand out */
+        const struct rt_param *t = &run->params[run->sparam];
+        if (run->bs->axis == PLAN_AXIS_COLS || (run->bs->axis == PLAN_AXIS_ELEMS && t->cols > 1)) {
+            snprintf(err, errlen,
+                     "a Lua update under rotation needs blocks of rows of '%s' ('blocks %s = %s "
+                     "rows into workers')",
+                     t->pp->name, run->bs->name, t->pp->name);
+            return PTM_EINVAL;
+        }
+        if (run->nblocks > 65534) {
+            snprintf(err, errlen, "a Lua update under rotation takes at most 65534 blocks");
+            return PTM_EINVAL;
+        }
+        st->nblk = run->nblocks;
+        st->blk_lo = rt_zalloc((size_t)st->nblk + 1, sizeof(int64_t));
+        if (!st->blk_lo)
+            return PTM_ENOMEM;
+        for (int64_t b = 0; b < st->nblk; b++)
+            rt_block_units(run, b, &st->blk_lo[b], &st->blk_lo[b + 1]);
+    }
+    if (rc == 0)
+        rc = load_everywhere(run, false, u->file, st, err, errlen);
     if (rc == 0 && (!u->push || !lhost_has(run->w[0].lua, u->push))) {
-        snprintf(err, errlen, "\"%s\" defines no function '%s'", u->file, u->push ? u->push : "push");
-        rc = PTM_EINVAL;
-    }
-    if (rc == 0 && (!u->pull || !lhost_has(run->w[0].lua, u->pull))) {
-        snprintf(err, errlen,
-                 "the %s policy needs a pull function to combine the workers' results: "
-                 "define 'pull' in \"%s\"",
-                 plan_policy_name(run->plan->schedule.policy), u->file);
-        rc = PTM_EINVAL;
-    }
-    if (rc == 0 && u->apply && !lhost_has(run->w[0].lua, u->apply)) {
-        snprintf(err, errlen, "\"%s\" defines no function '%s'", u->file, u->apply);
+        snprintf(err, errlen, "\"%s\" defines no function '%s'", u->file,
+                 u->push ? u->push : "push");
         rc = PTM_EINVAL;
     }
     return rc;
 }
 
-static void lua_release(struct ptm_run *run)
+static void rule_release(struct ptm_run *run)
 {
     free_hosts(run, false);
+    state_free(run, run->rule_state);
+    run->rule_state = NULL;
 }
 
 static size_t lua_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars)
@@ -196,10 +315,31 @@ static int hook_failed(struct rt_worker *w, struct lhost *h, int rc)
     return rc;
 }
 
+/* ---- model-parallel: push, pull, apply --------------------------------------------- */
+
+static int lua_setup(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct plan_hook *u = &run->plan->update;
+    int rc = rule_setup(run, err, errlen);
+    if (rc == 0 && (!u->pull || !lhost_has(run->w[0].lua, u->pull))) {
+        snprintf(err, errlen,
+                 "the %s policy needs a pull function to combine the workers' results: "
+                 "define 'pull' in \"%s\"",
+                 plan_policy_name(run->plan->schedule.policy), u->file);
+        rc = PTM_EINVAL;
+    }
+    if (rc == 0 && u->apply && !lhost_has(run->w[0].lua, u->apply)) {
+        snprintf(err, errlen, "\"%s\" defines no function '%s'", u->file, u->apply);
+        rc = PTM_EINVAL;
+    }
+    return rc;
+}
+
 static int lua_push(struct rt_worker *w, const struct rt_round *rd)
 {
     const struct plan_hook *u = &w->run->plan->update;
     lhost_set_round(w->lua, w->run->round + 1);
+    lhost_set_sweep(w->lua, w->run->updates / w->run->nblocks);
     int k = 0;
     int rc = lhost_push(w->lua, u->push, rd->blocks, rd->n, RT_KMAX, &k, w->z);
     if (rc != 0)
@@ -232,11 +372,229 @@ const struct rt_rule rt_rule_lua = {
     .name = "lua",
     .kind = RT_MODEL,
     .setup = lua_setup,
-    .release = lua_release,
+    .release = rule_release,
     .zcap = lua_zcap,
     .push = lua_push,
     .pull = lua_pull,
     .apply = lua_apply,
+};
+
+/* ---- rotation ---------------------------------------------------------------------- */
+
+static size_t no_z(const struct ptm_run *run, size_t nblocks, size_t nvars)
+{
+    (void)run;
+    (void)nblocks;
+    (void)nvars;
+    return 0;
+}
+
+/* push(w, block) for each block the worker holds in the round (one, for
+ * a rotation of one block per worker), with the scheduled parameter
+ * limited to its rows. */
+static int rot_push(struct rt_worker *w, const struct rt_round *rd)
+{
+    struct ptm_run *run = w->run;
+    const struct lua_state *st = run->rule_state;
+    const struct rt_param *t = &run->params[run->sparam];
+    const char *name = t->pp->name;
+    lhost_set_round(w->lua, run->round + 1);
+    lhost_set_sweep(w->lua, run->round / run->P);
+    int rc = 0;
+    for (size_t i = rd->part[w->id]; i < rd->part[w->id + 1] && rc == 0; i++) {
+        int64_t b = rd->blocks[i];
+        if ((rc = lhost_limit_rows(w->lua, name, st->blk_lo[b], st->blk_lo[b + 1], true)) == 0)
+            rc = lhost_push_block(w->lua, run->plan->update.push, b);
+    }
+    if (rc != 0)
+        hook_failed(w, w->lua, rc);
+    /* whole again, and read-only: the objective reads it */
+    int rc2 = lhost_set_table(w->lua, name, t->val, t->rows, t->cols, false);
+    return rc != 0 ? rc : rc2;
+}
+
+const struct rt_rule rt_rule_lua_rotation = {
+    .name = "lua",
+    .kind = RT_ROTATION,
+    .setup = rule_setup,
+    .release = rule_release,
+    .zcap = no_z,
+    .push = rot_push,
+};
+
+/* ---- data_parallel: clocks over the parameter store --------------------------------- */
+
+static int clk_setup(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    int rc = rule_setup(run, err, errlen);
+    if (rc != 0)
+        return rc;
+    struct lua_state *st = run->rule_state;
+    st->minibatch = plan->schedule.minibatch > 0 ? plan->schedule.minibatch : 1000;
+    st->table = rt_zalloc(plan->nparams, sizeof(int));
+    st->buf = rt_zalloc((size_t)run->P * plan->nparams, sizeof(double *));
+    st->view = rt_zalloc((size_t)run->P * plan->nparams, sizeof(double *));
+    st->next = rt_zalloc((size_t)run->P, sizeof(int64_t));
+    if (!st->table || !st->buf || !st->view || !st->next || (rc = pstore_new(&st->ps, run->P)) != 0)
+        return rc ? rc : PTM_ENOMEM;
+    for (uint32_t q = 0; q < plan->nparams && rc == 0; q++) {
+        const struct rt_param *t = &run->params[q];
+        st->table[q] = -1;
+        if (!t->val)
+            continue;
+        if (t->len > (int64_t)UINT32_MAX) {
+            snprintf(err, errlen,
+                     "parameter '%s' has more elements than the parameter store "
+                     "holds in a row",
+                     t->pp->name);
+            return PTM_EINVAL;
+        }
+        struct pstore_table_spec spec = {
+            .nrows = 1,
+            .ncols = t->len > 0 ? t->len : 1,
+            .async = t->pp->cons == PLAN_CONS_ASYNC,
+            .staleness = t->pp->staleness,
+        };
+        if ((rc = pstore_add_table(st->ps, &spec, &st->table[q])) == 0 && t->len > 0)
+            rc = pstore_write_row(st->ps, st->table[q], 0, t->val);
+        for (int p = 0; p < run->P && rc == 0; p++)
+            if (!(st->buf[(size_t)p * plan->nparams + q] =
+                      rt_zalloc((size_t)t->len, sizeof(double))))
+                rc = PTM_ENOMEM;
+    }
+    /* a pass of the largest shard is a sweep */
+    int64_t most = 1;
+    for (int p = 0; p < run->P; p++)
+        if (run->w[p].hi - run->w[p].lo > most)
+            most = run->w[p].hi - run->w[p].lo;
+    run->clocks_per_sweep = (most + st->minibatch - 1) / st->minibatch;
+    return rc;
+}
+
+/* Point the hook's view of every table at the worker's copy (writable),
+ * or at the parameter table (read-only). */
+static int point_tables(struct rt_worker *w, bool own)
+{
+    struct ptm_run *run = w->run;
+    const struct lua_state *st = run->rule_state;
+    int rc = 0;
+    for (uint32_t q = 0; q < run->plan->nparams && rc == 0; q++) {
+        const struct rt_param *t = &run->params[q];
+        if (st->table[q] < 0)
+            continue;
+        double *v = own ? st->buf[(size_t)w->id * run->plan->nparams + q] : t->val;
+        rc = lhost_set_table(w->lua, t->pp->name, v, t->rows, t->cols, own);
+    }
+    return rc;
+}
+
+/* A failure of w stops the others too: they may be waiting in
+ * pstore_clock() for w to catch up. */
+static int clk_fail(struct rt_worker *w, int rc)
+{
+    const struct lua_state *st = w->run->rule_state;
+    pstore_abort(st->ps, rc);
+    return rc;
+}
+
+/* One clock of worker w: the tables as the store lets w see them into its
+ * copies, the hook, the changes as increments. */
+static int clock_once(struct rt_worker *w, struct pstore_worker *pw)
+{
+    struct ptm_run *run = w->run;
+    struct lua_state *st = run->rule_state;
+    uint32_t np = run->plan->nparams;
+    const double **view = st->view + (size_t)w->id * np;
+    int rc = 0;
+    for (uint32_t q = 0; q < np && rc == 0; q++) {
+        view[q] = NULL;
+        const struct rt_param *t = &run->params[q];
+        if (st->table[q] < 0 || t->len == 0)
+            continue;
+        if ((rc = pstore_row_dense(pw, st->table[q], 0, &view[q])) == 0)
+            memcpy(st->buf[(size_t)w->id * np + q], view[q], (size_t)t->len * sizeof(double));
+    }
+    if (rc != 0) {
+        rt_fail(w, rc, "the parameter store failed: %s", ptm_strerror(rc));
+        return clk_fail(w, rc);
+    }
+    int64_t n = w->hi - w->lo;
+    if (n > 0) {
+        int64_t begin = st->next[w->id],
+                end = begin + st->minibatch < n ? begin + st->minibatch : n;
+        lhost_set_round(w->lua, pstore_worker_clock(pw) + 1);
+        lhost_set_sweep(w->lua, pstore_worker_clock(pw) / run->clocks_per_sweep);
+        if ((rc = lhost_push_rows(w->lua, run->plan->update.push, begin, end)) != 0) {
+            hook_failed(w, w->lua, rc);
+            return clk_fail(w, rc);
+        }
+        st->next[w->id] = end == n ? 0 : end;
+    }
+    for (uint32_t q = 0; q < np; q++) {
+        if (!view[q])
+            continue;
+        const struct rt_param *t = &run->params[q];
+        const double *mine = st->buf[(size_t)w->id * np + q];
+        for (int64_t k = 0; k < t->len; k++) {
+            if (mine[k] == view[q][k])
+                continue;
+            if (!isfinite(mine[k])) {
+                rt_fail(w, PTM_EINVAL, "hook '%s' set element %lld of '%s' to %s",
+                        run->plan->update.push, (long long)k + 1, t->pp->name,
+                        isnan(mine[k]) ? "nan"
+                        : mine[k] > 0  ? "inf"
+                                       : "-inf");
+                return clk_fail(w, PTM_EINVAL);
+            }
+            if ((rc = pstore_inc(pw, st->table[q], 0, k, mine[k] - view[q][k])) != 0) {
+                rt_fail(w, rc, "the parameter store failed: %s", ptm_strerror(rc));
+                return clk_fail(w, rc);
+            }
+        }
+    }
+    while ((rc = pstore_clock(pw)) == PTM_ENOMEM)
+        ; /* nothing was lost: try again */
+    return rc;
+}
+
+/* run->work.clocks clocks of worker w. A worker that another one's failure
+ * stopped returns 0: the failure is the other's to report. */
+static int clk_push(struct rt_worker *w, const struct rt_round *rd)
+{
+    (void)rd;
+    struct ptm_run *run = w->run;
+    struct lua_state *st = run->rule_state;
+    struct pstore_worker *pw = pstore_worker(st->ps, w->id);
+    int rc = point_tables(w, true);
+    for (int64_t c = 0; c < run->work.clocks && rc == 0; c++) {
+        rc = clock_once(w, pw);
+        if (rc != 0 && !w->rc)
+            rc = 0, c = run->work.clocks; /* stopped by another worker */
+    }
+    int rc2 = point_tables(w, false);
+    return rc != 0 ? rc : rc2;
+}
+
+/* After a phase: the store's master copies become the parameter tables. */
+static int clk_sync(struct ptm_run *run)
+{
+    const struct lua_state *st = run->rule_state;
+    int rc = 0;
+    for (uint32_t q = 0; q < run->plan->nparams && rc == 0; q++)
+        if (st->table[q] >= 0 && run->params[q].len > 0)
+            rc = pstore_read(st->ps, st->table[q], run->params[q].val);
+    return rc;
+}
+
+const struct rt_rule rt_rule_lua_clocks = {
+    .name = "lua",
+    .kind = RT_CLOCKS,
+    .setup = clk_setup,
+    .release = rule_release,
+    .zcap = no_z,
+    .push = clk_push,
+    .sync = clk_sync,
 };
 
 /* ---- the objective ----------------------------------------------------------- */
@@ -251,8 +609,14 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *o = &run->plan->objective, *u = &run->plan->update;
     int rc = 0;
-    if (!(u->lua && strcmp(u->file, o->file) == 0))
-        rc = load_everywhere(run, true, o->file, err, errlen);
+    if (!(u->lua && strcmp(u->file, o->file) == 0)) {
+        struct lua_state *st = rt_zalloc(1, sizeof(*st));
+        if (!st)
+            return PTM_ENOMEM;
+        run->obj_state = st;
+        if ((rc = count_columns(run, st)) == 0)
+            rc = load_everywhere(run, true, o->file, st, err, errlen);
+    }
     if (rc == 0 && !lhost_has(obj_host(&run->w[0]), o->fn)) {
         snprintf(err, errlen, "\"%s\" defines no function '%s'", o->file, o->fn);
         rc = PTM_EINVAL;
@@ -277,6 +641,8 @@ static double obj_finish(const struct ptm_run *run, double sum)
 static void obj_release(struct ptm_run *run)
 {
     free_hosts(run, true);
+    state_free(run, run->obj_state);
+    run->obj_state = NULL;
 }
 
 const struct rt_objective rt_objective_lua = {

@@ -1074,7 +1074,14 @@ static const struct {
                                    "got vector)"},
     {"w.X:col(1).x = 1", "t.lua:2: attempt to index a userdata value"},
     {"local f = w.X:col(1):each() return f(w.X:col(1), 'x')",
-     "t.lua:2: bad argument #2 to 'f' (number expected, got string)"},
+     "t.lua:2: bad argument #1 to 'f' (loop state of each() expected, got sparse view)"},
+    {"for i, a, t in w.X:col(1):each(w.X) do end",
+     "t.lua:2: bad argument #1 to 'each' (vector expected, got matrix)"},
+    {"return w.X:row(1):each(w.r:copy())",
+     "t.lua:2: a vector has no rows: row views are of the job's parameters and data"},
+    {"return w.X:row(1, 1)", "t.lua:2: X:row(i, b) needs blocks: this schedule has none to hold"},
+    {"return w:block(1)", "t.lua:2: w:block(b) needs blocks: this schedule has none to hold"},
+    {"return w.X:colnnz()", "t.lua:2: 'X' has no column counts on this worker"},
 };
 
 START_TEST(test_sparse_errors)
@@ -1086,6 +1093,249 @@ START_TEST(test_sparse_errors)
     ck_assert_int_eq(run_body(f.h, sparse_error_cases[_i].body, NULL), PTM_EINVAL);
     expect_first_line("sparse errors", _i, f.h, sparse_error_cases[_i].expected);
     sparse_teardown(&f);
+}
+END_TEST
+
+/* ---- rows of tables, blocks of a rotation ------------------------------------------------ */
+
+/* A rotation's view of things: W (RR x K, writable) and H (SC x K, its
+ * rows the columns of X, cut into 3 blocks), Y (2 x K, read-only), X
+ * (RR x SC) with its column counts, and the blocks. */
+enum { RR = 31, K = 6, NB = 3 };
+
+struct rot_fixture {
+    struct lhost *h;
+    struct ptm_csr a;
+    double W[RR * K], H[SC * K], Y[2 * K], colnnz[SC];
+    int64_t lo[NB + 1];
+};
+
+static void rot_setup(struct rot_fixture *f, uint64_t seed)
+{
+    uint64_t s = seed;
+    random_csr(&s, RR, SC, 0.4, &f->a);
+    for (int i = 0; i < RR * K; i++)
+        f->W[i] = unif(&s);
+    for (int i = 0; i < SC * K; i++)
+        f->H[i] = unif(&s);
+    for (int i = 0; i < 2 * K; i++)
+        f->Y[i] = unif(&s);
+    memset(f->colnnz, 0, sizeof(f->colnnz));
+    for (int64_t e = 0; e < f->a.nnz; e++)
+        f->colnnz[f->a.colind[e]] += 1;
+    ptm_shard_even(SC, NB, f->lo);
+    f->h = small_host();
+    struct lhost_matrix m = {.csr = &f->a, .rows = RR, .cols = SC, .colnnz = f->colnnz};
+    ck_assert_int_eq(lhost_set_matrix(f->h, "X", &m), 0);
+    ck_assert_int_eq(lhost_set_table(f->h, "W", f->W, RR, K, true), 0);
+    ck_assert_int_eq(lhost_set_table(f->h, "H", f->H, SC, K, true), 0);
+    ck_assert_int_eq(lhost_set_table(f->h, "Y", f->Y, 2, K, false), 0);
+    lhost_set_blocks(f->h, f->lo, NB);
+}
+
+static void rot_teardown(struct rot_fixture *f)
+{
+    lhost_free(f->h);
+    ptm_csr_release(&f->a);
+}
+
+/* a . b in the order of the matrix factorization kernel (kernel_mf.c). */
+static double kernel_dot(const double *a, const double *b, int n)
+{
+    double s[4] = {0, 0, 0, 0};
+    for (int k = 0; k < n; k++)
+        s[k % 4] += a[k] * b[k];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+START_TEST(test_rows)
+{
+    struct rot_fixture f;
+    rot_setup(&f, 21 + (uint64_t)_i);
+    /* dot in the kernel's order, bit for bit; shape, length, names */
+    ck_assert(eval(f.h, "return w.W:row(3):dot(w.H:row(5))") ==
+              kernel_dot(f.W + 2 * K, f.H + 4 * K, K));
+    ck_assert(eval(f.h, "local r, c = w.W:size() return r * 100 + c") == RR * 100 + K);
+    ck_assert(eval(f.h, "local r, c = w.W:row(2):size() return r * 100 + c") == K * 100 + 1);
+    ck_assert(eval(f.h, "return #w.W:row(4)") == K);
+    ck_assert(eval(f.h, "return tostring(w.W:row(2)) == \"row 2 of 'W' (6 elements)\" and "
+                        "w.W:row(2) == w.W:row(2) and w.W:row(2) ~= w.W:row(3) and 1 or 0") == 1);
+    double n2 = 0, sum = 0;
+    for (int k = 0; k < K; k++) {
+        n2 += f.Y[K + k] * f.Y[K + k];
+        sum += f.Y[K + k];
+    }
+    ck_assert(close_to(eval(f.h, "return w.Y:row(2):norm2()"), n2, 1e-14));
+    ck_assert(close_to(eval(f.h, "return w.Y:row(2):sum()"), sum, 1e-14));
+    ck_assert(close_to(eval(f.h, "return w.Y:row(2):copy():sum()"), sum, 1e-14));
+
+    /* in place: mix, scale, axpy between rows; against the same in C */
+    double W0[RR * K], H0[SC * K];
+    memcpy(W0, f.W, sizeof(W0));
+    memcpy(H0, f.H, sizeof(H0));
+    eval(f.h, "local a, b = w.W:row(3), w.H:row(5)\n"
+              "a:mix(b, 0.9, 0.2, -0.3, 1.1) w.W:row(1):scale(2):axpy(-1, w.H:row(2)) return 0");
+    for (int k = 0; k < K; k++) {
+        double x = W0[2 * K + k], y = H0[4 * K + k];
+        ck_assert(f.W[2 * K + k] == 0.9 * x + 0.2 * y);
+        ck_assert(f.H[4 * K + k] == 1.1 * y + -0.3 * x);
+        ck_assert(f.W[k] == 2 * W0[k] + -1 * H0[K + k]);
+    }
+    for (int k = K; k < 2 * K; k++)
+        ck_assert(f.W[k] == W0[k]); /* only the rows named */
+
+    /* X:row(i, b) and each(H) against the CSR read here */
+    for (int b = 0; b < NB; b++) {
+        double want = 0, wantn = 0;
+        for (int i = 0; i < RR; i++)
+            for (int64_t p = f.a.rowptr[i]; p < f.a.rowptr[i + 1]; p++) {
+                int j = f.a.colind[p];
+                if (j < f.lo[b] || j >= f.lo[b + 1])
+                    continue;
+                want += (i + 1) * (j + 1) * f.a.val[p] * kernel_dot(f.H + j * K, f.W, K);
+                wantn += 1;
+            }
+        char body[512];
+        snprintf(body, sizeof(body),
+                 "local X, H, W, s, n = w.X, w.H, w.W, 0, 0\n"
+                 "for i = 1, %d do\n"
+                 "  n = n + X:row(i, %d):nnz()\n"
+                 "  for j, a, h in X:row(i, %d):each(H) do s = s + i * j * a * h:dot(W:row(1)) "
+                 "end\n"
+                 "end\n"
+                 "return s * 1e4 + n",
+                 RR, b + 1, b + 1);
+        double got = eval(f.h, body);
+        ck_assert_msg(close_to(got, want * 1e4 + wantn, 1e-12), "block %d: %g, want %g", b + 1, got,
+                      want * 1e4 + wantn);
+        snprintf(body, sizeof(body), "local a, b = w:block(%d) return a * 1000 + b", b + 1);
+        ck_assert(eval(f.h, body) == (f.lo[b] + 1) * 1000 + f.lo[b + 1]);
+    }
+    ck_assert(eval(f.h, "return tostring(w.X:row(2, 3)) == \"row 2 of 'X' in block 3\" and 1 or "
+                        "0") == 1);
+    /* the whole row is the blocks together; column counts */
+    ck_assert(eval(f.h, "local n = 0 for i = 1, 31 do n = n + w.X:row(i):nnz() - "
+                        "w.X:row(i, 1):nnz() - w.X:row(i, 2):nnz() - w.X:row(i, 3):nnz() end "
+                        "return n") == 0);
+    ck_assert(eval(f.h, "local c = w.X:colnnz() return #c * 1000 + c[2] + c[4]") ==
+              SC * 1000 + f.colnnz[1] + f.colnnz[3]);
+    /* new blocks are seen at once */
+    int64_t two[3] = {0, 10, SC};
+    lhost_set_blocks(f.h, two, 2);
+    ck_assert(eval(f.h, "local a, b = w:block(2) return a * 1000 + b") == 11 * 1000 + SC);
+    rot_teardown(&f);
+}
+END_TEST
+
+/* Under rotation a worker may use only the rows of the block it holds. */
+START_TEST(test_limit)
+{
+    struct rot_fixture f;
+    rot_setup(&f, 5);
+    ck_assert_int_eq(lhost_limit_rows(f.h, "H", 8, 16, true), 0);
+    double h0 = f.H[8 * K];
+    ck_assert(eval(f.h, "w.H:row(9):scale(2) return w.H[8 * 6 + 1]") == 2 * h0);
+    ck_assert(eval(f.h, "local r, c = w.H:size() return #w.H + r + c") == SC * K + SC + K);
+    static const struct {
+        const char *body, *expected;
+    } rows[] = {
+        {"return w.H:row(8)", "t.lua:2: row 8 of 'H' belongs to another worker in this round "
+                              "(this worker holds rows 9..16)"},
+        {"return w.H[1]", "t.lua:2: row 1 of 'H' belongs to another worker in this round (this "
+                          "worker holds rows 9..16)"},
+        {"return w.H:sum()", "t.lua:2: 'H' is shared with other workers in this round: use the "
+                             "rows of the block this worker holds (9..16), H:row(i)"},
+        {"for j, a, h in w.X:row(1):each(w.H) do end",
+         "t.lua:2: row 1 of 'H' belongs to another worker in this round (this worker holds rows "
+         "9..16)"},
+    };
+    /* a row of H that is not the first one out of the block, for the loop */
+    f.a.colind[f.a.rowptr[0]] = 0;
+    for (size_t r = 0; r < PTM_ARRAY_LEN(rows); r++) {
+        ck_assert_int_eq(run_body(f.h, rows[r].body, NULL), PTM_EINVAL);
+        expect_first_line("limit", (int)r, f.h, rows[r].expected);
+    }
+    /* a view kept from then is checked when used */
+    ck_assert_int_eq(lhost_set_table(f.h, "H", f.H, SC, K, false), 0);
+    ck_assert(eval(f.h, "kept = w.H:row(1) return kept:sum()") != 0);
+    ck_assert_int_eq(lhost_limit_rows(f.h, "H", 8, 16, false), 0);
+    ck_assert_int_eq(run_body(f.h, "return kept:sum()", NULL), PTM_EINVAL);
+    expect_first_line("limit", 9, f.h,
+                      "t.lua:2: row 1 of 'H' belongs to another worker in this round (this "
+                      "worker holds rows 9..16)");
+    ck_assert_int_eq(run_body(f.h, "w.H:row(9):scale(2)", NULL), PTM_EINVAL);
+    expect_first_line("limit", 10, f.h, "t.lua:2: row 9 of 'H' is read-only");
+    ck_assert_int_eq(lhost_limit_rows(f.h, "nothing", 0, 0, false), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(f.h), "no vector 'nothing' to limit");
+    /* registering again lifts the limit */
+    ck_assert_int_eq(lhost_set_table(f.h, "H", f.H, SC, K, false), 0);
+    ck_assert(eval(f.h, "return w.H:row(1):sum() - kept:sum()") == 0);
+    rot_teardown(&f);
+}
+END_TEST
+
+static const struct {
+    const char *body, *expected;
+} row_error_cases[] = {
+    {"return w.W:row(0)", "t.lua:2: row 0 out of range for 'W' (1..31)"},
+    {"return w.W:row(32)", "t.lua:2: row 32 out of range for 'W' (1..31)"},
+    {"return w.W:row(1)[1]", "t.lua:2: a view has no elements to index: use its methods "
+                             "(element k of W:row(i) is W[(i - 1) * cols + k])"},
+    {"w.W:row(1)[1] = 2", "t.lua:2: a view has no elements to index: use its methods (element "
+                          "k of W:row(i) is W[(i - 1) * cols + k])"},
+    {"return w.W:row(1):dot(w.W)", "t.lua:2: size mismatch: row 1 of 'W' has 6 elements, 'W' "
+                                   "has 186"},
+    {"w.Y:row(1):scale(2)", "t.lua:2: row 1 of 'Y' is read-only"},
+    {"w.W:row(1):mix(w.Y:row(1), 1, 0, 0, 1)", "t.lua:2: row 1 of 'Y' is read-only"},
+    {"local r = w.W:row(1) r:mix(r, 1, 0, 0, 1)", "t.lua:2: v:mix(u) needs two vectors: row 1 "
+                                                  "of 'W' is both"},
+    {"w.W:row(1):mix(w.H:row(1), 1, 0, 'x', 1)", "t.lua:2: bad argument #4 to 'mix' (number "
+                                                 "expected, got string)"},
+    {"return w.W:row(1):row(1)", "t.lua:2: attempt to call a nil value (method 'row')"},
+    {"return w.W:row(1):each()", "t.lua:2: calling 'each' on bad self (a sparse view expected, "
+                                 "got a row of a vector)"},
+    {"return w.W:copy():row(1)", "t.lua:2: a vector has no rows: row views are of the job's "
+                                 "parameters and data"},
+    {"return w.X:row(1, 0)", "t.lua:2: block 0 out of range (1..3)"},
+    {"return w.X:row(1, 4)", "t.lua:2: block 4 out of range (1..3)"},
+    {"return w:block(4)", "t.lua:2: block 4 out of range (1..3)"},
+    {"return w.Z:row(1, 1)", "t.lua:2: 'Z' has 5 columns and the blocks cut 23: X:row(i, b) "
+                             "needs a matrix whose columns the blocks cut"},
+    {"for j, a, h in w.Z:row(1):each(w.Y) do end", "t.lua:2: row 3 of 'Y' out of range (1..2): "
+                                                   "the view's indices are not its rows"},
+};
+
+START_TEST(test_row_errors)
+{
+    struct rot_fixture f;
+    rot_setup(&f, 9);
+    /* Z: one row holding columns 1..5 */
+    int64_t zp[2] = {0, 5};
+    int32_t zc[5] = {0, 1, 2, 3, 4};
+    double zv[5] = {1, 2, 3, 4, 5};
+    struct ptm_csr z = {.nrows = 1, .ncols = 5, .nnz = 5, .rowptr = zp, .colind = zc, .val = zv};
+    struct lhost_matrix m = {.csr = &z, .rows = 1, .cols = 5};
+    ck_assert_int_eq(lhost_set_matrix(f.h, "Z", &m), 0);
+    ck_assert_int_eq(run_body(f.h, row_error_cases[_i].body, NULL), PTM_EINVAL);
+    expect_first_line("row errors", _i, f.h, row_error_cases[_i].expected);
+    rot_teardown(&f);
+}
+END_TEST
+
+/* The rotation call: push(w, block, job) with w.round and w.sweep. */
+START_TEST(test_push_block)
+{
+    struct rot_fixture f;
+    rot_setup(&f, 2);
+    load_ok(f.h, "function push(w, b, job) w.W[1] = b * 1000 + w.round * 10 + w.sweep end\n");
+    lhost_set_round(f.h, 7);
+    lhost_set_sweep(f.h, 3);
+    ck_assert_int_eq(lhost_push_block(f.h, "push", 1), 0);
+    ck_assert(f.W[0] == 2 * 1000 + 70 + 3);
+    load_ok(f.h, "function push(w, first, last, job) w.W[1] = first * 1000 + last end\n");
+    ck_assert_int_eq(lhost_push_rows(f.h, "push", 4, 9), 0);
+    ck_assert(f.W[0] == 5 * 1000 + 9);
+    rot_teardown(&f);
 }
 END_TEST
 
@@ -1939,6 +2189,10 @@ static Suite *lua_suite(void)
     tcase_add_test(tc, test_register);
     tcase_add_loop_test(tc, test_sparse_ops, 0, 4);
     add_rows(tc, test_sparse_errors, sparse_error_cases);
+    tcase_add_loop_test(tc, test_rows, 0, 3);
+    tcase_add_test(tc, test_limit);
+    add_rows(tc, test_row_errors, row_error_cases);
+    tcase_add_test(tc, test_push_block);
     tcase_add_loop_test(tc, test_bulk_ops, 0, 4);
     tcase_add_test(tc, test_new_vectors);
     add_rows(tc, test_bulk_errors, bulk_error_cases);

@@ -15,6 +15,15 @@
  * that), for BSP and SSP with staleness 2; for LDA the planted topics,
  * matched to the learned ones, by total variation.
  *
+ * The Lua hooks of the examples (examples/mf/mf.lua under rotation,
+ * examples/logreg/logreg.lua under data_parallel) run the same problems:
+ * mf.lua does the built-in mf_sgd's steps in its order, so W and H must
+ * come out the same as the kernel's; logreg.lua is plain minibatch SGD
+ * (the penalty on every weight at every step, where the kernel charges
+ * it to the batch's columns), so its objective must come within a
+ * tolerance of the kernel's. Run from the repository root (make test):
+ * the hooks are read from examples/.
+ *
  * Set PTM_TEST_VERBOSE=1 to print the figures measured.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -169,6 +178,73 @@ START_TEST(test_mf)
 }
 END_TEST
 
+/* examples/mf/mf.lua against the kernel on P workers: the same updates
+ * in the same order with the same arithmetic (the host's dot sums in the
+ * kernel's order), so the tables must agree to the last bit; the test
+ * allows 1e-12 of the largest value, should the kernel's rounding ever
+ * change (SGD would carry a difference of one rounding along, not grow it
+ * much over these sweeps). And the held-out RMSE at the noise level. */
+START_TEST(test_mf_lua)
+{
+    int P = 1 + _i;
+    const char *job = "job mf\n"
+                      "const rank = %d\n"
+                      "const rate = 0.05\n"
+                      "const decay = 0.97\n"
+                      "const reg = 0.05\n"
+                      "data R : sparse matrix from \"mf/ratings.mtx\" format mm shard rows\n"
+                      "data T : sparse matrix from \"mf/test.mtx\" format mm\n"
+                      "param W : matrix[rows(R), rank] = random(0.3) shard like R\n"
+                      "param H : matrix[cols(R), rank] = random(0.3)\n"
+                      "blocks hb = H rows into workers\n"
+                      "schedule rotation over hb\n"
+                      "update %s\n"
+                      "objective builtin rmse { test = T } every 1 sweeps\n"
+                      "stop when sweeps >= 60\n";
+    char text[2048];
+    double *W[2], *H[2], rmse[2];
+    for (int lua = 0; lua < 2; lua++) {
+        snprintf(text, sizeof(text), job, MF_RANK,
+                 lua ? "lua \"mf/mf.lua\""
+                     : "builtin mf_sgd { rate = rate, decay = decay, "
+                       "reg = reg }");
+        struct ptm_plan *plan = compile_text(text);
+        struct ptm_run *run = run_plan(plan, P);
+        W[lua] = malloc(sizeof(double) * MF_ROWS * MF_RANK);
+        H[lua] = malloc(sizeof(double) * MF_COLS * MF_RANK);
+        ck_assert(W[lua] && H[lua]);
+        ck_assert_int_eq(ptm_run_param(run, 0, W[lua], MF_ROWS * MF_RANK), MF_ROWS * MF_RANK);
+        ck_assert_int_eq(ptm_run_param(run, 1, H[lua], MF_COLS * MF_RANK), MF_COLS * MF_RANK);
+        size_t nh;
+        const double *h = ptm_run_history(run, &nh);
+        ck_assert_uint_eq(nh, 61);
+        rmse[lua] = h[nh - 1];
+        ptm_run_free(run);
+        plan_free(plan);
+    }
+    double big = 0, worst = 0;
+    for (int k = 0; k < MF_ROWS * MF_RANK; k++) {
+        big = fmax(big, fabs(W[0][k]));
+        worst = fmax(worst, fabs(W[0][k] - W[1][k]));
+    }
+    for (int k = 0; k < MF_COLS * MF_RANK; k++) {
+        big = fmax(big, fabs(H[0][k]));
+        worst = fmax(worst, fabs(H[0][k] - H[1][k]));
+    }
+    ck_assert_msg(worst <= 1e-12 * big, "P=%d: mf.lua differs from mf_sgd by %g (largest %g)", P,
+                  worst, big);
+    ck_assert_msg(rmse[1] <= 1.25 * mf_noise, "P=%d: mf.lua: held-out RMSE %g, noise %g", P,
+                  rmse[1], mf_noise);
+    if (verbose())
+        printf("mf.lua P=%d: held-out RMSE %.4f (kernel %.4f), largest difference %g\n", P, rmse[1],
+               rmse[0], worst);
+    for (int lua = 0; lua < 2; lua++) {
+        free(W[lua]);
+        free(H[lua]);
+    }
+}
+END_TEST
+
 /* CCD++ is exact coordinate descent: the same values on any P, up to the
  * order of sums. */
 START_TEST(test_mf_ccd_workers)
@@ -279,6 +355,70 @@ START_TEST(test_logreg)
 }
 END_TEST
 
+/* examples/logreg/logreg.lua under SSP: the objective within 1e-4 of
+ * the kernel's on the same problem, sweeps and step sizes, and within the
+ * kernel's tolerance of F(w_true). The two are different SGD variants
+ * (the penalty on every weight, or on the batch's columns) and, under SSP
+ * on several workers, see different stale weights: their objectives agree
+ * to a few 1e-6 here, and 1e-4 leaves room for the timing. */
+START_TEST(test_logreg_lua)
+{
+    static const struct {
+        const char *consistency;
+        int P;
+    } cases[] = {{"bsp", 1}, {"ssp 2", 2}, {"async", 2}};
+    const char *job = "job lr\n"
+                      "const rate = 0.5\n"
+                      "const decay = 0.9\n"
+                      "const l2 = %g\n"
+                      "data X : sparse matrix from \"lr/train.svm\" format libsvm shard rows\n"
+                      "data y : vector from labels(X)\n"
+                      "param w : vector[cols(X)] = 0 consistency %s\n"
+                      "schedule data_parallel { minibatch 200 }\n"
+                      "update %s\n"
+                      "objective builtin logloss { l2 = l2 } every 1 sweeps\n"
+                      "stop when sweeps >= 30\n";
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_dataset *X = tu_read_data("lr/train.svm", &o);
+    double *wt = calloc(LR_COLS, sizeof(double)), *w = calloc(LR_COLS, sizeof(double));
+    ck_assert(wt && w);
+    FILE *f = fopen("lr/w_true.tsv", "r");
+    ck_assert_ptr_nonnull(f);
+    for (int j = 0; j < LR_COLS; j++)
+        ck_assert_int_eq(fscanf(f, "%lf", &wt[j]), 1);
+    fclose(f);
+    double Ft = lr_objective(X, wt);
+    char text[2048];
+    double F[2];
+    for (int lua = 0; lua < 2; lua++) {
+        snprintf(text, sizeof(text), job, lr_l2, cases[_i].consistency,
+                 lua ? "lua \"lr/logreg.lua\""
+                     : "builtin logreg_sgd { rate = rate, decay = "
+                       "decay, l2 = l2 }");
+        struct ptm_plan *plan = compile_text(text);
+        struct ptm_run *run = run_plan(plan, cases[_i].P);
+        ck_assert_int_eq(ptm_run_param(run, 0, w, LR_COLS), LR_COLS);
+        F[lua] = lr_objective(X, w);
+        size_t nh;
+        const double *h = ptm_run_history(run, &nh);
+        ck_assert_uint_eq(nh, 31);
+        ck_assert_msg(fabs(h[nh - 1] - F[lua]) < 1e-9, "engine %g, here %g", h[nh - 1], F[lua]);
+        ptm_run_free(run);
+        plan_free(plan);
+    }
+    ck_assert_msg(fabs(F[1] - F[0]) <= 1e-4, "%s P=%d: logreg.lua F = %.6f, kernel %.6f",
+                  cases[_i].consistency, cases[_i].P, F[1], F[0]);
+    ck_assert_msg(F[1] <= Ft + 2e-3, "%s P=%d: logreg.lua F = %.6f, F(w_true) = %.6f",
+                  cases[_i].consistency, cases[_i].P, F[1], Ft);
+    if (verbose())
+        printf("logreg.lua %s P=%d: F %.6f (kernel %.6f, w_true %.6f)\n", cases[_i].consistency,
+               cases[_i].P, F[1], F[0], Ft);
+    ptm_dataset_free(X);
+    free(w);
+    free(wt);
+}
+END_TEST
+
 /* ---- LDA ------------------------------------------------------------------ */
 
 enum { LDA_DOCS = 600, LDA_WORDS = 400, LDA_TOPICS = 5 };
@@ -379,7 +519,9 @@ static Suite *models_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_mf, 0, (int)PTM_ARRAY_LEN(mf_cases));
     tcase_add_test(tc, test_mf_ccd_workers);
+    tcase_add_loop_test(tc, test_mf_lua, 0, 2);
     tcase_add_loop_test(tc, test_logreg, 0, (int)PTM_ARRAY_LEN(lr_cases));
+    tcase_add_loop_test(tc, test_logreg_lua, 0, 3);
     tcase_add_loop_test(tc, test_lda, 0, (int)PTM_ARRAY_LEN(lda_cases));
     suite_add_tcase(s, tc);
     return s;
@@ -417,14 +559,40 @@ static int setup(void)
     return 0;
 }
 
+/* Copy the file at path (absolute) to dst (outside the tests: no
+ * ck_assert). */
+static int copy_file(const char *path, const char *dst)
+{
+    FILE *in = fopen(path, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+    int c, rc = out ? 0 : -1;
+    while (out && (c = getc(in)) != EOF)
+        if (putc(c, out) == EOF)
+            rc = -1;
+    if (in && ferror(in))
+        rc = -1;
+    if (out && fclose(out) != 0)
+        rc = -1;
+    if (in)
+        fclose(in);
+    return rc;
+}
+
 int main(void)
 {
+    char root[4096], mf_lua[4200], lr_lua[4200];
+    if (!getcwd(root, sizeof(root))) {
+        perror("test_models: getcwd");
+        return EXIT_FAILURE;
+    }
+    snprintf(mf_lua, sizeof(mf_lua), "%s/examples/mf/mf.lua", root);
+    snprintf(lr_lua, sizeof(lr_lua), "%s/examples/logreg/logreg.lua", root);
     char dir[] = "/tmp/ptm-test-models.XXXXXX";
     if (!mkdtemp(dir) || chdir(dir) != 0) {
         perror("test_models: temporary directory");
         return EXIT_FAILURE;
     }
-    if (setup() != 0) {
+    if (setup() != 0 || copy_file(mf_lua, "mf/mf.lua") != 0 ||
+        copy_file(lr_lua, "lr/logreg.lua") != 0) {
         fprintf(stderr, "test_models: cannot make the test problems\n");
         tu_remove_tree(dir);
         return EXIT_FAILURE;
