@@ -41,7 +41,7 @@ COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
 	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/kernel_lda.c runtime/kernel_mf.c runtime/kernel_logreg.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
-	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/rule_lda.c runtime/sched_env.c runtime/comm.c \
+	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/rule_lda.c runtime/straggle.c runtime/sched_env.c runtime/comm.c \
 	schedulers/sched.c schedulers/round_robin.c schedulers/random.c schedulers/dynamic.c \
 	schedulers/conflict.c schedulers/rotation.c
 # ptm plan: the dry run and the renderers of schedules
