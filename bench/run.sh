@@ -483,4 +483,8 @@ else
     echo "mpirun not found: no MPI figures" >&2
 fi
 
+echo "== SSP against BSP with a straggler: logistic regression, time to a target loss"
+# its section, and its charts (bench/ssp_bench_*.svg)
+bash bench/ssp_bench.sh "$ptm" bench >> "$out"
+
 echo "results written to $out"
