@@ -1,4 +1,4 @@
-# ptm - one Makefile. Targets: all check demo bench fuzz asan tsan install clean.
+# ptm - one Makefile. Targets: all check demo bench bench-ssp fuzz asan tsan install clean.
 #   make SANITIZE=address,undefined check   the suite under sanitizers
 #   make fuzz FUZZ_SECONDS=600              the parser fuzzer (clang)
 #   make fuzz-data FUZZ_SECONDS=300         the data reader fuzzer, that long per format
@@ -41,7 +41,7 @@ COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.
 	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
 RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
 	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/kernel_lda.c runtime/kernel_mf.c runtime/kernel_logreg.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
-	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/rule_lda.c runtime/sched_env.c runtime/comm.c runtime/data_ranks.c \
+	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/rule_lda.c runtime/straggle.c runtime/sched_env.c runtime/comm.c runtime/data_ranks.c \
 	schedulers/sched.c schedulers/round_robin.c schedulers/random.c schedulers/dynamic.c \
 	schedulers/conflict.c schedulers/rotation.c
 # ptm plan: the dry run and the renderers of schedules
@@ -59,7 +59,7 @@ else
 PTM = $(B)/ptm
 endif
 
-.PHONY: all check test demo bench golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+.PHONY: all check test demo bench bench-ssp golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
 	fuzz-trace fuzz-trace-build \
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
@@ -132,6 +132,12 @@ bench: deps
 	  $(B)/bench/lda_bench $(B)/bench/sched_bench $(B)/bench/mf_bench $(B)/bench/logreg_bench
 	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench LUA_BENCH=$(B)/bench/lua_bench \
 	  LASSO_BENCH=$(B)/bench/lasso_bench SCHED_BENCH=$(B)/bench/sched_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
+
+# bench-ssp: SSP against BSP with a straggler alone (bench/ssp_bench.sh): its
+# section of bench/RESULTS.md replaced, its charts (bench/ssp_bench_*.svg) redrawn.
+bench-ssp: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/ssp_bench.sh --update bench/RESULTS.md $(PTM) bench
 
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h

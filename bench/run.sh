@@ -627,4 +627,8 @@ mf_ratio() { mf_ratios "$1" "$2" | tr ' ' '\n' | sed '/^$/d' | median | awk '{ p
 } >> "$out"
 for c in $mf_cases; do printf 'mf %s: %s M ratings/s\n' "$c" "$(mf_med "$c")" >&2; done
 
+echo "== SSP against BSP with a straggler: logistic regression, time to a target loss"
+# its section, and its charts (bench/ssp_bench_*.svg)
+bash bench/ssp_bench.sh "$ptm" bench >> "$out"
+
 echo "results written to $out"

@@ -179,7 +179,7 @@ static const struct command commands[] = {
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
      "               [--quiet] [--backend threads|mpi] [--color=WHEN]\n"
-     "               JOB.ptm|PLAN.yaml\n"
+     "               [--straggler W:MS[:PROB]]... JOB.ptm|PLAN.yaml\n"
      "       mpirun -np R ptm run [OPTIONS] JOB.ptm|PLAN.yaml\n"
      "\n"
      "Check the job (or load the plan), read its data, run it until its stop\n"
@@ -211,6 +211,17 @@ static const struct command commands[] = {
      "                    mpirun with more than one process). Under MPI rank 0\n"
      "                    schedules, reports and writes; a failure on any rank\n"
      "                    ends all of them with a message naming the rank\n"
+     "  --straggler W:MS[:PROB]\n"
+     "                    slow worker W down on purpose, for experiments: at\n"
+     "                    the end of each of its clocks, before the clock's\n"
+     "                    updates are published, it sleeps MS milliseconds\n"
+     "                    (more than 0, at most 60000) with probability PROB\n"
+     "                    (more than 0, at most 1; default 1), drawn from the\n"
+     "                    seed, so a run repeats its delays. W is 1 .. the\n"
+     "                    workers, or all: every worker, each drawing on its\n"
+     "                    own. Repeatable, a worker at most once. Only for\n"
+     "                    rules that run clocks (logreg_sgd, lda_gibbs); the\n"
+     "                    trace gives each slowed worker's delay a round\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "\n"
      "Exit status: 0 ok, 1 the run failed or the job asks for something not\n"
@@ -287,6 +298,59 @@ static bool parse_color(const char *arg, enum color *out)
 }
 
 static bool parse_whole(const char *text, long long lo, long long hi, long long *out);
+static bool parse_real(const char *text, double lo, double hi, bool lo_open, double *out);
+
+/* --straggler W:MS[:PROB] into *s: W a worker (1-based, or `all`: 0), MS
+ * milliseconds, PROB a probability (default 1). False with a usage
+ * message in msg. */
+static bool parse_straggler(const char *text, struct ptm_straggler *s, char *msg, size_t len)
+{
+    char buf[160];
+    char *part[4];
+    int n = 0;
+    if (strlen(text) >= sizeof(buf))
+        goto bad_form;
+    strcpy(buf, text);
+    for (char *p = buf; n < 4; p++) {
+        part[n++] = p;
+        if (!(p = strchr(p, ':')))
+            break;
+        *p = '\0';
+    }
+    if (n < 2 || n > 3)
+        goto bad_form;
+    long long w = 0;
+    if (strcmp(part[0], "all") != 0 && !parse_whole(part[0], 1, 1024, &w)) {
+        snprintf(msg, len,
+                 "bad worker in --straggler '%s': '%s' (want a whole number from 1 to "
+                 "1024, or all)",
+                 text, part[0]);
+        return false;
+    }
+    s->worker = (int)w;
+    if (!parse_real(part[1], 0, PTM_STRAGGLER_MAX_MS, true, &s->ms)) {
+        snprintf(msg, len,
+                 "bad milliseconds in --straggler '%s': '%s' (want a number greater "
+                 "than 0 and at most %g)",
+                 text, part[1], PTM_STRAGGLER_MAX_MS);
+        return false;
+    }
+    s->prob = 1;
+    if (n == 3 && !parse_real(part[2], 0, 1, true, &s->prob)) {
+        snprintf(msg, len,
+                 "bad probability in --straggler '%s': '%s' (want a number greater "
+                 "than 0 and at most 1)",
+                 text, part[2]);
+        return false;
+    }
+    return true;
+bad_form:
+    snprintf(msg, len,
+             "bad value for --straggler: '%.*s' (want W:MS[:PROB], e.g. 2:50 or "
+             "all:20:0.25)",
+             (int)(sizeof(buf) - 1), text);
+    return false;
+}
 
 /* Flags shared by the commands that read a job. */
 struct job_flags {
@@ -302,6 +366,8 @@ struct job_flags {
     bool quiet;
     int backend;  /* 0: threads, or MPI when started by mpirun; 1: threads; 2: mpi */
     bool silent;  /* print no diagnostics (the other ranks of an MPI run) */
+    struct ptm_straggler *stragglers; /* --straggler */
+    size_t nstragglers;
     struct ptm_set *sets;
     unsigned nsets;
     const char **files;
@@ -314,7 +380,8 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
     bool files_only = false;
     f->sets = calloc((size_t)argc, sizeof(*f->sets));
     f->files = calloc((size_t)argc, sizeof(*f->files));
-    if (!f->sets || !f->files) {
+    f->stragglers = calloc((size_t)argc, sizeof(*f->stragglers));
+    if (!f->sets || !f->files || !f->stragglers) {
         fprintf(stderr, "ptm: error: out of memory\n");
         return PTM_EXIT_FAILED;
     }
@@ -381,6 +448,30 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
                 f->backend = 2;
             else
                 return usage_error("bad value for --backend: '%s' (want threads or mpi)", v, cmd);
+        } else if (is_run &&
+                   (strcmp(a, "--straggler") == 0 || strncmp(a, "--straggler=", 12) == 0)) {
+            const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return usage_error("%s needs W:MS[:PROB]", "--straggler", cmd);
+            struct ptm_straggler *s = &f->stragglers[f->nstragglers];
+            char msg[512];
+            if (!parse_straggler(v, s, msg, sizeof(msg)))
+                return usage_error("%s", msg, cmd);
+            for (size_t k = 0; k < f->nstragglers; k++) {
+                const struct ptm_straggler *o = &f->stragglers[k];
+                if (o->worker == 0 || s->worker == 0)
+                    return usage_error("--straggler all slows every worker: give no other "
+                                       "--straggler with it (got '%s' too)",
+                                       v, cmd);
+                if (o->worker == s->worker) {
+                    snprintf(msg, sizeof(msg),
+                             "--straggler: worker %d is given twice (again in "
+                             "'%%s')",
+                             s->worker);
+                    return usage_error(msg, v, cmd);
+                }
+            }
+            f->nstragglers++;
         } else if (is_run && strcmp(a, "--quiet") == 0) {
             f->quiet = true;
         } else if (!is_compile && !is_run && strcmp(a, "--ast") == 0) {
@@ -419,6 +510,7 @@ static void free_job_flags(struct job_flags *f)
             free((char *)f->sets[i].name);
     free(f->sets);
     free(f->files);
+    free(f->stragglers);
 }
 
 /* The directory part of path ("." when none); caller frees. */
@@ -684,7 +776,23 @@ static int cmd_run(int argc, char **argv)
         .log_tty = isatty(STDERR_FILENO) != 0,
         .update_at = at.update[0] ? at.update : NULL,
         .objective_at = at.objective[0] ? at.objective : NULL,
+        .stragglers = f.stragglers,
+        .nstragglers = f.nstragglers,
     };
+    for (size_t k = 0; k < f.nstragglers; k++)
+        if (f.stragglers[k].worker > o.workers) {
+            char msg[256];
+            if (f.workers)
+                snprintf(msg, sizeof(msg), "--straggler: there is no worker %d with --workers %d",
+                         f.stragglers[k].worker, o.workers);
+            else
+                snprintf(msg, sizeof(msg),
+                         "--straggler: there is no worker %d: the run has %d, "
+                         "one a core (set --workers)",
+                         f.stragglers[k].worker, o.workers);
+            code = usage_error("%s", msg, "run");
+            goto out_plan;
+        }
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_run *run;

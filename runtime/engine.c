@@ -909,7 +909,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     if ((rc = make_shards(run, err, errlen)) != 0 || (rc = make_params(run, err, errlen)) != 0 ||
         (rc = make_blocks(run, err, errlen)) != 0)
         goto fail;
-    if ((rc = run->rule->setup(run, err, errlen)) != 0)
+    if ((rc = run->rule->setup(run, err, errlen)) != 0 ||
+        (rc = rt_straggle_setup(run, err, errlen)) != 0)
         goto fail;
     if (run->obj && (rc = run->obj->setup(run, err, errlen)) != 0)
         goto fail;
@@ -960,6 +961,7 @@ void ptm_run_free(struct ptm_run *run)
     if (!run)
         return;
     if (run->w) {
+        rt_straggle_release(run);
         run->rule->release(run);
         if (run->obj)
             run->obj->release(run);
@@ -1312,7 +1314,10 @@ static int trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, 
             json_blocks(t, rd->blocks + rd->part[p], rd->part[p + 1] - rd->part[p]);
         else
             json_blocks(t, rd->blocks, rd->n);
-        fprintf(t, ", \"seconds\": %.6f}", run->w[p].busy);
+        fprintf(t, ", \"seconds\": %.6f", run->w[p].busy);
+        if (run->w[p].straggle) /* ptm run --straggler */
+            fprintf(t, ", \"delay\": %.6f", rt_straggle_take(&run->w[p]));
+        fputc('}', t);
         run->w[p].busy = 0;
     }
     fprintf(t, "]");

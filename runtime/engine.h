@@ -29,6 +29,18 @@
 /* Sweeps a job without a stop rule runs before it stops. */
 #define PTM_RUN_SWEEP_CAP 1000
 
+/* A worker slowed on purpose, for experiments (ptm run --straggler): at
+ * the end of each of its clocks, before the clock's updates are published,
+ * it sleeps ms milliseconds, on each clock with probability prob, drawn
+ * from a generator of its own seeded from the run's seed and the worker's
+ * number (the same run gives the same delays). */
+#define PTM_STRAGGLER_MAX_MS 60000.0 /* a minute */
+struct ptm_straggler {
+    int worker;  /* 1-based; 0: every worker, each drawing on its own */
+    double ms;   /* > 0, at most PTM_STRAGGLER_MAX_MS */
+    double prob; /* in (0, 1] */
+};
+
 struct ptm_run_opts {
     int workers;   /* P >= 1; more than the rows of X is cut to the rows */
     bool has_seed; /* seed overrides the plan's */
@@ -44,6 +56,11 @@ struct ptm_run_opts {
     size_t lua_mem;    /* bytes a worker's state may hold */
     long lua_budget;   /* instructions a call may run */
     double lua_seconds; /* wall-clock seconds a call may take */
+    /* Workers slowed on purpose, each worker named at most once; only for
+     * update rules whose workers run clocks of the parameter store
+     * (logreg_sgd, lda_gibbs). Borrows. */
+    const struct ptm_straggler *stragglers;
+    size_t nstragglers;
 };
 
 struct ptm_run;
@@ -64,8 +81,9 @@ struct ptm_run_stats {
  * ptm_run_free(); plan is borrowed and must outlive the run). Otherwise
  * *out is NULL and the return is PTM_EDATA, PTM_ENOENT or PTM_EIO (a data
  * file; the messages are in dg), PTM_EINVAL (the plan asks for something
- * not supported yet, or its data does not fit it; a message in err) or
- * PTM_ENOMEM. */
+ * not supported yet, or its data does not fit it, or a straggler names a
+ * worker the run does not have or is given to a rule without clocks; a
+ * message in err) or PTM_ENOMEM. */
 int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
                 struct ptm_data_diags *dg, char *err, size_t errlen, struct ptm_run **out);
 void ptm_run_free(struct ptm_run *run);

@@ -87,6 +87,7 @@ struct rt_worker {
     int k;                  /* values per block of the last Lua push */
     double part;            /* the worker's part of the objective */
     double busy;            /* seconds of work since the last trace line */
+    struct rt_straggle *straggle; /* slowed on purpose (straggle.c), or NULL */
     int rc;                 /* 0, or the failure of the last phase */
     char msg[RT_MSG_MAX];   /* its message */
     pthread_t thread;
@@ -129,6 +130,9 @@ struct rt_rule {
      *   worker's work, so the results do not depend on the number of
      *   workers at all. */
     bool split_blocks;
+    /* Its workers end clocks of the parameter store, each calling
+     * rt_end_clock() just before pstore_clock(). */
+    bool clocks;
     /* Per-run and per-worker set-up after data and parameters exist.
      * Returns 0, PTM_EINVAL or PTM_EIO (message in err) or PTM_ENOMEM.
      * release undoes what setup did, even a part of it, and may be called
@@ -286,6 +290,26 @@ void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Stragglers on purpose (ptm run --straggler; straggle.c). setup gives
+ * the workers the run's opts name their delays: PTM_EINVAL (a message in
+ * err) when one names a worker the run does not have or the rule runs no
+ * clocks, or PTM_ENOMEM. release may be called after a failed setup. */
+int rt_straggle_setup(struct ptm_run *run, char *err, size_t errlen);
+void rt_straggle_release(struct ptm_run *run);
+/* The delay of a slowed worker at the end of a clock (its own thread). */
+void rt_straggle(struct rt_worker *w);
+/* Seconds of delay w was given since the last call, for the trace (the
+ * coordinator, between phases). */
+double rt_straggle_take(struct rt_worker *w);
+
+/* Where a rule's worker ends a clock, just before pstore_clock(): a
+ * straggler sleeps there. One test of a pointer when nobody straggles. */
+static inline void rt_end_clock(struct rt_worker *w)
+{
+    if (w->straggle)
+        rt_straggle(w);
+}
 
 /* The option key of hook h, or NULL. */
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key);

@@ -235,6 +235,7 @@ static int lda_push(struct rt_worker *w, const struct rt_round *rd)
             rc = pstore_inc(pw, 0, 0, t, (double)k->nk_delta[t]);
             k->nk_delta[t] = 0;
         }
+    rt_end_clock(w);
     while (rc == 0 && (rc = pstore_clock(pw)) == PTM_ENOMEM)
         ; /* nothing was lost: try again */
     const double *v;
@@ -300,6 +301,7 @@ static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 const struct rt_rule rt_rule_lda = {
     .name = "lda_gibbs",
     .kind = RT_ROTATION,
+    .clocks = true,
     .setup = lda_setup,
     .release = lda_release,
     .zcap = lda_zcap,

@@ -222,6 +222,7 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
                 if ((rc = pstore_inc(pw, 0, 0, k->idx[i], k->inc[i])) != 0)
                     return fail(w, s, rc);
         }
+        rt_end_clock(w);
         while ((rc = pstore_clock(pw)) == PTM_ENOMEM)
             ; /* nothing was lost: try again */
         if (rc != 0) {
@@ -252,6 +253,7 @@ static int lr_sync(struct ptm_run *run)
 const struct rt_rule rt_rule_logreg = {
     .name = "logreg_sgd",
     .kind = RT_CLOCKS,
+    .clocks = true,
     .setup = lr_setup,
     .release = lr_release,
     .zcap = lr_zcap,

@@ -863,6 +863,69 @@ for args in "--workers 0" "--workers x" "--workers=2000" "--seed -1" "--bogus" "
     end
 done
 
+# --straggler W:MS[:PROB]: a worker slowed on purpose.
+"$PTM" gen logreg --seed 2 --out "$T/gs" --rows 2000 --cols 40 --density 0.2 --nonzeros 8 \
+    >/dev/null 2>&1
+sed -e "s|\"data/train.svm\"|\"$T/gs/train.svm\"|" -e "s|\"w.tsv\"|\"$T/gs/w.tsv\"|" \
+    -e 's/minibatch 1000/minibatch 100/' -e 's/sweeps >= 20/sweeps >= 3/' \
+    examples/logreg/logreg.ptm >"$T/slow.ptm"
+while IFS='|' read -r args want; do
+    begin "run $args: usage error"
+    # shellcheck disable=SC2086
+    run run --workers 2 "$T/slow.ptm" $args
+    want_rc 2; err_has "ptm: $want"; err_has "try 'ptm help run'"
+    [ -e "$T/gs/w.tsv" ] && no "an output was written"
+    end
+done <<'EOF'
+--straggler|--straggler needs W:MS[:PROB]
+--straggler 2|bad value for --straggler: '2' (want W:MS[:PROB], e.g. 2:50 or all:20:0.25)
+--straggler 2:5:0.5:1|bad value for --straggler: '2:5:0.5:1' (want W:MS[:PROB], e.g. 2:50 or all:20:0.25)
+--straggler=|bad value for --straggler: '' (want W:MS[:PROB], e.g. 2:50 or all:20:0.25)
+--straggler 0:5|bad worker in --straggler '0:5': '0' (want a whole number from 1 to 1024, or all)
+--straggler x:5|bad worker in --straggler 'x:5': 'x' (want a whole number from 1 to 1024, or all)
+--straggler 1025:5|bad worker in --straggler '1025:5': '1025'
+--straggler 2:0|bad milliseconds in --straggler '2:0': '0' (want a number greater than 0 and at most 60000)
+--straggler 2:-3|bad milliseconds in --straggler '2:-3': '-3'
+--straggler 2:nan|bad milliseconds in --straggler '2:nan': 'nan'
+--straggler 2:60001|bad milliseconds in --straggler '2:60001': '60001'
+--straggler 2:5ms|bad milliseconds in --straggler '2:5ms': '5ms'
+--straggler 2:5:0|bad probability in --straggler '2:5:0': '0' (want a number greater than 0 and at most 1)
+--straggler 2:5:1.01|bad probability in --straggler '2:5:1.01': '1.01'
+--straggler 2:5:|bad probability in --straggler '2:5:': ''
+--straggler 3:5|--straggler: there is no worker 3 with --workers 2
+--straggler 1:5 --straggler=1:2|--straggler: worker 1 is given twice (again in '1:2')
+--straggler all:5 --straggler 2:1|--straggler all slows every worker: give no other --straggler with it (got '2:1' too)
+--straggler 2:1 --straggler all:5|--straggler all slows every worker: give no other --straggler with it (got 'all:5' too)
+EOF
+
+begin "run --straggler: the trace gives the slowed worker's delay, MS a clock"
+run run --quiet --workers 2 --straggler 2:1.5 --trace "$T/gs/t1.json" "$T/slow.ptm"
+want_rc 0; err_empty
+[ "$(wc -l <"$T/gs/t1.json")" -eq 3 ] || no "the trace does not have 3 lines"
+# 1000 rows a worker, minibatch 100: 10 clocks a phase, 1.5 ms each
+[ "$(grep -c '{"worker": 1, "blocks": \[\], "seconds": [0-9.]*}, {"worker": 2, "blocks": \[\], "seconds": [0-9.]*, "delay": 0.015000}' "$T/gs/t1.json")" -eq 3 ] ||
+    no "not a delay of 0.015 s for worker 2 (only) on every line"
+end
+
+begin "run --straggler all:MS:PROB: delays drawn from the seed, the same again"
+run run --quiet --workers 2 --seed 7 --straggler=all:1:0.5 --trace "$T/gs/t2.json" "$T/slow.ptm"
+want_rc 0
+grep -o '"delay": [0-9.]*' "$T/gs/t2.json" >"$T/gs/d2"
+run run --quiet --workers 2 --seed 7 --straggler all:1:0.5 --trace "$T/gs/t3.json" "$T/slow.ptm"
+grep -o '"delay": [0-9.]*' "$T/gs/t3.json" >"$T/gs/d3"
+[ "$(wc -l <"$T/gs/d2")" -eq 6 ] || no "not a delay for both workers on every line"
+cmp -s "$T/gs/d2" "$T/gs/d3" || no "the delays differ between runs with the same seed"
+grep -qv '"delay": 0.010000' "$T/gs/d2" || no "every clock was delayed at probability 0.5"
+run run --quiet --workers 2 --seed 8 --straggler all:1:0.5 --trace "$T/gs/t4.json" "$T/slow.ptm"
+grep -o '"delay": [0-9.]*' "$T/gs/t4.json" | cmp -s - "$T/gs/d2" && no "another seed gives the same delays"
+end
+
+begin "run --straggler: a rule without clocks is refused, exit 1"
+run run --quiet --workers 2 --straggler 1:5 "$T/run.ptm"
+want_rc 1
+err_has "--straggler: update 'lasso_cd' runs no clocks of the parameter store, so there is nothing to slow (logreg_sgd and lda_gibbs do)"
+end
+
 begin "run: two jobs is a usage error"
 run run "$T/run.ptm" "$T/run.ptm"
 want_rc 2; err_has "run takes one job spec"

@@ -13,7 +13,10 @@
  * output weights over the whole data, must come within a tolerance of the
  * objective of the true weights or below it (the minimizer is at most
  * that), for BSP and SSP with staleness 2; for LDA the planted topics,
- * matched to the learned ones, by total variation.
+ * matched to the learned ones, by total variation. A worker slowed on
+ * purpose (--straggler) must show its delays in its own seconds, which the
+ * trace reader of `ptm plan` reads back, and hold the other worker back
+ * under BSP only.
  *
  * The Lua hooks of the examples (examples/mf/mf.lua under rotation,
  * examples/logreg/logreg.lua under data_parallel) run the same problems:
@@ -50,6 +53,7 @@
 #include "plan.h"
 #include "ptm.h"
 #include "testutil.h"
+#include "viz.h"
 
 static bool verbose(void)
 {
@@ -512,6 +516,207 @@ START_TEST(test_lda)
 }
 END_TEST
 
+/* ---- workers slowed on purpose (ptm run --straggler) ---------------------- */
+
+static const struct {
+    const char *job;  /* "lr" or "lda" */
+    const char *cons; /* the shared table's consistency */
+    int slow;         /* the slowed worker, 1-based */
+    double ms, prob;
+    bool held; /* the other worker waits for it at every clock (BSP) */
+} st_cases[] = {
+    {"lr", "async", 2, 10, 1, false},  {"lr", "async", 1, 10, 1, false},
+    {"lr", "bsp", 2, 10, 1, true},     {"lr", "async", 2, 10, 0.5, false},
+    {"lda", "ssp 1", 2, 20, 1, false},
+};
+
+/* One run of st_cases[i] on 2 workers with its trace in path; the rounds
+ * it ran (a clock of every worker each). */
+static int64_t straggle_run(int i, const char *path)
+{
+    char text[2048];
+    if (strcmp(st_cases[i].job, "lr") == 0)
+        snprintf(text, sizeof(text),
+                 "job lr\n"
+                 "data X : sparse matrix from \"lr/train.svm\" format libsvm shard rows\n"
+                 "data y : vector from labels(X)\n"
+                 "param w : vector[cols(X)] = 0 consistency %s\n"
+                 "schedule data_parallel { minibatch 200 }\n"
+                 "update builtin logreg_sgd { rate = 0.5 }\n"
+                 "objective builtin logloss every 1 sweeps\n"
+                 "stop when sweeps >= 2\n",
+                 st_cases[i].cons);
+    else
+        snprintf(text, sizeof(text),
+                 "job lda\n"
+                 "data D : sparse int matrix from \"lda/docword.txt\" format uci vocab "
+                 "\"lda/vocab.txt\" shard rows\n"
+                 "param nwk : int matrix[cols(D), %d] = 0\n"
+                 "param nk  : int vector[%d] = 0 consistency %s\n"
+                 "blocks words = nwk rows into workers\n"
+                 "schedule rotation over words\n"
+                 "update builtin lda_gibbs { alpha = 0.1, beta = 0.01 }\n"
+                 "objective builtin lda_loglik every 5 sweeps\n"
+                 "stop when sweeps >= 20\n",
+                 LDA_TOPICS, LDA_TOPICS, st_cases[i].cons);
+    struct ptm_plan *plan = compile_text(text);
+    struct ptm_straggler st = {
+        .worker = st_cases[i].slow, .ms = st_cases[i].ms, .prob = st_cases[i].prob};
+    struct ptm_run_opts o = {.workers = 2, .trace = path, .stragglers = &st, .nstragglers = 1};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[4096];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "ptm_run_new: %s", err);
+    rc = ptm_run_exec(run, err, sizeof(err));
+    ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
+    struct ptm_run_stats rs;
+    ptm_run_stats(run, &rs);
+    ptm_run_free(run);
+    plan_free(plan);
+    return rs.rounds;
+}
+
+/* The "delay" of each line of the trace at path, in order, and their sum;
+ * for worker `slow` (1-based) only, which must be the only one with it. */
+static double trace_delays(const char *path, int slow, double *each, int cap, int *n)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[8192], key[64];
+    double sum = 0;
+    *n = 0;
+    snprintf(key, sizeof(key), "{\"worker\": %d,", slow);
+    while (fgets(line, sizeof(line), f)) {
+        const char *d = strstr(line, "\"delay\": ");
+        ck_assert_msg(d && strstr(line, key) && strstr(line, key) < d &&
+                          !strstr(d + 1, "\"delay\""),
+                      "not one delay, of worker %d: %s", slow, line);
+        const char *next = strstr(strstr(line, key) + 1, "{\"worker\"");
+        ck_assert_msg(!next || d < next, "the delay is not worker %d's: %s", slow, line);
+        ck_assert_int_lt(*n, cap);
+        each[*n] = strtod(d + 9, NULL);
+        sum += each[(*n)++];
+    }
+    fclose(f);
+    return sum;
+}
+
+START_TEST(test_straggler)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "straggle-%d.jsonl", _i);
+    int64_t clocks = straggle_run(_i, path);
+    ck_assert_int_gt(clocks, 20);
+    double delays[512], again[512];
+    int n, m;
+    double delay = trace_delays(path, st_cases[_i].slow, delays, 512, &n);
+    /* each worker's seconds, read back by the trace reader of ptm plan */
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char err[2048];
+    struct ptm_trace *t;
+    ck_assert_msg(ptm_trace_read(f, path, err, sizeof(err), &t) == 0, "%s", err);
+    fclose(f);
+    ck_assert_int_eq(t->workers, 2);
+    double sec[2] = {0, 0};
+    for (size_t r = 0; r < t->nrounds; r++)
+        for (int p = 0; p < 2; p++)
+            sec[p] += t->load[r * 2 + (size_t)p];
+    ptm_trace_free(t);
+    int slow = st_cases[_i].slow - 1, other = 1 - slow;
+    double ms = st_cases[_i].ms, full = (double)clocks * ms / 1e3; /* a delay at every clock */
+    if (st_cases[_i].prob == 1) {
+        ck_assert_msg(fabs(delay - full) < 1e-6, "delays %g s over %lld clocks of %g ms", delay,
+                      (long long)clocks, ms);
+    } else {
+        /* binomial: mean full / 2, sd under 0.06 full for 64 clocks or more */
+        ck_assert_msg(delay > 0.25 * full && delay < 0.75 * full,
+                      "delays %g s: %g of the clocks, want about %g", delay, delay / full,
+                      st_cases[_i].prob);
+        /* drawn from the seed: a second run repeats them */
+        snprintf(path, sizeof(path), "straggle-%d-again.jsonl", _i);
+        ck_assert_int_eq(straggle_run(_i, path), clocks);
+        trace_delays(path, st_cases[_i].slow, again, 512, &m);
+        ck_assert_int_eq(m, n);
+        for (int k = 0; k < n; k++)
+            ck_assert_msg(delays[k] == again[k], "line %d: delay %g, then %g", k + 1, delays[k],
+                          again[k]);
+    }
+    /* the slowed worker slept; the other waited for it only under BSP (both
+     * do about the same work, which sanitizers make slow) */
+    ck_assert_msg(sec[slow] >= delay, "worker %d: %g s, delays %g s", slow + 1, sec[slow], delay);
+    if (st_cases[_i].held)
+        ck_assert_msg(sec[other] >= 0.8 * delay, "worker %d: %g s, held back by delays of %g s",
+                      other + 1, sec[other], delay);
+    else
+        ck_assert_msg(sec[slow] - sec[other] >= 0.5 * delay,
+                      "worker %d: %g s, not slowed, against %g s of worker %d with delays of %g s",
+                      other + 1, sec[other], sec[slow], slow + 1, delay);
+    if (verbose())
+        printf("straggler %s %s worker %d p=%g: %lld clocks, delays %.3f s, workers %.3f s and "
+               "%.3f s\n",
+               st_cases[_i].job, st_cases[_i].cons, slow + 1, st_cases[_i].prob, (long long)clocks,
+               delay, sec[0], sec[1]);
+}
+END_TEST
+
+/* A straggler needs a worker that exists and a rule with clocks. */
+START_TEST(test_straggler_refused)
+{
+    struct ptm_plan *lr = compile_text("job lr\n"
+                                       "data X : sparse matrix from \"lr/train.svm\" format "
+                                       "libsvm shard rows\n"
+                                       "data y : vector from labels(X)\n"
+                                       "param w : vector[cols(X)] = 0\n"
+                                       "schedule data_parallel\n"
+                                       "update builtin logreg_sgd\n"
+                                       "stop when sweeps >= 1\n");
+    struct ptm_plan *mf = compile_text("job mf\n"
+                                       "data R : sparse matrix from \"mf/ratings.mtx\" format mm "
+                                       "shard rows\n"
+                                       "param W : matrix[rows(R), 2] = random(0.3) shard like R\n"
+                                       "param H : matrix[cols(R), 2] = random(0.3)\n"
+                                       "blocks hb = H rows into workers\n"
+                                       "schedule rotation over hb\n"
+                                       "update builtin mf_sgd\n"
+                                       "stop when sweeps >= 1\n");
+    static const struct {
+        int plan; /* 0: lr, 1: mf */
+        struct ptm_straggler st[2];
+        size_t n;
+        const char *want;
+    } rows[] = {
+        {0, {{3, 5, 1}}, 1, "--straggler: there is no worker 3: the run has 2 workers"},
+        {0, {{1, 5, 1}, {1, 2, 1}}, 2, "--straggler: worker 1 is slowed twice"},
+        {0, {{0, 5, 1}, {2, 2, 1}}, 2, "--straggler: worker 2 is slowed twice"},
+        {0, {{1, 0, 1}}, 1, "--straggler: bad worker 1, milliseconds 0 or probability 1"},
+        {0, {{1, 5, 1.5}}, 1, "--straggler: bad worker 1, milliseconds 5 or probability 1.5"},
+        {1,
+         {{1, 5, 1}},
+         1,
+         "--straggler: update 'mf' runs no clocks of the parameter store, so there is nothing "
+         "to slow (logreg_sgd and lda_gibbs do)"},
+    };
+    for (size_t i = 0; i < PTM_ARRAY_LEN(rows); i++) {
+        struct ptm_run_opts o = {.workers = 2, .stragglers = rows[i].st, .nstragglers = rows[i].n};
+        struct ptm_data_diags dg;
+        ptm_data_diags_init(&dg);
+        struct ptm_run *run;
+        char err[1024];
+        int rc = ptm_run_new(rows[i].plan ? mf : lr, &o, &dg, err, sizeof(err), &run);
+        ptm_data_diags_release(&dg);
+        ck_assert_int_eq(rc, PTM_EINVAL);
+        ck_assert_ptr_null(run);
+        ck_assert_str_eq(err, rows[i].want);
+    }
+    plan_free(lr);
+    plan_free(mf);
+}
+END_TEST
+
 static Suite *models_suite(void)
 {
     Suite *s = suite_create("models");
@@ -523,6 +728,8 @@ static Suite *models_suite(void)
     tcase_add_loop_test(tc, test_logreg, 0, (int)PTM_ARRAY_LEN(lr_cases));
     tcase_add_loop_test(tc, test_logreg_lua, 0, 3);
     tcase_add_loop_test(tc, test_lda, 0, (int)PTM_ARRAY_LEN(lda_cases));
+    tcase_add_loop_test(tc, test_straggler, 0, (int)PTM_ARRAY_LEN(st_cases));
+    tcase_add_test(tc, test_straggler_refused);
     suite_add_tcase(s, tc);
     return s;
 }
