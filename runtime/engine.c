@@ -262,10 +262,7 @@ static int choose(struct ptm_run *run, char *err, size_t errlen)
     if (run->nranks > 1 && (run->rule->kind == RT_CLOCKS ? !run->rule->ranks_clocks
                                                         : run->rule->kind == RT_ROTATION &&
                                                               !run->rule->spans)) {
-        snprintf(err, errlen,
-                 "schedule %s with update %s is not supported yet under MPI: this version "
-                 "runs dynamic, round_robin and random, rotation with mf_sgd, mf_ccd and "
-                 "lda_gibbs, and data_parallel with logreg_sgd across ranks",
+        snprintf(err, errlen, "schedule %s with update %s is not supported yet under MPI",
                  plan_policy_name(pol), u->lua ? "Lua" : u->builtin);
         return PTM_EINVAL;
     }

@@ -64,6 +64,7 @@ struct lua_state {
     const double **view; /* the same: the row the store showed in this clock, or NULL */
     int64_t *next;       /* per worker: the shard row its next minibatch starts at */
     int64_t minibatch;
+    double **base;       /* across ranks, per parameter: its table after the last exchange */
 };
 
 /* Read path (relative to the plan's directory) whole. */
@@ -155,6 +156,10 @@ static void state_free(struct ptm_run *run, struct lua_state *st)
     ptm_free(st->buf);
     ptm_free(st->view);
     ptm_free(st->next);
+    if (st->base)
+        for (uint32_t q = 0; q < run->plan->nparams; q++)
+            ptm_free(st->base[q]);
+    ptm_free(st->base);
     ptm_free(st);
 }
 
@@ -399,9 +404,9 @@ static int rot_push(struct rt_worker *w, const struct rt_round *rd)
     const struct rt_param *t = &run->params[run->sparam];
     const char *name = t->pp->name;
     lhost_set_round(w->lua, run->round + 1);
-    lhost_set_sweep(w->lua, run->round / run->P);
+    lhost_set_sweep(w->lua, run->round / run->G);
     int rc = 0;
-    for (size_t i = rd->part[w->id]; i < rd->part[w->id + 1] && rc == 0; i++) {
+    for (size_t i = rd->part[w->gid]; i < rd->part[w->gid + 1] && rc == 0; i++) {
         int64_t b = rd->blocks[i];
         if ((rc = lhost_limit_rows(w->lua, name, st->blk_lo[b], st->blk_lo[b + 1], true)) == 0)
             rc = lhost_push_block(w->lua, run->plan->update.push, b);
@@ -413,6 +418,18 @@ static int rot_push(struct rt_worker *w, const struct rt_round *rd)
     return rc != 0 ? rc : rc2;
 }
 
+/* Across ranks: block b's rows of the rotated parameter travel with it
+ * (the hook's own Lua values stay with its worker). */
+static int rot_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
+{
+    const struct lua_state *st = run->rule_state;
+    const struct rt_param *t = &run->params[run->sparam];
+    out[0] = (struct rt_span){t->val + st->blk_lo[b] * t->cols,
+                              (size_t)((st->blk_lo[b + 1] - st->blk_lo[b]) * t->cols) *
+                                  sizeof(double)};
+    return 1;
+}
+
 const struct rt_rule rt_rule_lua_rotation = {
     .name = "lua",
     .kind = RT_ROTATION,
@@ -420,6 +437,7 @@ const struct rt_rule rt_rule_lua_rotation = {
     .release = rule_release,
     .zcap = no_z,
     .push = rot_push,
+    .spans = rot_spans,
 };
 
 /* ---- data_parallel: clocks over the parameter store --------------------------------- */
@@ -463,12 +481,31 @@ static int clk_setup(struct ptm_run *run, char *err, size_t errlen)
                       rt_zalloc((size_t)t->len, sizeof(double))))
                 rc = PTM_ENOMEM;
     }
-    /* a pass of the largest shard is a sweep */
+    /* a pass of the largest shard (of all ranks) is a sweep */
     int64_t most = 1;
     for (int p = 0; p < run->P; p++)
         if (run->w[p].hi - run->w[p].lo > most)
             most = run->w[p].hi - run->w[p].lo;
-    run->clocks_per_sweep = (most + st->minibatch - 1) / st->minibatch;
+    run->clocks_per_sweep = (ptm_comm_max_i64(most) + st->minibatch - 1) / st->minibatch;
+    if (rc == 0 && run->nranks > 1) {
+        /* phases of at most s + 1 clocks (1 for async), the ranks' changes
+         * summed after each (as logreg_sgd does) */
+        st->base = rt_zalloc(plan->nparams, sizeof(double *));
+        if (!st->base)
+            return PTM_ENOMEM;
+        for (uint32_t q = 0; q < plan->nparams && rc == 0; q++) {
+            const struct rt_param *t = &run->params[q];
+            if (st->table[q] < 0)
+                continue;
+            int64_t period = t->pp->cons == PLAN_CONS_ASYNC ? 1 : (int64_t)t->pp->staleness + 1;
+            if (run->clock_period == 0 || period < run->clock_period)
+                run->clock_period = period;
+            if (!(st->base[q] = rt_zalloc((size_t)t->len, sizeof(double))))
+                rc = PTM_ENOMEM;
+            else
+                memcpy(st->base[q], t->val, (size_t)t->len * sizeof(double));
+        }
+    }
     return rc;
 }
 
@@ -581,9 +618,20 @@ static int clk_sync(struct ptm_run *run)
 {
     const struct lua_state *st = run->rule_state;
     int rc = 0;
-    for (uint32_t q = 0; q < run->plan->nparams && rc == 0; q++)
-        if (st->table[q] >= 0 && run->params[q].len > 0)
-            rc = pstore_read(st->ps, st->table[q], run->params[q].val);
+    for (uint32_t q = 0; q < run->plan->nparams && rc == 0; q++) {
+        double *v = run->params[q].val, *base = st->base ? st->base[q] : NULL;
+        int64_t n = run->params[q].len;
+        if (st->table[q] < 0 || n == 0 || (rc = pstore_read(st->ps, st->table[q], v)) != 0 ||
+            !base)
+            continue;
+        /* across ranks: every rank's changes since the last exchange */
+        for (int64_t i = 0; i < n; i++)
+            v[i] -= base[i];
+        ptm_comm_sum_all(v, (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            base[i] = v[i] += base[i];
+        rc = pstore_write_row(st->ps, st->table[q], 0, v);
+    }
     return rc;
 }
 
@@ -595,6 +643,7 @@ const struct rt_rule rt_rule_lua_clocks = {
     .zcap = no_z,
     .push = clk_push,
     .sync = clk_sync,
+    .ranks_clocks = true,
 };
 
 /* ---- the objective ----------------------------------------------------------- */

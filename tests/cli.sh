@@ -1531,12 +1531,34 @@ if $mpi_tests; then
         end
     done
 
-    begin "mpirun: a Lua rule on a rotation is refused under MPI with a message"
-    sed -e "s|^update .*|update lua \"$T/mpi/rot.lua\"|" "$T/mpi/mf_sgd.ptm" >"$T/mpi/rot.ptm"
-    printf 'function push() end\nfunction pull() end\nfunction apply() end\n' >"$T/mpi/rot.lua"
-    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/rot.ptm"
-    want_rc 1
-    err_has "not supported yet"
+    # the Lua rules of the examples under rotation and data_parallel
+    sed -e "s|\"data/ratings.mtx\"|\"$T/mpi/mf/shuffled.mtx\"|" -e "s|\"data/|\"$T/mpi/mf/|g" \
+        -e "s|\"mf.lua\"|\"$PWD/examples/mf/mf.lua\"|" -e "s|^stop when .*|stop when sweeps >= 6|" \
+        -e "s|\"W.tsv\"|\"$T/mpi/W.tsv\"|" -e "s|\"H.tsv\"|\"$T/mpi/H.tsv\"|" \
+        examples/mf/mf_lua.ptm >"$T/mpi/mf_lua.ptm"
+    for cfg in "2 1" "2 2"; do
+        set -- $cfg
+        run run --quiet --workers $(($1 * $2)) "$T/mpi/mf_lua.ptm"
+        mv "$T/mpi/W.tsv" "$T/mpi/W-threads.tsv"
+        mv "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv"
+        begin "mpirun -np $1, $2 thread(s) a rank, mf.lua on a rotation: the same W and H as $(($1 * $2)) threads"
+        mpirun_ptm "$1" run --quiet --workers "$2" "$T/mpi/mf_lua.ptm"
+        want_rc 0
+        cmp -s "$T/mpi/W.tsv" "$T/mpi/W-threads.tsv" || no "W differs from the threads'"
+        cmp -s "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv" || no "H differs from the threads'"
+        end
+    done
+    sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" \
+        -e "s|\"logreg.lua\"|\"$PWD/examples/logreg/logreg.lua\"|" \
+        -e "s|^stop when .*|stop when sweeps >= 60|" examples/logreg/logreg_lua.ptm >"$T/mpi/lr_lua.ptm"
+    run run --workers 2 "$T/mpi/lr_lua.ptm"
+    want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+    begin "mpirun -np 2, logreg.lua under data_parallel: the threads' loss to 1e-3"
+    mpirun_ptm 2 run --workers 1 "$T/mpi/lr_lua.ptm"
+    want_rc 0
+    got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+    awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d < 1e-3) }' ||
+        no "loss $got, the threads' $want"
     end
 else
     echo "skip ptm run under MPI (mpirun missing, a sanitizer build, or built without MPI)"
