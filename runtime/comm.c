@@ -216,17 +216,26 @@ void ptm_comm_gather(const double *mine, int64_t n, double *all)
     memcpy(all, mine, (size_t)n * sizeof(double));
 }
 
+#ifdef PTM_HAVE_MPI
+/* buf[0 .. n) (items of `size` bytes, MPI type t) summed over the ranks,
+ * on every rank, in chunks that fit an int. */
+static void sum_all(void *buf, size_t n, size_t size, MPI_Datatype t)
+{
+    if (comm_size < 2)
+        return;
+    comm_bytes += (int64_t)(n * size);
+    for (size_t at = 0; at < n;) {
+        size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
+        MPI_Allreduce(MPI_IN_PLACE, (char *)buf + at * size, (int)k, t, MPI_SUM, MPI_COMM_WORLD);
+        at += k;
+    }
+}
+#endif
+
 void ptm_comm_sum_all(double *buf, size_t n)
 {
 #ifdef PTM_HAVE_MPI
-    if (comm_size > 1) {
-        comm_bytes += (int64_t)(n * sizeof(double));
-        for (size_t at = 0; at < n;) {
-            size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
-            MPI_Allreduce(MPI_IN_PLACE, buf + at, (int)k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            at += k;
-        }
-    }
+    sum_all(buf, n, sizeof(double), MPI_DOUBLE);
 #else
     (void)buf;
     (void)n;
@@ -236,14 +245,7 @@ void ptm_comm_sum_all(double *buf, size_t n)
 void ptm_comm_sum_all_i64v(int64_t *buf, size_t n)
 {
 #ifdef PTM_HAVE_MPI
-    if (comm_size > 1) {
-        comm_bytes += (int64_t)(n * sizeof(int64_t));
-        for (size_t at = 0; at < n;) {
-            size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
-            MPI_Allreduce(MPI_IN_PLACE, buf + at, (int)k, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-            at += k;
-        }
-    }
+    sum_all(buf, n, sizeof(int64_t), MPI_INT64_T);
 #else
     (void)buf;
     (void)n;
@@ -253,14 +255,7 @@ void ptm_comm_sum_all_i64v(int64_t *buf, size_t n)
 void ptm_comm_sum_all_i32v(int32_t *buf, size_t n)
 {
 #ifdef PTM_HAVE_MPI
-    if (comm_size > 1) {
-        comm_bytes += (int64_t)(n * sizeof(int32_t));
-        for (size_t at = 0; at < n;) {
-            size_t k = n - at < (size_t)1 << 28 ? n - at : (size_t)1 << 28;
-            MPI_Allreduce(MPI_IN_PLACE, buf + at, (int)k, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
-            at += k;
-        }
-    }
+    sum_all(buf, n, sizeof(int32_t), MPI_INT32_T);
 #else
     (void)buf;
     (void)n;
