@@ -1,4 +1,4 @@
-# ptm - one Makefile. Targets: all check demo bench fuzz asan tsan install clean.
+# ptm - one Makefile. Targets: all check demo bench bench-peers fuzz asan tsan install clean.
 #   make SANITIZE=address,undefined check   the suite under sanitizers
 #   make fuzz FUZZ_SECONDS=600              the parser fuzzer (clang)
 #   make fuzz-data FUZZ_SECONDS=300         the data reader fuzzer, that long per format
@@ -59,7 +59,7 @@ else
 PTM = $(B)/ptm
 endif
 
-.PHONY: all check test demo bench golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+.PHONY: all check test demo bench bench-peers golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
 	fuzz-trace fuzz-trace-build \
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
@@ -132,6 +132,12 @@ bench: deps
 	  $(B)/bench/lda_bench $(B)/bench/sched_bench $(B)/bench/mf_bench $(B)/bench/logreg_bench
 	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench LUA_BENCH=$(B)/bench/lua_bench \
 	  LASSO_BENCH=$(B)/bench/lasso_bench SCHED_BENCH=$(B)/bench/sched_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
+
+# bench-peers: only the peers section of bench/RESULTS.md (scikit-learn, glmnet,
+# liblinear, gensim beside ptm; bench/peers.sh installs them when missing).
+bench-peers: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/peers.sh $(PTM)
 
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h

@@ -483,4 +483,8 @@ else
     echo "mpirun not found: no MPI figures" >&2
 fi
 
+echo "== peers: scikit-learn, glmnet, liblinear and gensim beside ptm on the same files"
+# its section, and its charts (bench/peers_*.svg)
+bash bench/peers.sh "$ptm"
+
 echo "results written to $out"
