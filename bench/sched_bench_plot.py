@@ -8,7 +8,8 @@ import math
 from xml.sax.saxutils import escape
 
 COLORS = ["#1b6ac9", "#d1462f", "#2e9e44", "#8a4fb8", "#c98a00", "#555555",
-          "#17a2b8", "#e377c2", "#8c564b", "#9acd32", "#000080", "#ff7f0e"]
+          "#17a2b8", "#e377c2", "#8c564b", "#9acd32", "#000080", "#ff7f0e",
+          "#bcbd22", "#7f7f7f"]
 W, H = 760, 440
 LEFT, RIGHT, TOP, BOTTOM = 78, 210, 46, 58
 GAP_MIN, GAP_MAX = 1e-10, 1e2

@@ -49,7 +49,8 @@ FULL = {
     "lasso": {"gen": "--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 "
                      "--nonzeros 2000 --noise 1", "cols": 200000, "frac": 0.11, "cap": 8},
     "logreg": {"gen": "--seed 1 --rows 500000 --cols 50000 --density 0.00078 --nonzeros 5000",
-               "cols": 50000, "C": 1.0, "cap": 15, "sweeps": 30, "sgd_epochs": 30, "sgd_cap": 30},
+               "cols": 50000, "C": 1.0, "cap": 25, "cap_example": 8, "sweeps": 30, "sgd_epochs": 30,
+               "sgd_cap": 30},
     "lda": {"gen": "--seed 1 --docs 5000 --words 5000 --topics 20 --length 100", "K": 20,
             "ptm": [5, 10, 20, 50, 100], "sklearn": [1, 2, 4, 8, 12], "gensim": [1, 2, 4, 8]},
     "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30},
@@ -58,7 +59,8 @@ QUICK = {
     "lasso": {"gen": "--seed 1 --rows 2000 --cols 20000 --density 0.005 --group 10 --corr 0.5 "
                      "--nonzeros 200 --noise 1", "cols": 20000, "frac": 0.11, "cap": 3},
     "logreg": {"gen": "--seed 1 --rows 20000 --cols 5000 --density 0.008 --nonzeros 500",
-               "cols": 5000, "C": 1.0, "cap": 5, "sweeps": 20, "sgd_epochs": 20, "sgd_cap": 10},
+               "cols": 5000, "C": 1.0, "cap": 5, "cap_example": 2, "sweeps": 20, "sgd_epochs": 20,
+               "sgd_cap": 10},
     "lda": {"gen": "--seed 1 --docs 500 --words 1000 --topics 10 --length 50", "K": 10,
             "ptm": [5, 20], "sklearn": [1, 3], "gensim": [1, 3]},
     "mf": {"gen": "--seed 1 --rows 2000 --cols 1000 --ratings 100000 --rank 10", "sweeps": 10},
@@ -121,18 +123,19 @@ class Ptm:
 
     def run(self, job_text, workers, sets=(), name="job.ptm", trace=None):
         """Run a job; its progress points (round, sweep, objective, seconds),
-        exit status and the last lines of its messages."""
+        the wall seconds of the whole command, exit status and the last
+        lines of its messages."""
         path = os.path.join(self.tmp, name)
         with open(path, "w") as f:
             f.write(job_text)
         cmd = [self.ptm, "run", "--workers", str(workers)] + (["--trace", trace] if trace else [])
         for s in sets:
             cmd += ["--set", s]
-        r = sh(cmd + [path])
+        t, r = wall(cmd + [path])
         pts = [(int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)))
                for m in PROGRESS.finditer(r.stderr)]
         err = [l for l in r.stderr.splitlines() if "error" in l][-1:] if r.returncode else []
-        return {"points": pts, "rc": r.returncode, "error": err[0] if err else None}
+        return {"points": pts, "wall": t, "rc": r.returncode, "error": err[0] if err else None}
 
 
 def gen_opt(args, name):
@@ -269,7 +272,7 @@ def lasso(p, cfg, svgdir, md):
     sk_tol = next((s for s, _, f in sk_curve if f <= target), None)
     gl_th = next((s for s, _, f in gl_curve if f <= target), None)
     times = {key: [] for key in reach}
-    tobj, timed_beta = {}, {}
+    tobj, timed_beta, walls = {}, {}, {}
     sk_t = {"tol": [], "epochs": []}
     sk_obj = {}
     gl_t = []
@@ -283,6 +286,7 @@ def lasso(p, cfg, svgdir, md):
             r = p.run(job, P, sets)
             last = r["points"][-1]
             times[key].append(last[3])
+            walls.setdefault(key, []).append(r["wall"] - last[3])
             tobj[key] = last[2]
             timed_beta[key] = curves[key]["beta"] + ".timed"
         specs = ["epochs=1"] + (["tol=" + sk_tol.split("=")[1]] if sk_tol else []) + \
@@ -349,9 +353,9 @@ def lasso(p, cfg, svgdir, md):
            "Schedules tried: `round_robin { per_round K }`, `random { per_round K }` and the example's "
            "`dynamic` with `sample K` (its priority, cost, keep independent, warmup 3 sweeps, balance, "
            "pipeline 1) and `depend coef from EDGES`, the %s pairs of columns of one planted group "
-           "(the example's `corr(...) > 0.1` predicate costs about a microsecond a pair, and the "
-           "scheduler meets tens of thousands of pairs a round; its edge list for %s columns takes "
-           "O(columns^2) to compute). Curve runs: objective every tenth of "
+           "(the example's `corr(...) > 0.1` predicate costs about half a microsecond a pair, see "
+           "\"Schedulers\", and at sample 256 the filter meets up to 32,640 pairs a round; its edge list "
+           "for %s columns takes O(columns^2) to compute). Curve runs: objective every tenth of "
            "a sweep (`every N rounds`, N = columns / 10 / K), stop at `sweeps >= 150 or "
            "rel_change(objective) < 1e-13 or seconds > %d`; timed runs: `stop when rounds >= R` with "
            "`every R rounds`, R the first evaluated round at or below the target (see the method below)."
@@ -369,11 +373,14 @@ def lasso(p, cfg, svgdir, md):
            % (gl_version, abs(gl_curve[-1][2] - sk_curve[-1][2]) / fstar, ", ".join(gl_ladder)), "",
            "Time: seconds from the start of the solver on data in memory (ptm: from its first round; "
            "reading the text file, building the column form and the set-up are left out for every "
-           "system); %d timed runs each, the runs of all systems interleaved; medians. ptm's "
+           "system: ptm's whole command took a median %.2f s more than its solver, to read the file "
+           "and set up; scikit-learn's load_svmlight_file read it in %s s); %d timed runs each, the "
+           "runs of all systems interleaved; medians. ptm's "
            "`--trace` is not used: it writes every round's blocks, and its seconds include that "
            "writing (`random { per_round 256 }`, 2 workers, 10 sweeps: %.2f s without the trace, "
            "%.2f s with it, which wrote %.0f MB); the progress lines carry the same seconds and "
-           "objective." % (RUNS, trace_cost[0], trace_cost[1], trace_cost[2] / 1e6), ""]
+           "objective." % (med([x for v in walls.values() for x in v]), lines_of(prep, "seconds")[0][1],
+                           RUNS, trace_cost[0], trace_cost[1], trace_cost[2] / 1e6), ""]
     md += ["| system | configuration | workers | time to target, s (median) | runs (s) | objective there "
            "| sweeps or epochs there | final objective of the curve run | note |",
            "|---|---|---|---|---|---|---|---|---|"]
@@ -439,21 +446,20 @@ def lasso(p, cfg, svgdir, md):
     md += ["", "Ratios of times to the target (the median of the rounds' ratios; ptm's fastest "
            "2-worker configuration):", "", "| ratio | measured | goal | |", "|---|---|---|---|"] + goals
 
-    # chart
-    series = []
+    # chart: the peers first, so that they keep the first colours
+    series = [("scikit-learn tol", [(t, (f - fstar) / fstar) for _, t, f in sk_curve], None),
+              ("glmnet thresh", [(t, (f - fstar) / fstar) for _, t, f in gl_curve], None)]
     for label, sched, P, k in configs:
         r = curves[(label, P)]
         pts = [(t, (f - fstar) / fstar if f == f else 1e300) for _, _, f, t in r["points"]]
-        note = None if (label, P) in reach else "(missed)"
+        note = None if (label, P) in reach else "(no)"
         short = label.replace("round_robin", "rr").replace("random", "rand").replace("dynamic", "dyn")
         series.append(("ptm %s, %dw" % (short, P), pts, note))
-    series.append(("scikit-learn tol", [(t, (f - fstar) / fstar) for _, t, f in sk_curve], None))
-    series.append(("glmnet thresh", [(t, (f - fstar) / fstar) for _, t, f in gl_curve], None))
     fn = "peers_lasso.svg"
     sched_bench_plot.plot(os.path.join(svgdir, fn), "Lasso %s x %s: gap to the best objective" % (n, d),
                           "seconds", series, no_lines={"scikit-learn tol", "glmnet thresh"})
     md += ["", "Chart: [%s](%s) (ptm: the curve runs, objective evaluations included, rr = "
-           "round_robin, rand = random, dyn = dynamic, K blocks a round, P workers (Pw), (missed): the "
+           "round_robin, rand = random, dyn = dynamic, K blocks a round, P workers (Pw), (no): the "
            "target was not reached; peers: a point a fit of the ladder)." % (fn, fn), ""]
     log("lasso: %.0f s" % (time.time() - t_all))
 
@@ -499,7 +505,7 @@ def logreg(p, cfg, svgdir, md):
         if r.returncode:
             raise SystemExit("peers: liblinear-train failed: " + r.stderr)
         t_read, _ = liblinear("1e9", os.path.join(p.tmp, "liblinear.read.model"))
-        lib_curve.append((eps, t - t_read, model))
+        lib_curve.append((eps, max(t - t_read, 0.0), model))
     out = check([PY, os.path.join(HERE, "objective.py"), "logreg", prefix, repr(l2)] +
                 [m for _, _, m in lib_curve])
     lib_obj = {f[0]: float(f[1]) for f in (l.split() for l in out.splitlines())}
@@ -512,7 +518,8 @@ def logreg(p, cfg, svgdir, md):
     curves = {}
     for rate, decay in configs:
         w = os.path.join(p.tmp, "w.%g.%g.tsv" % (rate, decay))
-        job = logreg_job(svm, "1 sweeps", "sweeps >= %d or seconds > %d" % (cfg["sweeps"], cfg["cap"]), w, decay)
+        cap = cfg["cap_example"] if rate == 0.5 else cfg["cap"]
+        job = logreg_job(svm, "1 sweeps", "sweeps >= %d or seconds > %d" % (cfg["sweeps"], cap), w, decay)
         r = p.run(job, 2, ["rate=%r" % rate, "l2=%r" % l2, "decay=%r" % decay])
         curves[(rate, decay)] = r
         hit = first_at(r["points"], target)
@@ -533,7 +540,7 @@ def logreg(p, cfg, svgdir, md):
     tuned = ("invscaling", "0.5", "0.25")
 
     # 4. timed rounds
-    ptm_t, ptm_obj, ptm_w = [], [], None
+    ptm_t, ptm_obj, ptm_w, ptm_wall = [], [], None, []
     lib_t, lib_read = [], []
     sgd_runs = []
     for rep in range(RUNS):
@@ -543,6 +550,7 @@ def logreg(p, cfg, svgdir, md):
             job = logreg_job(svm, "%d sweeps" % k, "sweeps >= %d" % k, ptm_w, best[1])
             r = p.run(job, 2, ["rate=%r" % best[0], "l2=%r" % l2, "decay=%r" % best[1]])
             ptm_t.append(r["points"][-1][3])
+            ptm_wall.append(r["wall"])
             ptm_obj.append(r["points"][-1][2])
         t, _ = liblinear("0.01", os.path.join(p.tmp, "liblinear.timed.model"))
         lib_t.append(t)
@@ -583,9 +591,10 @@ def logreg(p, cfg, svgdir, md):
            "to 1/(C n), a `decay` option, the objective interval and stop rule replaced: `ptm run "
            "--workers 2 --set rate=R --set decay=D --set l2=%r JOB` (data_parallel, minibatch "
            "1000, ssp 2). Rates tried: %s. Curve runs: objective every sweep, `stop when sweeps >= "
-           "%d or seconds > %d`; timed runs: `stop when sweeps >= S`, objective every S sweeps, S "
-           "the curve run's first sweep at or below the target." % (
-               l2, ", ".join("rate %g decay %g" % c for c in configs), cfg["sweeps"], cfg["cap"]),
+           "%d or seconds > %d` (%d for the example's rate 0.5); timed runs: `stop when sweeps >= S`, "
+           "objective every S sweeps, S the curve run's first sweep at or below the target." % (
+               l2, ", ".join("rate %g decay %g" % c for c in configs), cfg["sweeps"], cfg["cap"],
+               cfg["cap_example"]),
            "- scikit-learn %s: bench/peers/logreg_sgd.py, `SGDClassifier(loss='log_loss', "
            "penalty='l2', alpha=l2, fit_intercept=False)`, one `partial_fit` an epoch (timed) "
            "and the objective between epochs (not timed); its default `learning_rate='optimal'` "
@@ -599,12 +608,12 @@ def logreg(p, cfg, svgdir, md):
                                                      med(lib_t), med(lib_read)))
     if best:
         hit = reach[best]
-        per_eval = (hit[3] - med(ptm_t)) / (hit[1] - 1) if hit[1] > 1 else None
-        md.append("| ptm, 2 workers | rate %g, decay %g | %.3f | %s | %.10g (run 1: %.10g) | %d sweeps%s%s |" % (
-            best[0], best[1], med(ptm_t), fmt_runs(ptm_t), med(ptm_obj), indep[ptm_w], hit[1],
-            "" if max(ptm_obj) <= target else "; a timed run ended above the target (SSP)",
-            "; includes the evaluation of the objective before the first round, about %.3f s "
-            "((curve run - timed runs) / evaluations between)" % per_eval if per_eval else ""))
+        md.append("| ptm, 2 workers | rate %g, decay %g | %.3f | %s | %.10g (run 1: %.10g) | %d sweeps%s; "
+                  "includes the evaluation of the objective before the first round (a pass over the "
+                  "data); whole command %.3f s (median) |" % (
+                      best[0], best[1], med(ptm_t), fmt_runs(ptm_t), med(ptm_obj), indep[ptm_w], hit[1],
+                      "" if max(ptm_obj) <= target else "; a timed run ended above the target (SSP)",
+                      med(ptm_wall)))
     for k, r in curves.items():
         if k == best:
             continue
@@ -623,14 +632,15 @@ def logreg(p, cfg, svgdir, md):
         fmt_s(next((t for _, t, f in sgd_default if f <= target), None)), indep[sgd_default_coef],
         sgd_default[-1][0], sgd_default[-1][1]))
     md += ["", "liblinear's ladder (one run each; fit time = the command's time - that of the "
-           "read-only command run right after it): " +
+           "read-only command run right after it, 0 when noise makes it negative): " +
            ", ".join("-e %s: %.3f s, objective %.10g" % (e, t, lib_obj[m]) for e, t, m in lib_curve) + ".", ""]
     r_lib = ratio(ptm_t, lib_fit)
-    r_libc = ratio(ptm_t, lib_t)
+    r_libc = ratio(ptm_wall, lib_t)
     r_sgd = ratio(ptm_t, sgd_t)
     md += ["| ratio | measured |", "|---|---|",
            "| ptm / liblinear fit | %s |" % ("%.2f" % r_lib if r_lib else "-"),
-           "| ptm / liblinear whole command | %s |" % ("%.2f" % r_libc if r_libc else "-"),
+           "| ptm / liblinear, whole commands (reading the file included) | %s |" % (
+               "%.2f" % r_libc if r_libc else "-"),
            "| ptm / scikit-learn SGD (invscaling) | %s |" % ("%.2f" % r_sgd if r_sgd else "-"), ""]
     series = []
     for k, r in curves.items():
@@ -816,7 +826,8 @@ def main():
     head = ["## Peers", "",
             "Written by bench/peers.sh (`make bench-peers`, and the last step of `make bench`): ptm "
             "beside the peers Debian packages, each run on the same file `ptm gen` wrote. ptm runs "
-            "with 2 workers (threads), the peers as they run by default, on one core. The whole "
+            "with 2 workers (threads), the peers as they run by default: their solvers are "
+            "single-threaded (numpy's BLAS, under scikit-learn and gensim, may use both cores). The whole "
             "section took %.1f minutes%s. Method: bench/peers/peers.py's header; in short, time to a "
             "target objective, each system from zero, reading the files left out, the target "
             "found by a curve run (ptm) or a ladder of tolerances (peers) and then timed in %d "
