@@ -1,4 +1,4 @@
-# ptm - one Makefile. Targets: all check demo bench bench-ssp fuzz asan tsan install clean.
+# ptm - one Makefile. Targets: all check demo bench bench-ssp bench-peers fuzz asan tsan install clean.
 #   make SANITIZE=address,undefined check   the suite under sanitizers
 #   make fuzz FUZZ_SECONDS=600              the parser fuzzer (clang)
 #   make fuzz-data FUZZ_SECONDS=300         the data reader fuzzer, that long per format
@@ -59,7 +59,7 @@ else
 PTM = $(B)/ptm
 endif
 
-.PHONY: all check test demo bench bench-ssp golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+.PHONY: all check test demo bench bench-ssp bench-peers golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
 	fuzz-trace fuzz-trace-build \
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
@@ -138,6 +138,12 @@ bench: deps
 bench-ssp: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/ssp_bench.sh --update bench/RESULTS.md $(PTM) bench
+
+# bench-peers: only the peers section of bench/RESULTS.md (scikit-learn, glmnet,
+# liblinear, gensim beside ptm; bench/peers.sh installs them when missing).
+bench-peers: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/peers.sh $(PTM)
 
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h

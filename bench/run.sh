@@ -631,4 +631,8 @@ echo "== SSP against BSP with a straggler: logistic regression, time to a target
 # its section, and its charts (bench/ssp_bench_*.svg)
 bash bench/ssp_bench.sh "$ptm" bench >> "$out"
 
+echo "== peers: scikit-learn, glmnet, liblinear and gensim beside ptm on the same files"
+# its section, and its charts (bench/peers_*.svg)
+bash bench/peers.sh "$ptm"
+
 echo "results written to $out"

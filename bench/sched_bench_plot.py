@@ -7,7 +7,9 @@ dependencies beyond the standard library.
 import math
 from xml.sax.saxutils import escape
 
-COLORS = ["#1b6ac9", "#d1462f", "#2e9e44", "#8a4fb8", "#c98a00", "#555555"]
+COLORS = ["#1b6ac9", "#d1462f", "#2e9e44", "#8a4fb8", "#c98a00", "#555555",
+          "#17a2b8", "#e377c2", "#8c564b", "#9acd32", "#000080", "#ff7f0e",
+          "#bcbd22", "#7f7f7f"]
 W, H = 760, 440
 LEFT, RIGHT, TOP, BOTTOM = 78, 210, 46, 58
 GAP_MIN, GAP_MAX = 1e-10, 1e2
@@ -36,21 +38,25 @@ def fmt(v):
     return "%g" % v
 
 
-def plot(path, title, xlabel, series):
-    """series: list of (name, [(x, gap)], note) with gap = (f - f*) / f*;
-    note (or None) is printed after the name in the legend. Gaps beyond
-    the chart are drawn on its edge."""
+def plot(path, title, xlabel, series, ylabel="(objective - optimum) / optimum",
+         gap_min=GAP_MIN, gap_max=GAP_MAX, dots=False, no_lines=()):
+    """series: list of (name, [(x, gap)], note) with gap = (f - f*) / f*
+    (or any positive figure named by ylabel, on a log scale from gap_min to
+    gap_max); note (or None) is printed after the name in the legend. Gaps
+    beyond the chart are drawn on its edge. dots: True, or the names of the
+    series whose every point is marked (series of separate runs, one point
+    each); no_lines: the names of series drawn as marks alone."""
     xmax = max((x for _, pts, _ in series for x, _ in pts), default=1) or 1
     xt = nice_ticks(xmax)
     xmax = xt[-1] if xt[-1] > 0 else 1
-    ylo, yhi = math.log10(GAP_MIN), math.log10(GAP_MAX)
+    ylo, yhi = math.log10(gap_min), math.log10(gap_max)
     pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
 
     def sx(x):
         return LEFT + pw * x / xmax
 
     def sy(g):
-        g = min(max(g, GAP_MIN), GAP_MAX)
+        g = min(max(g, gap_min), gap_max)
         return TOP + ph * (yhi - math.log10(g)) / (yhi - ylo)
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
@@ -76,13 +82,17 @@ def plot(path, title, xlabel, series):
     out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
                % (LEFT + pw // 2, H - 14, escape(xlabel)))
     out.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">'
-               '(objective - optimum) / optimum</text>' % (TOP + ph // 2))
+               '%s</text>' % (TOP + ph // 2, escape(ylabel)))
     for k, (name, pts, note) in enumerate(series):
         color = COLORS[k % len(COLORS)]
         if pts:
             d = " ".join("%s%.1f,%.1f" % ("M" if i == 0 else "L", sx(x), sy(g))
                          for i, (x, g) in enumerate(pts))
-            out.append('<path d="%s" fill="none" stroke="%s" stroke-width="1.8"/>' % (d, color))
+            if name not in no_lines:
+                out.append('<path d="%s" fill="none" stroke="%s" stroke-width="1.8"/>' % (d, color))
+            if dots is True or (dots and name in dots) or name in no_lines:
+                out.extend('<circle cx="%.1f" cy="%.1f" r="2.8" fill="%s"/>' % (sx(x), sy(g), color)
+                           for x, g in pts)
         ly = TOP + 14 + 20 * k
         out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>'
                    % (LEFT + pw + 12, ly, LEFT + pw + 32, ly, color))

@@ -2,7 +2,8 @@
 # Install the Debian packages ptm needs to build and test, and only those missing.
 # Idempotent; silent when everything is present. Usage: scripts/deps.sh [--fuzz] [--bench]
 #   --fuzz   also install clang and its sanitizer/fuzzer runtime (make fuzz)
-#   --bench  also install scikit-learn, the Lasso benchmark's peer (make bench)
+#   --bench  also install the benchmarks' peers (make bench, make bench-peers):
+#            scikit-learn, R's glmnet, liblinear's command-line tools and gensim
 set -eu
 
 pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
@@ -10,7 +11,8 @@ pkgs="$pkgs librsvg2-bin libxml2-utils" # tests/cli.sh checks the SVG of ptm pla
 for arg in "$@"; do
     case "$arg" in
     --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
-    --bench) pkgs="$pkgs python3-sklearn" ;;
+    --bench) pkgs="$pkgs python3-sklearn python3-scipy python3-numpy r-cran-glmnet r-cran-matrix"
+        pkgs="$pkgs liblinear-tools python3-gensim" ;;
     *) echo "usage: scripts/deps.sh [--fuzz] [--bench]" >&2; exit 2 ;;
     esac
 done
