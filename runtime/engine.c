@@ -1287,10 +1287,32 @@ static bool stop_now(struct ptm_run *run)
 /* One JSON object for the round just run. */
 static void json_blocks(FILE *t, const int64_t *b, size_t n)
 {
-    fputc('[', t);
-    for (size_t k = 0; k < n; k++)
-        fprintf(t, "%s%lld", k ? ", " : "", (long long)b[k] + 1);
-    fputc(']', t);
+    /* by hand, a chunk at a time: printf's number formatting made the
+     * trace cost more than a small round */
+    char buf[4096];
+    size_t at = 0;
+    buf[at++] = '[';
+    for (size_t k = 0; k < n; k++) {
+        char tmp[24];
+        int len = 0;
+        uint64_t v = (uint64_t)b[k] + 1;
+        do {
+            tmp[len++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        if (at + (size_t)len + 3 > sizeof(buf)) {
+            fwrite(buf, 1, at, t);
+            at = 0;
+        }
+        if (k) {
+            buf[at++] = ',';
+            buf[at++] = ' ';
+        }
+        while (len)
+            buf[at++] = tmp[--len];
+    }
+    buf[at++] = ']';
+    fwrite(buf, 1, at, t);
 }
 
 /* One JSON object for the round just run (spec/runtime.md, Outputs); the
@@ -1476,7 +1498,6 @@ static void settle(struct ptm_run *run, struct rt_round *owed)
  * a clock of every worker. */
 static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
 {
-    double t0 = now_seconds() - run->seconds;
     const struct plan_hook *o = &run->plan->objective;
     int64_t len = run->clocks_per_sweep;
     if (run->obj && o->every_unit == PLAN_UNIT_ROUNDS && o->every > 0 && o->every < len)
@@ -1489,6 +1510,8 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             return rc;
         progress(run);
     }
+    /* seconds count from the first clock, and not the trace's writing */
+    double t0 = now_seconds() - run->seconds;
     for (;;) {
         /* rank 0 decides whether to go on; the other ranks are told */
         int64_t stop = run->rank == 0 && (stop_now(run) || ptm_run_interrupted());
@@ -1509,12 +1532,14 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             progress(run);
         }
         if (trace) {
+            double tw = now_seconds();
             run->rounds[0].n = 0;
             if (trace_round(trace, run, &run->rounds[0], evaluated) != 0) {
                 snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
                          strerror(errno));
                 return PTM_EIO;
             }
+            t0 += now_seconds() - tw;
         }
     }
     if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
@@ -1526,7 +1551,6 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
 {
     if (run->rule->kind == RT_CLOCKS)
         return clock_phases(run, trace, err, errlen);
-    double t0 = now_seconds() - run->seconds;
     int rc = 0;
     int clock_every = 1, clock_left = 1;
     const struct rt_round *pending = NULL; /* committed, not yet applied */
@@ -1536,6 +1560,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             return rc;
         progress(run);
     }
+    /* seconds count from the first round, and not the trace's writing */
+    double t0 = now_seconds() - run->seconds;
     for (;;) {
         struct rt_round *rd = &run->rounds[run->cur];
         /* rank 0 decides whether to go on and schedules; the other ranks
@@ -1644,9 +1670,14 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             pending = NULL;
             progress(run);
         }
-        if (trace && trace_round(trace, run, rd, evaluated) != 0) {
-            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
-            return PTM_EIO;
+        if (trace) {
+            double tw = now_seconds();
+            if (trace_round(trace, run, rd, evaluated) != 0) {
+                snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
+                         strerror(errno));
+                return PTM_EIO;
+            }
+            t0 += now_seconds() - tw;
         }
     }
     /* bring the workers' local state (sharded parameters) up to date */
