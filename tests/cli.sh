@@ -366,12 +366,13 @@ run check --ast examples/logreg/logreg.ptm
 want_rc 0; err_empty
 out_is '(job logreg)
 (const rate 0.5)
+(const l2 0.0001)
 (data X (sparse matrix) (from "data/train.svm") (format libsvm) (shard rows))
 (data y (vector) (from labels(X)))
 (param w (vector [cols(X)]) (= 0) (consistency ssp 2))
 (schedule data_parallel {(minibatch 1000)})
-(update builtin logreg_sgd {(rate rate) (l2 0.0001)})
-(objective builtin logloss (every 1 sweeps))
+(update builtin logreg_sgd {(rate rate) (l2 l2)})
+(objective builtin logloss {(l2 l2)} (every 1 sweeps))
 (stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))
 (output w "w.tsv")'
 end
@@ -996,7 +997,6 @@ err_has "ptm: error: worker 2: $T/mfl/race.lua:2: row 1 of 'H' belongs to anothe
 end
 
 begin "run: logreg_lua.ptm (logreg.lua) under SSP comes within 1e-3 of logreg.ptm's objective"
-sed -i 's/objective builtin logloss every/objective builtin logloss { l2 = 1e-4 } every/' "$T/lrl/logreg.ptm"
 run run --workers 2 "$T/lrl/logreg.ptm"
 want_rc 0
 fk=$(tail -n 1 "$T/err" | awk '{ print $6 }')

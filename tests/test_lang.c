@@ -651,12 +651,13 @@ static const struct example_row example_rows[] = {
     {"examples/logreg/logreg.ptm",
      "(job logreg)\n"
      "(const rate 0.5)\n"
+     "(const l2 0.0001)\n"
      "(data X (sparse matrix) (from \"data/train.svm\") (format libsvm) (shard rows))\n"
      "(data y (vector) (from labels(X)))\n"
      "(param w (vector [cols(X)]) (= 0) (consistency ssp 2))\n"
      "(schedule data_parallel {(minibatch 1000)})\n"
-     "(update builtin logreg_sgd {(rate rate) (l2 0.0001)})\n"
-     "(objective builtin logloss (every 1 sweeps))\n"
+     "(update builtin logreg_sgd {(rate rate) (l2 l2)})\n"
+     "(objective builtin logloss {(l2 l2)} (every 1 sweeps))\n"
      "(stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))\n"
      "(output w \"w.tsv\")\n"},
     {"examples/mf/mf.ptm",

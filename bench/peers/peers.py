@@ -469,9 +469,10 @@ def lasso(p, cfg, svgdir, md):
 def logreg_job(svm, every, stop, w_out, decay):
     t = example("logreg")
     t = sub1(r'"data/train\.svm"', '"%s"' % svm, t)
-    t = sub1(r"^const rate = .*$", "const rate = 0.5\nconst l2 = 0\nconst decay = 1", t, re.M)
-    t = sub1(r"rate = rate, l2 = 1e-4", "rate = rate, decay = decay, l2 = l2", t)
-    t = sub1(r"objective builtin logloss every 1 sweeps",
+    t = sub1(r"^const rate = .*$", "const rate = 0.5\nconst decay = 1", t, re.M)
+    t = sub1(r"^const l2 = .*$", "const l2 = 0", t, re.M)
+    t = sub1(r"rate = rate, l2 = l2", "rate = rate, decay = decay, l2 = l2", t)
+    t = sub1(r"objective builtin logloss \{ l2 = l2 \} every 1 sweeps",
              "objective builtin logloss { l2 = l2 } every %s" % every, t)
     t = sub1(r"^stop when .*$", "stop when " + stop, t, re.M)
     t = sub1(r'output w to "w\.tsv"', 'output w to "%s"' % w_out, t)
