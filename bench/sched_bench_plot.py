@@ -39,31 +39,36 @@ def fmt(v):
 
 
 def plot(path, title, xlabel, series, ylabel="(objective - optimum) / optimum",
-         gap_min=GAP_MIN, gap_max=GAP_MAX, dots=False, no_lines=()):
+         gap_min=GAP_MIN, gap_max=GAP_MAX, dots=False, no_lines=(), subtitle=None,
+         target=None, width=W, right=RIGHT, top=TOP):
     """series: list of (name, [(x, gap)], note) with gap = (f - f*) / f*
     (or any positive figure named by ylabel, on a log scale from gap_min to
     gap_max); note (or None) is printed after the name in the legend. Gaps
     beyond the chart are drawn on its edge. dots: True, or the names of the
     series whose every point is marked (series of separate runs, one point
-    each); no_lines: the names of series drawn as marks alone."""
+    each); no_lines: the names of series drawn as marks alone. subtitle: a
+    line under the title; target: a gap drawn dashed and named "target";
+    width, right, top: the picture's width and its right and top margins."""
     xmax = max((x for _, pts, _ in series for x, _ in pts), default=1) or 1
     xt = nice_ticks(xmax)
     xmax = xt[-1] if xt[-1] > 0 else 1
     ylo, yhi = math.log10(gap_min), math.log10(gap_max)
-    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+    pw, ph = width - LEFT - right, H - top - BOTTOM
 
     def sx(x):
         return LEFT + pw * x / xmax
 
     def sy(g):
         g = min(max(g, gap_min), gap_max)
-        return TOP + ph * (yhi - math.log10(g)) / (yhi - ylo)
+        return top + ph * (yhi - math.log10(g)) / (yhi - ylo)
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">' % (W, H, W, H),
-           '<rect width="%d" height="%d" fill="white"/>' % (W, H),
+           'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">' % (width, H, width, H),
+           '<rect width="%d" height="%d" fill="white"/>' % (width, H),
            '<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>'
            % (LEFT, escape(title))]
+    if subtitle:
+        out.append('<text x="%d" y="42" fill="#555">%s</text>' % (LEFT, escape(subtitle)))
     # grid first, then axes, then lines
     for e in range(int(ylo), int(yhi) + 1):
         y = sy(10.0 ** e)
@@ -74,15 +79,22 @@ def plot(path, title, xlabel, series, ylabel="(objective - optimum) / optimum",
     for t in xt:
         x = sx(t)
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e4e4e4"/>'
-                   % (x, TOP, x, TOP + ph))
+                   % (x, top, x, top + ph))
         out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
-                   % (x, TOP + ph + 18, fmt(t)))
+                   % (x, top + ph + 18, fmt(t)))
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>'
-               % (LEFT, TOP, pw, ph))
+               % (LEFT, top, pw, ph))
     out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
                % (LEFT + pw // 2, H - 14, escape(xlabel)))
     out.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">'
-               '%s</text>' % (TOP + ph // 2, escape(ylabel)))
+               '%s</text>' % (top + ph // 2, escape(ylabel)))
+    legend = LEFT + pw + 12
+    if target is not None:
+        y = sy(target)
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333" '
+                   'stroke-dasharray="5,4"/>' % (LEFT, y, LEFT + pw, y))
+        out.append('<text x="%d" y="%.1f" dy="4" fill="#333">target</text>' % (LEFT + pw + 6, y))
+        legend += 40
     for k, (name, pts, note) in enumerate(series):
         color = COLORS[k % len(COLORS)]
         if pts:
@@ -93,11 +105,11 @@ def plot(path, title, xlabel, series, ylabel="(objective - optimum) / optimum",
             if dots is True or (dots and name in dots) or name in no_lines:
                 out.extend('<circle cx="%.1f" cy="%.1f" r="2.8" fill="%s"/>' % (sx(x), sy(g), color)
                            for x, g in pts)
-        ly = TOP + 14 + 20 * k
+        ly = top + 14 + 20 * k
         out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>'
-                   % (LEFT + pw + 12, ly, LEFT + pw + 32, ly, color))
+                   % (legend, ly, legend + 20, ly, color))
         out.append('<text x="%d" y="%d" dy="4">%s</text>'
-                   % (LEFT + pw + 38, ly, escape(name + (" " + note if note else ""))))
+                   % (legend + 26, ly, escape(name + (" " + note if note else ""))))
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
