@@ -11,8 +11,9 @@ How ptm is timed. `ptm run` prints a progress line at every evaluation of
 the objective, with the objective and the seconds since the first round
 (reading the data and setting up are not counted; neither are they for
 the peers). The trace (--trace) carries the same numbers but writes every
-round's blocks, which at hundreds of blocks a round costs more than the
-rounds themselves, so its seconds are not used here. A system's time to a
+round's blocks, which at hundreds of blocks a round slows the rounds (the
+writing itself is left out of its seconds), so it is not used here. A
+system's time to a
 target is measured in two steps:
 1. a curve run: the objective evaluated often (every tenth of a sweep for
    the Lasso, every sweep for logistic regression), to find the first
@@ -376,10 +377,10 @@ def lasso(p, cfg, svgdir, md):
            "system: ptm's whole command took a median %.2f s more than its solver, to read the file "
            "and set up; scikit-learn's load_svmlight_file read it in %s s); %d timed runs each, the "
            "runs of all systems interleaved; medians. ptm's "
-           "`--trace` is not used: it writes every round's blocks, and its seconds include that "
-           "writing (`random { per_round 256 }`, 2 workers, 10 sweeps: %.2f s without the trace, "
-           "%.2f s with it, which wrote %.0f MB); the progress lines carry the same seconds and "
-           "objective." % (med([x for v in walls.values() for x in v]), lines_of(prep, "seconds")[0][1],
+           "`--trace` is not used: it writes every round's blocks, which slows the rounds even "
+           "though the writing is left out of its seconds (`random { per_round 256 }`, 2 workers, "
+           "10 sweeps: %.2f s without the trace, %.2f s with it, which wrote %.0f MB); the "
+           "progress lines carry the same seconds and objective." % (med([x for v in walls.values() for x in v]), lines_of(prep, "seconds")[0][1],
                            RUNS, trace_cost[0], trace_cost[1], trace_cost[2] / 1e6), ""]
     md += ["| system | configuration | workers | time to target, s (median) | runs (s) | objective there "
            "| sweeps or epochs there | final objective of the curve run | note |",
@@ -610,8 +611,7 @@ def logreg(p, cfg, svgdir, md):
     if best:
         hit = reach[best]
         md.append("| ptm, 2 workers | rate %g, decay %g | %.3f | %s | %.10g (run 1: %.10g) | %d sweeps%s; "
-                  "includes the evaluation of the objective before the first round (a pass over the "
-                  "data); whole command %.3f s (median) |" % (
+                  "whole command %.3f s (median) |" % (
                       best[0], best[1], med(ptm_t), fmt_runs(ptm_t), med(ptm_obj), indep[ptm_w], hit[1],
                       "" if max(ptm_obj) <= target else "; a timed run ended above the target (SSP)",
                       med(ptm_wall)))
