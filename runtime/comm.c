@@ -337,20 +337,35 @@ void ptm_comm_post(const struct ptm_comm_msg *msg, size_t n)
 {
 #ifdef PTM_HAVE_MPI
     if (comm_size > 1 && n > 0) {
-        MPI_Request *req = malloc(n * sizeof(MPI_Request));
+        /* a message past an int's bytes goes in pieces, which pair up in
+         * order between two ranks */
+        const size_t piece = (size_t)1 << 30;
+        size_t nreq = 0;
+        for (size_t i = 0; i < n; i++)
+            nreq += msg[i].bytes ? (msg[i].bytes + piece - 1) / piece : 1;
+        MPI_Request *req = malloc(nreq * sizeof(MPI_Request));
         if (!req)
             ptm_comm_abort(1);
         /* receives first, so that no send waits for its match to be posted */
         size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!msg[i].send)
-                MPI_Irecv(msg[i].buf, (int)msg[i].bytes, MPI_BYTE, msg[i].peer, msg[i].tag,
-                          MPI_COMM_WORLD, &req[k++]);
-        for (size_t i = 0; i < n; i++)
-            if (msg[i].send) {
-                MPI_Isend(msg[i].buf, (int)msg[i].bytes, MPI_BYTE, msg[i].peer, msg[i].tag,
-                          MPI_COMM_WORLD, &req[k++]);
-                comm_bytes += (int64_t)msg[i].bytes;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < n; i++) {
+                if (msg[i].send != (pass == 1))
+                    continue;
+                size_t at = 0;
+                do {
+                    size_t len = msg[i].bytes - at < piece ? msg[i].bytes - at : piece;
+                    char *p = (char *)msg[i].buf + at;
+                    if (msg[i].send)
+                        MPI_Isend(p, (int)len, MPI_BYTE, msg[i].peer, msg[i].tag, MPI_COMM_WORLD,
+                                  &req[k++]);
+                    else
+                        MPI_Irecv(p, (int)len, MPI_BYTE, msg[i].peer, msg[i].tag, MPI_COMM_WORLD,
+                                  &req[k++]);
+                    at += len;
+                } while (at < msg[i].bytes);
+                if (msg[i].send)
+                    comm_bytes += (int64_t)msg[i].bytes;
             }
         MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
         free(req);

@@ -77,7 +77,8 @@ struct ptm_comm_msg {
 };
 /* Post every message of msg[0 .. n) at once and return when all are
  * done: the ranks' calls must pair sends with receives of the same tag
- * and size. */
+ * and size, in the same order between two ranks (any size: big ones go
+ * in pieces). */
 void ptm_comm_post(const struct ptm_comm_msg *msg, size_t n);
 
 #endif
