@@ -52,14 +52,6 @@ static const char *const ext[PLAN_NFORMATS] = {[PLAN_FORMAT_LIBSVM] = "svm",
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* ck_assert for inner loops: libcheck records every passing ck_assert in a
- * file, which makes a million of them slow. */
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
-    } while (0)
-
 static void write_file(const char *name, const char *s, size_t n)
 {
     FILE *f = fopen(name, "wb");

@@ -50,12 +50,6 @@ static double lambda;
 static char job_text[16384];
 static char example_lua[4096]; /* absolute path of examples/lasso/lasso.lua */
 
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 /* The rules and schedules a job runs under. */
 enum rule { BUILTIN, LUA };
 
@@ -216,7 +210,7 @@ START_TEST(test_solves_lasso)
     struct ptm_run_stats st;
     ptm_run_stats(run, &st);
     ck_assert_int_eq(st.workers, P);
-    if (verbose())
+    if (tu_verbose())
         printf("%s %s P=%d: %lld rounds, %lld sweeps, %.3f s (run %.3f s), KKT %.3g, "
                "max |beta - serial| %.3g, %lld of %lld non-zero, objective %.12g\n",
                solves[_i].rule == LUA ? "lua" : "builtin", solves[_i].schedule, P,
@@ -316,7 +310,7 @@ START_TEST(test_lua_matches_builtin)
     for (int64_t j = 0; j < d; j++)
         worst = fmax(worst, fabs(a[j] - b[j]));
     ck_assert_msg(worst < 1e-6, "max |beta(builtin) - beta(lua)| = %g", worst);
-    if (verbose())
+    if (tu_verbose())
         printf("lua vs builtin: max |difference| %.3g\n", worst);
     plan_free(pa);
     plan_free(pb);
@@ -448,7 +442,7 @@ START_TEST(test_bad_hooks)
     ck_assert_int_ne(ptm_run_write_outputs(run, err2, sizeof(err2)), 0);
     ck_assert_int_ne(access("beta.tsv", F_OK), 0);
     ck_assert_int_ne(access("x", F_OK), 0);
-    if (verbose())
+    if (tu_verbose())
         printf("%s:\n%s\n\n", bad_hooks[_i].name, err);
     ptm_run_free(run);
     plan_free(plan);

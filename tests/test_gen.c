@@ -38,19 +38,6 @@
 #include "ptm.h"
 #include "testutil.h"
 
-/* ck_assert for inner loops: libcheck records every passing ck_assert. */
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
-    } while (0)
-
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 /* ---- helpers --------------------------------------------------------------- */
 
 static void make_dir(const char *dir)
@@ -241,7 +228,7 @@ START_TEST(test_gamma_moments)
     struct moments l = moments_of(lx, N);
     double k2 = polygamma(1, a), k4 = polygamma(3, a);
     double se_lmean = sqrt(k2 / N), se_lvar = sqrt((k4 + 2 * k2 * k2) / N);
-    if (verbose())
+    if (tu_verbose())
         printf("gamma(%g): mean %.5g (%.2f se), var %.5g (%.2f se); log: mean %.5g (%.2f se), "
                "var %.5g (%.2f se)\n",
                a, m.mean, (m.mean - a) / se_mean, m.var, (m.var - a) / se_var, l.mean,
@@ -304,7 +291,7 @@ START_TEST(test_dirichlet_moments)
         struct moments m = moments_of(col, N);
         double mean = alpha[k] / a0, var = alpha[k] * (a0 - alpha[k]) / (a0 * a0 * (a0 + 1));
         double se_mean = sqrt(var / N), se_var = sqrt((m.m4 - m.var * m.var) / N);
-        if (verbose())
+        if (tu_verbose())
             printf("dirichlet row %d component %d: mean %.5g (%.2f se), var %.5g (%.2f se)\n", _i,
                    k, m.mean, (m.mean - mean) / se_mean, m.var, (m.var - var) / se_var);
         ck_assert_msg(fabs(m.mean - mean) < 5 * se_mean, "component %d mean %g, want %g", k, m.mean,
@@ -401,7 +388,7 @@ START_TEST(test_poisson)
     free(be);
     free(bo);
     int df = bins - 1;
-    if (verbose())
+    if (tu_verbose())
         printf("poisson(%g): mean %.6g, var %.6g, chi2 %.1f on %d df\n", mu, m.mean, m.var, chi2,
                df);
     if (df > 0)
@@ -506,7 +493,7 @@ START_TEST(test_alias_dirichlet)
         df++;
     }
     df--;
-    if (verbose())
+    if (tu_verbose())
         printf("alias over %d values: chi2 %.1f on %d df\n", W, chi2, df);
     ck_assert_msg(chi2 < df + 6 * sqrt(2.0 * df), "chi2 %g on %d df", chi2, df);
     free(p);
@@ -702,7 +689,7 @@ START_TEST(test_mf_truth)
         cnt[i] = (double)(s.train->csr.rowptr[i + 1] - s.train->csr.rowptr[i] +
                           s.test->csr.rowptr[i + 1] - s.test->csr.rowptr[i]);
     struct moments mc = moments_of(cnt, o->rows);
-    if (verbose())
+    if (tu_verbose())
         printf("mf %d: %lld ratings, noise sd %.5f (want %g), test rmse %.5f, row counts var "
                "%.3f (want %.3f)\n",
                _i, (long long)n, sd, o->noise, info(dir, "test_rmse_true"), mc.var, hv);
@@ -951,7 +938,7 @@ START_TEST(test_lda_truth)
     int64_t df2;
     double chi2_wrong = lda_chi2(&s, K, 1, &df2);
     double z_wrong = (chi2_wrong - (double)df2) / sqrt(2.0 * (double)df2);
-    if (verbose())
+    if (tu_verbose())
         printf("lda: chi2 %.1f on %lld df (z %.2f); with other documents' mixes z %.1f\n", chi2,
                (long long)df, z, z_wrong);
     ck_assert_msg(fabs(z) < 5, "chi2 %g on %lld df", chi2, (long long)df);
@@ -977,7 +964,7 @@ START_TEST(test_lda_truth)
         pooled += (ow[w] - ew[w]) * (ow[w] - ew[w]) / ew[w];
     free(ew);
     free(ow);
-    if (verbose())
+    if (tu_verbose())
         printf("lda: pooled chi2 %.1f on %lld df\n", pooled, (long long)W - 1);
     ck_assert_msg(pooled < (double)(W - 1) + 6 * sqrt(2.0 * (double)(W - 1)),
                   "pooled chi2 %g on %lld df", pooled, (long long)W - 1);
@@ -1062,7 +1049,7 @@ START_TEST(test_lda_sparse)
     ck_assert_str_eq(s.ds->vocab.word[W - 1], "w2000");
     struct moments m = moments_of(s.phi, K * W);
     double mean = 1.0 / (double)W, var = mean * (1 - mean) / ((double)W * o.beta + 1);
-    if (verbose())
+    if (tu_verbose())
         printf("lda sparse: phi mean %.4g, var %.4g (want %.4g), tokens %g\n", m.mean, m.var, var,
                info("lda-s", "tokens"));
     ck_assert(fabs(m.mean - mean) < 1e-9);
@@ -1108,7 +1095,7 @@ START_TEST(test_lda_lengths)
         tail_o -= hist[k];
     }
     chi2 += (tail_o - tail_e) * (tail_o - tail_e) / tail_e;
-    if (verbose())
+    if (tu_verbose())
         printf("lda lengths: chi2 %.1f on 9 df\n", chi2);
     ck_assert_msg(chi2 < 9 + 6 * sqrt(18.0), "lengths: chi2 %g on 9 df", chi2);
     lda_free(&s);
@@ -1281,7 +1268,7 @@ START_TEST(test_logreg_truth)
     }
     /* The margin has a standard deviation of about GEN_LOGREG_MARGIN. */
     struct moments mm = moments_of(margin, n);
-    if (verbose())
+    if (tu_verbose())
         printf("logreg %d: %g of %lld positive (want %.1f), worst bin %.2f se, control %.1f se, "
                "margin sd %.3f\n",
                _i, pos, (long long)n, psum, worst, control, sqrt(mm.var));

@@ -37,19 +37,6 @@
 #include "ptm.h"
 #include "testutil.h"
 
-/* ck_assert for inner loops: libcheck records every passing ck_assert. */
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
-    } while (0)
-
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 /* ---- problems ------------------------------------------------------------ */
 
 struct problem_row {
@@ -450,7 +437,7 @@ START_TEST(test_serial_kkt)
     int64_t nnz = 0;
     for (int64_t j = 0; j < pb.d; j++)
         nnz += beta[j] != 0;
-    if (verbose())
+    if (tu_verbose())
         printf("serial %-12s lambda %.2f lambda_max: %6d sweeps, %3" PRId64
                " non-zeros, KKT %.2e lambda (kernel %.2e)\n",
                problems[pi].name, lambda_fracs[li], sweeps, nnz, v / lambda, vk / lambda);
@@ -484,7 +471,7 @@ START_TEST(test_sharded)
         diff = fmax(diff, fabs(s.beta[j] - ref[j]));
     double v = kkt_ref(&pb, s.beta, lambda), vk = sim_kkt(&s);
     double rerr = sim_residual_error(&s);
-    if (verbose())
+    if (tu_verbose())
         printf("sharded %-12s lambda %.2f lambda_max P=%d: %6d sweeps, |beta - serial| %.1e, "
                "KKT %.2e lambda (kernel %.2e), residual error %.1e\n",
                problems[pi].name, lambda_fracs[li], P, sweeps, diff, v / lambda, vk / lambda, rerr);
@@ -519,7 +506,7 @@ START_TEST(test_sharded_blocks)
     for (int64_t j = 0; j < pb.d; j++)
         diff = fmax(diff, fabs(s.beta[j] - ref[j]));
     double v = kkt_ref(&pb, s.beta, lambda);
-    if (verbose())
+    if (tu_verbose())
         printf("blocks of %zu P=%d: %d sweeps, |beta - serial| %.1e, KKT %.2e lambda\n", per_round,
                P, sweeps, diff, v / lambda);
     ck_assert_msg(diff <= 1e-6, "|beta - serial| = %g", diff);
@@ -562,7 +549,7 @@ START_TEST(test_residual_and_descent)
         EXPECT(fr <= f_sweep + 1e-13 * fabs(f_sweep));
         f_sweep = fr;
     }
-    if (verbose())
+    if (tu_verbose())
         printf("residual %-12s P=%d: %" PRId64 " rounds, worst residual error %.1e, "
                "largest relative rise of the objective %.1e, objective %.12g\n",
                problems[pi].name, P, rounds, worst_rerr, worst_rise, f);
@@ -841,7 +828,7 @@ START_TEST(test_gen_shape_and_correlation)
             }
         }
     double in_mean = in_n ? in_sum / in_n : o.corr, out_mean = out_sum / out_n;
-    if (verbose())
+    if (tu_verbose())
         printf("gen %" PRId64 " x %" PRId64 " group %" PRId64 " rho %.2f: density %.4f, "
                "within-group corr mean %.4f (worst pair off by %.3f, %d pairs), "
                "across groups mean |corr| %.4f, max %.3f (%d pairs); noise sd %.4f\n",

@@ -45,19 +45,6 @@
 #include "rng.h"
 #include "testutil.h"
 
-/* ck_assert for inner loops: libcheck records every passing ck_assert. */
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
-    } while (0)
-
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 static double lgam(double x)
 {
     int sign;
@@ -719,7 +706,7 @@ START_TEST(test_single_token)
     }
     int df;
     double chi = chi_square(count, p, K, N, &df);
-    if (verbose())
+    if (tu_verbose())
         printf("single token, %s: p = %.4f %.4f %.4f, observed %.4f %.4f %.4f, chi2 %.2f on %d "
                "df (limit %.1f)\n",
                sampler_name[kind], p[0], p[1], p[2], (double)count[0] / N, (double)count[1] / N,
@@ -787,7 +774,7 @@ START_TEST(test_joint)
     free(sim_check(&m));
     int df;
     double chi = chi_square(count, prob, NS, N, &df);
-    if (verbose())
+    if (tu_verbose())
         printf("joint, %s on %d worker(s): chi2 %.1f on %d df (limit %.1f)\n", sampler_name[kind],
                P, chi, df, chi_square_limit(df));
     ck_assert_msg(chi < chi_square_limit(df), "%s, P %d: chi2 %.1f on %d df", sampler_name[kind], P,
@@ -823,7 +810,7 @@ START_TEST(test_rises)
         early += ll[sw] / 10;
     for (int sw = sweeps - 9; sw <= sweeps; sw++)
         late += ll[sw] / 10;
-    if (verbose())
+    if (tu_verbose())
         printf("rises, %s on %d: %.4f -> %.4f (1) -> %.4f (10) -> %.4f (%d-%d) -> %.4f "
                "(%d-%d)\n",
                sampler_name[kind], P, ll[0], ll[1], ll[10], early, sweeps - 19, sweeps - 10, late,
@@ -928,7 +915,7 @@ START_TEST(test_recover)
                 common += top[k * N + i] == truth[j];
         least = common < least ? common : least;
     }
-    if (verbose())
+    if (tu_verbose())
         printf("recover, %s on %d (s %d), %d sweeps: mean TV %.4f, worst %.4f, top-%d words "
                "shared at least %d, loglik %.4f\n",
                sampler_name[recover_rows[_i].kind], m.P, m.s, recover_rows[_i].sweeps, mean, worst,
@@ -969,7 +956,7 @@ START_TEST(test_vs_plain)
     double plain = plateau(&c, LDA_SAMPLER_PLAIN, CMP_SWEEPS);
     double sparse = plateau(&c, LDA_SAMPLER_SPARSE, CMP_SWEEPS);
     double alias = plateau(&c, LDA_SAMPLER_ALIAS, CMP_SWEEPS);
-    if (verbose())
+    if (tu_verbose())
         printf("after %d sweeps (mean of the last 20): plain %.5f, sparse %.5f (%+.3f%%), alias "
                "%.5f (%+.3f%%)\n",
                CMP_SWEEPS, plain, sparse, 100 * (sparse - plain) / fabs(plain), alias,

@@ -46,19 +46,6 @@
 #include "ptm.h"
 #include "testutil.h"
 
-/* ck_assert for inner loops: libcheck records every passing ck_assert. */
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
-    } while (0)
-
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 /* ---- problems ----------------------------------------------------------------- */
 
 struct problem_row {
@@ -668,7 +655,7 @@ START_TEST(test_full_batch)
     for (int64_t j = 0; j < d; j++)
         diff = fmax(diff, fabs(w[j] - ref[j]));
     double v = kkt_ref(&pb, w, l2, l1);
-    if (verbose())
+    if (tu_verbose())
         printf("full batch %-9s l2 %g l1 %g: %d steps, KKT %.1e, |w - reference| %.1e\n",
                problems[pi].name, l2, l1, it + 1, v, diff);
     fflush(stdout);
@@ -744,7 +731,7 @@ START_TEST(test_sgd_runs)
     }
     rate /= (double)pb.ntest;
     double loss_true = mean_loss_ref(&pb, 0, hi, pb.wtrue);
-    if (verbose())
+    if (tu_verbose())
         printf(
             "sgd %-9s l2 %g l1 %g P=%d s=%d: F %.6f -> %.6f -> %.8f (reference %.8f), rise %.1e, "
             "KKT %.1e (start %.1e), gradient map %.1e (start %.1e), |w - reference| %.1e, "

@@ -42,19 +42,6 @@
 #include "rng.h"
 #include "testutil.h"
 
-/* ck_assert for inner loops: libcheck records every passing ck_assert. */
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
-    } while (0)
-
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 #define MAXP 3
 
 /* ---- problems ----------------------------------------------------------------- */
@@ -671,7 +658,7 @@ START_TEST(test_ccd_serial_match)
         diff = fmax(diff, fabs(s.W[k] - Wr[k]));
     for (int64_t k = 0; k < nh; k++)
         diff = fmax(diff, fabs(s.H[k] - Hr[k]));
-    if (verbose())
+    if (tu_verbose())
         printf("ccd %-6s P=%d inner %d: %lld sweeps, objective %.6g -> %.6g, largest rise %.1e, "
                "residual error %.1e, |kernel - serial| %.1e\n",
                problems[pi].name, P, inner, (long long)sweeps, f0, f, worst_rise, worst_res, diff);
@@ -708,7 +695,7 @@ START_TEST(test_ccd_converges)
     double f = objective_ref(&pb, s.W, s.H, reg), g = grad_ref(&pb, s.W, s.H, reg);
     double rmse = rmse_ref(pb.T, s.W, s.H, pb.rank);
     double train = sqrt(sqerr_ref(pb.R, s.W, s.H, pb.rank) / (double)pb.R->nnz);
-    if (verbose())
+    if (tu_verbose())
         printf("ccd %-6s P=%d: %d outer iterations, objective %.9g, |grad| %.2e (start %.2e), "
                "train RMSE %.4f, test RMSE %.4f (noise %.3f, true factors %.4f)\n",
                problems[pi].name, P, CCD_OUTER, f, g, g0, train, rmse, pb.noise, pb.test_rmse_true);
@@ -759,7 +746,7 @@ START_TEST(test_sgd_converges)
             f = fn;
         }
         double rmse = rmse_ref(pb.T, s.W, s.H, pb.rank);
-        if (verbose())
+        if (tu_verbose())
             printf("sgd %-6s P=%d %-7s: objective %.6g -> %.6g (CCD++ %.6g, %+.2f%%), largest "
                    "rise %.1e, after sweeps 1, 5, 10, 20: %.4g %.4g %.4g %.4g, test RMSE %.4f "
                    "(noise %.3f)\n",

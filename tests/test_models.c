@@ -55,12 +55,6 @@
 #include "testutil.h"
 #include "viz.h"
 
-static bool verbose(void)
-{
-    const char *v = getenv("PTM_TEST_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 static struct ptm_plan *compile_text(const char *text)
 {
     struct ptm_source src;
@@ -171,7 +165,7 @@ START_TEST(test_mf)
     ck_assert_uint_ge(nh, 2);
     ck_assert_msg(fabs(h[nh - 1] - rmse) <= 1e-9 * rmse, "engine %g, here %g", h[nh - 1], rmse);
     ck_assert_msg(h[nh - 1] < h[0], "RMSE did not fall: %g -> %g", h[0], h[nh - 1]);
-    if (verbose())
+    if (tu_verbose())
         printf("%s P=%d: held-out RMSE %.4f after %d sweeps (noise %.3f), first %.4f\n",
                mf_cases[_i].update, mf_cases[_i].P, rmse, mf_cases[_i].sweeps, mf_noise, h[0]);
     ptm_dataset_free(T);
@@ -239,7 +233,7 @@ START_TEST(test_mf_lua)
                   worst, big);
     ck_assert_msg(rmse[1] <= 1.25 * mf_noise, "P=%d: mf.lua: held-out RMSE %g, noise %g", P,
                   rmse[1], mf_noise);
-    if (verbose())
+    if (tu_verbose())
         printf("mf.lua P=%d: held-out RMSE %.4f (kernel %.4f), largest difference %g\n", P, rmse[1],
                rmse[0], worst);
     for (int lua = 0; lua < 2; lua++) {
@@ -348,7 +342,7 @@ START_TEST(test_logreg)
     for (size_t k = 6; k < nh; k++)
         ck_assert_msg(h[k] <= h[k - 1] + 1e-4, "objective rose at sweep %zu: %g -> %g", k,
                       h[k - 1], h[k]);
-    if (verbose())
+    if (tu_verbose())
         printf("logreg %s P=%d: F %.6f (w_true %.6f, w = 0 %.6f)\n", lr_cases[_i].consistency,
                lr_cases[_i].P, F, Ft, F0);
     ptm_dataset_free(X);
@@ -414,7 +408,7 @@ START_TEST(test_logreg_lua)
                   cases[_i].consistency, cases[_i].P, F[1], F[0]);
     ck_assert_msg(F[1] <= Ft + 2e-3, "%s P=%d: logreg.lua F = %.6f, F(w_true) = %.6f",
                   cases[_i].consistency, cases[_i].P, F[1], Ft);
-    if (verbose())
+    if (tu_verbose())
         printf("logreg.lua %s P=%d: F %.6f (kernel %.6f, w_true %.6f)\n", cases[_i].consistency,
                cases[_i].P, F[1], F[0], Ft);
     ptm_dataset_free(X);
@@ -506,7 +500,7 @@ START_TEST(test_lda)
         lines += c == '\n';
     fclose(f);
     ck_assert_int_eq(lines, LDA_TOPICS);
-    if (verbose())
+    if (tu_verbose())
         printf("lda %s %s P=%d: log-likelihood a token %.4f -> %.4f, topics matched at mean TV "
                "%.4f\n",
                lda_cases[_i].sampler, lda_cases[_i].consistency, lda_cases[_i].P, h[0], h[nh - 1],
@@ -655,7 +649,7 @@ START_TEST(test_straggler)
         ck_assert_msg(sec[slow] - sec[other] >= 0.5 * delay,
                       "worker %d: %g s, not slowed, against %g s of worker %d with delays of %g s",
                       other + 1, sec[other], sec[slow], slow + 1, delay);
-    if (verbose())
+    if (tu_verbose())
         printf("straggler %s %s worker %d p=%g: %lld clocks, delays %.3f s, workers %.3f s and "
                "%.3f s\n",
                st_cases[_i].job, st_cases[_i].cons, slow + 1, st_cases[_i].prob, (long long)clocks,

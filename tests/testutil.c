@@ -133,3 +133,9 @@ double tu_info_value(const char *dir, const char *key)
     ck_assert_msg(!isnan(v), "no %s in %s", key, path);
     return v;
 }
+
+bool tu_verbose(void)
+{
+    const char *v = getenv("PTM_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}

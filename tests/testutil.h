@@ -5,8 +5,21 @@
 #ifndef PTM_TESTUTIL_H
 #define PTM_TESTUTIL_H
 
+#include <check.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* ck_assert for inner loops: libcheck records every passing ck_assert in a
+ * file, which makes a million of them slow. */
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            ck_abort_msg("line %d: %s", __LINE__, #c);                                             \
+    } while (0)
+
+/* PTM_TEST_VERBOSE is set (and not 0): suites print their figures. */
+bool tu_verbose(void);
 
 /* Write s[0..n) as C string literal lines, one per line of text, ready to
  * paste into a table row. */
