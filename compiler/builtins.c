@@ -30,6 +30,17 @@ static const struct builtin_opt lasso_opts[] = {
     END,
 };
 
+/* lasso_cd: the objective's options and how a worker goes through its share */
+static const struct builtin_opt lasso_cd_opts[] = {
+    NUM("lambda", NULL, 0, HUGE_VAL),
+    WORD("within", "parallel", "parallel|sequential"),
+    REF("X", BOPT_DATA, "X"),
+    REF("y", BOPT_DATA, "y"),
+    REF("beta", BOPT_PARAM, "beta"),
+    REF("r", BOPT_PARAM, "?r"),
+    END,
+};
+
 static const struct builtin_opt mf_sgd_opts[] = {
     POS("rate", "0.05", HUGE_VAL),
     POS("decay", "1", 1),
@@ -97,7 +108,7 @@ static const struct builtin_opt logloss_opts[] = {
 };
 
 static const struct builtin builtins[] = {
-    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_opts,
+    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts,
      POLICY(DYNAMIC) | POLICY(ROUND_ROBIN) | POLICY(RANDOM)},
     {"mf_sgd", BUILTIN_UPDATE, "matrix factorization by SGD", mf_sgd_opts, POLICY(ROTATION)},
     {"mf_ccd", BUILTIN_UPDATE, "matrix factorization by CCD++", mf_ccd_opts, POLICY(ROTATION)},

@@ -7,8 +7,8 @@
  * `pending` to P - 1 and bumps `gen`; each worker sees the new gen, runs
  * its part and decrements pending; the coordinator runs worker 0's part
  * and waits for pending to reach 0. Rounds can be a few microseconds of
- * work, so waiting spins a little before it sleeps on the condition
- * variable: on a busy or oversubscribed machine the sleep keeps spinning
+ * work, so waiting spins for a while (g->spin) before it sleeps on the
+ * condition variable: on a busy or oversubscribed machine the sleep keeps spinning
  * threads from starving the ones that work.
  *
  * No wake-up is lost: a thread that goes to sleep first counts itself in
@@ -22,13 +22,25 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "engine_impl.h"
 #include "ptm.h"
 
-/* Spins before sleeping; each is a pause instruction and a load. */
-#define SPINS 2000
+/* How long a wait spins before it sleeps, in seconds. With a core for
+ * every thread: longer than the gaps between the phases of most rounds (a
+ * sleep and its wake-up cost tens of microseconds), short enough not to
+ * burn a core for long. With more threads than cores (more workers, or
+ * ranks of mpirun on one machine), a spinning thread takes the core of one
+ * that works, so the spin is short. The clock is read every SPIN_CHECK
+ * pauses. */
+#define SPIN_OWN_CORE 200e-6
+#define SPIN_SHARED_CORE 20e-6
+#define SPIN_CHECK 64
 
 static inline void cpu_relax(void)
 {
@@ -37,6 +49,37 @@ static inline void cpu_relax(void)
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
+}
+
+static double clock_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The deadline of a spin of g that starts now. */
+static double spin_deadline(const struct rt_gate *g)
+{
+    return clock_now() + g->spin;
+}
+
+/* Whether every thread of the run, and of the other ranks on this machine
+ * (Open MPI says how many there are), has a core of its own. */
+static bool own_cores(const struct ptm_run *run)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    long ranks = local ? strtol(local, NULL, 10) : 1;
+    if (ranks < 1)
+        ranks = 1;
+    return cores >= 1 && ranks * run->P <= cores;
+}
+
+/* After i pauses of a spin: whether its deadline has passed. */
+static bool spin_over(unsigned i, double deadline)
+{
+    return i % SPIN_CHECK == SPIN_CHECK - 1 && clock_now() > deadline;
 }
 
 static void wake(struct rt_gate *g)
@@ -52,7 +95,8 @@ static void wake(struct rt_gate *g)
 static unsigned wait_gen(struct rt_gate *g, unsigned seen)
 {
     unsigned now;
-    for (int i = 0; i < SPINS; i++) {
+    double deadline = spin_deadline(g);
+    for (unsigned i = 0; !spin_over(i, deadline); i++) {
         if ((now = atomic_load(&g->gen)) != seen)
             return now;
         cpu_relax();
@@ -68,7 +112,8 @@ static unsigned wait_gen(struct rt_gate *g, unsigned seen)
 
 static void wait_pending(struct rt_gate *g)
 {
-    for (int i = 0; i < SPINS; i++) {
+    double deadline = spin_deadline(g);
+    for (unsigned i = 0; !spin_over(i, deadline); i++) {
         if (atomic_load(&g->pending) == 0)
             return;
         cpu_relax();
@@ -120,6 +165,7 @@ static int threads_start(struct ptm_run *run, char *err, size_t errlen)
     atomic_init(&g->gen, 0);
     atomic_init(&g->pending, 0);
     atomic_init(&g->sleepers, 0);
+    g->spin = own_cores(run) ? SPIN_OWN_CORE : SPIN_SHARED_CORE;
     if (pthread_mutex_init(&g->mu, NULL) != 0)
         goto fail;
     if (pthread_cond_init(&g->cv, NULL) != 0) {

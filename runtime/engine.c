@@ -640,28 +640,38 @@ static int make_blocks(struct ptm_run *run, char *err, size_t errlen)
 static void expand_round(const struct ptm_run *run, struct rt_round *rd)
 {
     const struct rt_param *t = &run->params[run->sparam];
+    int64_t *restrict off = rd->off, *restrict vars = rd->vars;
+    const int64_t *restrict blocks = rd->blocks;
     size_t v = 0;
-    for (size_t i = 0; i < rd->n; i++) {
-        int64_t u0, u1;
-        block_units(run, rd->blocks[i], &u0, &u1);
-        rd->off[i] = (int64_t)v;
-        switch (run->bs->axis) {
-        case PLAN_AXIS_ELEMS:
-            for (int64_t u = u0; u < u1; u++)
-                rd->vars[v++] = u;
-            break;
-        case PLAN_AXIS_ROWS:
-            for (int64_t e = u0 * t->cols; e < u1 * t->cols; e++)
-                rd->vars[v++] = e;
-            break;
-        case PLAN_AXIS_COLS:
-            for (int64_t r = 0; r < t->rows; r++)
+    if (run->bs->axis == PLAN_AXIS_ELEMS && !run->bs->into && run->bsize == 1) {
+        /* a block a variable: the round's variables are its blocks */
+        for (size_t i = 0; i < rd->n; i++)
+            off[i] = (int64_t)i;
+        memcpy(vars, blocks, rd->n * sizeof(int64_t));
+        v = rd->n;
+    } else {
+        for (size_t i = 0; i < rd->n; i++) {
+            int64_t u0, u1;
+            block_units(run, blocks[i], &u0, &u1);
+            off[i] = (int64_t)v;
+            switch (run->bs->axis) {
+            case PLAN_AXIS_ELEMS:
                 for (int64_t u = u0; u < u1; u++)
-                    rd->vars[v++] = r * t->cols + u;
-            break;
+                    vars[v++] = u;
+                break;
+            case PLAN_AXIS_ROWS:
+                for (int64_t e = u0 * t->cols; e < u1 * t->cols; e++)
+                    vars[v++] = e;
+                break;
+            case PLAN_AXIS_COLS:
+                for (int64_t r = 0; r < t->rows; r++)
+                    for (int64_t u = u0; u < u1; u++)
+                        vars[v++] = r * t->cols + u;
+                break;
+            }
         }
     }
-    rd->off[rd->n] = (int64_t)v;
+    off[rd->n] = (int64_t)v;
     rd->nvars = v;
 }
 
@@ -1019,25 +1029,38 @@ void ptm_run_free(struct ptm_run *run)
  * and each block's Euclidean norm of them for the scheduler. */
 static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
 {
-    double *val = run->params[run->sparam].val;
+    double *restrict val = run->params[run->sparam].val, *restrict last = run->last_delta,
+                     *restrict change = rd->change, *restrict bchange = run->bchange;
+    const double *restrict newval = run->newval;
+    const int64_t *restrict off = rd->off, *restrict vars = rd->vars;
     for (size_t i = b0; i < b1; i++) {
+        int64_t v0 = off[i], v1 = off[i + 1];
+        if (v1 - v0 == 1) { /* the common case: a block of one variable */
+            int64_t e = vars[v0];
+            double d = newval[v0] - val[e];
+            change[v0] = d;
+            last[e] = d;
+            val[e] = newval[v0];
+            bchange[i] = fabs(d);
+            continue;
+        }
         double big = 0;
-        for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++) {
-            int64_t e = rd->vars[v];
-            double d = run->newval[v] - val[e];
-            rd->change[v] = d;
-            run->last_delta[e] = d;
-            val[e] = run->newval[v];
+        for (int64_t v = v0; v < v1; v++) {
+            int64_t e = vars[v];
+            double d = newval[v] - val[e];
+            change[v] = d;
+            last[e] = d;
+            val[e] = newval[v];
             if (fabs(d) > big || isnan(d))
                 big = fabs(d);
         }
-        if (rd->off[i + 1] - rd->off[i] > 1 && big > 0 && isfinite(big)) {
+        if (v1 - v0 > 1 && big > 0 && isfinite(big)) {
             double sum = 0; /* scaled by the largest, so nothing overflows */
-            for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++)
-                sum += (rd->change[v] / big) * (rd->change[v] / big);
+            for (int64_t v = v0; v < v1; v++)
+                sum += (change[v] / big) * (change[v] / big);
             big *= sqrt(sum);
         }
-        run->bchange[i] = big;
+        bchange[i] = big;
     }
 }
 
@@ -1612,7 +1635,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         } else if (run->split) {
             /* workers read rows that others apply to: apply, then push */
             struct rt_work wa = {.apply = pending}, wp = {.push = rd};
-            if (run->P == 1) /* no other worker to wait for: one phase */
+            if (run->P == 1 || run->own_apply) /* nothing to wait for: one phase */
                 wp.apply = pending;
             else if (pending && (rc = phase(run, &wa, err, errlen)) != 0)
                 return rc;
@@ -1624,7 +1647,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                     return rc;
                 owed = rd;
             }
-            applied = run->nranks == 1 || run->rank == 0 ? policy_view(run, rd) : rd;
+            applied = run->own_apply || (run->nranks > 1 && run->rank != 0) ? rd
+                                                                             : policy_view(run, rd);
         } else {
             struct rt_work wk = {.apply = pending, .push = rd};
             if ((rc = phase(run, &wk, err, errlen)) != 0 ||

@@ -210,6 +210,7 @@ struct rt_gate {
     atomic_uint gen;     /* phases opened */
     atomic_int pending;  /* workers still in the phase */
     atomic_int sleepers; /* threads asleep on cv */
+    double spin;         /* seconds a wait spins before it sleeps */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -225,6 +226,10 @@ struct ptm_run {
     int64_t grows;             /* rows of the data sharded by rows, all ranks' */
     int64_t row0;              /* the first of them this rank holds */
     bool split;                /* the rule splits rounds by blocks */
+    bool own_apply;            /* set by a split rule's setup: apply works on the
+                                * worker's own state only, so it shares a phase
+                                * with push, and it sees a round as dealt (rd->part
+                                * tells the worker's share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */

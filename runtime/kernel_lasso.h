@@ -56,6 +56,16 @@ void lasso_residual(const struct ptm_csc *x, const double *y, const double *beta
 void lasso_push(const struct ptm_csc *x, const double *sq, const double *r, const double *beta,
                 const int64_t *cols, size_t ns, double *z);
 
+/* push, pull and apply in one, one column after the other (Gauss-Seidel):
+ * for k < ns, column j = cols[k], beta_new[k] is the exact minimizer over
+ * beta_j given r, which already holds the changes of columns cols[0 .. k)
+ * (lasso_pull's formula on lasso_push's sums); then r -= x_j (beta_new[k]
+ * - beta[j]). beta is left alone: it holds the values before the round.
+ * The columns must be distinct. With one shard and the columns 0, 1, ...
+ * in order, this is a sweep of lasso_solve_serial(). */
+void lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
+                    const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new);
+
 /* pull: z holds the sums over all shards of the push results for ns
  * columns; beta_new[k] = S(z[K k], n lambda) / z[K k + 1] with
  * S(a, t) = sign(a) max(|a| - t, 0), or 0 when the column is empty. The

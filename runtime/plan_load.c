@@ -1591,8 +1591,10 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
         }
         }
     }
+    /* a word with a default may be missing: a plan written before the
+     * kernel had it means the default */
     for (size_t k = 0; k < nopt; k++)
-        if (first[k] < 0)
+        if (first[k] < 0 && !(bi->opts[k].kind == BOPT_WORD && bi->opts[k].dflt))
             error(L, where->loc, "%s needs option '%s'", bi->name, cands[k]);
 }
 

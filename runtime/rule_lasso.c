@@ -36,7 +36,15 @@ struct lasso_state {
     double *sq;              /* ||x_j||^2, every column */
     double *r;               /* y - X beta, every row */
     bool own_r;
+    bool seq;    /* within = sequential */
+    double **rw; /* seq: worker p's own copy of r (rw[0] is r) */
 };
+
+/* The residual worker w reads: its own copy under within = sequential. */
+static double *resid(const struct lasso_state *k, const struct rt_worker *w)
+{
+    return k->seq ? k->rw[w->id] : k->r;
+}
 
 /* The options of hook h (lasso_cd or lasso_objective), checked against
  * the run. */
@@ -124,8 +132,33 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     }
     if (!k->sq || !k->r)
         return PTM_ENOMEM;
+    const struct plan_option *ow = rt_option(&run->plan->update, "within");
+    k->seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
+    if (k->seq && run->nranks > 1) {
+        snprintf(err, errlen,
+                 "update lasso_cd: within = sequential runs on one rank (%d ranks split a round "
+                 "by rows); use within = parallel under mpirun",
+                 run->nranks);
+        return PTM_EINVAL;
+    }
+    if (k->seq) {
+        /* each worker its own r, which only it writes: the workers never
+         * wait on each other's apply (see lasso_apply_w) */
+        run->own_apply = true;
+        if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
+            return PTM_ENOMEM;
+        for (int p = 1; p < run->P; p++)
+            if (!(k->rw[p] = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1),
+                                       sizeof(double))))
+                return PTM_ENOMEM;
+    }
     lasso_colsq(k->x, k->sq);
     lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
+    if (k->seq) {
+        k->rw[0] = k->r;
+        for (int p = 1; p < run->P; p++)
+            memcpy(k->rw[p], k->r, (size_t)k->x->nrows * sizeof(double));
+    }
     return 0;
 }
 
@@ -135,6 +168,10 @@ static void lasso_release(struct ptm_run *run)
     if (!k)
         return;
     ptm_free(k->sq);
+    if (k->rw)
+        for (int p = 1; p < run->P; p++)
+            ptm_free(k->rw[p]);
+    ptm_free(k->rw);
     if (k->own_r)
         ptm_free(k->r);
     ptm_free(k);
@@ -155,9 +192,15 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     const struct lasso_state *k = run->rule_state;
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     size_t nv = (size_t)(v1 - v0);
+    const double *beta = run->params[k->o.beta].val;
+    if (k->seq) { /* the changes go to the worker's r as they are made */
+        lasso_push_seq(k->x, k->sq, k->rw[w->id], beta, rd->vars + v0, nv, run->grows,
+                       k->o.lambda, run->newval + v0);
+        return 0;
+    }
     /* with other ranks the sums are this rank's part: rank 0 pulls them */
     double *z = run->nranks > 1 ? run->zsum + LASSO_K * v0 : w->z;
-    lasso_push(k->x, k->sq, k->r, run->params[k->o.beta].val, rd->vars + v0, nv, z);
+    lasso_push(k->x, k->sq, k->r, beta, rd->vars + v0, nv, z);
     if (run->nranks == 1)
         lasso_pull(z, nv, run->grows, k->o.lambda, run->newval + v0);
     return 0;
@@ -176,6 +219,15 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
 static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 {
     const struct lasso_state *k = w->run->rule_state;
+    if (k->seq) {
+        /* push applied the worker's own share; the others' go to its copy
+         * of r now, every row (rd is the round as dealt) */
+        int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
+        double *r = k->rw[w->id];
+        lasso_apply(k->x, rd->vars, rd->change, (size_t)v0, r);
+        lasso_apply(k->x, rd->vars + v1, rd->change + v1, rd->nvars - (size_t)v1, r);
+        return 0;
+    }
     if (w->run->P == 1)
         lasso_apply(k->x, rd->vars, rd->change, rd->nvars, k->r);
     else
@@ -236,6 +288,25 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
     return rc;
 }
 
+/* With one rank and a rule that splits by blocks, each worker adds the
+ * penalty of its share of beta (of P nearly equal runs) to its part:
+ * beta has a coefficient a column, far more than rows(X) may have. */
+static bool penalty_split(const struct ptm_run *run)
+{
+    return run->split && run->nranks == 1;
+}
+
+static double penalty_part(const struct rt_worker *w)
+{
+    const struct ptm_run *run = w->run;
+    if (!penalty_split(run))
+        return 0;
+    const struct lasso_obj *s = run->obj_state;
+    const struct rt_param *b = &run->params[s->o.beta];
+    int64_t c0 = b->len * w->id / run->P, c1 = b->len * (w->id + 1) / run->P;
+    return lasso_penalty(b->val + c0, c1 - c0, s->o.lambda);
+}
+
 /* The worker's rows: its shard, or under a rule that splits by blocks
  * its rows lo .. hi-1 of all of X. */
 static int obj_part(struct rt_worker *w, double *out)
@@ -247,7 +318,7 @@ static int obj_part(struct rt_worker *w, double *out)
     int64_t lo = run->split ? w->lo : 0, hi = run->split ? w->hi : x->csr.nrows;
     if (s->kernel_r) {
         const struct lasso_state *k = run->rule_state;
-        *out = lasso_loss_part(k->r + lo, hi - lo, n);
+        *out = lasso_loss_part(resid(k, w) + lo, hi - lo, n) + penalty_part(w);
         return 0;
     }
     const double *beta = run->params[s->o.beta].val, *y = w->shard[s->o.y].labels;
@@ -258,7 +329,7 @@ static int obj_part(struct rt_worker *w, double *out)
             r -= x->csr.val[e] * beta[x->csr.colind[e]];
         f += r * r;
     }
-    *out = f / (2.0 * (double)n);
+    *out = f / (2.0 * (double)n) + penalty_part(w);
     return 0;
 }
 
@@ -266,7 +337,7 @@ static double obj_finish(const struct ptm_run *run, double sum)
 {
     const struct lasso_obj *s = run->obj_state;
     const struct rt_param *b = &run->params[s->o.beta];
-    return sum + lasso_penalty(b->val, b->len, s->o.lambda);
+    return penalty_split(run) ? sum : sum + lasso_penalty(b->val, b->len, s->o.lambda);
 }
 
 static void obj_release(struct ptm_run *run)

@@ -1,8 +1,9 @@
 /*
  * round_robin.c - the round_robin policy: each round takes the next
  * per_round blocks in order, wrapping around after the last, so every
- * block is updated once in each stretch of nblocks updates. The k-th block
- * of a round goes to worker k mod P.
+ * block is updated once in each stretch of nblocks updates. Worker p gets
+ * the p-th of P runs of nearly equal length: neighbouring blocks (often
+ * neighbouring memory, often related) stay with one worker.
  */
 #include "arena.h"
 #include "ptm.h"
@@ -12,7 +13,6 @@ struct rr {
     int64_t nblocks, next;
     size_t per_round;
     int workers;
-    int64_t *chosen; /* per_round */
 };
 
 static int rr_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
@@ -26,11 +26,6 @@ static int rr_create(const struct ptm_sched_info *info, void **state, char *err,
     s->next = 0;
     s->per_round = ptm_sched_per_round(info);
     s->workers = info->workers;
-    s->chosen = ptm_malloc((s->per_round ? s->per_round : 1) * sizeof(int64_t));
-    if (!s->chosen) {
-        ptm_free(s);
-        return PTM_ENOMEM;
-    }
     *state = s;
     return 0;
 }
@@ -45,12 +40,22 @@ static int rr_next(void *state, struct ptm_sched_round *out, char *err, size_t e
     (void)err;
     (void)errlen;
     struct rr *s = state;
-    for (size_t k = 0; k < s->per_round; k++) {
-        s->chosen[k] = s->next;
-        if (++s->next == s->nblocks)
+    /* runs of consecutive numbers, wrapping after the last block */
+    for (size_t k = 0; k < s->per_round;) {
+        size_t len = s->per_round - k;
+        if ((int64_t)len > s->nblocks - s->next)
+            len = (size_t)(s->nblocks - s->next);
+        for (size_t i = 0; i < len; i++)
+            out->blocks[k + i] = s->next + (int64_t)i;
+        k += len;
+        if ((s->next += (int64_t)len) == s->nblocks)
             s->next = 0;
     }
-    ptm_sched_deal(out, s->chosen, s->per_round, s->workers);
+    if (out->order)
+        for (size_t k = 0; k < s->per_round; k++)
+            out->order[k] = k;
+    out->n = s->per_round;
+    ptm_sched_split_even(out, s->workers);
     out->candidates = (int64_t)out->n;
     out->conflicts = 0;
     out->evaluations = 0;
@@ -59,9 +64,7 @@ static int rr_next(void *state, struct ptm_sched_round *out, char *err, size_t e
 
 static void rr_destroy(void *state)
 {
-    struct rr *s = state;
-    ptm_free(s->chosen);
-    ptm_free(s);
+    ptm_free(state);
 }
 
 const struct ptm_sched_ops ptm_sched_round_robin = {

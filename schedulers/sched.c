@@ -5,6 +5,8 @@
  */
 #include "scheduler.h"
 
+#include <string.h>
+
 #include "ptm.h"
 
 static const struct {
@@ -42,6 +44,17 @@ void ptm_sched_split_even(struct ptm_sched_round *out, int workers)
 void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers)
 {
     size_t P = (size_t)workers, at = 0;
+    if (P == 1) {
+        memcpy(out->blocks, chosen, n * sizeof(int64_t));
+        if (out->order)
+            for (size_t k = 0; k < n; k++)
+                out->order[k] = k;
+        out->part[0] = 0;
+        out->part[1] = n;
+        out->load[0] = (double)n;
+        out->n = n;
+        return;
+    }
     for (size_t p = 0; p < P; p++) {
         out->part[p] = at;
         for (size_t k = p; k < n; k += P) {

@@ -104,11 +104,11 @@ extern const struct ptm_sched_ops ptm_sched_random;
 /* Blocks a round_robin or random round takes: info->per_round, or the
  * number of workers when it is 0, at most nblocks. */
 size_t ptm_sched_per_round(const struct ptm_sched_info *info);
-/* Give the workers runs of out->blocks of about equal length; load is
- * the count. (No policy uses it now: they deal, below.) */
+/* Give the workers runs of out->blocks of about equal length (worker p
+ * the p-th run, as round_robin does); load is the count. */
 void ptm_sched_split_even(struct ptm_sched_round *out, int workers);
 /* Deal chosen[0 .. n) (in the policy's order) to the workers as the
- * language says for round_robin, random and `balance false`: the k-th goes
+ * language says for random and `balance false`: the k-th goes
  * to worker k mod P. Fills out->blocks with each worker's blocks together
  * (in their order), out->n, part, load (the counts) and order. */
 void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers);

@@ -1073,18 +1073,18 @@ want_rc 0; err_empty
 out_is "# dry run of job 'rr' ($T/pl/rr.ptm): schedule round_robin over coef (7 blocks), 2 workers, 4 rounds, seed 1
 $SIM
  round worker       cost  idle conflicts  blocks
-     1      1          5    0%         0  1 3
-            2          3   40%            2
-     2      1          4    0%         0  4 6
-            2          2   50%            5
-     3      1          6    0%         0  7 2
-            2          3   50%            1
-     4      1          4    0%         0  3 5
-            2          2   50%            4
+     1      1          3   40%         0  1
+            2          5    0%            2 3
+     2      1          2   50%         0  4
+            2          4    0%            5 6
+     3      1          3   50%         0  7
+            2          6    0%            1 2
+     4      1          2   50%         0  3
+            2          4    0%            4 5
 # per worker over 4 rounds:
 worker   blocks       cost  idle
-     1        8         19    0%
-     2        4         10   47%
+     1        4         10   47%
+     2        8         19    0%
 # 12 block updates (1.71 sweeps of 7 blocks), 12 candidates, 0 conflicts avoided, idle share 24%"
 end
 
@@ -1421,6 +1421,15 @@ if $mpi_tests; then
     [ "$rc" -ne 0 ] || no "exit status 0"
     [ "$rc" -ne 124 ] || no "the job hung until the timeout"
     [ $((t1 - t0)) -le 15 ] || no "the job took $((t1 - t0)) s to end"
+    end
+
+    begin "mpirun -np 2, lasso_cd within = sequential: refused with the reason, no output"
+    sed -e "s|lasso_cd { lambda = 0.002 }|lasso_cd { lambda = 0.002, within = sequential }|" \
+        -e "s|beta.tsv|beta-seq.tsv|" "$T/mpi/builtin.ptm" >"$T/mpi/seq.ptm"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/seq.ptm"
+    [ "$rc" -ne 0 ] || no "exit status 0"
+    err_has "within = sequential runs on one rank (2 ranks split a round by rows)"
+    [ -e "$T/mpi/beta-seq.tsv" ] && no "an output was written"
     end
 
     begin "mpirun -np 2 with --backend threads: refused, the job would run twice"

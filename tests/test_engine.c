@@ -51,13 +51,14 @@ static char job_text[16384];
 static char example_lua[4096]; /* absolute path of examples/lasso/lasso.lua */
 
 /* The rules and schedules a job runs under. */
-enum rule { BUILTIN, LUA };
+enum rule { BUILTIN, LUA, SEQUENTIAL }; /* SEQUENTIAL: lasso_cd with within = sequential */
 
 static void make_job_with(enum rule rule, const char *schedule, const char *lua)
 {
     char update[4200], objective[4200];
-    if (rule == BUILTIN) {
-        snprintf(update, sizeof(update), "update builtin lasso_cd { lambda = lambda }");
+    if (rule != LUA) {
+        snprintf(update, sizeof(update), "update builtin lasso_cd { lambda = lambda%s }",
+                 rule == SEQUENTIAL ? ", within = sequential" : "");
         snprintf(objective, sizeof(objective), "objective builtin lasso_objective { lambda = lambda }");
     } else {
         snprintf(update, sizeof(update), "update lua \"%s\"", lua);
@@ -82,6 +83,18 @@ static void make_job_with(enum rule rule, const char *schedule, const char *lua)
 static void make_job(void)
 {
     make_job_with(BUILTIN, "round_robin", NULL);
+}
+
+/* Replace the job's stop rule by `stop when sweeps >= N`. */
+static void stop_after(int sweeps)
+{
+    char *stop = strstr(job_text, "stop when");
+    ck_assert_ptr_nonnull(stop);
+    const char *rest = strchr(stop, '\n');
+    char tail[256];
+    snprintf(tail, sizeof(tail), "%s", rest);
+    snprintf(stop, sizeof(job_text) - (size_t)(stop - job_text), "stop when sweeps >= %d%s", sweeps,
+             tail);
 }
 
 /* Parse and compile job_text; the plan or a failed test. */
@@ -145,7 +158,13 @@ static const struct {
     {BUILTIN, "round_robin", 1}, {BUILTIN, "round_robin", 2}, {BUILTIN, "round_robin", 3},
     {LUA, "round_robin", 1},     {LUA, "round_robin", 2},     {LUA, "round_robin", 3},
     {BUILTIN, "random { per_round 2 }", 2}, {LUA, "random { per_round 2 }", 3},
+    {SEQUENTIAL, "round_robin { per_round 16 }", 1},
+    {SEQUENTIAL, "round_robin { per_round 16 }", 2},
+    {SEQUENTIAL, "round_robin { per_round 150 }", 3},
+    {SEQUENTIAL, "random { per_round 8 }", 2},
 };
+
+static const char *const rule_names[] = {"builtin", "lua", "sequential"};
 
 START_TEST(test_solves_lasso)
 {
@@ -213,7 +232,7 @@ START_TEST(test_solves_lasso)
     if (tu_verbose())
         printf("%s %s P=%d: %lld rounds, %lld sweeps, %.3f s (run %.3f s), KKT %.3g, "
                "max |beta - serial| %.3g, %lld of %lld non-zero, objective %.12g\n",
-               solves[_i].rule == LUA ? "lua" : "builtin", solves[_i].schedule, P,
+               rule_names[solves[_i].rule], solves[_i].schedule, P,
                (long long)st.rounds, (long long)st.sweeps,
                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
                st.seconds, kkt, worst, (long long)nz, (long long)d, st.objective);
@@ -267,12 +286,7 @@ START_TEST(test_deterministic)
     static const char *const scheds[] = {"round_robin { per_round 3 }", "random { per_round 4 }"};
     for (size_t k = 0; k < PTM_ARRAY_LEN(scheds); k++) {
         make_job_with(BUILTIN, scheds[k], NULL);
-        char *stop = strstr(job_text, "stop when");
-        ck_assert_ptr_nonnull(stop);
-        const char *rest = strchr(stop, '\n');
-        char tail[256];
-        snprintf(tail, sizeof(tail), "%s", rest);
-        snprintf(stop, sizeof(job_text) - (size_t)(stop - job_text), "stop when sweeps >= 40%s", tail);
+        stop_after(40);
         struct ptm_plan *fixed = compile_job();
         make_job();
         run_plan(fixed, 1, a, NULL);
@@ -290,6 +304,34 @@ START_TEST(test_deterministic)
     plan_free(plan);
     free(a);
     free(b);
+}
+END_TEST
+
+/* within = sequential on one worker is cyclic coordinate descent, however
+ * many columns a round holds: after 7 sweeps the same bits as 7 sweeps of
+ * lasso_solve_serial, which is written without the engine. */
+START_TEST(test_sequential_is_cyclic)
+{
+    int64_t d = prob_csc->ncols;
+    double *a = calloc((size_t)d, sizeof(double)), *ref = calloc((size_t)d, sizeof(double));
+    ck_assert(a && ref);
+    ck_assert_int_eq(lasso_solve_serial(prob_csc, prob->labels.val, lambda, 0, 7, ref), 0);
+    static const char *const scheds[] = {"round_robin { per_round 50 }",
+                                         "round_robin { per_round 150 }", "round_robin"};
+    for (size_t k = 0; k < PTM_ARRAY_LEN(scheds); k++) {
+        make_job_with(k < 2 ? SEQUENTIAL : BUILTIN, scheds[k], NULL);
+        stop_after(7);
+        struct ptm_plan *plan = compile_job();
+        run_plan(plan, 1, a, NULL);
+        for (int64_t j = 0; j < d; j++)
+            if (a[j] != ref[j])
+                ck_abort_msg("%s: beta[%lld] = %.17g, serial %.17g", scheds[k], (long long)j, a[j],
+                             ref[j]);
+        plan_free(plan);
+    }
+    make_job();
+    free(a);
+    free(ref);
 }
 END_TEST
 
@@ -481,6 +523,7 @@ static Suite *engine_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_solves_lasso, 0, (int)PTM_ARRAY_LEN(solves));
     tcase_add_test(tc, test_lua_matches_builtin);
+    tcase_add_test(tc, test_sequential_is_cyclic);
     tcase_add_test(tc, test_deterministic);
     tcase_add_loop_test(tc, test_bad_hooks, 0, (int)PTM_ARRAY_LEN(bad_hooks));
     tcase_add_loop_test(tc, test_unsupported, 0, (int)PTM_ARRAY_LEN(unsupported));

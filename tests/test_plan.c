@@ -43,6 +43,12 @@
 /* ---- the base plans ----------------------------------------------------- */
 
 /* clang-format off */
+/* The options of the lasso plan's update rule, up to its objective. */
+#define LASSO_UPDATE_OPTIONS                                                                       \
+    "  - key: \"lambda\"\n    num: 0.001\n  - key: \"X\"\n    data: 0\n"                         \
+    "  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\n" \
+    "objective:"
+
 static const char lasso_plan[] =
     "ptm_plan: 1\n"
     "job: \"lasso\"\n"
@@ -658,6 +664,12 @@ static char *row_text(const char *base, const char *find, const char *repl, cons
 static const struct accept_row accept_rows[] = {
     {lasso_plan, NULL, NULL, NULL, NULL},
     {mf_plan, NULL, NULL, NULL, NULL},
+    /* a word option given (a plan written before it may leave it out: row 0) */
+    {lasso_plan, LASSO_UPDATE_OPTIONS,
+     "  - key: \"lambda\"\n    num: 0.001\n  - key: \"within\"\n    str: \"sequential\"\n"
+     "  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n"
+     "  - key: \"r\"\n    param: 1\nobjective:",
+     NULL, NULL},
     /* Lua hooks */
     {lasso_plan, LASSO_UPDATE,
      "update:\n  kind: lua\n  file: \"hooks.lua\"\n  push: \"push\"\n  pull: \"pull\"\n"
@@ -1168,8 +1180,15 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:107:12: error: 'lasso_objective' is an objective, not an update rule\n"
      "      builtin: \"lasso_objective\"\n"
      "               ^^^^^^^^^^^^^^^^^\n"},
-    {lasso_plan, "  - key: \"lambda\"\n    num: 0.001\n  - key: \"X\"\n    data: 0\n"
-                 "  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\nobjective:",
+    {lasso_plan, LASSO_UPDATE_OPTIONS,
+     "  - key: \"lambda\"\n    num: 0.001\n  - key: \"within\"\n    str: \"sideways\"\n"
+     "  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n"
+     "  - key: \"r\"\n    param: 1\nobjective:",
+     NULL, NULL,
+     "plan.yaml:111:10: error: option 'within' of lasso_cd takes one of parallel|sequential ('str')\n"
+     "      - key: \"within\"\n"
+     "             ^^^^^^^^\n"},
+    {lasso_plan, LASSO_UPDATE_OPTIONS,
      "  - key: \"lamda\"\n    num: 0.001\n  - key: \"X\"\n    num: 0\n"
      "  - key: \"y\"\n    data: 1\n  - key: \"y\"\n    data: 1\nobjective:",
      NULL, NULL,

@@ -434,8 +434,9 @@ START_TEST(test_rotation)
 }
 END_TEST
 
-/* round_robin and random: the k-th block of the round to worker k mod P,
- * each worker's blocks together; round_robin in number order. */
+/* random: the k-th block of the round to worker k mod P; round_robin: in
+ * number order, worker p the blocks k with floor(n p / P) <= k <
+ * floor(n (p + 1) / P); each worker's blocks together. */
 START_TEST(test_deal)
 {
     const struct ptm_sched_ops *ops[] = {&ptm_sched_round_robin, &ptm_sched_random};
@@ -454,7 +455,11 @@ START_TEST(test_deal)
                     ck_assert_uint_eq(r->n, want);
                     policy_order(r, seq);
                     for (size_t k = 0; k < r->n; k++) {
-                        ck_assert_int_eq(worker_of(r, P, k), (int)(k % (size_t)P));
+                        int want_p = (int)(k % (size_t)P);
+                        if (o == 0) /* the p with floor(n p / P) <= k < floor(n (p + 1) / P) */
+                            for (want_p = 0; (size_t)(want_p + 1) * r->n / (size_t)P <= k;)
+                                want_p++;
+                        ck_assert_int_eq(worker_of(r, P, k), want_p);
                         if (o == 0) {
                             ck_assert_int_eq(seq[k], next);
                             next = (next + 1) % 20;

@@ -487,8 +487,9 @@ END_TEST
 
 /* ---- dry runs ------------------------------------------------------------------- */
 
-/* round_robin: each round the next 3 blocks in order, block k of a round to
- * worker k mod P; a worker's cost is the non-zeros of its columns. */
+/* round_robin: each round the next 3 blocks in order, worker p getting
+ * blocks k of the round with floor(3 p / 2) <= k < floor(3 (p + 1) / 2); a
+ * worker's cost is the non-zeros of its columns. */
 START_TEST(test_dry_round_robin)
 {
     make_job("round_robin { per_round 3 }", "");
@@ -511,7 +512,7 @@ START_TEST(test_dry_round_robin)
             const int64_t *b = ptm_trace_blocks(t, r, p, &n);
             double cost = 0;
             size_t i = 0;
-            for (int k = p; k < 3; k += 2, i++) {
+            for (int k = 3 * p / 2; k < 3 * (p + 1) / 2; k++, i++) {
                 ck_assert_uint_gt(n, i);
                 ck_assert_int_eq(b[i], want[k]);
                 cost += col_nnz[want[k]];

@@ -165,10 +165,14 @@ def sub1(pattern, repl, text, flags=0):
 
 # ---- Lasso ---------------------------------------------------------------------------
 
-def lasso_job(svm, sched, every, stop, beta_out, edges=None, sample=None):
+def lasso_job(svm, sched, every, stop, beta_out, edges=None, sample=None, seq=False):
     """examples/lasso/lasso.ptm on svm: the schedule, the objective's
-    interval and the stop rule replaced; lambda comes from --set."""
+    interval and the stop rule replaced; lambda comes from --set; seq:
+    lasso_cd with within = sequential."""
     t = example("lasso")
+    if seq:
+        t = sub1(r"update builtin lasso_cd \{ lambda = lambda \}",
+                 "update builtin lasso_cd { lambda = lambda, within = sequential }", t)
     t = sub1(r'"data/lasso\.svm"', '"%s"' % svm, t)
     t = sub1(r"every 1 sweeps", "every %s" % every, t)
     t = sub1(r"^stop when .*$", "stop when " + stop, t, re.M)
@@ -194,7 +198,20 @@ def lasso_configs(cols):
     c.append(("random 4096", "random { per_round 4096 }", 1, 4096))
     for k in (256, 2048):
         c.append(("dynamic %d" % k, "dynamic", 2, k))
+    for k, P in ((4096, 1), (4096, 2), (16384, 2)):
+        c.append(("sequential %d" % k, "round_robin { per_round %d }" % k, P, k))
     return [(l, s, p, min(k, cols)) for l, s, p, k in c]
+
+
+def is_seq(label):
+    return label.startswith("sequential")
+
+
+def shown(label, sched, k):
+    """A configuration as the tables show it."""
+    if sched == "dynamic":
+        return "dynamic { sample %d } + group edges" % k
+    return sched + (", within = sequential" if is_seq(label) else "")
 
 
 def write_group_edges(path, cols, group):
@@ -227,7 +244,7 @@ def lasso(p, cfg, svgdir, md):
         every = "%d rounds" % max(1, round(int(d) * 0.1 / k))
         stop = "sweeps >= 150 or rel_change(objective) < 1e-13 or seconds > %d" % cfg["cap"]
         beta = os.path.join(p.tmp, "beta.%s.%d.tsv" % (label.replace(" ", "_"), P))
-        job = lasso_job(svm, sched, every, stop, beta, edges, k)
+        job = lasso_job(svm, sched, every, stop, beta, edges, k, is_seq(label))
         r = p.run(job, P, sets)
         r["beta"], r["every"], r["job"] = beta, every, job
         curves[(label, P)] = r
@@ -283,7 +300,7 @@ def lasso(p, cfg, svgdir, md):
             label, P = key
             cfgd = next(c for c in configs if c[0] == label and c[2] == P)
             job = lasso_job(svm, cfgd[1], "%d rounds" % hit[0], "rounds >= %d" % hit[0],
-                            curves[key]["beta"] + ".timed", edges, cfgd[3])
+                            curves[key]["beta"] + ".timed", edges, cfgd[3], is_seq(label))
             r = p.run(job, P, sets)
             last = r["points"][-1]
             times[key].append(last[3])
@@ -351,7 +368,9 @@ def lasso(p, cfg, svgdir, md):
               indep[gl_coef][1], fstar, agree, target), "",
            "- ptm: examples/lasso/lasso.ptm with its data path, schedule, objective interval and "
            "stop rule replaced, `update builtin lasso_cd`, `ptm run --workers P --set lambda=%r JOB`. "
-           "Schedules tried: `round_robin { per_round K }`, `random { per_round K }` and the example's "
+           "Schedules tried: `round_robin { per_round K }` (with `within = sequential` too: each "
+           "worker updates its share of a round one coefficient after the other), "
+           "`random { per_round K }` and the example's "
            "`dynamic` with `sample K` (its priority, cost, keep independent, warmup 3 sweeps, balance, "
            "pipeline 1) and `depend coef from EDGES`, the %s pairs of columns of one planted group "
            "(the example's `corr(...) > 0.1` predicate costs about half a microsecond a pair, see "
@@ -398,11 +417,11 @@ def lasso(p, cfg, svgdir, md):
         if key in reach:
             hit = reach[key]
             md.append("| ptm | `%s` | %d | %.3f | %s | %.10g | %d sweeps (%d rounds) | %.10g | %s |" % (
-                sched if sched != "dynamic" else "dynamic { sample %d } + group edges" % k, P,
+                shown(label, sched, k), P,
                 med(times[key]), fmt_runs(times[key]), tobj[key], hit[1], hit[0], fin, note))
         else:
             md.append("| ptm | `%s` | %d | - | | | | %s | %s |" % (
-                sched if sched != "dynamic" else "dynamic { sample %d } + group edges" % k, P,
+                shown(label, sched, k), P,
                 "%.10g" % fin if fin is not None else "-", note))
     if sk_tol:
         md.append("| scikit-learn | tol=%s | 1 | %.3f | %s | %.10g | %d epochs | %.10g (%s) | the loosest "
@@ -430,7 +449,7 @@ def lasso(p, cfg, svgdir, md):
         r_sk = ratio(times[best2], sk_t["tol"])
         r_ske = ratio(times[best2], sk_t["epochs"])
         r_gl = ratio(times[best2], gl_t)
-        name2 = "ptm `%s`, 2 workers" % next(c[1] if c[1] != "dynamic" else "dynamic %d" % c[3]
+        name2 = "ptm `%s`, 2 workers" % next(shown(c[0], c[1], c[3])
                                              for c in configs if (c[0], c[2]) == best2)
         goals += ["| %s / scikit-learn (tol=%s) | %s | at most 0.5 | %s |" % (
                       name2, sk_tol.split("=")[1] if sk_tol else "-", "%.2f" % r_sk if r_sk else "-",
@@ -442,7 +461,8 @@ def lasso(p, cfg, svgdir, md):
     if best1:
         r1 = ratio(times[best1], sk_t["tol"])
         goals.append("| ptm `%s`, 1 worker / scikit-learn (tol=%s) | %s | | |" % (
-            next(c[1] for c in configs if (c[0], c[2]) == best1), sk_tol.split("=")[1] if sk_tol else "-",
+            next(shown(c[0], c[1], c[3]) for c in configs if (c[0], c[2]) == best1),
+            sk_tol.split("=")[1] if sk_tol else "-",
             "%.2f" % r1 if r1 else "-"))
     md += ["", "Ratios of times to the target (the median of the rounds' ratios; ptm's fastest "
            "2-worker configuration):", "", "| ratio | measured | goal | |", "|---|---|---|---|"] + goals
@@ -454,13 +474,14 @@ def lasso(p, cfg, svgdir, md):
         r = curves[(label, P)]
         pts = [(t, (f - fstar) / fstar if f == f else 1e300) for _, _, f, t in r["points"]]
         note = None if (label, P) in reach else "(no)"
-        short = label.replace("round_robin", "rr").replace("random", "rand").replace("dynamic", "dyn")
+        short = label.replace("round_robin", "rr").replace("random", "rand").replace("dynamic", "dyn") \
+            .replace("sequential", "rr seq")
         series.append(("ptm %s, %dw" % (short, P), pts, note))
     fn = "peers_lasso.svg"
     sched_bench_plot.plot(os.path.join(svgdir, fn), "Lasso %s x %s: gap to the best objective" % (n, d),
                           "seconds", series, no_lines={"scikit-learn tol", "glmnet thresh"})
     md += ["", "Chart: [%s](%s) (ptm: the curve runs, objective evaluations included, rr = "
-           "round_robin, rand = random, dyn = dynamic, K blocks a round, P workers (Pw), (no): the "
+           "round_robin, rr seq = round_robin with within = sequential, rand = random, dyn = dynamic, K blocks a round, P workers (Pw), (no): the "
            "target was not reached; peers: a point a fit of the ladder)." % (fn, fn), ""]
     log("lasso: %.0f s" % (time.time() - t_all))
 
