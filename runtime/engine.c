@@ -1035,6 +1035,10 @@ static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b
     const int64_t *restrict off = rd->off, *restrict vars = rd->vars;
     for (size_t i = b0; i < b1; i++) {
         int64_t v0 = off[i], v1 = off[i + 1];
+        if (i + 8 < b1) { /* blocks drawn at random: their values are far apart */
+            __builtin_prefetch(val + vars[off[i + 8]], 1);
+            __builtin_prefetch(last + vars[off[i + 8]], 1);
+        }
         if (v1 - v0 == 1) { /* the common case: a block of one variable */
             int64_t e = vars[v0];
             double d = newval[v0] - val[e];
@@ -1647,7 +1651,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                     return rc;
                 owed = rd;
             }
-            applied = run->own_apply || (run->nranks > 1 && run->rank != 0) ? rd
+            applied = run->apply_dealt || (run->nranks > 1 && run->rank != 0) ? rd
                                                                              : policy_view(run, rd);
         } else {
             struct rt_work wk = {.apply = pending, .push = rd};

@@ -228,8 +228,9 @@ struct ptm_run {
     bool split;                /* the rule splits rounds by blocks */
     bool own_apply;            /* set by a split rule's setup: apply works on the
                                 * worker's own state only, so it shares a phase
-                                * with push, and it sees a round as dealt (rd->part
-                                * tells the worker's share) */
+                                * with push */
+    bool apply_dealt;          /* and it sees a round as dealt (rd->part tells
+                                * the worker's share), not in the policy's order */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */

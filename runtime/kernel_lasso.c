@@ -21,7 +21,10 @@
 /* Columns a round visits are scattered over the matrix: ask for the
  * entries of the column PREFETCH_AHEAD places ahead while this one is
  * computed, so that its cache misses overlap the work. */
-#define PREFETCH_AHEAD 2
+#define PREFETCH_AHEAD 8
+/* and the column's bounds (colptr), squared norm and coefficient further
+ * ahead, so that PREFETCH_COL finds its bounds in the cache */
+#define PREFETCH_PTR_AHEAD 16
 
 /* A macro: gcc drops the prefetches of an inline function that does
  * nothing else. */
@@ -99,6 +102,11 @@ void lasso_push(const struct ptm_csc *x, const double *sq, const double *r, cons
     const int32_t *restrict ri = x->rowind;
     const double *restrict v = x->val;
     for (size_t k = 0; k < ns; k++) {
+        if (k + PREFETCH_PTR_AHEAD < ns) {
+            __builtin_prefetch(cp + cols[k + PREFETCH_PTR_AHEAD]);
+            __builtin_prefetch(sq + cols[k + PREFETCH_PTR_AHEAD]);
+            __builtin_prefetch(beta + cols[k + PREFETCH_PTR_AHEAD]);
+        }
         if (k + PREFETCH_AHEAD < ns)
             PREFETCH_COL(x, cols[k + PREFETCH_AHEAD]);
         int64_t j = cols[k];

@@ -10,8 +10,11 @@
  * computed from beta's initial values at set-up, whatever r's own
  * initializer says, because the kernel is exact only when r is the
  * residual. The rule splits rounds by blocks: a worker computes whole
- * columns' sums, so the results are the same bits for any number of
- * workers.
+ * columns' sums, so under within = parallel the results are the same bits
+ * for any number of workers. Each worker keeps its own copy of r (the
+ * first worker's is the parameter) and applies every round's changes to
+ * it in the same phase as its next push: no worker writes what another
+ * reads, and a round is one hand-off.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,22 +31,21 @@ struct lasso_opts {
 };
 
 /* The rule's state: it splits rounds by blocks (engine_impl.h), so the
- * workers share X, the squared column norms and one residual r, of which
- * each updates its own rows. */
+ * workers share X and the squared column norms; each has its residual. */
 struct lasso_state {
     struct lasso_opts o;
     const struct ptm_csc *x; /* all of X */
     double *sq;              /* ||x_j||^2, every column */
-    double *r;               /* y - X beta, every row */
+    double *r;               /* y - X beta, every row: the first worker's */
     bool own_r;
     bool seq;    /* within = sequential */
-    double **rw; /* seq: worker p's own copy of r (rw[0] is r) */
+    double **rw; /* worker p's own copy of r (rw[0] is r) */
 };
 
-/* The residual worker w reads: its own copy under within = sequential. */
+/* The residual worker w reads and writes: its own copy. */
 static double *resid(const struct lasso_state *k, const struct rt_worker *w)
 {
-    return k->seq ? k->rw[w->id] : k->r;
+    return k->rw[w->id];
 }
 
 /* The options of hook h (lasso_cd or lasso_objective), checked against
@@ -141,24 +143,20 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                  run->nranks);
         return PTM_EINVAL;
     }
-    if (k->seq) {
-        /* each worker its own r, which only it writes: the workers never
-         * wait on each other's apply (see lasso_apply_w) */
-        run->own_apply = true;
-        if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
+    /* each worker its own r, which only it writes: no worker waits on
+     * another's apply, and a round is one phase (see lasso_apply_w) */
+    run->own_apply = true;
+    run->apply_dealt = k->seq;
+    if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
+        return PTM_ENOMEM;
+    for (int p = 1; p < run->P; p++)
+        if (!(k->rw[p] = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1), sizeof(double))))
             return PTM_ENOMEM;
-        for (int p = 1; p < run->P; p++)
-            if (!(k->rw[p] = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1),
-                                       sizeof(double))))
-                return PTM_ENOMEM;
-    }
     lasso_colsq(k->x, k->sq);
     lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
-    if (k->seq) {
-        k->rw[0] = k->r;
-        for (int p = 1; p < run->P; p++)
-            memcpy(k->rw[p], k->r, (size_t)k->x->nrows * sizeof(double));
-    }
+    k->rw[0] = k->r;
+    for (int p = 1; p < run->P; p++)
+        memcpy(k->rw[p], k->r, (size_t)k->x->nrows * sizeof(double));
     return 0;
 }
 
@@ -200,7 +198,7 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     }
     /* with other ranks the sums are this rank's part: rank 0 pulls them */
     double *z = run->nranks > 1 ? run->zsum + LASSO_K * v0 : w->z;
-    lasso_push(k->x, k->sq, k->r, beta, rd->vars + v0, nv, z);
+    lasso_push(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, z);
     if (run->nranks == 1)
         lasso_pull(z, nv, run->grows, k->o.lambda, run->newval + v0);
     return 0;
@@ -216,22 +214,21 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
     return 0;
 }
 
+/* Every worker applies the round to its own copy of r, all rows; under
+ * parallel all of it, in the policy's order, so the copies stay the same
+ * bits whatever the number of workers, and under sequential the others'
+ * shares (push applied the worker's own). */
 static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 {
     const struct lasso_state *k = w->run->rule_state;
-    if (k->seq) {
-        /* push applied the worker's own share; the others' go to its copy
-         * of r now, every row (rd is the round as dealt) */
-        int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
-        double *r = k->rw[w->id];
-        lasso_apply(k->x, rd->vars, rd->change, (size_t)v0, r);
-        lasso_apply(k->x, rd->vars + v1, rd->change + v1, rd->nvars - (size_t)v1, r);
+    double *r = resid(k, w);
+    if (!k->seq) {
+        lasso_apply(k->x, rd->vars, rd->change, rd->nvars, r);
         return 0;
     }
-    if (w->run->P == 1)
-        lasso_apply(k->x, rd->vars, rd->change, rd->nvars, k->r);
-    else
-        lasso_apply_rows(k->x, rd->vars, rd->change, rd->nvars, w->lo, w->hi, k->r);
+    int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
+    lasso_apply(k->x, rd->vars, rd->change, (size_t)v0, r);
+    lasso_apply(k->x, rd->vars + v1, rd->change + v1, rd->nvars - (size_t)v1, r);
     return 0;
 }
 

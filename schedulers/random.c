@@ -48,27 +48,42 @@ static size_t rnd_cap(const void *state)
     return ((const struct rnd *)state)->per_round;
 }
 
-/* Uniform in [0, n) by rejection, without the modulo bias. */
+/* Uniform in [0, n), n >= 1, without bias: the high half of x * n for a
+ * random 64-bit x, rejecting the few x whose low half falls below 2^64
+ * mod n (Lemire's method: a division only in that rare case). */
 static uint64_t below(struct ptm_rng *g, uint64_t n)
 {
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x;
-    do
-        x = ptm_rng_next(g);
-    while (x >= limit);
-    return x % n;
+    unsigned __int128 m = (unsigned __int128)ptm_rng_next(g) * n;
+    if ((uint64_t)m < n) {
+        uint64_t floor = (0 - n) % n;
+        while ((uint64_t)m < floor)
+            m = (unsigned __int128)ptm_rng_next(g) * n;
+    }
+    return (uint64_t)(m >> 64);
 }
+
+/* Places drawn ahead of the swaps, so that the permutation's far entries
+ * are asked for before they are needed. */
+enum { DRAW_AHEAD = 16 };
 
 static int rnd_next(void *state, struct ptm_sched_round *out, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     struct rnd *s = state;
-    for (size_t k = 0; k < s->per_round; k++) {
-        size_t j = k + (size_t)below(&s->g, (uint64_t)s->nblocks - k);
-        int64_t t = s->perm[k];
-        s->perm[k] = s->perm[j];
-        s->perm[j] = t;
+    size_t ahead[DRAW_AHEAD];
+    for (size_t k0 = 0; k0 < s->per_round; k0 += DRAW_AHEAD) {
+        size_t k1 = k0 + DRAW_AHEAD < s->per_round ? k0 + DRAW_AHEAD : s->per_round;
+        for (size_t k = k0; k < k1; k++) {
+            ahead[k - k0] = k + (size_t)below(&s->g, (uint64_t)s->nblocks - k);
+            __builtin_prefetch(s->perm + ahead[k - k0]);
+        }
+        for (size_t k = k0; k < k1; k++) {
+            size_t j = ahead[k - k0];
+            int64_t t = s->perm[k];
+            s->perm[k] = s->perm[j];
+            s->perm[j] = t;
+        }
     }
     ptm_sched_deal(out, s->perm, s->per_round, s->workers);
     out->candidates = (int64_t)out->n;

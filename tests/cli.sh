@@ -1094,14 +1094,14 @@ want_rc 0; err_empty
 out_is "# dry run of job 'rr' ($T/pl/rnd.ptm): schedule random over coef (7 blocks), 2 workers, 4 rounds, seed 3
 $SIM
  round worker       cost  idle conflicts  blocks
-     1      1          5    0%         0  3 7
-            2          3   40%            1
-     2      1          5    0%         0  7 6
+     1      1          5    0%         0  6 2
             2          2   60%            3
-     3      1          6    0%         0  7 2
-            2          2   67%            6
-     4      1          5    0%         0  5 1
-            2          2   60%            3
+     2      1          6    0%         0  7 2
+            2          2   67%            3
+     3      1          5    0%         0  6 1
+            2          3   40%            2
+     4      1          5    0%         0  3 7
+            2          2   60%            5
 # per worker over 4 rounds:
 worker   blocks       cost  idle
      1        8         21    0%
