@@ -365,10 +365,11 @@ sweep_ms() { awk '$3 == "sweep" && $4 == 2 { a = $NF } $3 == "sweep" && $4 == 12
 peak_kib() { "$py" -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }
+eng_rounds="1 2 3 4 5"
 cases="k-rr:1 k-seq:1 k-seq:2 k-rand:1 k-rand:2 l-rr:1 l-rand:1 l-rand:2"
-# three rounds of every case, each round with a scikit-learn epoch measured
+# five rounds of every case, each round with a scikit-learn epoch measured
 # as in "Lasso kernel" (one fit of 2 and one of 10 epochs), side by side
-for i in 1 2 3; do
+for i in $eng_rounds; do
     for c in $cases; do
         "$ptm" run --workers "${c#*:}" "$tmp/${c%:*}.ptm" 2> "$tmp/run.$c.$i.txt"
         sweep_ms "$tmp/run.$c.$i.txt" > "$tmp/ms.$c.$i"
@@ -377,10 +378,17 @@ for i in 1 2 3; do
         "$py" bench/lasso_sklearn.py "$svm" "$cols" "$lambda" 2 "$sweeps" 1 |
             awk '$1 == "epoch" { printf "%.3f\n", $2 * 1e3 }' > "$tmp/ms.sk.$i"
     fi
+    # the same one-worker job on each core alone: how far apart the cores are
+    if command -v taskset > /dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+        for cpu in 0 1; do
+            taskset -c "$cpu" "$ptm" run --workers 1 "$tmp/k-seq.ptm" 2> "$tmp/run.cpu$cpu.$i.txt"
+            sweep_ms "$tmp/run.cpu$cpu.$i.txt" > "$tmp/ms.cpu$cpu.$i"
+        done
+    fi
 done
-med_ms() { for i in 1 2 3; do cat "$tmp/ms.$1.$i"; done | median; }
+med_ms() { for i in $eng_rounds; do cat "$tmp/ms.$1.$i"; done | median; }
 # run_ratio A B: the median over rounds of A's time / B's time
-run_ratio() { for i in 1 2 3; do awk -v a="$(cat "$tmp/ms.$1.$i")" -v b="$(cat "$tmp/ms.$2.$i")" \
+run_ratio() { for i in $eng_rounds; do awk -v a="$(cat "$tmp/ms.$1.$i")" -v b="$(cat "$tmp/ms.$2.$i")" \
     'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }'; }
 obj_of() { awk '$3 == "sweep" && $4 == 12 { print $6 }' "$tmp/run.$1.1.txt"; }
 rss=$(peak_kib "$ptm" run --quiet --workers 1 "$tmp/k-rand.ptm")
@@ -395,7 +403,7 @@ held=$(awk -v n="$rows" -v d="$cols" -v z="$nnz" 'BEGIN { printf "%.0f", (8 * (n
     echo "lasso_cd\` or \`update lua \"examples/lasso/lasso.lua\"\` (with its objective), objective every"
     echo "sweep, 12 sweeps: \`ptm run --workers P JOB\`. A sweep's time: (elapsed at sweep 12 -"
     echo "elapsed at sweep 2) / 10 from the progress lines (reading the data and the first sweeps"
-    echo "left out). Three rounds of all cases back to back; medians, ratios within a round."
+    echo "left out). Five rounds of all cases back to back; medians, ratios within a round."
     echo "round_robin updates one coefficient a round (the cyclic coordinate descent scikit-learn"
     echo "runs); random { per_round 256 } updates 256 drawn coefficients a round (Shotgun), which on"
     echo "this data converges (objective after 12 sweeps below); seq is round_robin { per_round 4000 }"
@@ -408,16 +416,20 @@ held=$(awk -v n="$rows" -v d="$cols" -v z="$nnz" 'BEGIN { printf "%.0f", (8 * (n
     echo "|---|---|---|---|---|"
     for c in $cases; do
         printf '| %s | %s | %.2f | %s |%s |\n' "${c%:*}" "${c#*:}" "$(med_ms "$c")" "$(obj_of "$c")" \
-            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.$c.$i")"; done)"
+            "$(for i in $eng_rounds; do printf ' %.2f' "$(cat "$tmp/ms.$c.$i")"; done)"
     done
     echo
     if $have_sk; then
         printf '| scikit-learn, an epoch | 1 | %.2f | | %s |\n' "$(med_ms sk)" \
-            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.sk.$i")"; done)"
+            "$(for i in $eng_rounds; do printf ' %.2f' "$(cat "$tmp/ms.sk.$i")"; done)"
     fi
     echo
     echo "(k: the built-in kernel; l: lasso.lua; rr: round_robin; rand: random { per_round 256 };"
-    echo "seq: round_robin { per_round 4000 } with within = sequential.)"
+    echo "seq: round_robin { per_round 4000 } with within = sequential.) The two cores of a virtual"
+    echo "machine need not be equally fast (another tenant may share one): the last ratio below is"
+    echo "k-seq on one worker pinned to each core in turn (\`taskset -c\`). Two workers that split"
+    echo "every round evenly wait for the slower core, so with cores a factor c apart their speed-up"
+    echo "is at most 2 / c over a worker on the faster one."
     echo
     echo "| ratio | measured | goal |"
     echo "|---|---|---|"
@@ -428,6 +440,10 @@ held=$(awk -v n="$rows" -v d="$cols" -v z="$nnz" 'BEGIN { printf "%.0f", (8 * (n
             "$(run_ratio k-rr:1 sk)"
     fi
     printf '| kernel, seq, 1 worker / 2 workers | %s | at least 1.7 |\n' "$(run_ratio k-seq:1 k-seq:2)"
+    if [ -s "$tmp/ms.cpu1.1" ]; then
+        printf '| kernel, seq, 1 worker on core 1 alone / on core 0 alone | %s (%.2f / %.2f ms) | |\n' \
+            "$(run_ratio cpu1 cpu0)" "$(med_ms cpu1)" "$(med_ms cpu0)"
+    fi
     printf '| lasso.lua / kernel, random 256, 1 worker | %s | at most 1.5 |\n' "$(run_ratio l-rand:1 k-rand:1)"
     printf '| lasso.lua / kernel, random 256, 2 workers | %s | at most 1.5 |\n' "$(run_ratio l-rand:2 k-rand:2)"
     printf '| lasso.lua / kernel, round_robin (one column a round), 1 worker | %s | |\n' "$(run_ratio l-rr:1 k-rr:1)"
@@ -451,7 +467,7 @@ if command -v mpirun > /dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
     mpi_run() { mpirun --bind-to none -np "$1" "$ptm" run --workers "$2" "$3"; }
-    for i in 1 2 3; do
+    for i in 1 2 3 4 5; do
         "$ptm" run --workers 2 "$tmp/k-rand.ptm" 2> "$tmp/mpi-t.$i.txt"
         sweep_ms "$tmp/mpi-t.$i.txt" > "$tmp/ms.thr.$i"
         mpi_run 2 1 "$tmp/k-rand.ptm" 2> "$tmp/mpi-r.$i.txt"
@@ -478,16 +494,16 @@ if command -v mpirun > /dev/null 2>&1; then
         echo "The \"Engine\" section's kernel job (random { per_round 256 }, 12 sweeps) on the same file:"
         echo "1 rank x 2 threads (\`ptm run --workers 2\`) against 2 ranks x 1 thread (\`mpirun --bind-to"
         echo "none -np 2 ptm run --workers 1\`, shared memory transport), ms a sweep as in \"Engine\","
-        echo "3 rounds back to back. Goal: the ranks at least 0.8x the threads' throughput."
+        echo "5 rounds back to back. Goal: the ranks at least 0.8x the threads' throughput."
         echo
         echo "| setup | ms a sweep (median) | runs (ms) |"
         echo "|---|---|---|"
-        printf '| 1 rank x 2 threads | %.2f |%s |\n' "$(for i in 1 2 3; do cat "$tmp/ms.thr.$i"; done | median)" \
-            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.thr.$i")"; done)"
-        printf '| 2 ranks x 1 thread | %.2f |%s |\n' "$(for i in 1 2 3; do cat "$tmp/ms.mpi.$i"; done | median)" \
-            "$(for i in 1 2 3; do printf ' %.2f' "$(cat "$tmp/ms.mpi.$i")"; done)"
+        printf '| 1 rank x 2 threads | %.2f |%s |\n' "$(for i in 1 2 3 4 5; do cat "$tmp/ms.thr.$i"; done | median)" \
+            "$(for i in 1 2 3 4 5; do printf ' %.2f' "$(cat "$tmp/ms.thr.$i")"; done)"
+        printf '| 2 ranks x 1 thread | %.2f |%s |\n' "$(for i in 1 2 3 4 5; do cat "$tmp/ms.mpi.$i"; done | median)" \
+            "$(for i in 1 2 3 4 5; do printf ' %.2f' "$(cat "$tmp/ms.mpi.$i")"; done)"
         printf '\nThroughput of the ranks / the threads: %s (median of the rounds'"'"' ratios).\n' \
-            "$(for i in 1 2 3; do awk -v a="$(cat "$tmp/ms.thr.$i")" -v b="$(cat "$tmp/ms.mpi.$i")" \
+            "$(for i in 1 2 3 4 5; do awk -v a="$(cat "$tmp/ms.thr.$i")" -v b="$(cat "$tmp/ms.mpi.$i")" \
                 'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }')"
         echo
         echo "Bytes sent between ranks a round (the payload of the broadcasts, counted once per"

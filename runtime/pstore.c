@@ -638,13 +638,23 @@ int pstore_row_sparse(struct pstore_worker *w, int t, int64_t row, const uint32_
 
 int pstore_inc(struct pstore_worker *w, int t, int64_t row, int64_t col, double delta)
 {
-    int rc = check(w, t, row, col);
+    int32_t c = (int32_t)col;
+    if (col < 0 || col > INT32_MAX)
+        return PTM_EINVAL;
+    return pstore_inc_row(w, t, row, &c, &delta, 1);
+}
+
+int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *cols,
+                   const double *deltas, int64_t n)
+{
+    int rc = check(w, t, row, 0);
     if (rc)
         return rc;
-    if (delta == 0)
-        return 0;
-    struct wtable *wt = &w->tabs[t];
     const struct table *tb = &w->ps->tables[t];
+    for (int64_t i = 0; i < n; i++)
+        if (cols[i] < 0 || cols[i] >= tb->ncols)
+            return PTM_EINVAL;
+    struct wtable *wt = &w->tabs[t];
     struct wrow *x = wt->rows[row];
     if (!x && !(x = touch(w, t, row)))
         return PTM_ENOMEM;
@@ -658,21 +668,34 @@ int pstore_inc(struct pstore_worker *w, int t, int64_t row, int64_t col, double 
         wt->dirty = d;
         wt->cap = cap;
     }
+    bool any = false;
     if (!tb->sparse) {
-        x->delta[col] += delta;
-        if (x->valid_until >= 0)
-            x->val[col] += delta;
+        double *restrict delta = x->delta, *restrict val = x->val;
+        bool viewed = x->valid_until >= 0;
+        for (int64_t i = 0; i < n; i++) {
+            delta[cols[i]] += deltas[i];
+            if (viewed)
+                val[cols[i]] += deltas[i];
+            any |= deltas[i] != 0;
+        }
     } else {
-        if ((rc = srow_add(&x->log, (uint32_t)col, delta)))
-            return rc;
-        if (x->valid_until >= 0 && srow_add(&x->view, (uint32_t)col, delta))
-            x->valid_until = -1; /* the next read fetches it again, log included */
+        for (int64_t i = 0; i < n; i++) {
+            if (deltas[i] == 0)
+                continue;
+            any = true;
+            /* an increment that cannot be logged is not made: the ones
+             * before it are */
+            if ((rc = srow_add(&x->log, (uint32_t)cols[i], deltas[i])))
+                break;
+            if (x->valid_until >= 0 && srow_add(&x->view, (uint32_t)cols[i], deltas[i]))
+                x->valid_until = -1; /* the next read fetches it again, log included */
+        }
     }
-    if (!x->dirty) {
+    if (any && !x->dirty) {
         x->dirty = true;
         wt->dirty[wt->ndirty++] = row;
     }
-    return 0;
+    return rc;
 }
 
 /* Apply the worker's log of table t to the master copy and refresh the views

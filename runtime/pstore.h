@@ -59,6 +59,11 @@ int pstore_get(struct pstore_worker *w, int table, int64_t row, int64_t col, dou
 /* Add delta to element (row, col); visible to this worker at once, to the
  * others after its next pstore_clock(). */
 int pstore_inc(struct pstore_worker *w, int table, int64_t row, int64_t col, double delta);
+/* The same for n elements of one row: deltas[i] to column cols[i] (each
+ * column checked first; a column may come more than once). One call for
+ * many increments costs much less than one call each. */
+int pstore_inc_row(struct pstore_worker *w, int table, int64_t row, const int32_t *cols,
+                   const double *deltas, int64_t n);
 
 /* A whole row as this worker sees it. Dense tables: *vals has ncols
  * elements. Sparse tables: the nnz non-zeros, cols ascending. The arrays

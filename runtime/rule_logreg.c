@@ -218,9 +218,8 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
             int64_t clock = pstore_worker_clock(pw);
             double eta = logreg_step(s->rate, s->decay, clock / run->clocks_per_sweep);
             int64_t n = logreg_batch_step(&k->b, wv, s->scale, eta, s->l2, s->l1, k->idx, k->inc);
-            for (int64_t i = 0; i < n; i++)
-                if ((rc = pstore_inc(pw, 0, 0, k->idx[i], k->inc[i])) != 0)
-                    return fail(w, s, rc);
+            if ((rc = pstore_inc_row(pw, 0, 0, k->idx, k->inc, n)) != 0)
+                return fail(w, s, rc);
         }
         rt_end_clock(w);
         while ((rc = pstore_clock(pw)) == PTM_ENOMEM)
