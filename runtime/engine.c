@@ -675,6 +675,16 @@ static void expand_round(const struct ptm_run *run, struct rt_round *rd)
     rd->nvars = v;
 }
 
+/* Under run->expand_late (a block a variable, blocks split among the
+ * workers, one rank; rd->off is 0, 1, 2, ... for good): worker p's share
+ * of rd's vars, filled by p at the start of its push rather than by the
+ * coordinator between rounds. */
+static void expand_share(struct rt_round *rd, int p)
+{
+    for (size_t i = rd->part[p]; i < rd->part[p + 1]; i++)
+        rd->vars[i] = rd->blocks[i];
+}
+
 /* ---- the scheduler -------------------------------------------------------------- */
 
 /* The expressions of the scheduled block set that the policy evaluates:
@@ -845,6 +855,8 @@ static int make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *e
         rd->order = rt_zalloc(cap, sizeof(size_t));
         if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part || !rd->order)
             return PTM_ENOMEM;
+        for (size_t k = 0; k <= cap; k++) /* for good under expand_late */
+            rd->off[k] = (int64_t)k;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
     run->load = rt_zalloc((size_t)run->G, sizeof(double));
@@ -919,6 +931,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     if ((rc = run->rule->setup(run, err, errlen)) != 0 ||
         (rc = rt_straggle_setup(run, err, errlen)) != 0)
         goto fail;
+    run->expand_late = run->split && run->nranks == 1 && run->bs &&
+                       run->bs->axis == PLAN_AXIS_ELEMS && !run->bs->into && run->bsize == 1;
     if (run->obj && (rc = run->obj->setup(run, err, errlen)) != 0)
         goto fail;
     if ((rc = make_schedule(run, dg, err, errlen)) != 0)
@@ -1080,6 +1094,8 @@ void rt_worker_phase(struct rt_worker *w)
     if (wk->apply && run->rule->apply)
         rc = run->rule->apply(w, wk->apply);
     if (rc == 0 && wk->push) {
+        if (run->expand_late)
+            expand_share((struct rt_round *)wk->push, w->id);
         rc = run->rule->push(w, wk->push);
         /* by blocks: the worker's share is its own to commit */
         if (rc == 0 && run->split && run->nranks == 1)
@@ -1598,8 +1614,12 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         if (run->rank == 0) {
             head[0] = stop_now(run) || ptm_run_interrupted();
             if (!head[0]) {
+                /* a round that apply sees as dealt needs no policy order */
                 struct ptm_sched_round sr = {
-                    .blocks = rd->blocks, .part = rd->part, .load = run->load, .order = rd->order};
+                    .blocks = rd->blocks,
+                    .part = rd->part,
+                    .load = run->load,
+                    .order = run->apply_dealt && run->nranks == 1 ? NULL : rd->order};
                 sched_globals(run);
                 if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
                     return rc;
@@ -1622,7 +1642,11 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             run->sched_seconds = now_seconds() - ts;
         if (!run->split)
             to_policy_order(run, rd);
-        expand_round(run, rd);
+        if (run->expand_late) { /* each worker fills its share: expand_share() */
+            rd->nvars = rd->n;
+        } else {
+            expand_round(run, rd);
+        }
         const struct rt_round *applied = rd; /* what apply will see */
         if (run->rule->kind == RT_ROTATION) {
             /* each worker writes its own variables: nothing to combine */

@@ -126,9 +126,10 @@ struct rt_rule {
      *   every parameter; push computes the new values of the worker's
      *   share of the round's variables (rd->part) over all rows, straight
      *   into run->newval, and pull is not used; apply and the objective
-     *   work on the worker's rows lo .. hi-1. A variable's new value is one
-     *   worker's work, so the results do not depend on the number of
-     *   workers at all. */
+     *   work on the worker's rows lo .. hi-1 (or, when the rule's setup
+     *   sets run->own_apply, apply works on state of the worker's own). A
+     *   variable's new value is one worker's work, so the results need not
+     *   depend on the number of workers. */
     bool split_blocks;
     /* Its workers end clocks of the parameter store, each calling
      * rt_end_clock() just before pstore_clock(). */
@@ -231,6 +232,8 @@ struct ptm_run {
                                 * with push */
     bool apply_dealt;          /* and it sees a round as dealt (rd->part tells
                                 * the worker's share), not in the policy's order */
+    bool expand_late;          /* each worker fills its share of a round's off
+                                * and vars (engine.c: expand_share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */

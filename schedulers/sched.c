@@ -35,8 +35,10 @@ size_t ptm_sched_per_round(const struct ptm_sched_info *info)
 
 void ptm_sched_split_even(struct ptm_sched_round *out, int workers)
 {
+    /* the first workers get the longer runs: worker 0 (the caller's
+     * thread) is never the one left idle */
     for (int p = 0; p <= workers; p++)
-        out->part[p] = out->n * (size_t)p / (size_t)workers;
+        out->part[p] = (out->n * (size_t)p + (size_t)workers - 1) / (size_t)workers;
     for (int p = 0; p < workers; p++)
         out->load[p] = (double)(out->part[p + 1] - out->part[p]);
 }

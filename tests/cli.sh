@@ -1073,19 +1073,19 @@ want_rc 0; err_empty
 out_is "# dry run of job 'rr' ($T/pl/rr.ptm): schedule round_robin over coef (7 blocks), 2 workers, 4 rounds, seed 1
 $SIM
  round worker       cost  idle conflicts  blocks
-     1      1          3   40%         0  1
-            2          5    0%            2 3
-     2      1          2   50%         0  4
-            2          4    0%            5 6
-     3      1          3   50%         0  7
-            2          6    0%            1 2
-     4      1          2   50%         0  3
-            2          4    0%            4 5
+     1      1          6    0%         0  1 2
+            2          2   67%            3
+     2      1          4    0%         0  4 5
+            2          2   50%            6
+     3      1          6    0%         0  7 1
+            2          3   50%            2
+     4      1          4    0%         0  3 4
+            2          2   50%            5
 # per worker over 4 rounds:
 worker   blocks       cost  idle
-     1        4         10   47%
-     2        8         19    0%
-# 12 block updates (1.71 sweeps of 7 blocks), 12 candidates, 0 conflicts avoided, idle share 24%"
+     1        8         20    0%
+     2        4          9   55%
+# 12 block updates (1.71 sweeps of 7 blocks), 12 candidates, 0 conflicts avoided, idle share 28%"
 end
 
 begin "plan: random, the whole table, the same twice"

@@ -435,8 +435,8 @@ START_TEST(test_rotation)
 END_TEST
 
 /* random: the k-th block of the round to worker k mod P; round_robin: in
- * number order, worker p the blocks k with floor(n p / P) <= k <
- * floor(n (p + 1) / P); each worker's blocks together. */
+ * number order, worker p the blocks k with ceil(n p / P) <= k <
+ * ceil(n (p + 1) / P); each worker's blocks together. */
 START_TEST(test_deal)
 {
     const struct ptm_sched_ops *ops[] = {&ptm_sched_round_robin, &ptm_sched_random};
@@ -456,8 +456,9 @@ START_TEST(test_deal)
                     policy_order(r, seq);
                     for (size_t k = 0; k < r->n; k++) {
                         int want_p = (int)(k % (size_t)P);
-                        if (o == 0) /* the p with floor(n p / P) <= k < floor(n (p + 1) / P) */
-                            for (want_p = 0; (size_t)(want_p + 1) * r->n / (size_t)P <= k;)
+                        if (o == 0) /* the p with ceil(n p / P) <= k < ceil(n (p + 1) / P) */
+                            for (want_p = 0;
+                                 ((size_t)(want_p + 1) * r->n + (size_t)P - 1) / (size_t)P <= k;)
                                 want_p++;
                         ck_assert_int_eq(worker_of(r, P, k), want_p);
                         if (o == 0) {

@@ -488,7 +488,7 @@ END_TEST
 /* ---- dry runs ------------------------------------------------------------------- */
 
 /* round_robin: each round the next 3 blocks in order, worker p getting
- * blocks k of the round with floor(3 p / 2) <= k < floor(3 (p + 1) / 2); a
+ * blocks k of the round with ceil(3 p / 2) <= k < ceil(3 (p + 1) / 2); a
  * worker's cost is the non-zeros of its columns. */
 START_TEST(test_dry_round_robin)
 {
@@ -512,7 +512,7 @@ START_TEST(test_dry_round_robin)
             const int64_t *b = ptm_trace_blocks(t, r, p, &n);
             double cost = 0;
             size_t i = 0;
-            for (int k = 3 * p / 2; k < 3 * (p + 1) / 2; k++, i++) {
+            for (int k = (3 * p + 1) / 2; k < (3 * (p + 1) + 1) / 2; k++, i++) {
                 ck_assert_uint_gt(n, i);
                 ck_assert_int_eq(b[i], want[k]);
                 cost += col_nnz[want[k]];
