@@ -766,6 +766,10 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
     }
     if (!need)
         return 0;
+    for (int k = 0; k < np; k++)
+        for (uint32_t i = 0; i < progs[k]->ncode; i++)
+            if (progs[k]->code[i].op == PROG_DELTA && progs[k]->code[i].a == run->sparam)
+                run->track_delta = true;
     int rc = sched_env_init(&run->senv, plan, run->data);
     if (rc != 0)
         return rc;
@@ -1043,21 +1047,22 @@ void ptm_run_free(struct ptm_run *run)
  * and each block's Euclidean norm of them for the scheduler. */
 static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
 {
-    double *restrict val = run->params[run->sparam].val, *restrict last = run->last_delta,
+    /* the last changes only when an expression of the scheduler reads them */
+    double *restrict val = run->params[run->sparam].val,
+                     *restrict last = run->track_delta ? run->last_delta : NULL,
                      *restrict change = rd->change, *restrict bchange = run->bchange;
     const double *restrict newval = run->newval;
     const int64_t *restrict off = rd->off, *restrict vars = rd->vars;
     for (size_t i = b0; i < b1; i++) {
         int64_t v0 = off[i], v1 = off[i + 1];
-        if (i + 8 < b1) { /* blocks drawn at random: their values are far apart */
+        if (i + 8 < b1) /* blocks drawn at random: their values are far apart */
             __builtin_prefetch(val + vars[off[i + 8]], 1);
-            __builtin_prefetch(last + vars[off[i + 8]], 1);
-        }
         if (v1 - v0 == 1) { /* the common case: a block of one variable */
             int64_t e = vars[v0];
             double d = newval[v0] - val[e];
             change[v0] = d;
-            last[e] = d;
+            if (last)
+                last[e] = d;
             val[e] = newval[v0];
             bchange[i] = fabs(d);
             continue;
@@ -1067,7 +1072,8 @@ static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b
             int64_t e = vars[v];
             double d = newval[v] - val[e];
             change[v] = d;
-            last[e] = d;
+            if (last)
+                last[e] = d;
             val[e] = newval[v];
             if (fabs(d) > big || isnan(d))
                 big = fabs(d);

@@ -232,6 +232,8 @@ struct ptm_run {
                                 * with push */
     bool apply_dealt;          /* and it sees a round as dealt (rd->part tells
                                 * the worker's share), not in the policy's order */
+    bool track_delta;          /* an expression of the scheduler reads delta() of
+                                * the scheduled parameter: commit keeps last_delta */
     bool expand_late;          /* each worker fills its share of a round's off
                                 * and vars (engine.c: expand_share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
