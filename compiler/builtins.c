@@ -75,6 +75,7 @@ static const struct builtin_opt lda_opts[] = {
     REF("D", BOPT_DATA, "D"),
     REF("nwk", BOPT_PARAM, "nwk"),
     REF("nk", BOPT_PARAM, "nk"),
+    REF("ndk", BOPT_PARAM, "?ndk"), /* the document-topic counts, kept up to date */
     END,
 };
 

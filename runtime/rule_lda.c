@@ -30,6 +30,7 @@
 
 struct lda_state {
     int32_t d, nwk_p, nk_p;
+    int32_t ndk_p; /* the document-topic counts' parameter, or -1 */
     int32_t K;
     int64_t W, ntokens;
     struct lda_opts o;
@@ -89,6 +90,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     struct lda_state *s = rt_zalloc(1, sizeof(*s));
     if (!s)
         return PTM_ENOMEM;
+    s->ndk_p = -1;
     run->rule_state = s;
     int rc = refs(run, u, "update lda_gibbs", &s->d, &s->nwk_p, &s->nk_p, err, errlen);
     if (rc != 0)
@@ -115,6 +117,20 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     if (!s->bounds || !s->nwk || !s->base || !s->delta)
         return PTM_ENOMEM;
     ptm_shard_even(s->W, run->G, s->bounds);
+    const struct plan_option *od = rt_option(u, "ndk");
+    if (od && od->kind == PLAN_VALUE_PARAM && od->ref >= 0 &&
+        (uint32_t)od->ref < run->plan->nparams) {
+        s->ndk_p = od->ref;
+        const struct rt_param *t = &run->params[s->ndk_p];
+        if (t->shard_like != s->d || t->rows != run->grows || t->cols != s->K) {
+            snprintf(err, errlen,
+                     "update lda_gibbs: ndk ('%s') must be a matrix[rows(%s), %d] sharded like %s "
+                     "(the document-topic counts)",
+                     t->pp->name, run->plan->data[s->d].name, (int)s->K,
+                     run->plan->data[s->d].name);
+            return PTM_EINVAL;
+        }
+    }
     /* the totals, exact at the start: every (shard, block) initialized on
      * this thread into one array */
     int64_t *nk0 = rt_zalloc((size_t)s->K, sizeof(int64_t));
@@ -285,6 +301,14 @@ static int lda_sync(struct ptm_run *run)
     int64_t n = s->W * s->K;
     for (int64_t i = 0; i < n; i++)
         nwk[i] = s->nwk[i];
+    /* each worker's documents into its rows of ndk */
+    for (int p = 0; s->ndk_p >= 0 && p < run->P; p++) {
+        const struct lda_worker *k = run->w[p].kernel;
+        double *dst = run->w[p].local[s->ndk_p];
+        int64_t m = k->s.ndocs * s->K;
+        for (int64_t i = 0; i < m; i++)
+            dst[i] = k->s.ndk[i];
+    }
     int rc = pstore_read(s->ps, 0, nk);
     return rc;
 }

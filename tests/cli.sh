@@ -769,6 +769,38 @@ for m in mf:mf lda:lda logreg:logreg; do
     end
 done
 
+# lda_gibbs keeps the document-topic counts in a parameter named ndk
+"$PTM" gen lda --seed 5 --out "$T/ndk" --docs 300 --words 200 --topics 4 --length 30 >/dev/null 2>&1
+sed -e "s|\"data/|\"$T/ndk/|g" -e "s|topics = 100|topics = 4|" -e "s|^stop when .*|stop when sweeps >= 10|" \
+    -e "s|\"word_topic.tsv\"|\"$T/ndk/wt.tsv\"|" -e "s|\"doc_topic.tsv\"|\"$T/ndk/dt.tsv\"|" \
+    examples/lda/lda.ptm >"$T/ndk.ptm"
+# ndk_ok: dt.tsv has a row per document summing to its tokens, and each
+# topic's column sums to the word-topic counts' column
+ndk_ok() {
+    [ "$(wc -l <"$T/ndk/dt.tsv")" -eq 300 ] || no "dt.tsv does not have 300 rows"
+    awk 'NR > 3 { n[$1] += $3 } END { for (d = 1; d <= 300; d++) print n[d] + 0 }' \
+        "$T/ndk/docword.txt" >"$T/ndk/len"
+    awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }' "$T/ndk/dt.tsv" | cmp -s - "$T/ndk/len" ||
+        no "a row of dt.tsv does not add up to its document's tokens"
+    colsum='{ for (i = 1; i <= NF; i++) c[i] += $i } END { for (i = 1; i <= 4; i++) print c[i] }'
+    [ "$(awk "$colsum" "$T/ndk/dt.tsv")" = "$(awk "$colsum" "$T/ndk/wt.tsv")" ] ||
+        no "a topic's documents and words disagree"
+}
+begin "run: lda_gibbs with ndk: the document-topic counts, consistent with the tokens and nwk"
+run run --quiet --workers 2 "$T/ndk.ptm"
+want_rc 0
+ndk_ok
+end
+
+begin "run: lda_gibbs with an ndk of the wrong shape: exit 1, the shape wanted"
+sed -e 's/^param ndk : int matrix\[rows(D), topics\]/param ndk : int matrix[rows(D), 3]/' \
+    -e "s|\"$T/ndk/dt.tsv\"|\"$T/ndk/dt-bad.tsv\"|" "$T/ndk.ptm" >"$T/ndk-bad.ptm"
+run run --quiet --workers 2 "$T/ndk-bad.ptm"
+want_rc 1
+err_has "update lda_gibbs: ndk ('ndk') must be a matrix[rows(D), 4] sharded like D (the document-topic counts)"
+[ -e "$T/ndk/dt-bad.tsv" ] && no "an output was written"
+end
+
 begin "check without --data does not read data"
 run check examples/lasso/lasso.ptm
 want_rc 0
@@ -1539,6 +1571,12 @@ if $mpi_tests; then
         [ "$(wc -l <"$T/mpi/wt.tsv.top")" -eq 5 ] || no "wt.tsv.top does not have 5 topics"
         end
     done
+
+    begin "mpirun -np 2, lda_gibbs with ndk: each rank's documents in the document-topic counts"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/ndk.ptm"
+    want_rc 0
+    ndk_ok
+    end
 
     # the Lua rules of the examples under rotation and data_parallel
     sed -e "s|\"data/ratings.mtx\"|\"$T/mpi/mf/shuffled.mtx\"|" -e "s|\"data/|\"$T/mpi/mf/|g" \

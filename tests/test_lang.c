@@ -642,12 +642,14 @@ static const struct example_row example_rows[] = {
      "(data D (sparse int matrix) (from \"data/docword.txt\") (format uci) (vocab \"data/vocab.txt\") (shard rows))\n"
      "(param nwk (int matrix [cols(D), topics]) (= 0))\n"
      "(param nk (int vector [topics]) (= 0) (consistency ssp 1))\n"
+     "(param ndk (int matrix [rows(D), topics]) (= 0) (shard like D))\n"
      "(blocks words nwk rows into workers)\n"
      "(schedule rotation (over words))\n"
      "(update builtin lda_gibbs {(alpha 0.1) (beta 0.01) (sampler sparse)})\n"
      "(objective builtin lda_loglik (every 5 sweeps))\n"
      "(stop (or (>= sweeps 100) (> seconds 600s)))\n"
-     "(output nwk \"word_topic.tsv\")\n"},
+     "(output nwk \"word_topic.tsv\")\n"
+     "(output ndk \"doc_topic.tsv\")\n"},
     {"examples/logreg/logreg.ptm",
      "(job logreg)\n"
      "(const rate 0.5)\n"

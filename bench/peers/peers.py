@@ -756,8 +756,8 @@ def lda(p, cfg, svgdir, md):
            % (versions.get("gensim", "?"), ", ".join(map(str, cfg["gensim"]))), "",
            "Quality, by bench/peers/lda_quality.py from each system's topic-word estimate alone: "
            "ll, the log-likelihood per training token with each document's theta fitted to phi by "
-           "%d EM steps (the same for every system: ptm writes no document-topic counts, so no "
-           "system's own theta is used), and tv, the mean total variation distance between each "
+           "%d EM steps (the same for every system, so that only the topic-word estimates are "
+           "compared: no system's own theta is used), and tv, the mean total variation distance between each "
            "planted topic and the learned topic matched to it. The planted topics score ll %.4f. "
            "%d rounds of every system; times are medians, quality is the first round's (last "
            "point: the median of the rounds')." % (iters, q["truth"][0], RUNS), "",
