@@ -157,30 +157,6 @@ void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *del
     }
 }
 
-void lasso_apply_rows(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
-                      int64_t lo, int64_t hi, double *r)
-{
-    const int64_t *restrict cp = x->colptr;
-    const int32_t *restrict ri = x->rowind;
-    const double *restrict v = x->val;
-    for (size_t k = 0; k < ns; k++) {
-        if (delta[k] == 0)
-            continue;
-        int64_t a = cp[cols[k]], b = cp[cols[k] + 1];
-        /* the first entry at or after row lo: row indices ascend */
-        while (a < b) {
-            int64_t mid = a + (b - a) / 2;
-            if (ri[mid] < lo)
-                a = mid + 1;
-            else
-                b = mid;
-        }
-        double d = delta[k];
-        for (int64_t e = a; e < cp[cols[k] + 1] && ri[e] < hi; e++)
-            r[ri[e]] -= v[e] * d;
-    }
-}
-
 double lasso_loss_part(const double *r, int64_t m, int64_t n)
 {
     double s = 0;

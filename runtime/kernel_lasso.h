@@ -79,12 +79,6 @@ void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *be
 void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
                  double *r);
 
-/* apply restricted to rows lo .. hi-1 of a matrix whose columns have
- * ascending row indices (as ptm_csr_to_csc() makes them): workers that
- * share one r each update their own rows. r is the whole residual. */
-void lasso_apply_rows(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
-                      int64_t lo, int64_t hi, double *r);
-
 /* ---- objective and optimality --------------------------------------------- */
 
 /* The shard's part of the loss: ||r||^2 / (2 n) over its m residuals. The
