@@ -1667,12 +1667,9 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             }
             applied = NULL;
         } else if (run->split) {
-            /* workers read rows that others apply to: apply, then push */
-            struct rt_work wa = {.apply = pending}, wp = {.push = rd};
-            if (run->P == 1 || run->own_apply) /* nothing to wait for: one phase */
-                wp.apply = pending;
-            else if (pending && (rc = phase(run, &wa, err, errlen)) != 0)
-                return rc;
+            /* each worker applies to state of its own: apply and push in
+             * one phase */
+            struct rt_work wp = {.apply = pending, .push = rd};
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
             if (run->nranks > 1) {

@@ -125,11 +125,11 @@ struct rt_rule {
      * true: by blocks. Every worker sees all the data and one copy of
      *   every parameter; push computes the new values of the worker's
      *   share of the round's variables (rd->part) over all rows, straight
-     *   into run->newval, and pull is not used; apply and the objective
-     *   work on the worker's rows lo .. hi-1 (or, when the rule's setup
-     *   sets run->own_apply, apply works on state of the worker's own). A
-     *   variable's new value is one worker's work, so the results need not
-     *   depend on the number of workers. */
+     *   into run->newval, and pull is not used; apply works on state of
+     *   the worker's own (so it shares a phase with the next push), and
+     *   the objective on the worker's rows lo .. hi-1. A variable's new
+     *   value is one worker's work, so the results need not depend on the
+     *   number of workers. */
     bool split_blocks;
     /* Its workers end clocks of the parameter store, each calling
      * rt_end_clock() just before pstore_clock(). */
@@ -227,11 +227,9 @@ struct ptm_run {
     int64_t grows;             /* rows of the data sharded by rows, all ranks' */
     int64_t row0;              /* the first of them this rank holds */
     bool split;                /* the rule splits rounds by blocks */
-    bool own_apply;            /* set by a split rule's setup: apply works on the
-                                * worker's own state only, so it shares a phase
-                                * with push */
-    bool apply_dealt;          /* and it sees a round as dealt (rd->part tells
-                                * the worker's share), not in the policy's order */
+    bool apply_dealt;          /* set by a split rule's setup: its apply sees a
+                                * round as dealt (rd->part tells the worker's
+                                * share), not in the policy's order */
     bool track_delta;          /* an expression of the scheduler reads delta() of
                                 * the scheduled parameter: commit keeps last_delta */
     bool expand_late;          /* each worker fills its share of a round's off

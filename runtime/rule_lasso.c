@@ -143,9 +143,7 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                  run->nranks);
         return PTM_EINVAL;
     }
-    /* each worker its own r, which only it writes: no worker waits on
-     * another's apply, and a round is one phase (see lasso_apply_w) */
-    run->own_apply = true;
+    /* each worker its own r, which only it writes (see lasso_apply_w) */
     run->apply_dealt = k->seq;
     if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
         return PTM_ENOMEM;
