@@ -1057,16 +1057,6 @@ static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b
         int64_t v0 = off[i], v1 = off[i + 1];
         if (i + 8 < b1) /* blocks drawn at random: their values are far apart */
             __builtin_prefetch(val + vars[off[i + 8]], 1);
-        if (v1 - v0 == 1) { /* the common case: a block of one variable */
-            int64_t e = vars[v0];
-            double d = newval[v0] - val[e];
-            change[v0] = d;
-            if (last)
-                last[e] = d;
-            val[e] = newval[v0];
-            bchange[i] = fabs(d);
-            continue;
-        }
         double big = 0;
         for (int64_t v = v0; v < v1; v++) {
             int64_t e = vars[v];
