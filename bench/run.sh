@@ -314,7 +314,7 @@ lua_bench=${LUA_BENCH:-build/default/bench/lua_bench}
     echo "push, pull and apply written a column at a time; lasso-bulk: examples/lasso/lasso.lua,"
     echo "written with the block-list operations; both against the round in C as the built-in"
     echo "kernel does it (squared norms cached, zero changes skipped). The block-list loops in the"
-    echo "host prefetch the columns two ahead, and so does the kernel's push since this change."
+    echo "host ask for a column's entries 8 columns ahead and its bounds 16 ahead, as the kernel's push does."
     echo "Density 0.001 is the case of interest; 0.01 and 0.1 (fewer calls) show what Lua adds"
     echo "per column against the work per column. 5 runs, C and Lua back to back in each; the"
     echo "ratio is the median of the runs' ratios. Goal: the whole Lasso in Lua at most 1.5x the"
