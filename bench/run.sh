@@ -467,12 +467,22 @@ if command -v mpirun > /dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
     mpi_run() { mpirun --bind-to none -np "$1" "$ptm" run --workers "$2" "$3"; }
-    for i in 1 2 3 4 5; do
-        "$ptm" run --workers 2 "$tmp/k-rand.ptm" 2> "$tmp/mpi-t.$i.txt"
-        sweep_ms "$tmp/mpi-t.$i.txt" > "$tmp/ms.thr.$i"
-        mpi_run 2 1 "$tmp/k-rand.ptm" 2> "$tmp/mpi-r.$i.txt"
-        sweep_ms "$tmp/mpi-r.$i.txt" > "$tmp/ms.mpi.$i"
-    done
+    # mpi_pairs JOB TAG: 5 rounds of JOB on 1 rank x 2 threads, then on 2 ranks x 1
+    # thread; ms a sweep to $tmp/TAG.thr.I and $tmp/TAG.mpi.I
+    mpi_pairs() {
+        for i in 1 2 3 4 5; do
+            "$ptm" run --workers 2 "$1" 2> "$tmp/$2-t.$i.txt"
+            sweep_ms "$tmp/$2-t.$i.txt" > "$tmp/$2.thr.$i"
+            mpi_run 2 1 "$1" 2> "$tmp/$2-r.$i.txt"
+            sweep_ms "$tmp/$2-r.$i.txt" > "$tmp/$2.mpi.$i"
+        done
+    }
+    # pairs_ratio TAG: the median over the rounds of the threads' time / the ranks'
+    pairs_ratio() {
+        for i in 1 2 3 4 5; do awk -v a="$(cat "$tmp/$1.thr.$i")" -v b="$(cat "$tmp/$1.mpi.$i")" \
+            'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }'
+    }
+    mpi_pairs "$tmp/k-rand.ptm" ms
     # bytes a round as the ranks grow, and with a smaller model (50,000 columns)
     sed 's/sweeps >= 12/sweeps >= 2/' "$tmp/k-rand.ptm" > "$tmp/k-short.ptm"
     # shellcheck disable=SC2086
@@ -503,8 +513,7 @@ if command -v mpirun > /dev/null 2>&1; then
         printf '| 2 ranks x 1 thread | %.2f |%s |\n' "$(for i in 1 2 3 4 5; do cat "$tmp/ms.mpi.$i"; done | median)" \
             "$(for i in 1 2 3 4 5; do printf ' %.2f' "$(cat "$tmp/ms.mpi.$i")"; done)"
         printf '\nThroughput of the ranks / the threads: %s (median of the rounds'"'"' ratios).\n' \
-            "$(for i in 1 2 3 4 5; do awk -v a="$(cat "$tmp/ms.thr.$i")" -v b="$(cat "$tmp/ms.mpi.$i")" \
-                'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }')"
+            "$(pairs_ratio ms)"
         echo
         echo "Bytes sent between ranks a round (the payload of the broadcasts, counted once per"
         echo "receiving rank, and of the reductions to rank 0; ptm prints it at the end of an MPI run),"
@@ -527,12 +536,7 @@ if command -v mpirun > /dev/null 2>&1; then
     sed -e "s|\"data/|\"$tmp/mf/|g" -e "s|\"W.tsv\"|\"$tmp/W.tsv\"|" -e "s|\"H.tsv\"|\"$tmp/H.tsv\"|" \
         -e "s|^stop when .*|stop when sweeps >= 12|" examples/mf/mf.ptm > "$tmp/mf.ptm"
     train=$(awk 'NR > 1 && !/^%/ { print $3; exit }' "$tmp/mf/ratings.mtx")
-    for i in 1 2 3 4 5; do
-        "$ptm" run --workers 2 "$tmp/mf.ptm" 2> "$tmp/mf-t.$i.txt"
-        sweep_ms "$tmp/mf-t.$i.txt" > "$tmp/mf.thr.$i"
-        mpi_run 2 1 "$tmp/mf.ptm" 2> "$tmp/mf-r.$i.txt"
-        sweep_ms "$tmp/mf-r.$i.txt" > "$tmp/mf.mpi.$i"
-    done
+    mpi_pairs "$tmp/mf.ptm" mf
     # bytes a round once the ratings are in place: the difference between 4
     # and 2 sweeps, over the rounds between them; and with rank 40
     sed 's/^stop when .*/stop when sweeps >= 2/' "$tmp/mf.ptm" > "$tmp/mf2.ptm"
@@ -568,8 +572,7 @@ if command -v mpirun > /dev/null 2>&1; then
                 "$(for i in 1 2 3 4 5; do printf ' %.1f' "$(cat "$tmp/mf.$k.$i")"; done)"
         done
         printf '\nThroughput of the ranks / the threads: %s (median of the rounds'"'"' ratios).\n' \
-            "$(for i in 1 2 3 4 5; do awk -v a="$(cat "$tmp/mf.thr.$i")" -v b="$(cat "$tmp/mf.mpi.$i")" \
-                'BEGIN { print a / b }'; done | median | awk '{ printf "%.2f", $1 }')"
+            "$(pairs_ratio mf)"
         echo
         echo "Bytes sent between ranks a round once the ratings are in place (sweeps 2 to 4), by ranks:"
         echo
