@@ -750,6 +750,8 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
             need = true;
         for (uint32_t i = 0; i < progs[k]->ncode; i++) {
             const struct prog_insn *in = &progs[k]->code[i];
+            if (in->op == PROG_DELTA && in->a == run->sparam)
+                run->track_delta = true; /* commit keeps the changes it reads */
             if ((in->op != PROG_PARAM && in->op != PROG_DELTA) || in->a < 0 ||
                 (uint32_t)in->a >= plan->nparams || run->params[in->a].val)
                 continue;
@@ -766,10 +768,6 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
     }
     if (!need)
         return 0;
-    for (int k = 0; k < np; k++)
-        for (uint32_t i = 0; i < progs[k]->ncode; i++)
-            if (progs[k]->code[i].op == PROG_DELTA && progs[k]->code[i].a == run->sparam)
-                run->track_delta = true;
     int rc = sched_env_init(&run->senv, plan, run->data);
     if (rc != 0)
         return rc;

@@ -190,7 +190,7 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     size_t nv = (size_t)(v1 - v0);
     const double *beta = run->params[k->o.beta].val;
     if (k->seq) { /* the changes go to the worker's r as they are made */
-        lasso_push_seq(k->x, k->sq, k->rw[w->id], beta, rd->vars + v0, nv, run->grows,
+        lasso_push_seq(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, run->grows,
                        k->o.lambda, run->newval + v0);
         return 0;
     }
