@@ -93,6 +93,7 @@ static const struct builtin_opt logreg_opts[] = {
     POS("decay", "1", 1),
     NUM("l2", "0", 0, HUGE_VAL),
     NUM("l1", "0", 0, HUGE_VAL),
+    WORD("method", "sgd", "sgd|svrg"),
     REF("X", BOPT_DATA, "X"),
     REF("y", BOPT_DATA, "y"),
     REF("w", BOPT_PARAM, "w"),

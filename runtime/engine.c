@@ -1087,6 +1087,8 @@ void rt_worker_phase(struct rt_worker *w)
     w->msg[0] = '\0';
     if (wk->apply && run->rule->apply)
         rc = run->rule->apply(w, wk->apply);
+    if (rc == 0 && wk->anchor)
+        rc = run->rule->anchor(w);
     if (rc == 0 && wk->push) {
         if (run->expand_late)
             expand_share((struct rt_round *)wk->push, w->id);
@@ -1556,11 +1558,25 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             ptm_comm_bcast(&stop, sizeof(stop));
         if (stop)
             break;
-        struct rt_work wk = {.push = &run->rounds[0], .clocks = len};
+        int64_t n = len;
+        if (run->anchor_every > 0) {
+            /* the anchors: at the first clock and every anchor_every sweeps */
+            int64_t every = run->anchor_every * run->clocks_per_sweep, into = run->round % every;
+            if (into == 0 || run->anchors == 0) {
+                struct rt_work wa = {.anchor = true};
+                if ((rc = phase(run, &wa, err, errlen)) != 0 ||
+                    (rc = run->rule->anchored(run)) != 0)
+                    return rc;
+                run->anchors++;
+            }
+            if (n > every - into)
+                n = every - into;
+        }
+        struct rt_work wk = {.push = &run->rounds[0], .clocks = n};
         if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = run->rule->sync(run)) != 0)
             return rc;
-        run->round += len;
-        run->updates += len * run->P;
+        run->round += n;
+        run->updates += n * run->P;
         run->seconds = now_seconds() - t0;
         bool evaluated = run->obj && objective_due(run);
         if (evaluated) {

@@ -160,6 +160,14 @@ struct rt_rule {
      * the rule's own), into out; returns how many spans (<= RT_SPANS).
      * NULL: the rule does not run across ranks. */
     int (*spans)(struct ptm_run *run, int64_t b, struct rt_span *out);
+    /* RT_CLOCKS, when setup sets run->anchor_every to k > 0: before the
+     * first clock and then every k sweeps, a phase in which every worker
+     * runs anchor (a pass over its shard at the parameter tables, which
+     * sync made current), then anchored once on the coordinator (which
+     * combines what the workers found, across ranks too). Phases end at
+     * these points. */
+    int (*anchor)(struct rt_worker *w);
+    int (*anchored)(struct ptm_run *run);
     /* RT_CLOCKS: the rule runs across ranks; its setup sets
      * run->clock_period and its sync exchanges the ranks' updates. */
     bool ranks_clocks;
@@ -202,6 +210,7 @@ struct rt_work {
     const struct rt_round *push;  /* blocks to push, or NULL */
     bool objective;               /* then the objective part */
     int64_t clocks;               /* RT_CLOCKS: clocks each worker runs */
+    bool anchor;                  /* RT_CLOCKS: the rule's anchor first */
     bool exit;                    /* leave */
 };
 
@@ -271,6 +280,8 @@ struct ptm_run {
     int64_t bvars;      /* the most variables a block has */
     int64_t clocks_per_sweep; /* RT_CLOCKS: clocks of a pass over the largest shard */
     int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
+    int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
+    int64_t anchors;          /* anchor phases run */
     double *last_delta; /* every variable's last change */
     double *bchange;    /* largest |change| of each of a round's blocks */
     double *load;       /* P: the scheduler's cost per worker */

@@ -18,6 +18,10 @@
 #include "arena.h"
 #include "ptm.h"
 
+/* A batch touching at least 1/DENSE_STEP of the columns steps them all in
+ * order. */
+enum { DENSE_STEP = 8 };
+
 /* ---- set-up ----------------------------------------------------------------- */
 
 void logreg_col_counts_part(const struct ptm_csr *x, int64_t lo, int64_t hi, int64_t *cnt)
@@ -77,7 +81,7 @@ int logreg_batch_init(struct logreg_batch *b, int64_t d)
     b->d = d;
     b->g = ptm_malloc(n * sizeof(*b->g));
     b->m = ptm_malloc(n * sizeof(*b->m));
-    b->touched = ptm_malloc(n * sizeof(*b->touched));
+    b->touched = ptm_malloc((n + 1) * sizeof(*b->touched)); /* + 1: see _add */
     if (!b->g || !b->m || !b->touched) {
         logreg_batch_release(b);
         return PTM_ENOMEM;
@@ -112,8 +116,9 @@ void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const dou
         double c = loss_slope(y[i], margin);
         for (int64_t k = 0; k < len; k++) {
             int32_t j = ci[k];
-            if (m[j]++ == 0)
-                touched[nt++] = j;
+            /* without a branch: whether j is new is a coin toss */
+            touched[nt] = j;
+            nt += m[j]++ == 0;
             g[j] += c * v[k];
         }
     }
@@ -122,13 +127,29 @@ void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const dou
     b->loss += loss;
 }
 
+/* S(z, t) = sign(z) max(|z| - t, 0), without a branch (z's sign is a coin
+ * toss). */
 static inline double soft_threshold(double z, double t)
 {
-    if (z > t)
-        return z - t;
-    if (z < -t)
-        return z + t;
-    return 0;
+    double a = fabs(z) - t;
+    return copysign(a > 0 ? a : 0, z);
+}
+
+/* Column j's step into idx[out], inc[out]; returns the new count. No
+ * branch: a weight that does not move is written and not counted. */
+static inline int64_t step_col(struct logreg_batch *b, int32_t j, const double *w,
+                               const double *scale, double eta_row, double l2, double l1,
+                               int32_t *idx, double *inc, int64_t out)
+{
+    int32_t mj = b->m[j];
+    double ea = eta_row * scale[j] * (double)mj;
+    double v = w[j] - eta_row * b->g[j];
+    double d = soft_threshold(v, ea * l1) / (1 + ea * l2) - w[j];
+    idx[out] = j;
+    inc[out] = d;
+    b->g[j] = 0;
+    b->m[j] = 0;
+    return out + ((d != 0) & (mj != 0)); /* mj: an inf weight untouched stays */
 }
 
 int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
@@ -136,23 +157,72 @@ int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double 
 {
     int64_t out = 0;
     /* Rows without non-zeros touch nothing: no rows, no columns. */
-    double per_row = b->rows > 0 ? 1 / (double)b->rows : 0;
-    for (int64_t k = 0; k < b->ntouched; k++) {
-        int32_t j = b->touched[k];
-        double ea = eta * scale[j] * (double)b->m[j] * per_row;
-        double v = w[j] - eta * b->g[j] * per_row;
-        double nw = soft_threshold(v, ea * l1) / (1 + ea * l2);
-        if (nw != w[j]) {
-            idx[out] = j;
-            inc[out++] = nw - w[j];
-        }
-        b->g[j] = 0;
-        b->m[j] = 0;
+    double eta_row = b->rows > 0 ? eta / (double)b->rows : 0;
+    if (b->ntouched * DENSE_STEP >= b->d) {
+        /* Most columns: in order, a stream instead of scattered reads. An
+         * untouched column has g = m = 0, so its weight does not move. */
+        for (int32_t j = 0; j < b->d; j++)
+            out = step_col(b, j, w, scale, eta_row, l2, l1, idx, inc, out);
+    } else {
+        for (int64_t k = 0; k < b->ntouched; k++)
+            out = step_col(b, b->touched[k], w, scale, eta_row, l2, l1, idx, inc, out);
     }
     b->ntouched = 0;
     b->rows = 0;
     b->loss = 0;
     return out;
+}
+
+/* ---- variance reduction ------------------------------------------------------ */
+
+void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                        const double *w, double *margin, double *g)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
+        const int32_t *ci = x->colind + at;
+        const double *v = x->val + at;
+        double m = row_dot(ci, v, len, w);
+        margin[i] = m;
+        double c = loss_slope(y[i], m);
+        for (int64_t k = 0; k < len; k++)
+            g[ci[k]] += c * v[k];
+    }
+}
+
+void logreg_batch_add_vr(struct logreg_batch *b, const struct ptm_csr *x, const double *y,
+                         int64_t lo, int64_t hi, const double *w, const double *margin)
+{
+    double *restrict g = b->g;
+    double loss = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
+        const int32_t *ci = x->colind + at;
+        const double *v = x->val + at;
+        double m = row_dot(ci, v, len, w);
+        loss += logreg_loss(y[i], m);
+        double c = loss_slope(y[i], m) - loss_slope(y[i], margin[i]);
+        for (int64_t k = 0; k < len; k++)
+            g[ci[k]] += c * v[k];
+    }
+    b->rows += hi > lo ? hi - lo : 0;
+    b->loss += loss;
+}
+
+void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, double eta,
+                    double l2, double l1, double share, double *inc)
+{
+    double *restrict g = b->g;
+    double eta_row = b->rows > 0 ? eta / (double)b->rows : 0;
+    double t = eta * l1, shrink = 1 / (1 + eta * l2);
+    for (int64_t j = 0; j < b->d; j++) {
+        double v = w[j] - (eta_row * g[j] + eta * mu[j]);
+        double nw = soft_threshold(v, t) * shrink;
+        inc[j] = nw != 0 ? nw - w[j] : -w[j] * share;
+        g[j] = 0;
+    }
+    b->rows = 0;
+    b->loss = 0;
 }
 
 /* ---- objective and optimality ---------------------------------------------- */

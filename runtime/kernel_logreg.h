@@ -82,7 +82,7 @@ struct logreg_batch {
     int64_t d;        /* columns */
     double *g;        /* d: sum over the batch of dloss_i / dw_j; owned */
     int32_t *m;       /* d: batch rows holding column j; owned */
-    int32_t *touched; /* the columns with m_j > 0, in order of first touch; owned */
+    int32_t *touched; /* the columns with m_j > 0, in order of first touch; d + 1; owned */
     int64_t ntouched;
     int64_t rows; /* rows added since the last step */
     double loss;  /* sum of the rows' losses at the w they were added with */
@@ -100,11 +100,64 @@ void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const dou
 
 /* The step of the batch (see the top of this file) from w, as increments:
  * idx[k], inc[k] for k < the returned count, w_j' - w_j for each touched
- * column j whose weight changes, in order of first touch. idx and inc have
- * room for d entries (at most the batch's non-zeros are written). The
+ * column j whose weight changes: in column order when the batch touches at
+ * least d/8 columns, else in order of first touch. idx and inc have room
+ * for d entries. The
  * batch is emptied for the next one. A batch of no rows gives 0. */
 int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
                           double l2, double l1, int32_t *idx, double *inc);
+
+/* ---- variance reduction (method = svrg) ---------------------------------------
+ *
+ * SVRG (Johnson and Zhang, 2013) in proximal minibatch form. At an anchor
+ * w~ (every sweep), the full gradient of the mean loss
+ *
+ *     mu = 1/n sum over all rows i of dloss_i/dw (w~)
+ *
+ * and every row's margin x_i . w~ are kept; a minibatch B then steps every
+ * column j, with the exact proximal map of the penalty:
+ *
+ *     v_j  = w_j - eta (1/|B| sum over i in B of (dloss_i/dw_j (w) - dloss_i/dw_j (w~))
+ *                       + mu_j)
+ *     w_j' = S(v_j, eta l1) / (1 + eta l2)
+ *
+ * The bracket is an unbiased estimate of the loss gradient at w whose
+ * variance vanishes as w and w~ approach the optimum, so a constant eta
+ * converges (linearly on a strongly convex F) where plain SGD needs a
+ * decaying one. At the optimum w = w~ = w* the step is the proximal
+ * gradient step, whose fixed points are the minimizers of F. Every step
+ * moves all d columns (mu is dense): the increments are a dense row.
+ *
+ * WORKERS. P workers (over all ranks) each add their step's increment to
+ * w, as for SGD, with one exception: where the proximal map sets a weight
+ * to zero, each worker's increment is -w_j / P, not -w_j. Workers that
+ * read the same w_j and all zero it then zero it once, instead of taking
+ * it P - 1 times its size past zero (w_j = e would go to -e, then back to
+ * e, for ever, with a constant eta). On P = 1 nothing changes, and the
+ * minimizers are still the fixed points.
+ *
+ * ENGINE. At each anchor every worker runs logreg_anchor_part over its
+ * shard (margins into its rows of an array of the rank's rows, the
+ * gradient into a d-array of its own, zeroed first); the coordinator sums
+ * the workers' arrays (in worker order, then over the ranks) and divides
+ * by n. A clock: logreg_batch_add_vr for the next minibatch rows, then
+ * logreg_vr_step and pstore_inc_dense. */
+
+/* For rows lo .. hi-1 of x at w: margin[i] = x_i . w, and g[j] += the sum
+ * of dloss_i/dw_j (g has x->ncols elements). */
+void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                        const double *w, double *margin, double *g);
+/* Add rows lo .. hi-1 to the batch as the differences of their loss
+ * gradients at w and at the anchor, whose margins margin[i] gives. Only g,
+ * rows and loss are kept (no touched list). */
+void logreg_batch_add_vr(struct logreg_batch *b, const struct ptm_csr *x, const double *y,
+                         int64_t lo, int64_t hi, const double *w, const double *margin);
+/* The step of the batch from w with the anchor's full gradient mu (d
+ * values): inc[j] = w_j' - w_j for every column j (inc has d entries), or
+ * -w_j * share where w_j' is 0 (share = 1 / the workers of all ranks).
+ * The batch is emptied. */
+void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, double eta,
+                    double l2, double l1, double share, double *inc);
 
 /* ---- objective and optimality ---------------------------------------------- */
 

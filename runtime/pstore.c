@@ -644,6 +644,22 @@ int pstore_inc(struct pstore_worker *w, int t, int64_t row, int64_t col, double 
     return pstore_inc_row(w, t, row, &c, &delta, 1);
 }
 
+/* Room in wt->dirty for one more row. */
+static int dirty_room(struct wtable *wt, const struct table *tb)
+{
+    if (wt->ndirty < wt->cap)
+        return 0;
+    size_t cap = wt->cap ? wt->cap * 2 : 16;
+    if (cap > (size_t)tb->nrows)
+        cap = (size_t)tb->nrows;
+    int64_t *d = ptm_realloc(wt->dirty, cap * sizeof(*d));
+    if (!d)
+        return PTM_ENOMEM;
+    wt->dirty = d;
+    wt->cap = cap;
+    return 0;
+}
+
 int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *cols,
                    const double *deltas, int64_t n)
 {
@@ -658,16 +674,8 @@ int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *c
     struct wrow *x = wt->rows[row];
     if (!x && !(x = touch(w, t, row)))
         return PTM_ENOMEM;
-    if (!x->dirty && wt->ndirty == wt->cap) {
-        size_t cap = wt->cap ? wt->cap * 2 : 16;
-        if (cap > (size_t)tb->nrows)
-            cap = (size_t)tb->nrows;
-        int64_t *d = ptm_realloc(wt->dirty, cap * sizeof(*d));
-        if (!d)
-            return PTM_ENOMEM;
-        wt->dirty = d;
-        wt->cap = cap;
-    }
+    if (!x->dirty && (rc = dirty_room(wt, tb)))
+        return rc;
     bool any = false;
     if (!tb->sparse) {
         double *restrict delta = x->delta, *restrict val = x->val;
@@ -696,6 +704,37 @@ int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *c
         wt->dirty[wt->ndirty++] = row;
     }
     return rc;
+}
+
+int pstore_inc_dense(struct pstore_worker *w, int t, int64_t row, const double *deltas)
+{
+    int rc = check(w, t, row, 0);
+    if (rc)
+        return rc;
+    const struct table *tb = &w->ps->tables[t];
+    if (tb->sparse)
+        return PTM_EINVAL;
+    struct wtable *wt = &w->tabs[t];
+    struct wrow *x = wt->rows[row];
+    if (!x && !(x = touch(w, t, row)))
+        return PTM_ENOMEM;
+    if (!x->dirty && (rc = dirty_room(wt, tb)))
+        return rc;
+    size_t ncols = (size_t)tb->ncols;
+    double *restrict delta = x->delta, *restrict val = x->val;
+    bool any = false;
+    for (size_t c = 0; c < ncols; c++) {
+        delta[c] += deltas[c];
+        any |= deltas[c] != 0;
+    }
+    if (x->valid_until >= 0)
+        for (size_t c = 0; c < ncols; c++)
+            val[c] += deltas[c];
+    if (any && !x->dirty) {
+        x->dirty = true;
+        wt->dirty[wt->ndirty++] = row;
+    }
+    return 0;
 }
 
 /* Apply the worker's log of table t to the master copy and refresh the views

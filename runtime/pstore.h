@@ -65,6 +65,9 @@ int pstore_inc(struct pstore_worker *w, int table, int64_t row, int64_t col, dou
 int pstore_inc_row(struct pstore_worker *w, int table, int64_t row, const int32_t *cols,
                    const double *deltas, int64_t n);
 
+/* The same for a whole row of a dense table: deltas[c] to column c for
+ * every c < ncols (PTM_EINVAL for a sparse table). */
+int pstore_inc_dense(struct pstore_worker *w, int table, int64_t row, const double *deltas);
 /* A whole row as this worker sees it. Dense tables: *vals has ncols
  * elements. Sparse tables: the nnz non-zeros, cols ascending. The arrays
  * belong to the worker's cache: they show its own later increments, and

@@ -39,6 +39,10 @@ struct logreg_state {
     double *scale; /* n / c_j: the penalty's weight per column */
     struct pstore *ps;
     double *base;  /* across ranks: the master copy after the last exchange */
+    bool svrg;     /* method = svrg */
+    double share;   /* svrg: 1 / the workers of all ranks */
+    double *mu;     /* svrg: the anchor's full loss gradient (d) */
+    double *margin; /* svrg: x_i . w~ for the rank's rows */
 };
 
 struct logreg_worker {
@@ -46,6 +50,7 @@ struct logreg_worker {
     int32_t *idx;
     double *inc;
     int64_t next; /* the shard row the next minibatch starts at */
+    double *g;    /* svrg: the anchor's loss gradient over the shard (d) */
 };
 
 /* X, y, w of hook h, checked. */
@@ -95,6 +100,8 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     s->decay = rt_option_num(u, "decay", 1);
     s->l2 = rt_option_num(u, "l2", 0);
     s->l1 = rt_option_num(u, "l1", 0);
+    const struct plan_option *om = rt_option(u, "method");
+    s->svrg = om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "svrg") == 0;
     const struct ptm_dataset *X = run->data[s->x];
     s->n = run->grows; /* all ranks' rows */
     s->d = X->csr.ncols;
@@ -127,7 +134,8 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
         k->next = wk->lo;
         k->idx = rt_zalloc((size_t)s->d, sizeof(int32_t));
         k->inc = rt_zalloc((size_t)s->d, sizeof(double));
-        if (!k->idx || !k->inc || logreg_batch_init(&k->b, s->d) != 0)
+        if (!k->idx || !k->inc || logreg_batch_init(&k->b, s->d) != 0 ||
+            (s->svrg && !(k->g = rt_zalloc((size_t)s->d, sizeof(double)))))
             rc = PTM_ENOMEM;
         logreg_col_counts_part(&X->csr, wk->lo, wk->hi, cnt);
     }
@@ -136,6 +144,14 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
         logreg_reg_scale(cnt, s->d, s->n, s->scale);
     }
     ptm_free(cnt);
+    if (rc == 0 && s->svrg) {
+        run->anchor_every = 1;
+        s->share = 1 / (double)ptm_comm_sum_i64(run->P);
+        s->mu = rt_zalloc((size_t)s->d, sizeof(double));
+        s->margin = rt_zalloc((size_t)X->csr.nrows, sizeof(double));
+        if (!s->mu || !s->margin)
+            rc = PTM_ENOMEM;
+    }
     /* a shard pass of the largest shard (of all ranks) is a sweep */
     int64_t most = 1;
     for (int p = 0; p < run->P; p++)
@@ -162,6 +178,7 @@ static void lr_release(struct ptm_run *run)
         logreg_batch_release(&k->b);
         ptm_free(k->idx);
         ptm_free(k->inc);
+        ptm_free(k->g);
         ptm_free(k);
         run->w[p].kernel = NULL;
     }
@@ -170,6 +187,8 @@ static void lr_release(struct ptm_run *run)
         pstore_free(s->ps);
         ptm_free(s->scale);
         ptm_free(s->base);
+        ptm_free(s->mu);
+        ptm_free(s->margin);
         ptm_free(s);
         run->rule_state = NULL;
     }
@@ -211,14 +230,24 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
             int64_t left = s->minibatch;
             while (left > 0) {
                 int64_t end = k->next + left < w->hi ? k->next + left : w->hi;
-                logreg_batch_add(&k->b, X, y, k->next, end, wv);
+                if (s->svrg)
+                    logreg_batch_add_vr(&k->b, X, y, k->next, end, wv, s->margin);
+                else
+                    logreg_batch_add(&k->b, X, y, k->next, end, wv);
                 left -= end - k->next;
                 k->next = end == w->hi ? w->lo : end;
             }
             int64_t clock = pstore_worker_clock(pw);
             double eta = logreg_step(s->rate, s->decay, clock / run->clocks_per_sweep);
-            int64_t n = logreg_batch_step(&k->b, wv, s->scale, eta, s->l2, s->l1, k->idx, k->inc);
-            if ((rc = pstore_inc_row(pw, 0, 0, k->idx, k->inc, n)) != 0)
+            if (s->svrg) {
+                logreg_vr_step(&k->b, wv, s->mu, eta, s->l2, s->l1, s->share, k->inc);
+                rc = pstore_inc_dense(pw, 0, 0, k->inc);
+            } else {
+                int64_t n =
+                    logreg_batch_step(&k->b, wv, s->scale, eta, s->l2, s->l1, k->idx, k->inc);
+                rc = pstore_inc_row(pw, 0, 0, k->idx, k->inc, n);
+            }
+            if (rc != 0)
                 return fail(w, s, rc);
         }
         rt_end_clock(w);
@@ -229,6 +258,38 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
             return rc;
         }
     }
+    return 0;
+}
+
+/* svrg: worker w's part of the anchor, at the parameter table (the master
+ * copy, made current by lr_sync). */
+static int lr_anchor(struct rt_worker *w)
+{
+    struct ptm_run *run = w->run;
+    const struct logreg_state *s = run->rule_state;
+    struct logreg_worker *k = w->kernel;
+    const struct ptm_dataset *X = run->data[s->x];
+    memset(k->g, 0, (size_t)s->d * sizeof(double));
+    logreg_anchor_part(&X->csr, X->labels.val, w->lo, w->hi, run->params[s->w].val, s->margin,
+                       k->g);
+    return 0;
+}
+
+/* svrg: mu = the workers' parts summed in worker order, over the ranks,
+ * divided by n. */
+static int lr_anchored(struct ptm_run *run)
+{
+    const struct logreg_state *s = run->rule_state;
+    double *mu = s->mu;
+    memset(mu, 0, (size_t)s->d * sizeof(double));
+    for (int p = 0; p < run->P; p++) {
+        const double *g = ((const struct logreg_worker *)run->w[p].kernel)->g;
+        for (int64_t j = 0; j < s->d; j++)
+            mu[j] += g[j];
+    }
+    ptm_comm_sum_all(mu, (size_t)s->d);
+    for (int64_t j = 0; j < s->d; j++)
+        mu[j] /= (double)s->n;
     return 0;
 }
 
@@ -258,6 +319,8 @@ const struct rt_rule rt_rule_logreg = {
     .zcap = lr_zcap,
     .push = lr_push,
     .sync = lr_sync,
+    .anchor = lr_anchor,
+    .anchored = lr_anchored,
     .ranks_clocks = true,
 };
 

@@ -1040,6 +1040,47 @@ awk -v a="$fk" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 &&
 [ -s "$T/lrl/w-logreg_lua.tsv" ] || no "no w written"
 end
 
+# method = svrg: the optimality conditions, checked here from w.tsv and the
+# data file (the subgradient of the mean loss plus the penalties, by awk).
+cat >"$T/lrl/kkt.awk" <<'EOF'
+FNR == NR { w[NR] = $1; d = NR; next }
+{
+    y = $1 > 0 ? 1 : -1; m = 0
+    for (k = 2; k <= NF; k++) { split($k, p, ":"); m += p[2] * w[p[1]] }
+    c = -y / (1 + exp(y * m)); n++
+    for (k = 2; k <= NF; k++) { split($k, p, ":"); g[p[1]] += c * p[2] }
+}
+END {
+    for (j = 1; j <= d; j++) {
+        G = g[j] / n + l2 * w[j]
+        if (w[j] > 0) v = G + l1; else if (w[j] < 0) v = G - l1
+        else { v = (G < 0 ? -G : G) - l1; if (v < 0) v = 0 }
+        if (v < 0) v = -v
+        if (v > most) most = v
+    }
+    printf "%.3g\n", most
+}
+EOF
+sed -e 's/minibatch 1000/minibatch 100/' -e 's/^stop when .*/stop when sweeps >= 80/' \
+    -e 's/{ rate = rate, l2 = l2 }/{ rate = 5, l2 = l2, l1 = l1, method = svrg }/' \
+    -e 's/^const l2 = .*/&\nconst l1 = 0/' -e 's/-logreg\.tsv/-svrg.tsv/' \
+    "$T/lrl/logreg.ptm" >"$T/lrl/svrg.ptm"
+for cfg in "1 0" "2 0" "2 0.01"; do
+    set -- $cfg
+    begin "run: logreg_sgd { method = svrg } on $1 worker(s), l1 = $2: optimal to 1e-9 (KKT from w.tsv)"
+    run run --quiet --workers "$1" --set l1="$2" "$T/lrl/svrg.ptm"
+    want_rc 0; err_empty
+    kkt=$(awk -v l2=1e-4 -v l1="$2" -f "$T/lrl/kkt.awk" "$T/lrl/w-svrg.tsv" "$T/lrl/data/train.svm")
+    awk -v v="$kkt" 'BEGIN { exit !(v != "" && v <= 1e-9) }' || no "KKT violation $kkt"
+    end
+done
+
+begin "run: logreg_sgd { method = newton }: the methods it has"
+sed -e 's/method = svrg/method = newton/' "$T/lrl/svrg.ptm" >"$T/lrl/newton.ptm"
+run run --quiet "$T/lrl/newton.ptm"
+want_rc 3; err_has "error: option 'method' takes one of sgd|svrg"
+end
+
 begin "run: a hook error under data_parallel ends every worker: exit 1, nothing written"
 printf 'function push(w, first, last, job)\n    if w.id == 2 and w.round == 2 then error("no luck") end\nend\n' >"$T/lrl/fail.lua"
 sed -e 's|"logreg.lua"|"fail.lua"|' -e 's|w-logreg_lua.tsv|w-fail.tsv|' "$T/lrl/logreg_lua.ptm" >"$T/lrl/fail.ptm"
@@ -1549,6 +1590,18 @@ if $mpi_tests; then
     mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/bsp.ptm"
     cmp -s "$T/mpi/w.tsv" "$T/mpi/w1.tsv" || no "w differs between two runs"
     end
+    sed -e 's/minibatch 1000/minibatch 100/' \
+        -e 's/{ rate = rate, l2 = l2 }/{ rate = 5, l2 = l2, method = svrg }/' \
+        -e 's/^stop when .*/stop when sweeps >= 80/' "$T/mpi/bsp.ptm" >"$T/mpi/svrg.ptm"
+    for cfg in "2 1" "2 2"; do
+        set -- $cfg
+        begin "mpirun -np $1, $2 thread(s) a rank, logreg_sgd { method = svrg }: optimal to 1e-9"
+        mpirun_ptm "$1" run --quiet --workers "$2" "$T/mpi/svrg.ptm"
+        want_rc 0
+        kkt=$(awk -v l2=1e-4 -v l1=0 -f "$T/lrl/kkt.awk" "$T/mpi/w.tsv" "$T/mpi/lr/train.svm")
+        awk -v v="$kkt" 'BEGIN { exit !(v != "" && v <= 1e-9) }' || no "KKT violation $kkt"
+        end
+    done
 
     # LDA on a rotation: the word-topic blocks travel between ranks
     "$PTM" gen lda --seed 2 --out "$T/mpi/lda" --docs 400 --words 300 --topics 5 >/dev/null 2>&1

@@ -365,6 +365,8 @@ static void reference(const struct problem *pb, double l2, double l1, double *w)
 #define RATE 3.0
 #define DECAY 0.95
 #define SWEEPS 150
+#define VR_STEP 0.1 /* method = svrg: the step, over the curvature bound */
+#define VR_SWEEPS 200
 
 struct sim {
     const struct problem *pb;
@@ -378,6 +380,9 @@ struct sim {
     int64_t ninc[MAXP];
     double *scale, *master, *view;
     double *snap[MAXS + 1];      /* the master copy at the start of the last s + 1 clocks */
+    bool vr;                     /* method = svrg: an anchor every sweep, dense steps */
+    double eta_vr;               /* its constant step */
+    double *mu, *margin;         /* the anchor's mean loss gradient, every row's margin */
     double *own[MAXP][MAXS + 1]; /* a worker's increments in each of the last s clocks */
 };
 
@@ -414,6 +419,8 @@ static void sim_init(struct sim *s, const struct problem *pb, int P, int stale, 
     free(cnt);
     s->master = dvec(d);
     s->view = dvec(d);
+    s->mu = dvec(d);
+    s->margin = dvec(pb->n);
     for (int k = 0; k <= stale; k++)
         s->snap[k] = dvec(d);
 }
@@ -432,13 +439,24 @@ static void sim_release(struct sim *s)
     free(s->scale);
     free(s->master);
     free(s->view);
+    free(s->mu);
+    free(s->margin);
 }
 
 /* One clock of every worker. */
 static void sim_clock(struct sim *s)
 {
     int64_t d = s->pb->d, c = s->clock, S = s->s;
-    double eta = logreg_step(RATE, DECAY, c / s->per_sweep);
+    double eta = s->vr ? s->eta_vr : logreg_step(RATE, DECAY, c / s->per_sweep);
+    if (s->vr && c % s->per_sweep == 0) {
+        /* the anchor: the master copy, between clocks */
+        memset(s->mu, 0, (size_t)d * sizeof(double));
+        for (int p = 0; p < s->P; p++)
+            logreg_anchor_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master,
+                               s->margin, s->mu);
+        for (int64_t j = 0; j < d; j++)
+            s->mu[j] /= (double)s->pb->n;
+    }
     memcpy(s->snap[c % (S + 1)], s->master, (size_t)d * sizeof(double));
     int64_t from = c - S > 0 ? c - S : 0;
     for (int p = 0; p < s->P; p++) {
@@ -452,13 +470,25 @@ static void sim_clock(struct sim *s)
         int64_t lo = s->bounds[p], rows = s->bounds[p + 1] - lo, left = MINIBATCH;
         while (left > 0 && rows > 0) {
             int64_t take = rows - s->pos[p] < left ? rows - s->pos[p] : left;
-            logreg_batch_add(&s->b[p], s->pb->x, s->pb->y, lo + s->pos[p], lo + s->pos[p] + take,
-                             s->view);
+            if (s->vr)
+                logreg_batch_add_vr(&s->b[p], s->pb->x, s->pb->y, lo + s->pos[p],
+                                    lo + s->pos[p] + take, s->view, s->margin);
+            else
+                logreg_batch_add(&s->b[p], s->pb->x, s->pb->y, lo + s->pos[p],
+                                 lo + s->pos[p] + take, s->view);
             left -= take;
             s->pos[p] = (s->pos[p] + take) % rows;
         }
-        s->ninc[p] =
-            logreg_batch_step(&s->b[p], s->view, s->scale, eta, s->l2, s->l1, s->idx[p], s->inc[p]);
+        if (s->vr) {
+            /* dense increments, listed as column j at j */
+            logreg_vr_step(&s->b[p], s->view, s->mu, eta, s->l2, s->l1, 1.0 / s->P, s->inc[p]);
+            for (int64_t j = 0; j < d; j++)
+                s->idx[p][j] = (int32_t)j;
+            s->ninc[p] = d;
+        } else {
+            s->ninc[p] = logreg_batch_step(&s->b[p], s->view, s->scale, eta, s->l2, s->l1,
+                                           s->idx[p], s->inc[p]);
+        }
         double *mine = s->own[p][c % (S + 1)];
         memset(mine, 0, (size_t)d * sizeof(double));
         for (int64_t k = 0; k < s->ninc[p]; k++)
@@ -562,7 +592,8 @@ START_TEST(test_step_by_hand)
         double want = soft(v, eta * a * l1) / (1 + eta * a * l2) - w[j];
         ck_assert_msg(fabs(inc[k] - want) <= 1e-15, "column %d: %.17g vs %.17g", j, inc[k], want);
     }
-    ck_assert(idx[0] == 1 && idx[1] == 0 && idx[2] == 2);
+    /* 3 of 4 columns touched: stepped in column order */
+    ck_assert(idx[0] == 0 && idx[1] == 1 && idx[2] == 2);
     /* The batch is empty again, its arrays zero. */
     ck_assert_int_eq(b.rows, 0);
     ck_assert_int_eq(b.ntouched, 0);
@@ -770,6 +801,109 @@ START_TEST(test_sgd_runs)
 }
 END_TEST
 
+/* The same 3 rows under method = svrg: the anchor's margins and gradient,
+ * then a batch of rows 2 and 0 stepped from another w, by hand. */
+START_TEST(test_vr_by_hand)
+{
+    static int64_t rowptr[] = {0, 2, 3, 4};
+    static int32_t colind[] = {0, 2, 1, 0};
+    static double val[] = {1, 2, 3, 4};
+    static double y[] = {1, -1, 1};
+    struct ptm_csr x = {3, 4, 4, rowptr, colind, val};
+    double wa[4] = {0.5, 0, -1, 0.25}, w[4] = {0.25, 0.5, -0.5, 0.001};
+    double margin[3] = {9, 9, 9}, g[4] = {0, 0, 0, 0};
+    logreg_anchor_part(&x, y, 0, 3, wa, margin, g);
+    ck_assert(margin[0] == -1.5 && margin[1] == 0 && margin[2] == 2);
+    /* dloss/dm = -y / (1 + exp(y m)) */
+    double a0 = -1 / (1 + exp(-1.5)), a1 = 1 / (1 + exp(0.0)), a2 = -1 / (1 + exp(2.0));
+    double ga[4] = {a0 * 1 + a2 * 4, a1 * 3, a0 * 2, 0};
+    for (int j = 0; j < 4; j++)
+        ck_assert(fabs(g[j] - ga[j]) <= 1e-15);
+    double mu[4];
+    for (int j = 0; j < 4; j++)
+        mu[j] = g[j] / 3;
+    struct logreg_batch b;
+    ck_assert_int_eq(logreg_batch_init(&b, 4), 0);
+    logreg_batch_add_vr(&b, &x, y, 2, 3, w, margin);
+    logreg_batch_add_vr(&b, &x, y, 0, 1, w, margin);
+    ck_assert_int_eq(b.rows, 2);
+    /* at w: row 0: 0.25 - 1 = -0.75; row 2: 1 */
+    double c0 = -1 / (1 + exp(-0.75)) - a0, c2 = -1 / (1 + exp(1.0)) - a2;
+    ck_assert(fabs(b.loss - (logreg_loss(1, -0.75) + logreg_loss(1, 1))) <= 1e-15);
+    double gb[4] = {c0 * 1 + c2 * 4, 0, c0 * 2, 0};
+    double inc[4], eta = 0.3, l2 = 0.1, l1 = 0.05;
+    logreg_vr_step(&b, w, mu, eta, l2, l1, 0.5, inc);
+    for (int j = 0; j < 4; j++) {
+        double v = w[j] - eta * (gb[j] / 2 + mu[j]);
+        double nw = soft(v, eta * l1) / (1 + eta * l2);
+        double want = nw != 0 ? nw - w[j] : -w[j] * 0.5;
+        ck_assert_msg(fabs(inc[j] - want) <= 1e-15, "column %d: %.17g vs %.17g", j, inc[j], want);
+    }
+    /* column 3: no row, no anchor gradient; l1 sets it to zero, which
+     * each of 2 workers does half of */
+    ck_assert(inc[3] == -0.0005);
+    ck_assert_int_eq(b.rows, 0);
+    for (int j = 0; j < 4; j++)
+        ck_assert(b.g[j] == 0);
+    /* At the anchor itself the step is the proximal gradient step. */
+    logreg_batch_add_vr(&b, &x, y, 0, 3, wa, margin);
+    logreg_vr_step(&b, wa, mu, eta, l2, l1, 1, inc);
+    for (int j = 0; j < 4; j++)
+        ck_assert(fabs(inc[j] - (soft(wa[j] - eta * mu[j], eta * l1) / (1 + eta * l2) - wa[j])) <=
+                  1e-15);
+    logreg_batch_release(&b);
+}
+END_TEST
+
+/* method = svrg: a constant step reaches the reference minimizer itself
+ * (not only SGD's neighbourhood of it), on 1 and 2 workers, stale reads
+ * included. */
+START_TEST(test_svrg_runs)
+{
+    int ri = _i % NRUN, rest = _i / NRUN, li = rest % NPEN, pi = rest / NPEN;
+    int P = run_rows[ri].P, S = run_rows[ri].s;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double l2 = pen_rows[li].l2, l1 = l1_of(&pb, li);
+    int64_t d = pb.d;
+    double *ref = dvec(d);
+    reference(&pb, l2, l1, ref);
+    double f_ref = objective_ref(&pb, ref, l2, l1);
+    struct sim s;
+    sim_init(&s, &pb, P, S, l2, l1);
+    double L = lipschitz_ref(&pb, l2);
+    s.vr = true;
+    s.eta_vr = VR_STEP / L;
+    double gm0 = gmap_ref(&pb, s.master, l2, l1, L), f = sim_objective(&s), worst_rise = 0;
+    int e;
+    for (e = 0; e < VR_SWEEPS; e++) {
+        for (int64_t k = 0; k < s.per_sweep; k++)
+            sim_clock(&s);
+        double fn = sim_objective(&s);
+        worst_rise = fmax(worst_rise, (fn - f) / f);
+        f = fn;
+        if (gmap_ref(&pb, s.master, l2, l1, L) <= 1e-10)
+            break;
+    }
+    double diff = 0, gm = gmap_ref(&pb, s.master, l2, l1, L), v = kkt_ref(&pb, s.master, l2, l1);
+    for (int64_t j = 0; j < d; j++)
+        diff = fmax(diff, fabs(s.master[j] - ref[j]));
+    if (tu_verbose())
+        printf("svrg %-9s l2 %g l1 %g P=%d s=%d: %d sweeps, F %.10f (reference %.10f), rise %.1e, "
+               "gradient map %.1e (start %.1e), KKT %.1e, |w - reference| %.1e\n",
+               problems[pi].name, l2, l1, P, S, e + 1, f, f_ref, worst_rise, gm, gm0, v, diff);
+    fflush(stdout);
+    ck_assert_msg(worst_rise <= 1e-13, "the objective rose by %g", worst_rise);
+    ck_assert_msg(gm <= 1e-10, "gradient mapping %g (start %g)", gm, gm0);
+    ck_assert_msg(l1 > 0 || v <= 1e-9, "KKT %g", v);
+    ck_assert_msg(diff <= 1e-7, "|w - reference| = %g", diff);
+    ck_assert_msg(f - f_ref <= 1e-12 * f_ref, "F %.15g, reference %.15g", f, f_ref);
+    sim_release(&s);
+    free(ref);
+    problem_release(&pb);
+}
+END_TEST
+
 /* ---- allocation failure ------------------------------------------------------------ */
 
 START_TEST(test_fault)
@@ -801,6 +935,7 @@ static Suite *logreg_suite(void)
     tc = tcase_create("kernel");
     tcase_add_test(tc, test_loss_rows);
     tcase_add_test(tc, test_step_by_hand);
+    tcase_add_test(tc, test_vr_by_hand);
     tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
     tcase_add_test(tc, test_fault);
     suite_add_tcase(s, tc);
@@ -809,6 +944,7 @@ static Suite *logreg_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_full_batch, 0, NPROB * NPEN);
     tcase_add_loop_test(tc, test_sgd_runs, 0, NPROB * NPEN * NRUN);
+    tcase_add_loop_test(tc, test_svrg_runs, 0, NPROB * NPEN * NRUN);
     suite_add_tcase(s, tc);
     return s;
 }

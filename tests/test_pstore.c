@@ -235,6 +235,40 @@ START_TEST(test_read_my_writes)
 }
 END_TEST
 
+/* A whole dense row of increments: the worker's view at once (whether it
+ * had one or not), the master copy when it flushes; a sparse table
+ * refuses. */
+START_TEST(test_inc_dense)
+{
+    struct pstore *ps = new_store(2);
+    int d = add_table(ps, 3, 4, false, 0);
+    int s = add_table(ps, 3, 4, true, 0);
+    struct pstore_worker *w = pstore_worker(ps, 0), *o = pstore_worker(ps, 1);
+    const double a[4] = {1, -2, 0, 0.5}, b[4] = {0.25, 0, 0, -0.5}, zero[4] = {0, 0, 0, 0};
+    ck_assert_int_eq(pstore_inc_dense(w, d, 1, a), 0); /* no view yet */
+    const double *v;
+    ck_assert_int_eq(pstore_row_dense(w, d, 1, &v), 0);
+    ck_assert(v[0] == 1 && v[1] == -2 && v[2] == 0 && v[3] == 0.5);
+    ck_assert_int_eq(pstore_inc_dense(w, d, 1, b), 0); /* into the view too */
+    ck_assert(v[0] == 1.25 && v[1] == -2 && v[3] == 0);
+    ck_assert_int_eq(pstore_inc_dense(w, d, 2, zero), 0); /* nothing to flush */
+    double all[12];
+    ck_assert_int_eq(pstore_read(ps, d, all), 0);
+    ck_assert(all[4] == 0);
+    ck_assert_int_eq(pstore_inc_dense(w, s, 1, a), PTM_EINVAL);
+    ck_assert_int_eq(pstore_inc_dense(w, d, 3, a), PTM_EINVAL);
+    ck_assert_int_eq(pstore_finish(w), 0); /* flushes, and holds nobody back */
+    ck_assert_int_eq(pstore_read(ps, d, all), 0);
+    ck_assert(all[4] == 1.25 && all[5] == -2 && all[6] == 0 && all[7] == 0);
+    for (int j = 0; j < 12; j++)
+        ck_assert(j / 4 == 1 || all[j] == 0);
+    ck_assert_int_eq(pstore_clock(o), 0);
+    ck_assert_int_eq(pstore_row_dense(o, d, 1, &v), 0); /* the other worker, a clock later */
+    ck_assert(v[0] == 1.25 && v[1] == -2);
+    pstore_free(ps);
+}
+END_TEST
+
 static int count_row(void *ud, int64_t row, const uint32_t *cols, const double *vals, uint32_t n)
 {
     (void)row;
@@ -1265,6 +1299,7 @@ static Suite *pstore_suite(void)
 
     tc = tcase_create("single");
     tcase_add_test(tc, test_read_my_writes);
+    tcase_add_test(tc, test_inc_dense);
     tcase_add_test(tc, test_sparse_cancel_master);
     tcase_add_test(tc, test_staleness_cache);
     tcase_add_test(tc, test_async_refresh);

@@ -488,17 +488,26 @@ def lasso(p, cfg, svgdir, md):
 
 # ---- logistic regression ---------------------------------------------------------------
 
-def logreg_job(svm, every, stop, w_out, decay):
+def logreg_job(svm, every, stop, w_out, conf):
+    method, _, _, minibatch = conf
     t = example("logreg")
     t = sub1(r'"data/train\.svm"', '"%s"' % svm, t)
     t = sub1(r"^const rate = .*$", "const rate = 0.5\nconst decay = 1", t, re.M)
     t = sub1(r"^const l2 = .*$", "const l2 = 0", t, re.M)
-    t = sub1(r"rate = rate, l2 = l2", "rate = rate, decay = decay, l2 = l2", t)
+    t = sub1(r"rate = rate, l2 = l2", "rate = rate, decay = decay, l2 = l2, method = %s" % method, t)
+    t = sub1(r"minibatch 1000", "minibatch %d" % minibatch, t)
     t = sub1(r"objective builtin logloss \{ l2 = l2 \} every 1 sweeps",
              "objective builtin logloss { l2 = l2 } every %s" % every, t)
     t = sub1(r"^stop when .*$", "stop when " + stop, t, re.M)
     t = sub1(r'output w to "w\.tsv"', 'output w to "%s"' % w_out, t)
     return t
+
+
+def logreg_label(conf):
+    method, rate, decay, minibatch = conf
+    if method == "svrg":
+        return "svrg, rate %g, minibatch %d" % (rate, minibatch)
+    return "sgd, rate %g, decay %g" % (rate, decay)
 
 
 def logreg(p, cfg, svgdir, md):
@@ -536,18 +545,20 @@ def logreg(p, cfg, svgdir, md):
     target = f_lib * (1 + 1e-3)
     log("  liblinear objective %.10g (eps 0.01), target %.10g" % (f_lib, target))
 
-    # 2. ptm curves
-    configs = [(0.5, 1.0), (16.0, 0.9), (32.0, 0.8)]
+    # 2. ptm curves: (method, rate, decay, minibatch)
+    configs = [("sgd", 0.5, 1.0, 1000), ("sgd", 16.0, 0.9, 1000), ("sgd", 32.0, 0.8, 1000),
+               ("svrg", 40.0, 1.0, 1000), ("svrg", 50.0, 1.0, 1000), ("svrg", 80.0, 1.0, 2000)]
     curves = {}
-    for rate, decay in configs:
-        w = os.path.join(p.tmp, "w.%g.%g.tsv" % (rate, decay))
+    for conf in configs:
+        _, rate, decay, _ = conf
+        w = os.path.join(p.tmp, "w.%s.%g.%g.%d.tsv" % conf)
         cap = cfg["cap_example"] if rate == 0.5 else cfg["cap"]
-        job = logreg_job(svm, "1 sweeps", "sweeps >= %d or seconds > %d" % (cfg["sweeps"], cap), w, decay)
+        job = logreg_job(svm, "1 sweeps", "sweeps >= %d or seconds > %d" % (cfg["sweeps"], cap), w, conf)
         r = p.run(job, 2, ["rate=%r" % rate, "l2=%r" % l2, "decay=%r" % decay])
-        curves[(rate, decay)] = r
+        curves[conf] = r
         hit = first_at(r["points"], target)
-        log("  ptm rate %g decay %g: %s" % (rate, decay, "sweep %d at %.2f s" % (hit[1], hit[3]) if hit else
-                                           "not reached, %.6g after %d sweeps" % (r["points"][-1][2], r["points"][-1][1])))
+        log("  ptm %s: %s" % (logreg_label(conf), "sweep %d at %.2f s" % (hit[1], hit[3]) if hit else
+                                 "not reached, %.6g after %d sweeps" % (r["points"][-1][2], r["points"][-1][1])))
     reach = {k: first_at(r["points"], target) for k, r in curves.items() if first_at(r["points"], target)}
     best = min(reach, key=lambda k: reach[k][3]) if reach else None
 
@@ -570,8 +581,8 @@ def logreg(p, cfg, svgdir, md):
         if best:
             k = reach[best][1]
             ptm_w = os.path.join(p.tmp, "w.timed.tsv")
-            job = logreg_job(svm, "%d sweeps" % k, "sweeps >= %d" % k, ptm_w, best[1])
-            r = p.run(job, 2, ["rate=%r" % best[0], "l2=%r" % l2, "decay=%r" % best[1]])
+            job = logreg_job(svm, "%d sweeps" % k, "sweeps >= %d" % k, ptm_w, best)
+            r = p.run(job, 2, ["rate=%r" % best[1], "l2=%r" % l2, "decay=%r" % best[2]])
             ptm_t.append(r["points"][-1][3])
             ptm_wall.append(r["wall"])
             ptm_obj.append(r["points"][-1][2])
@@ -611,12 +622,14 @@ def logreg(p, cfg, svgdir, md):
            "the same command with `-e 1e9` (0 iterations: read, one gradient, write), run back to "
            "back. %d rounds." % (C, RUNS),
            "- ptm: examples/logreg/logreg.ptm with its data path, `l2` (and the objective's) set "
-           "to 1/(C n), a `decay` option, the objective interval and stop rule replaced: `ptm run "
-           "--workers 2 --set rate=R --set decay=D --set l2=%r JOB` (data_parallel, minibatch "
-           "1000, ssp 2). Rates tried: %s. Curve runs: objective every sweep, `stop when sweeps >= "
-           "%d or seconds > %d` (%d for the example's rate 0.5); timed runs: `stop when sweeps >= S`, "
-           "objective every S sweeps, S the curve run's first sweep at or below the target." % (
-               l2, ", ".join("rate %g decay %g" % c for c in configs), cfg["sweeps"], cfg["cap"],
+           "to 1/(C n), `decay` and `method` options, the minibatch, the objective interval and "
+           "the stop rule replaced: `ptm run --workers 2 --set rate=R --set decay=D --set l2=%r "
+           "JOB` (data_parallel, ssp 2). Tried: %s (sgd: minibatch 1000; svrg: `method = svrg`, "
+           "a full-gradient pass before every sweep, constant step). Curve runs: objective every "
+           "sweep, `stop when sweeps >= %d or seconds > %d` (%d for the example's rate 0.5); timed "
+           "runs: `stop when sweeps >= S`, objective every S sweeps, S the curve run's first sweep "
+           "at or below the target." % (
+               l2, ", ".join(logreg_label(c) for c in configs), cfg["sweeps"], cfg["cap"],
                cfg["cap_example"]),
            "- scikit-learn %s: bench/peers/logreg_sgd.py, `SGDClassifier(loss='log_loss', "
            "penalty='l2', alpha=l2, fit_intercept=False)`, one `partial_fit` an epoch (timed) "
@@ -631,9 +644,9 @@ def logreg(p, cfg, svgdir, md):
                                                      med(lib_t), med(lib_read)))
     if best:
         hit = reach[best]
-        md.append("| ptm, 2 workers | rate %g, decay %g | %.3f | %s | %.10g (run 1: %.10g) | %d sweeps%s; "
+        md.append("| ptm, 2 workers | %s | %.3f | %s | %.10g (run 1: %.10g) | %d sweeps%s; "
                   "whole command %.3f s (median) |" % (
-                      best[0], best[1], med(ptm_t), fmt_runs(ptm_t), med(ptm_obj), indep[ptm_w], hit[1],
+                      logreg_label(best), med(ptm_t), fmt_runs(ptm_t), med(ptm_obj), indep[ptm_w], hit[1],
                       "" if max(ptm_obj) <= target else "; a timed run ended above the target (SSP)",
                       med(ptm_wall)))
     for k, r in curves.items():
@@ -641,8 +654,8 @@ def logreg(p, cfg, svgdir, md):
             continue
         hit = reach.get(k)
         last = r["points"][-1]
-        md.append("| ptm, 2 workers | rate %g, decay %g | %s | (curve run) | %.10g | %s |" % (
-            k[0], k[1], "%.3f" % hit[3] if hit else "-", hit[2] if hit else last[2],
+        md.append("| ptm, 2 workers | %s | %s | (curve run) | %.10g | %s |" % (
+            logreg_label(k), "%.3f" % hit[3] if hit else "-", hit[2] if hit else last[2],
             "sweep %d, objective evaluations included" % hit[1] if hit else
             "not reached in %d sweeps (%.1f s)" % (last[1], last[3])))
     md.append("| scikit-learn SGD | invscaling, eta0 0.5, power_t 0.25 | %s | %s | %s | epochs to target: %s |" % (
@@ -666,7 +679,7 @@ def logreg(p, cfg, svgdir, md):
            "| ptm / scikit-learn SGD (invscaling) | %s |" % ("%.2f" % r_sgd if r_sgd else "-"), ""]
     series = []
     for k, r in curves.items():
-        series.append(("ptm rate %g decay %g" % k, [(t, (f - fstar) / fstar) for _, _, f, t in r["points"]], None))
+        series.append(("ptm " + logreg_label(k), [(t, (f - fstar) / fstar) for _, _, f, t in r["points"]], None))
     pts, _, _ = sgd_runs[0]
     series.append(("sklearn SGD invscaling", [(t, (f - fstar) / fstar) for _, t, f in pts], None))
     series.append(("sklearn SGD optimal", [(t, (f - fstar) / fstar) for _, t, f in sgd_default], None))
