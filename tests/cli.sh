@@ -1606,7 +1606,7 @@ if $mpi_tests; then
     # LDA on a rotation: the word-topic blocks travel between ranks
     "$PTM" gen lda --seed 2 --out "$T/mpi/lda" --docs 400 --words 300 --topics 5 >/dev/null 2>&1
     sed -e "s|\"data/|\"$T/mpi/lda/|g" -e "s|\"word_topic.tsv\"|\"$T/mpi/wt.tsv\"|" \
-        -e "s|topics = 100|topics = 5|" -e "s|^stop when .*|stop when sweeps >= 30|" \
+        -e "s|\"doc_topic.tsv\"|\"$T/mpi/dt.tsv\"|" -e "s|topics = 100|topics = 5|" -e "s|^stop when .*|stop when sweeps >= 30|" \
         examples/lda/lda.ptm >"$T/mpi/lda.ptm"
     tokens=$(awk 'NR > 3 { n += $3 } END { print n }' "$T/mpi/lda/docword.txt")
     for cfg in "2 1" "4 1" "2 2"; do

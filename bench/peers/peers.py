@@ -701,6 +701,7 @@ def lda_job(docword, vocab, sweeps, out, sampler):
     t = sub1(r"every 5 sweeps", "every %d sweeps" % sweeps, t)
     t = sub1(r"^stop when .*$", "stop when sweeps >= %d" % sweeps, t, re.M)
     t = sub1(r'"word_topic\.tsv"', '"%s"' % out, t)
+    t = sub1(r'"doc_topic\.tsv"', '"%s"' % (out + ".doc_topic.tsv"), t)
     if sampler != "sparse":
         t = sub1(r"sampler = sparse", "sampler = %s" % sampler, t)
     return t
