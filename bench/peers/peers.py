@@ -629,7 +629,7 @@ def logreg(p, cfg, svgdir, md):
            "sweep, `stop when sweeps >= %d or seconds > %d` (%d for the example's rate 0.5); timed "
            "runs: `stop when sweeps >= S`, objective every S sweeps, S the curve run's first sweep "
            "at or below the target." % (
-               l2, ", ".join(logreg_label(c) for c in configs), cfg["sweeps"], cfg["cap"],
+               l2, "; ".join(logreg_label(c) for c in configs), cfg["sweeps"], cfg["cap"],
                cfg["cap_example"]),
            "- scikit-learn %s: bench/peers/logreg_sgd.py, `SGDClassifier(loss='log_loss', "
            "penalty='l2', alpha=l2, fit_intercept=False)`, one `partial_fit` an epoch (timed) "
