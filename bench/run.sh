@@ -670,6 +670,61 @@ mf_ratio() { mf_ratios "$1" "$2" | tr ' ' '\n' | sed '/^$/d' | median | awk '{ p
 } >> "$out"
 for c in $mf_cases; do printf 'mf %s: %s M ratings/s\n' "$c" "$(mf_med "$c")" >&2; done
 
+echo "== LDA kernel at K = 100: tokens a second on one core, the log-likelihood after 10 sweeps"
+lda_bench=${LDA_BENCH:-build/default/bench/lda_bench}
+[ -x "$lda_bench" ] || make --no-print-directory "$lda_bench" > /dev/null
+lda_gen="--seed 1 --docs 20000 --words 20000 --topics 100 --length 150"
+"$ptm" gen lda $lda_gen --out "$tmp/lda" > /dev/null
+lda_tokens=$(awk -F'\t' '$1 == "tokens" { print $2 }' "$tmp/lda/info.tsv")
+lda_load=$(cut -d' ' -f1 /proc/loadavg)
+for i in 1 2 3; do
+    "$lda_bench" "$tmp/lda" 100 10 sparse,alias,plain 1 > "$tmp/lda.$i"
+    # ptm run, sampler sparse, 10 sweeps, the objective at the end only
+    sed -e "s|\"data/|\"$tmp/lda/|g" -e "s|\"word_topic.tsv\"|\"$tmp/wt.tsv\"|" \
+        -e "s|\"doc_topic.tsv\"|\"$tmp/dt.tsv\"|" -e 's|^stop when .*|stop when sweeps >= 10|' \
+        -e 's|every 5 sweeps|every 10 sweeps|' examples/lda/lda.ptm > "$tmp/lda.ptm"
+    for p in 1 2; do
+        "$ptm" run --workers "$p" "$tmp/lda.ptm" 2>&1 | tail -n 1 |
+            awk -v n="$lda_tokens" -v p="$p" '{ for (f = 1; f < NF; f++) if ($f == "elapsed") s = $(f + 1)
+                sub(/s$/, "", s); printf "%.2f\n", 10 * n / s / 1e6 / p }' > "$tmp/ldarun.$p.$i"
+    done
+done
+# lda_field SAMPLER FIELD: the median over the rounds of a field of its "sampler" line
+lda_field() { for i in 1 2 3; do awk -v s="$1" -v f="$2" '$1 == "sampler" && $2 == s { print $f }' \
+    "$tmp/lda.$i"; done | median; }
+lda_run() { for i in 1 2 3; do cat "$tmp/ldarun.$1.$i"; done | median; }
+{
+    echo
+    echo "## LDA kernel at K = 100"
+    echo
+    echo "\`ptm gen lda $lda_gen\`: 20,000 documents, 20,000 words, $lda_tokens tokens, K = 100"
+    echo "(the shape of the reference figures: a plain collapsed Gibbs sampler in C++ 3.9 M tokens/s"
+    echo "on one thread, SparseLDA 2.7 M/s, WarpLDA 18.6 M/s on one thread and 33 M/s on 2). Goal:"
+    echo "at least 10 M tokens/s a core at the log-likelihood per token of a plain Gibbs sampler"
+    echo "after the same sweeps. \`lda_bench DIR 100 10 sparse,alias,plain 1\` (bench/lda_bench.c:"
+    echo "the kernel on one core as the engine calls it, every sampler from the same random start,"
+    echo "10 sweeps, M tokens/s the median over the sweeps) and \`ptm run --workers P\` on"
+    echo "examples/lda/lda.ptm (sampler sparse, 10 sweeps, the objective once at the end; tokens/s"
+    echo "a core from the progress line's seconds, objective included). Three rounds; medians."
+    echo "Load average when it started: $lda_load on $(nproc) cores (a shared machine)."
+    echo
+    echo "| sampler | M tokens/s, one core | log-likelihood per token after 10 sweeps |"
+    echo "|---|---|---|"
+    for smp in sparse alias plain; do
+        printf '| %s | %.2f | %.6f |\n' "$smp" "$(lda_field "$smp" 3)" "$(lda_field "$smp" 5)"
+    done
+    echo
+    echo "| \`ptm run\`, sampler sparse | M tokens/s a core |"
+    echo "|---|---|"
+    printf '| 1 worker | %.2f |\n| 2 workers | %.2f |\n' "$(lda_run 1)" "$(lda_run 2)"
+    echo
+    echo "sparse and plain draw from the same exact conditional, so their log-likelihoods after"
+    echo "the same sweeps agree; alias (Metropolis-Hastings with O(1) proposals) is cheaper a token"
+    echo "but gains less a sweep."
+} >> "$out"
+printf 'lda: sparse %s, alias %s, plain %s M tokens/s; ptm run %s / %s a core\n' \
+    "$(lda_field sparse 3)" "$(lda_field alias 3)" "$(lda_field plain 3)" "$(lda_run 1)" "$(lda_run 2)" >&2
+
 echo "== SSP against BSP with a straggler: logistic regression, time to a target loss"
 # its section, and its charts (bench/ssp_bench_*.svg)
 bash bench/ssp_bench.sh "$ptm" bench >> "$out"
