@@ -660,6 +660,29 @@ static int dirty_room(struct wtable *wt, const struct table *tb)
     return 0;
 }
 
+/* Worker w's row of table t, made on first touch, with room to list it
+ * as dirty: ready for increments. */
+static int inc_target(struct pstore_worker *w, int t, int64_t row, struct wrow **out)
+{
+    struct wtable *wt = &w->tabs[t];
+    struct wrow *x = wt->rows[row];
+    if (!x && !(x = touch(w, t, row)))
+        return PTM_ENOMEM;
+    int rc = x->dirty ? 0 : dirty_room(wt, &w->ps->tables[t]);
+    if (rc == 0)
+        *out = x;
+    return rc;
+}
+
+/* Row `row` (x) holds increments: list it for the next flush. */
+static void mark_dirty(struct wtable *wt, struct wrow *x, int64_t row)
+{
+    if (!x->dirty) {
+        x->dirty = true;
+        wt->dirty[wt->ndirty++] = row;
+    }
+}
+
 int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *cols,
                    const double *deltas, int64_t n)
 {
@@ -670,11 +693,8 @@ int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *c
     for (int64_t i = 0; i < n; i++)
         if (cols[i] < 0 || cols[i] >= tb->ncols)
             return PTM_EINVAL;
-    struct wtable *wt = &w->tabs[t];
-    struct wrow *x = wt->rows[row];
-    if (!x && !(x = touch(w, t, row)))
-        return PTM_ENOMEM;
-    if (!x->dirty && (rc = dirty_room(wt, tb)))
+    struct wrow *x;
+    if ((rc = inc_target(w, t, row, &x)))
         return rc;
     bool any = false;
     if (!tb->sparse) {
@@ -699,10 +719,8 @@ int pstore_inc_row(struct pstore_worker *w, int t, int64_t row, const int32_t *c
                 x->valid_until = -1; /* the next read fetches it again, log included */
         }
     }
-    if (any && !x->dirty) {
-        x->dirty = true;
-        wt->dirty[wt->ndirty++] = row;
-    }
+    if (any)
+        mark_dirty(&w->tabs[t], x, row);
     return rc;
 }
 
@@ -714,11 +732,8 @@ int pstore_inc_dense(struct pstore_worker *w, int t, int64_t row, const double *
     const struct table *tb = &w->ps->tables[t];
     if (tb->sparse)
         return PTM_EINVAL;
-    struct wtable *wt = &w->tabs[t];
-    struct wrow *x = wt->rows[row];
-    if (!x && !(x = touch(w, t, row)))
-        return PTM_ENOMEM;
-    if (!x->dirty && (rc = dirty_room(wt, tb)))
+    struct wrow *x;
+    if ((rc = inc_target(w, t, row, &x)))
         return rc;
     size_t ncols = (size_t)tb->ncols;
     double *restrict delta = x->delta, *restrict val = x->val;
@@ -730,10 +745,8 @@ int pstore_inc_dense(struct pstore_worker *w, int t, int64_t row, const double *
     if (x->valid_until >= 0)
         for (size_t c = 0; c < ncols; c++)
             val[c] += deltas[c];
-    if (any && !x->dirty) {
-        x->dirty = true;
-        wt->dirty[wt->ndirty++] = row;
-    }
+    if (any)
+        mark_dirty(&w->tabs[t], x, row);
     return 0;
 }
 
