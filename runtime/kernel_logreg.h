@@ -102,8 +102,8 @@ void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const dou
  * idx[k], inc[k] for k < the returned count, w_j' - w_j for each touched
  * column j whose weight changes: in column order when the batch touches at
  * least d/8 columns, else in order of first touch. idx and inc have room
- * for d entries. The
- * batch is emptied for the next one. A batch of no rows gives 0. */
+ * for d entries. The batch is emptied for the next one. A batch of no rows
+ * gives 0. */
 int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
                           double l2, double l1, int32_t *idx, double *inc);
 
