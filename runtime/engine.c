@@ -1562,12 +1562,11 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
         if (run->anchor_every > 0) {
             /* the anchors: at the first clock and every anchor_every sweeps */
             int64_t every = run->anchor_every * run->clocks_per_sweep, into = run->round % every;
-            if (into == 0 || run->anchors == 0) {
+            if (into == 0) {
                 struct rt_work wa = {.anchor = true};
                 if ((rc = phase(run, &wa, err, errlen)) != 0 ||
                     (rc = run->rule->anchored(run)) != 0)
                     return rc;
-                run->anchors++;
             }
             if (n > every - into)
                 n = every - into;

@@ -281,7 +281,6 @@ struct ptm_run {
     int64_t clocks_per_sweep; /* RT_CLOCKS: clocks of a pass over the largest shard */
     int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
     int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
-    int64_t anchors;          /* anchor phases run */
     double *last_delta; /* every variable's last change */
     double *bchange;    /* largest |change| of each of a round's blocks */
     double *load;       /* P: the scheduler's cost per worker */

@@ -183,7 +183,8 @@ void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, in
         const int32_t *ci = x->colind + at;
         const double *v = x->val + at;
         double m = row_dot(ci, v, len, w);
-        margin[i] = m;
+        if (margin)
+            margin[i] = m;
         double c = loss_slope(y[i], m);
         for (int64_t k = 0; k < len; k++)
             g[ci[k]] += c * v[k];
@@ -251,12 +252,7 @@ double logreg_penalty(const double *w, int64_t d, double l2, double l1)
 void logreg_grad_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
                       const double *w, double *g)
 {
-    for (int64_t i = lo; i < hi; i++) {
-        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
-        double c = loss_slope(y[i], row_dot(x->colind + at, x->val + at, len, w));
-        for (int64_t k = at; k < at + len; k++)
-            g[x->colind[k]] += c * x->val[k];
-    }
+    logreg_anchor_part(x, y, lo, hi, w, NULL, g);
 }
 
 double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double l2, double l1,

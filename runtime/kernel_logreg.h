@@ -143,8 +143,9 @@ int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double 
  * by n. A clock: logreg_batch_add_vr for the next minibatch rows, then
  * logreg_vr_step and pstore_inc_dense. */
 
-/* For rows lo .. hi-1 of x at w: margin[i] = x_i . w, and g[j] += the sum
- * of dloss_i/dw_j (g has x->ncols elements). */
+/* For rows lo .. hi-1 of x at w: margin[i] = x_i . w (unless margin is
+ * NULL), and g[j] += the sum of dloss_i/dw_j (g has x->ncols elements):
+ * logreg_grad_part() with the margins kept. */
 void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
                         const double *w, double *margin, double *g);
 /* Add rows lo .. hi-1 to the batch as the differences of their loss
