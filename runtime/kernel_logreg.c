@@ -211,7 +211,7 @@ void logreg_batch_add_vr(struct logreg_batch *b, const struct ptm_csr *x, const 
 }
 
 void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, double eta,
-                    double l2, double l1, double share, double *inc)
+                    double l2, double l1, int64_t own_lo, int64_t own_hi, double *inc)
 {
     double *restrict g = b->g;
     double eta_row = b->rows > 0 ? eta / (double)b->rows : 0;
@@ -219,11 +219,18 @@ void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, d
     for (int64_t j = 0; j < b->d; j++) {
         double v = w[j] - (eta_row * g[j] + eta * mu[j]);
         double nw = soft_threshold(v, t) * shrink;
-        inc[j] = nw != 0 ? nw - w[j] : -w[j] * share;
+        bool mine = j >= own_lo && j < own_hi;
+        inc[j] = nw != 0 || mine ? nw - w[j] : 0;
         g[j] = 0;
     }
     b->rows = 0;
     b->loss = 0;
+}
+
+void logreg_owned(int64_t d, int64_t q, int64_t P, int64_t *lo, int64_t *hi)
+{
+    *lo = d * q / P;
+    *hi = d * (q + 1) / P;
 }
 
 /* ---- objective and optimality ---------------------------------------------- */

@@ -130,11 +130,15 @@ int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double 
  *
  * WORKERS. P workers (over all ranks) each add their step's increment to
  * w, as for SGD, with one exception: where the proximal map sets a weight
- * to zero, each worker's increment is -w_j / P, not -w_j. Workers that
- * read the same w_j and all zero it then zero it once, instead of taking
- * it P - 1 times its size past zero (w_j = e would go to -e, then back to
- * e, for ever, with a constant eta). On P = 1 nothing changes, and the
- * minimizers are still the fixed points.
+ * to zero, only the worker that owns column j (worker q owns the q-th of P
+ * equal column ranges) adds -w_j; the others add nothing there. Workers
+ * that read the same w_j and all zero it then zero it once, exactly,
+ * instead of taking it P - 1 times its size past zero (w_j = e would go to
+ * -e, then back to e, for ever, with a constant eta). The owner sees its
+ * own increments, so a stale read cannot make it zero a weight twice; and
+ * the zero is exact (a share of -w_j / P per worker leaves remainders under
+ * stale reads, which end stuck at the smallest subnormal). On P = 1
+ * nothing changes, and the minimizers are still the fixed points.
  *
  * ENGINE. At each anchor every worker runs logreg_anchor_part over its
  * shard (margins into its rows of an array of the rank's rows, the
@@ -154,11 +158,13 @@ void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, in
 void logreg_batch_add_vr(struct logreg_batch *b, const struct ptm_csr *x, const double *y,
                          int64_t lo, int64_t hi, const double *w, const double *margin);
 /* The step of the batch from w with the anchor's full gradient mu (d
- * values): inc[j] = w_j' - w_j for every column j (inc has d entries), or
- * -w_j * share where w_j' is 0 (share = 1 / the workers of all ranks).
- * The batch is emptied. */
+ * values): inc[j] = w_j' - w_j for every column j (inc has d entries),
+ * except where w_j' is 0: there -w_j for the columns own_lo .. own_hi-1
+ * that this worker owns, 0 for the others. The batch is emptied. */
 void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, double eta,
-                    double l2, double l1, double share, double *inc);
+                    double l2, double l1, int64_t own_lo, int64_t own_hi, double *inc);
+/* The columns worker q of P (over all ranks) owns, of d: lo .. hi-1. */
+void logreg_owned(int64_t d, int64_t q, int64_t P, int64_t *lo, int64_t *hi);
 
 /* ---- objective and optimality ---------------------------------------------- */
 

@@ -40,7 +40,6 @@ struct logreg_state {
     struct pstore *ps;
     double *base;  /* across ranks: the master copy after the last exchange */
     bool svrg;     /* method = svrg */
-    double share;   /* svrg: 1 / the workers of all ranks */
     double *mu;     /* svrg: the anchor's full loss gradient (d) */
     double *margin; /* svrg: x_i . w~ for the rank's rows */
 };
@@ -51,6 +50,7 @@ struct logreg_worker {
     double *inc;
     int64_t next; /* the shard row the next minibatch starts at */
     double *g;    /* svrg: the anchor's loss gradient over the shard (d) */
+    int64_t own_lo, own_hi; /* svrg: the columns it zeroes (logreg_owned) */
 };
 
 /* X, y, w of hook h, checked. */
@@ -146,7 +146,11 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     ptm_free(cnt);
     if (rc == 0 && s->svrg) {
         run->anchor_every = 1;
-        s->share = 1 / (double)ptm_comm_sum_i64(run->P);
+        int64_t all = ptm_comm_sum_i64(run->P), first = ptm_comm_prefix_i64(run->P);
+        for (int p = 0; p < run->P; p++) {
+            struct logreg_worker *k = run->w[p].kernel;
+            logreg_owned(s->d, first + p, all, &k->own_lo, &k->own_hi);
+        }
         s->mu = rt_zalloc((size_t)s->d, sizeof(double));
         s->margin = rt_zalloc((size_t)X->csr.nrows, sizeof(double));
         if (!s->mu || !s->margin)
@@ -240,7 +244,8 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
             int64_t clock = pstore_worker_clock(pw);
             double eta = logreg_step(s->rate, s->decay, clock / run->clocks_per_sweep);
             if (s->svrg) {
-                logreg_vr_step(&k->b, wv, s->mu, eta, s->l2, s->l1, s->share, k->inc);
+                logreg_vr_step(&k->b, wv, s->mu, eta, s->l2, s->l1, k->own_lo, k->own_hi,
+                               k->inc);
                 rc = pstore_inc_dense(pw, 0, 0, k->inc);
             } else {
                 int64_t n =

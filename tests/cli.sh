@@ -1065,7 +1065,7 @@ sed -e 's/minibatch 1000/minibatch 100/' -e 's/^stop when .*/stop when sweeps >=
     -e 's/{ rate = rate, l2 = l2 }/{ rate = 5, l2 = l2, l1 = l1, method = svrg }/' \
     -e 's/^const l2 = .*/&\nconst l1 = 0/' -e 's/-logreg\.tsv/-svrg.tsv/' \
     "$T/lrl/logreg.ptm" >"$T/lrl/svrg.ptm"
-for cfg in "1 0" "2 0" "2 0.01"; do
+for cfg in "1 0" "2 0" "2 0.01" "3 0.01"; do
     set -- $cfg
     begin "run: logreg_sgd { method = svrg } on $1 worker(s), l1 = $2: optimal to 1e-9 (KKT from w.tsv)"
     run run --quiet --workers "$1" --set l1="$2" "$T/lrl/svrg.ptm"

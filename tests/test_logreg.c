@@ -481,7 +481,9 @@ static void sim_clock(struct sim *s)
         }
         if (s->vr) {
             /* dense increments, listed as column j at j */
-            logreg_vr_step(&s->b[p], s->view, s->mu, eta, s->l2, s->l1, 1.0 / s->P, s->inc[p]);
+            int64_t olo, ohi;
+            logreg_owned(d, p, s->P, &olo, &ohi);
+            logreg_vr_step(&s->b[p], s->view, s->mu, eta, s->l2, s->l1, olo, ohi, s->inc[p]);
             for (int64_t j = 0; j < d; j++)
                 s->idx[p][j] = (int32_t)j;
             s->ninc[p] = d;
@@ -832,22 +834,32 @@ START_TEST(test_vr_by_hand)
     ck_assert(fabs(b.loss - (logreg_loss(1, -0.75) + logreg_loss(1, 1))) <= 1e-15);
     double gb[4] = {c0 * 1 + c2 * 4, 0, c0 * 2, 0};
     double inc[4], eta = 0.3, l2 = 0.1, l1 = 0.05;
-    logreg_vr_step(&b, w, mu, eta, l2, l1, 0.5, inc);
+    /* the first of 2 workers: it owns columns 0 and 1 */
+    int64_t lo, hi;
+    logreg_owned(4, 0, 2, &lo, &hi);
+    ck_assert(lo == 0 && hi == 2);
+    logreg_vr_step(&b, w, mu, eta, l2, l1, lo, hi, inc);
     for (int j = 0; j < 4; j++) {
         double v = w[j] - eta * (gb[j] / 2 + mu[j]);
         double nw = soft(v, eta * l1) / (1 + eta * l2);
-        double want = nw != 0 ? nw - w[j] : -w[j] * 0.5;
+        double want = nw != 0 || j < 2 ? nw - w[j] : 0;
         ck_assert_msg(fabs(inc[j] - want) <= 1e-15, "column %d: %.17g vs %.17g", j, inc[j], want);
     }
-    /* column 3: no row, no anchor gradient; l1 sets it to zero, which
-     * each of 2 workers does half of */
-    ck_assert(inc[3] == -0.0005);
+    /* column 3: no row, no anchor gradient; l1 sets it to zero, which the
+     * second worker does, not this one */
+    ck_assert(inc[3] == 0);
+    logreg_batch_add_vr(&b, &x, y, 2, 3, w, margin);
+    logreg_batch_add_vr(&b, &x, y, 0, 1, w, margin);
+    logreg_owned(4, 1, 2, &lo, &hi);
+    ck_assert(lo == 2 && hi == 4);
+    logreg_vr_step(&b, w, mu, eta, l2, l1, lo, hi, inc);
+    ck_assert(inc[3] == -0.001);
     ck_assert_int_eq(b.rows, 0);
     for (int j = 0; j < 4; j++)
         ck_assert(b.g[j] == 0);
     /* At the anchor itself the step is the proximal gradient step. */
     logreg_batch_add_vr(&b, &x, y, 0, 3, wa, margin);
-    logreg_vr_step(&b, wa, mu, eta, l2, l1, 1, inc);
+    logreg_vr_step(&b, wa, mu, eta, l2, l1, 0, 4, inc);
     for (int j = 0; j < 4; j++)
         ck_assert(fabs(inc[j] - (soft(wa[j] - eta * mu[j], eta * l1) / (1 + eta * l2) - wa[j])) <=
                   1e-15);
