@@ -129,9 +129,9 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/prog_bench $(B)/bench/pstore_bench \
 	  $(B)/bench/data_gen $(B)/bench/data_bench $(B)/bench/lasso_bench $(B)/bench/lua_bench \
-	  $(B)/bench/lda_bench $(B)/bench/sched_bench $(B)/bench/mf_bench $(B)/bench/logreg_bench
+	  $(B)/bench/split_bench $(B)/bench/lda_bench $(B)/bench/sched_bench $(B)/bench/mf_bench $(B)/bench/logreg_bench
 	@DATA_GEN=$(B)/bench/data_gen DATA_BENCH=$(B)/bench/data_bench LUA_BENCH=$(B)/bench/lua_bench \
-	  LASSO_BENCH=$(B)/bench/lasso_bench SCHED_BENCH=$(B)/bench/sched_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
+	  LASSO_BENCH=$(B)/bench/lasso_bench SPLIT_BENCH=$(B)/bench/split_bench SCHED_BENCH=$(B)/bench/sched_bench bash bench/run.sh $(PTM) $(B)/bench/prog_bench $(B)/bench/pstore_bench
 
 # bench-ssp: SSP against BSP with a straggler alone (bench/ssp_bench.sh): its
 # section of bench/RESULTS.md replaced, its charts (bench/ssp_bench_*.svg) redrawn.
@@ -169,6 +169,12 @@ $(B)/bench/data_gen: bench/data_gen.c
 
 # The Lasso kernel at -O2 whatever CFLAGS says.
 $(B)/bench/lasso_bench: bench/lasso_bench.c runtime/kernel_lasso.c $(DATA_SRC) compiler/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lasso.h runtime/data.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+
+# The Lasso sweep on one thread and on two, without the engine.
+$(B)/bench/split_bench: bench/split_bench.c runtime/kernel_lasso.c $(DATA_SRC) compiler/plan.c \
 	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lasso.h runtime/data.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm

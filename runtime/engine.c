@@ -1051,6 +1051,21 @@ static void commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b
                      *restrict change = rd->change, *restrict bchange = run->bchange;
     const double *restrict newval = run->newval;
     const int64_t *restrict off = rd->off, *restrict vars = rd->vars;
+    if (run->bvars == 1 && off[b1] - off[b0] == (int64_t)(b1 - b0)) {
+        /* a variable a block: the change is the block's, and one pass
+         * reads each array in order */
+        int64_t at = off[b0] - (int64_t)b0;
+        for (size_t i = b0; i < b1; i++) {
+            int64_t v = at + (int64_t)i, e = vars[v];
+            double d = newval[v] - val[e];
+            change[v] = d;
+            if (last)
+                last[e] = d;
+            val[e] = newval[v];
+            bchange[i] = fabs(d);
+        }
+        return;
+    }
     for (size_t i = b0; i < b1; i++) {
         int64_t v0 = off[i], v1 = off[i + 1];
         if (i + 8 < b1) /* blocks drawn at random: their values are far apart */
