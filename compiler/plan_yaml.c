@@ -416,6 +416,8 @@ static void schedule(struct emit *e, const struct plan_schedule *s)
         kv_word(e, "warmup_unit", plan_unit_name(s->warmup_unit));
         kv_bool(e, "balance", s->balance);
         kv_int(e, "pipeline", s->pipeline);
+        if (s->uniform > 0) /* optional: absent is 0 */
+            kv_num(e, "uniform", s->uniform);
         break;
     case PLAN_POLICY_ROUND_ROBIN:
     case PLAN_POLICY_RANDOM: kv_int(e, "per_round", s->per_round); break;

@@ -772,6 +772,7 @@ enum { P_DYN = 1u << PLAN_POLICY_DYNAMIC, P_ROT = 1u << PLAN_POLICY_ROTATION,
     X(warmup, P_DYN, "a whole number, then 'rounds' or 'sweeps'")              \
     X(balance, P_DYN, "nothing, 'true' or 'false'")                            \
     X(pipeline, P_DYN, "a whole number")                                       \
+    X(uniform, P_DYN, "a number from 0 to 1")                                  \
     X(per_round, P_RR | P_RND, "a whole number")                               \
     X(minibatch, P_DP, "a whole number")
 
@@ -871,6 +872,17 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
         opt_int(s, o, v, 1, 100000000, &sc->sample);
     } else if (strcmp(def->name, "pipeline") == 0) {
         opt_int(s, o, v, 0, 64, &sc->pipeline);
+    } else if (strcmp(def->name, "uniform") == 0) {
+        double u;
+        if (v->kind == AST_STR || v->kind == AST_BOOL)
+            sem_error(s, v->loc, "'uniform' takes a number");
+        else if (sem_const_num(s, v, "'uniform'", &u)) {
+            if (u >= 0 && u <= 1)
+                sc->uniform = u;
+            else
+                sem_error(s, v->loc, "'uniform' takes a number from 0 to 1, not %s",
+                          num_text(u).s);
+        }
     } else if (strcmp(def->name, "per_round") == 0) {
         opt_int(s, o, v, 1, 100000000, &sc->per_round);
     } else if (strcmp(def->name, "minibatch") == 0) {
@@ -895,6 +907,7 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
     sc->warmup_unit = PLAN_UNIT_SWEEPS;
     sc->balance = true;
     sc->pipeline = 1;
+    sc->uniform = 0;
     sc->minibatch = 1000;
     const struct ast_options *opts = &st->u.schedule.options;
     for (const struct ast_option *o = opts->head; o; o = o->next) {

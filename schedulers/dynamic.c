@@ -2,9 +2,9 @@
  * dynamic.c - the dynamic policy (structure-aware scheduling, STRADS;
  * spec/language.md 5.9). Each round: draw `sample` distinct candidates
  * with probability proportional to their sampling weights (uniformly
- * during the warm-up), keep, in draw order, each that conflicts with no
- * candidate kept before it (conflict.c), and deal the kept blocks to the
- * workers by cost.
+ * during the warm-up, and for the share `uniform` of the places after
+ * it), keep, in draw order, each that conflicts with no candidate kept
+ * before it (conflict.c), and deal the kept blocks to the workers by cost.
  *
  * DESIGN
  *
@@ -28,6 +28,18 @@
  * half, the drawn leaves are set to 0 for the rest of the round and put
  * back after it. When the blocks not yet drawn all weigh 0, the remaining
  * draws are uniform among them.
+ *
+ * With `uniform F`, place k of the draw order (0-based) is drawn
+ * uniformly among the blocks not drawn yet when floor((k + 1) F) >
+ * floor(k F), so the uniform places are spread evenly (F = 0.5: every
+ * second place, the first by weight). A priority without a floor
+ * (`abs(delta(beta[j]))`) then concentrates the other places on the
+ * blocks that still move, at any scale of the changes, while every block
+ * keeps a chance of at least F N / B a round: the floor eta of `|change| +
+ * eta` does the same only while the changes are above eta (below it the
+ * draws become uniform; a smaller eta starves the blocks whose last change
+ * was 0). On bench/sched_bench.py's data A this halves the updates to the
+ * tight gaps.
  *
  * Priorities are evaluated as little as possible, by what the compiled
  * priority reads (classify()):
@@ -91,6 +103,7 @@ struct dyn {
     int64_t warmup;
     bool warm_rounds; /* the warm-up is counted in rounds, else in sweeps */
     int pipeline;
+    double uniform; /* the share of the draw order's places drawn uniformly */
     /* priorities */
     bool program;      /* a priority statement; else the default */
     bool reads_params; /* it reads parameter values or changes */
@@ -430,6 +443,12 @@ static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
     out->n = nk;
 }
 
+/* Whether place k of the draw order is drawn uniformly (see DESIGN). */
+static bool uniform_place(const struct dyn *s, size_t k)
+{
+    return s->uniform > 0 && floor((double)(k + 1) * s->uniform) > floor((double)k * s->uniform);
+}
+
 /* Compute the next round into out. */
 static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
 {
@@ -457,9 +476,13 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
                 if (s->cw[i] > 0)
                     set_weight(s, s->cand[i], 0);
         }
-        if (warm || !(s->tree[1] > 0)) {
+        if (warm || !(s->tree[1] > 0) || uniform_place(s, k)) {
             /* uniform among the blocks not drawn yet: the next places of a
-             * Fisher-Yates shuffle, skipping blocks the tree gave */
+             * Fisher-Yates shuffle, skipping blocks drawn before. After
+             * the warm-up a block drawn here counts as one the tree gave
+             * (its weight goes to mass, and leaves the tree while
+             * removing), or the tree's draws could find only blocks drawn
+             * already, for ever. */
             do {
                 size_t j = fy + (size_t)below(&s->g, (uint64_t)s->B - fy);
                 int64_t t = s->perm[fy];
@@ -468,15 +491,19 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
                 b = s->perm[fy++];
             } while (s->drawn[b] == s->stamp);
             s->drawn[b] = s->stamp;
+            double w = warm ? 0 : s->tree[s->leaves + (size_t)b];
+            mass += w;
+            if (removing && w > 0)
+                set_weight(s, b, 0);
             s->cand[k] = b;
-            s->cw[k++] = 0;
+            s->cw[k++] = w;
             continue;
         }
         /* a batch of draws from the tree as it is: each, given that it
          * is not a block drawn before (in this batch too), is proportional
          * to the weights of the others */
         draw(s, got);
-        for (int i = 0; i < BATCH && k < N; i++) {
+        for (int i = 0; i < BATCH && k < N && !uniform_place(s, k); i++) {
             b = got[i];
             if (s->drawn[b] == s->stamp)
                 continue;
@@ -587,9 +614,11 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
                  (long long)MAX_BLOCKS, bs->name, (long long)info->nblocks);
         return PTM_EINVAL;
     }
-    if (sc->pipeline < 0 || sc->pipeline > MAX_PIPELINE || sc->sample < 0 || sc->warmup < 0) {
+    if (sc->pipeline < 0 || sc->pipeline > MAX_PIPELINE || sc->sample < 0 || sc->warmup < 0 ||
+        !(sc->uniform >= 0 && sc->uniform <= 1)) {
         snprintf(err, errlen,
-                 "schedule dynamic: pipeline must be 0 .. %d and sample and warmup at least 0",
+                 "schedule dynamic: pipeline must be 0 .. %d, sample and warmup at least 0 and "
+                 "uniform 0 .. 1",
                  MAX_PIPELINE);
         return PTM_EINVAL;
     }
@@ -606,6 +635,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->warmup = sc->warmup;
     s->warm_rounds = sc->warmup_unit == PLAN_UNIT_ROUNDS;
     s->pipeline = (int)sc->pipeline;
+    s->uniform = sc->uniform;
     s->program = bs->has_priority;
     ptm_rng_seed(&s->g, info->seed ^ 0x64796e616d696300ull); /* "dynamic" stream */
     int rc = PTM_ENOMEM;

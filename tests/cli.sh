@@ -1203,6 +1203,20 @@ done <"$T/pl/edges.txt"
 grep -q "conflicts avoided" "$T/out" && ! grep -q ", 0 conflicts avoided" "$T/out" || no "no conflict avoided"
 end
 
+begin "plan: dynamic { uniform 0.5 } compiles, is written to the plan, and plans from it too"
+sed -e 's/^schedule dynamic {/schedule dynamic { uniform 0.5,/' "$T/pl/dyn.ptm" >"$T/pl/dyn-u.ptm"
+grep -q "uniform 0.5" "$T/pl/dyn-u.ptm" || no "the job has no uniform"
+run compile "$T/pl/dyn-u.ptm" -o "$T/pl/dyn-u.yaml"
+want_rc 0
+grep -qx "  uniform: 0.5" "$T/pl/dyn-u.yaml" || no "the plan lacks 'uniform: 0.5'"
+run plan --rounds 30 --workers 2 "$T/pl/dyn-u.yaml"
+want_rc 0
+out_has "schedule dynamic over coef (7 blocks), 2 workers, 30 rounds"
+grep -v "^# dry run" "$T/out" >"$T/pl/dyn-u.out"
+run plan --rounds 30 --workers 2 "$T/pl/dyn.ptm"
+grep -v "^# dry run" "$T/out" | cmp -s - "$T/pl/dyn-u.out" && no "the same rounds as without uniform"
+end
+
 begin "plan: a job without data runs with one worker and says why"
 printf 'function push() end\nfunction pull() end\n' >"$T/pl/u.lua"
 printf 'job nd\nparam p : vector[5]\nblocks b = p\nschedule round_robin\nupdate lua "u.lua"\nstop when rounds >= 3\n' >"$T/pl/nd.ptm"

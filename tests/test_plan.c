@@ -513,7 +513,8 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
     ck_assert(s->policy == t->policy && s->over == t->over && s->sample == t->sample &&
               s->keep_all == t->keep_all && s->warmup == t->warmup &&
               s->warmup_unit == t->warmup_unit && s->balance == t->balance &&
-              s->pipeline == t->pipeline && s->per_round == t->per_round &&
+              s->pipeline == t->pipeline && s->uniform == t->uniform &&
+              s->per_round == t->per_round &&
               s->minibatch == t->minibatch);
     same_hook("update", &a->update, &b->update);
     same_hook("objective", &a->objective, &b->objective);
@@ -705,6 +706,10 @@ static const struct accept_row accept_rows[] = {
     {lasso_plan, LASSO_SCHEDULE,
      "schedule:\n  policy: dynamic\n  over: 0\n  sample: 1\n  keep: all\n"
      "  warmup: 0\n  warmup_unit: rounds\n  balance: false\n  pipeline: 64\n",
+     NULL, NULL},
+    {lasso_plan, LASSO_SCHEDULE,
+     "schedule:\n  policy: dynamic\n  over: 0\n  sample: 256\n  keep: independent\n"
+     "  warmup: 3\n  warmup_unit: sweeps\n  balance: true\n  pipeline: 1\n  uniform: 0.5\n",
      NULL, NULL},
     /* a string const; a seed at its limit */
     {lasso_plan, "- name: \"lambda\"\n  num: 0.001\n",
@@ -1295,6 +1300,16 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:1:1: error: the plan is UTF-16: write it in UTF-8\n"
      "    ??p\n"
      "    ^^\n"},
+    /* uniform out of its range; on a policy without it */
+    {lasso_plan, "  pipeline: 1\n", "  pipeline: 1\n  uniform: 1.5\n", NULL, NULL,
+     "plan.yaml:102:12: error: 'uniform' must be from 0 to 1\n"
+     "      uniform: 1.5\n"
+     "               ^^^\n"},
+    {lasso_plan, LASSO_SCHEDULE,
+     "schedule:\n  policy: random\n  over: 0\n  per_round: 10\n  uniform: 0.5\n", NULL, NULL,
+     "plan.yaml:97:3: error: 'uniform' is not an option of the random policy\n"
+     "      uniform: 0.5\n"
+     "      ^^^^^^^\n"},
 };
 
 START_TEST(test_reject)

@@ -876,6 +876,78 @@ START_TEST(test_all_zero)
 }
 END_TEST
 
+/* uniform 0.5: the first place of the draw order is drawn by weight, the
+ * second uniformly among the blocks not drawn yet, here with 10 blocks of
+ * weight 1 against 40 of 1e-12 (by weight alone both places would be one
+ * of the 10). Chi-square of the second place over 49,000 rounds,
+ * significance 0.001: block b comes with probability 0.9 / 49 (b < 10, one
+ * of which took the first place) or 1 / 49. */
+START_TEST(test_uniform_places)
+{
+    enum { B = 50, R = 49000 };
+    struct fx *f = fx_new(B, PRIO_STATIC, DEP_NONE, false);
+    for (int b = 0; b < B; b++)
+        f->w[b] = b < 10 ? 1 : 1e-12;
+    f->plan.schedule.sample = 2;
+    f->plan.schedule.keep_all = true;
+    f->plan.schedule.uniform = 0.5;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 1, 18);
+    long count[B] = {0};
+    for (int t = 0; t < R; t++) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        CHECK(r->n == 2, "%zu blocks", r->n);
+        int64_t seq[2];
+        policy_order(r, seq);
+        CHECK(seq[0] < 10, "round %d: block %lld first", t, (long long)seq[0]);
+        count[seq[1]]++;
+    }
+    double chi2 = 0;
+    for (int b = 0; b < B; b++) {
+        double e = R * (b < 10 ? 0.9 : 1.0) / (B - 1);
+        chi2 += (count[b] - e) * (count[b] - e) / e;
+    }
+    ck_assert_msg(chi2 < chi2_crit(B - 1), "chi-square %g (critical %g)", chi2,
+                  chi2_crit(B - 1));
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* uniform 1: every place is uniform, whatever the weights (chi-square over
+ * 60,000 rounds of one candidate, significance 0.001); uniform 0 with the
+ * same weights draws block 0 every time. */
+START_TEST(test_uniform_all)
+{
+    enum { B = 12, R = 60000 };
+    for (int all = 0; all <= 1; all++) {
+        struct fx *f = fx_new(B, PRIO_STATIC, DEP_NONE, false);
+        for (int b = 0; b < B; b++)
+            f->w[b] = b == 0 ? 1e6 : 0;
+        f->plan.schedule.sample = 1;
+        f->plan.schedule.uniform = all;
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, 2, 19);
+        long count[B] = {0};
+        for (int t = 0; t < R; t++) {
+            const struct ptm_sched_round *r = sch_next(&s);
+            CHECK(r->n == 1, "%zu blocks", r->n);
+            count[r->blocks[0]]++;
+        }
+        if (!all) {
+            ck_assert_int_eq(count[0], R);
+        } else {
+            double chi2 = 0, e = (double)R / B;
+            for (int b = 0; b < B; b++)
+                chi2 += (count[b] - e) * (count[b] - e) / e;
+            ck_assert_msg(chi2 < chi2_crit(B - 1), "chi-square %g", chi2);
+        }
+        sch_free(&s);
+        fx_free(f);
+    }
+}
+END_TEST
+
 /* ---- dynamic: priorities follow the changes --------------------------------------- */
 
 /* The default priority is the change plus 1e-4: a block told it changed by
@@ -1494,6 +1566,8 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_warmup_uniform);
     tcase_add_test(tc, test_warmup_sweeps);
     tcase_add_test(tc, test_all_zero);
+    tcase_add_test(tc, test_uniform_places);
+    tcase_add_test(tc, test_uniform_all);
     tcase_add_test(tc, test_default_priority);
     tcase_add_test(tc, test_priority_refresh);
     tcase_add_test(tc, test_balance);

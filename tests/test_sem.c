@@ -1256,6 +1256,28 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:11:27: error: unknown name 'smaple'\n"
       "    schedule dynamic { sample smaple }\n"
       "                              ^^^^^^\n"),
+    R(LASSO, "schedule", "schedule dynamic { uniform 1.5 }",
+      "t.ptm:11:28: error: 'uniform' takes a number from 0 to 1, not 1.5\n"
+      "    schedule dynamic { uniform 1.5 }\n"
+      "                               ^^^\n"),
+    R(LASSO, "schedule", "schedule dynamic { uniform \"half\" }",
+      "t.ptm:11:28: error: 'uniform' takes a number\n"
+      "    schedule dynamic { uniform \"half\" }\n"
+      "                               ^^^^^^\n"),
+    R(LASSO, "schedule", "schedule dynamic { uniform }",
+      "t.ptm:11:20: error: 'uniform' takes a number from 0 to 1\n"
+      "    schedule dynamic { uniform }\n"
+      "                       ^^^^^^^\n"),
+    R(LASSO, "schedule", "schedule round_robin { uniform 0.5 }",
+      "t.ptm:8:1: warning: the round_robin policy ignores dependencies; only dynamic uses them\n"
+      "    depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.1\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:9:1: warning: the round_robin policy ignores priorities; only dynamic uses them\n"
+      "    priority coef(j) = abs(delta(beta[j])) + 1e-4\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:11:24: error: 'uniform' is not an option of the round_robin policy\n"
+      "    schedule round_robin { uniform 0.5 }\n"
+      "                           ^^^^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { keep some }",
       "t.ptm:11:20: error: 'keep' takes 'independent' or 'all'\n"
       "    schedule dynamic { keep some }\n"
