@@ -592,6 +592,7 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
                 const char *row = (const char *)(s->ndk + (int64_t)ahead.doc * K);
                 __builtin_prefetch(&s->dnzn[ahead.doc]);
                 __builtin_prefetch(s->dnz + s->dnzp[ahead.doc]);
+                __builtin_prefetch(z + ahead.pos, 1);
                 for (int l = 0; l < lines; l++)
                     __builtin_prefetch(row + 64 * l);
             }
