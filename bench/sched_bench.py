@@ -453,10 +453,10 @@ def claims(b, md):
                                                  ", ".join(fmt_u(u) for u in dyn_b)),
              "- The Lasso example under its own stop rule: %d of 8 seeds end within 1e-6 of the "
              "optimum round_robin reaches (the rest stop early on a plateau of the objective, "
-             "evaluated every sweep); with `uniform %g` and no floor, %d of 8: on these "
-             "uncorrelated columns the uniform half of a round finds the coefficients still to "
-             "move more slowly, and the stop rule ends some runs early. The example keeps its "
-             "floor." % (within, UNIFORM, sum(1 for g in ex_gaps_u if abs(g) <= 1e-6)),
+             "evaluated every sweep); with `uniform %g` and no floor, %d of 8, the others "
+             "stopped by the same rule further from it. On this data (columns without "
+             "correlated groups) `uniform` does not help, and the example keeps its floor." % (
+                 within, UNIFORM, sum(1 for g in ex_gaps_u if abs(g) <= 1e-6)),
              "- Scheduling: %.1f M candidates a second without dependencies, %.1f M with an edge "
              "list, %.1f M with a warm predicate cache (one core); %.2f M with the corr() "
              "predicate of the example, whose evaluations (2 M pairs a second) are the cost. "
