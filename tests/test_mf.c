@@ -529,11 +529,16 @@ START_TEST(test_sgd_by_hand)
     init_uniform(H, 7 * rank, 0.5, 2);
     memcpy(Wr, W, (size_t)(4 * rank) * sizeof(double));
     memcpy(Hr, H, (size_t)(7 * rank) * sizeof(double));
+    double *Wb = malloc((size_t)(4 * rank) * sizeof(double));
+    double *Hb = malloc((size_t)(7 * rank) * sizeof(double));
+    memcpy(Wb, W, (size_t)(4 * rank) * sizeof(double));
+    memcpy(Hb, H, (size_t)(7 * rank) * sizeof(double));
     double rw[4] = {0.1, 0.2, 0.3, 0.4}, rh[7] = {0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07};
     double eta = 0.05;
     for (int b = 1; b >= 0; b--) {
         int64_t lo = grid.block_lo[b];
         mf_sgd_cell(&grid, b, rank, eta, W, H + lo * rank, rw, rh + lo);
+        mf_sgd_cell_base(&grid, b, rank, eta, Wb, Hb + lo * rank, rw, rh + lo);
         for (int64_t t = grid.cell[b]; t < grid.cell[b + 1]; t++) {
             int64_t i = grid.e[t].i, j = lo + grid.e[t].j;
             double *w = Wr + i * rank, *h = Hr + j * rank, e = grid.e[t].r;
@@ -552,6 +557,11 @@ START_TEST(test_sgd_by_hand)
     for (int64_t k = 0; k < 7 * rank; k++)
         most = fmax(most, fabs(H[k] - Hr[k]));
     ck_assert_msg(most <= 1e-13, "rank %lld: differs by %g", (long long)rank, most);
+    /* Whatever code ran (mf_sgd_wide()), the baseline's bits. */
+    ck_assert(memcmp(W, Wb, (size_t)(4 * rank) * sizeof(double)) == 0);
+    ck_assert(memcmp(H, Hb, (size_t)(7 * rank) * sizeof(double)) == 0);
+    free(Wb);
+    free(Hb);
     free(W);
     free(H);
     free(Wr);
