@@ -2,7 +2,7 @@
  * lda_bench.c - how fast the LDA kernel samples, on one core.
  *
  * Usage: lda_bench DIR K [SWEEPS [SAMPLERS [P [MH_STEPS [ALPHA BETA]]]]]
- *        (defaults 20, "alias,sparse,plain", 1, LDA_MH_STEPS, 0.1 0.01)
+ *        (defaults 20, "dense,alias,sparse,plain", 1, LDA_MH_STEPS, 0.1 0.01)
  * Reads DIR/docword.txt (UCI, as `ptm gen lda --out DIR` writes it) and,
  * for every sampler named, cuts the documents into P shards and the
  * vocabulary into P blocks (even splits, as the engine's `into workers`),
@@ -161,9 +161,9 @@ int main(int argc, char **argv)
     }
     int32_t K = atoi(argv[2]);
     int sweeps = argc > 3 ? atoi(argv[3]) : 20;
-    const char *samplers = argc > 4 ? argv[4] : "alias,sparse,plain";
+    const char *samplers = argc > 4 ? argv[4] : "dense,alias,sparse,plain";
     int P = argc > 5 ? atoi(argv[5]) : 1;
-    struct lda_opts o = {0.1, 0.01, LDA_SAMPLER_ALIAS, LDA_MH_STEPS};
+    struct lda_opts o = {0.1, 0.01, LDA_SAMPLER_ALIAS, LDA_MH_STEPS, LDA_ISA_BEST};
     if (argc > 6)
         o.mh_steps = atoi(argv[6]);
     if (argc > 8) {

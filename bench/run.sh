@@ -717,7 +717,7 @@ lda_load=$(cut -d' ' -f1 /proc/loadavg)
 # seconds, so the best round is given beside the median
 lda_rounds="1 2 3 4 5"
 for i in $lda_rounds; do
-    "$lda_bench" "$tmp/lda" 100 10 sparse,alias,plain 1 > "$tmp/lda.$i"
+    "$lda_bench" "$tmp/lda" 100 10 dense,sparse,alias,plain 1 > "$tmp/lda.$i"
     # ptm run, sampler sparse, 10 sweeps, the objective at the end only
     sed -e "s|\"data/|\"$tmp/lda/|g" -e "s|\"word_topic.tsv\"|\"$tmp/wt.tsv\"|" \
         -e "s|\"doc_topic.tsv\"|\"$tmp/dt.tsv\"|" -e 's|^stop when .*|stop when sweeps >= 10|' \
@@ -743,32 +743,33 @@ lda_run_best() { for i in $lda_rounds; do cat "$tmp/ldarun.$1.$i"; done | sort -
     echo "(the shape of the reference figures: a plain collapsed Gibbs sampler in C++ 3.9 M tokens/s"
     echo "on one thread, SparseLDA 2.7 M/s, WarpLDA 18.6 M/s on one thread and 33 M/s on 2). Goal:"
     echo "at least 10 M tokens/s a core at the log-likelihood per token of a plain Gibbs sampler"
-    echo "after the same sweeps. \`lda_bench DIR 100 10 sparse,alias,plain 1\` (bench/lda_bench.c:"
+    echo "after the same sweeps. \`lda_bench DIR 100 10 dense,sparse,alias,plain 1\` (bench/lda_bench.c:"
     echo "the kernel on one core as the engine calls it, every sampler from the same random start,"
     echo "10 sweeps, M tokens/s the median over the sweeps) and \`ptm run --workers P\` on"
-    echo "examples/lda/lda.ptm (sampler sparse, 10 sweeps, the objective once at the end; tokens/s"
+    echo "examples/lda/lda.ptm (sampler dense, 10 sweeps, the objective once at the end; tokens/s"
     echo "a core from the progress line's seconds, objective included). Five rounds; the median"
     echo "and the best round (the speed with the least interference from the machine's other load)."
     echo "Load average when it started: $lda_load on $(nproc) cores (a shared machine)."
     echo
     echo "| sampler | M tokens/s, one core (median) | best round | rounds | log-likelihood per token after 10 sweeps |"
     echo "|---|---|---|---|---|"
-    for smp in sparse alias plain; do
+    for smp in dense sparse alias plain; do
         printf '| %s | %.2f | %.2f |%s | %.6f |\n' "$smp" "$(lda_field "$smp" 3)" "$(lda_best "$smp" 3)" \
             "$(lda_fields "$smp" 3 | awk '{ printf " %.2f", $1 }')" "$(lda_field "$smp" 5)"
     done
     echo
-    echo "| \`ptm run\`, sampler sparse | M tokens/s a core (median) | best round |"
+    echo "| \`ptm run\`, sampler dense | M tokens/s a core (median) | best round |"
     echo "|---|---|---|"
     printf '| 1 worker | %.2f | %.2f |\n| 2 workers | %.2f | %.2f |\n' "$(lda_run 1)" "$(lda_run_best 1)" \
         "$(lda_run 2)" "$(lda_run_best 2)"
     echo
-    echo "sparse and plain draw from the same exact conditional, so their log-likelihoods after"
-    echo "the same sweeps agree; alias (Metropolis-Hastings with O(1) proposals) is cheaper a token"
-    echo "but gains less a sweep."
+    echo "dense, sparse and plain draw from the same exact conditional (dense sums in single"
+    echo "precision), so their log-likelihoods after the same sweeps agree up to the chains'"
+    echo "randomness; alias (Metropolis-Hastings with O(1) proposals) is cheaper a token but gains"
+    echo "less a sweep."
 } >> "$out"
-printf 'lda: sparse %s, alias %s, plain %s M tokens/s; ptm run %s / %s a core\n' \
-    "$(lda_field sparse 3)" "$(lda_field alias 3)" "$(lda_field plain 3)" "$(lda_run 1)" "$(lda_run 2)" >&2
+printf 'lda: dense %s, sparse %s, alias %s, plain %s M tokens/s; ptm run %s / %s a core\n' \
+    "$(lda_field dense 3)" "$(lda_field sparse 3)" "$(lda_field alias 3)" "$(lda_field plain 3)" "$(lda_run 1)" "$(lda_run 2)" >&2
 
 echo "== SSP against BSP with a straggler: logistic regression, time to a target loss"
 # its section, and its charts (bench/ssp_bench_*.svg)

@@ -41,6 +41,16 @@
  *           word's non-zero topics, sum kept) and n_dk' (n_wk' + beta) /
  *           (n_k' + W beta) (the document's non-zero topics, summed per
  *           token); O(topics of the document) per token;
+ *   dense   the plain sampler's sums in vector registers: the products
+ *           (n_dk' + alpha) c_k, c_k = (n_wk' + beta) / (n_k' + W beta)
+ *           kept for the word, 16 topics at a time in single precision,
+ *           topics k with the same k mod 16 in one lane; the running sums
+ *           down the lanes, the lanes' totals, then the draw by counting
+ *           the running sums below u (no branch on the data). O(K) per
+ *           token, but with K / 16 vector steps: at K = 100 the fastest
+ *           exact sampler here; at K in the thousands, sparse is. Single
+ *           precision moves each topic's probability by at most about
+ *           1e-6 of the total;
  *   alias   Metropolis-Hastings with O(1) proposals (LightLDA's cycle,
  *           WarpLDA's proposals): each step proposes a topic from the
  *           word proposal n_wk' + beta (one of the word's other tokens,
@@ -81,12 +91,29 @@
 /* The most the alias sampler takes. */
 #define LDA_MH_STEPS_MAX 16
 
-/* The `sampler` option: "sparse", "alias", "plain". */
+/* The `sampler` option: "sparse", "alias", "plain", "dense". */
 enum lda_sampler {
     LDA_SAMPLER_SPARSE,
     LDA_SAMPLER_ALIAS,
     LDA_SAMPLER_PLAIN,
+    LDA_SAMPLER_DENSE,
 };
+
+/* The code the dense sampler runs: the best the processor has (the
+ * default), or one named, as tests do. On x86-64 the vector steps run in
+ * 512-bit (AVX-512F), 256-bit (AVX2) or 128-bit (baseline SSE2)
+ * registers; elsewhere in what the compiler makes of them. Every choice
+ * makes the same arithmetic in the same order: the same draws, bit for
+ * bit. */
+enum lda_isa {
+    LDA_ISA_BEST,
+    LDA_ISA_BASE,
+    LDA_ISA_AVX2,
+    LDA_ISA_AVX512,
+};
+
+/* Whether this processor runs isa (LDA_ISA_BEST and LDA_ISA_BASE: always). */
+bool lda_isa_has(enum lda_isa isa);
 
 /* The sampler named s, or -1. */
 int lda_sampler_lookup(const char *s);
@@ -96,6 +123,7 @@ struct lda_opts {
     double alpha, beta; /* > 0 */
     enum lda_sampler sampler;
     int mh_steps; /* alias: 1 .. LDA_MH_STEPS_MAX */
+    enum lda_isa isa; /* dense: LDA_ISA_BEST, or one lda_isa_has() */
 };
 
 /* One token in word-major order: its document (local, 0-based) and its
@@ -135,6 +163,7 @@ struct lda_shard {
     /* Scratch of the samplers, K each (sc_ring: 8 x LDA_MH_STEPS_MAX); the
      * worker's own. */
     double *sc_w, *sc_c, *sc_s, *sc_p;
+    float *sc_f; /* the dense sampler's, 2 x K rounded up to vectors */
     uint64_t *sc_alias, *sc_ring;
     int32_t *sc_lo, *sc_hi, *sc_nz, *sc_nzpos;
 };

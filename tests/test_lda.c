@@ -51,8 +51,8 @@ static double lgam(double x)
     return lgamma_r(x, &sign);
 }
 
-static const char *const sampler_name[] = {"sparse", "alias", "plain"};
-#define NSAMPLERS 3
+static const char *const sampler_name[] = {"sparse", "alias", "plain", "dense"};
+#define NSAMPLERS 4
 
 /* ---- corpora ----------------------------------------------------------------------- */
 
@@ -183,7 +183,7 @@ static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum l
     m->P = P;
     m->s = s;
     m->K = c->K;
-    m->o = (struct lda_opts){alpha, beta, kind, LDA_MH_STEPS};
+    m->o = (struct lda_opts){alpha, beta, kind, LDA_MH_STEPS, LDA_ISA_BEST};
     int32_t K = c->K;
     ptm_shard_even(c->D, P, m->dbounds);
     ptm_shard_even(c->W, P, m->wbounds);
@@ -576,6 +576,55 @@ START_TEST(test_invariants)
 }
 END_TEST
 
+/* The dense sampler's code for each instruction set this processor has
+ * makes the same draws, bit for bit: K = 70 (four vectors at once, then a
+ * fifth with padding) and K = 4 (one vector, most lanes padding), two
+ * workers, three sweeps from the same start. Loop index: the K. */
+static const struct gen_lda_opts isa_opts[] = {{14, 120, 60, 70, 25, 0.3, 0.1},
+                                               {15, 120, 60, 4, 25, 0.3, 0.1}};
+
+START_TEST(test_dense_isa)
+{
+    static const enum lda_isa isas[] = {LDA_ISA_BASE, LDA_ISA_AVX2, LDA_ISA_AVX512};
+    struct corpus c;
+    corpus_gen(_i == 0 ? "isa70" : "isa4", &isa_opts[_i], &c);
+    int32_t *want[2] = {NULL, NULL};
+    int ran = 0;
+    for (int i = 0; i < (int)PTM_ARRAY_LEN(isas); i++) {
+        if (!lda_isa_has(isas[i]))
+            continue;
+        struct sim m;
+        sim_init(&m, &c, 2, 0, LDA_SAMPLER_DENSE, 0.3, 0.1, 9);
+        m.o.isa = isas[i];
+        int64_t moved = 0;
+        for (int sw = 0; sw < 3; sw++) {
+            sim_sweep(&m);
+            moved += m.changed;
+        }
+        ck_assert_int_gt(moved, 0);
+        free(sim_check(&m));
+        for (int p = 0; p < 2; p++) {
+            size_t n = (size_t)m.sh[p].ntokens * sizeof(int32_t);
+            if (!want[p]) {
+                want[p] = malloc(n ? n : 1);
+                memcpy(want[p], m.sh[p].z, n);
+            } else {
+                ck_assert_msg(memcmp(want[p], m.sh[p].z, n) == 0, "isa %d: worker %d differs",
+                              (int)isas[i], p);
+            }
+        }
+        ran++;
+        sim_release(&m);
+    }
+    ck_assert_int_ge(ran, 1);
+    if (tu_verbose())
+        printf("dense, K %d: %d instruction sets agree\n", (int)isa_opts[_i].topics, ran);
+    free(want[0]);
+    free(want[1]);
+    corpus_release(&c);
+}
+END_TEST
+
 /* The parts of the log-likelihood add up to the joint written out here. */
 START_TEST(test_loglik_parts)
 {
@@ -647,35 +696,43 @@ static double chi_square_limit(int df)
 
 /* One token of word 0 (which nothing else has) is resampled alone, again
  * and again: its topic must follow the exact conditional given the other
- * tokens. The alias sampler's draws are taken every 5th call. */
+ * tokens. The alias sampler's draws are taken every 5th call. K = 3, and
+ * for the dense sampler's vectors 37 (three, the last part padding) and
+ * 70 (four at once and a fifth): loop index sampler + NSAMPLERS x the K. */
+static const int32_t single_K[] = {3, 37, 70};
+
 START_TEST(test_single_token)
 {
-    int kind = _i;
+    int kind = _i % NSAMPLERS;
+    const int32_t K = single_K[_i / NSAMPLERS];
     const char *docword = "3\n5\n8\n"
                           "1 1 1\n1 2 3\n1 3 1\n"
                           "2 2 1\n2 4 2\n2 5 1\n"
                           "3 3 2\n3 4 1\n";
     struct corpus c;
-    corpus_text(docword, 3, &c);
-    const int32_t K = 3;
+    corpus_text(docword, K, &c);
     int64_t bounds[3] = {0, 1, 5};
     struct lda_shard s;
     ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 3, K, bounds, 2), 0);
     int32_t *nwk = calloc((size_t)(5 * K), sizeof(*nwk));
-    int64_t nk[3] = {0}, delta[3] = {0};
+    int64_t *nk = calloc((size_t)K, sizeof(*nk)), *delta = calloc((size_t)K, sizeof(*delta));
     struct ptm_rng g;
     ptm_rng_seed(&g, 77 + (uint64_t)kind);
     lda_init_block(&s, 0, nwk, nk, delta, &g);
     lda_init_block(&s, 1, nwk + K, nk, delta, &g);
     /* Move the others so that the conditional is not flat: everything of
-     * document 1 (0-based) to topic 2, word 2 to topic 1. */
-    struct lda_opts o = {0.4, 0.3, (enum lda_sampler)kind, LDA_MH_STEPS};
+     * document 1 (0-based) to topic 2, word 2 to topic 1, the rest (beyond
+     * K = 3) spread over the topics. */
+    struct lda_opts o = {0.4, 0.3, (enum lda_sampler)kind, LDA_MH_STEPS, LDA_ISA_BEST};
     int32_t pos0 = s.tok[0].pos, doc0 = s.tok[0].doc;
     ck_assert_int_eq(s.wlist[0], 0);
     ck_assert_int_eq(s.wptr[1] - s.wptr[0], 1);
     for (int64_t i = 1; i < s.bw[2]; i++)
         for (int32_t j = s.wptr[i]; j < s.wptr[i + 1]; j++) {
-            int32_t want = s.tok[j].doc == 1 ? 2 : s.wlist[i] == 2 ? 1 : s.z[s.tok[j].pos];
+            int32_t want = s.tok[j].doc == 1 ? 2
+                           : s.wlist[i] == 2 ? 1
+                           : K == 3          ? s.z[s.tok[j].pos]
+                                             : (int32_t)((7 * j + 5) % K);
             int32_t *z = &s.z[s.tok[j].pos];
             s.ndk[s.tok[j].doc * K + *z]--;
             nwk[s.wlist[i] * K + *z]--;
@@ -686,7 +743,7 @@ START_TEST(test_single_token)
             nk[want]++;
         }
     /* The exact conditional, from counts without the token. */
-    double p[3], sum = 0;
+    double *p = malloc((size_t)K * sizeof(*p)), sum = 0;
     int32_t cur = s.z[pos0];
     for (int32_t k = 0; k < K; k++) {
         int e = k == cur;
@@ -698,7 +755,7 @@ START_TEST(test_single_token)
         p[k] /= sum;
     const int64_t N = 60000;
     int thin = kind == LDA_SAMPLER_ALIAS ? 5 : 1;
-    int64_t count[3] = {0};
+    int64_t *count = calloc((size_t)K, sizeof(*count));
     for (int64_t n = 0; n < N; n++) {
         for (int r = 0; r < thin; r++)
             lda_sample(&s, 0, &o, nwk, nk, delta, &g);
@@ -707,13 +764,17 @@ START_TEST(test_single_token)
     int df;
     double chi = chi_square(count, p, K, N, &df);
     if (tu_verbose())
-        printf("single token, %s: p = %.4f %.4f %.4f, observed %.4f %.4f %.4f, chi2 %.2f on %d "
-               "df (limit %.1f)\n",
-               sampler_name[kind], p[0], p[1], p[2], (double)count[0] / N, (double)count[1] / N,
-               (double)count[2] / N, chi, df, chi_square_limit(df));
-    ck_assert_msg(chi < chi_square_limit(df), "%s: chi2 %.2f on %d df", sampler_name[kind], chi,
-                  df);
+        printf("single token, %s, K %d: p = %.4f %.4f %.4f, observed %.4f %.4f %.4f, chi2 %.2f "
+               "on %d df (limit %.1f)\n",
+               sampler_name[kind], K, p[0], p[1], p[2], (double)count[0] / N,
+               (double)count[1] / N, (double)count[2] / N, chi, df, chi_square_limit(df));
+    ck_assert_msg(chi < chi_square_limit(df), "%s, K %d: chi2 %.2f on %d df", sampler_name[kind], K,
+                  chi, df);
     lda_shard_release(&s);
+    free(count);
+    free(p);
+    free(nk);
+    free(delta);
     free(nwk);
     corpus_release(&c);
 }
@@ -870,7 +931,7 @@ static const struct {
 } recover_rows[] = {
     {LDA_SAMPLER_SPARSE, 1, 0, 100}, {LDA_SAMPLER_SPARSE, 3, 1, 100},
     {LDA_SAMPLER_ALIAS, 1, 0, 150},  {LDA_SAMPLER_ALIAS, 2, 1, 150},
-    {LDA_SAMPLER_PLAIN, 2, 2, 100},
+    {LDA_SAMPLER_PLAIN, 2, 2, 100},  {LDA_SAMPLER_DENSE, 2, 1, 100},
 };
 
 /* The planted topics come back: learned topic-word distributions match
@@ -948,7 +1009,8 @@ static double plateau(const struct corpus *c, enum lda_sampler kind, int sweeps)
 }
 
 /* The fast samplers reach the log-likelihood of the exact plain sampler
- * after the same sweeps, within 0.5% (the sparse one is exact: 0.2%). */
+ * after the same sweeps, within 0.5% (the sparse and dense ones are exact:
+ * 0.2%). */
 START_TEST(test_vs_plain)
 {
     struct corpus c;
@@ -956,12 +1018,15 @@ START_TEST(test_vs_plain)
     double plain = plateau(&c, LDA_SAMPLER_PLAIN, CMP_SWEEPS);
     double sparse = plateau(&c, LDA_SAMPLER_SPARSE, CMP_SWEEPS);
     double alias = plateau(&c, LDA_SAMPLER_ALIAS, CMP_SWEEPS);
+    double dense = plateau(&c, LDA_SAMPLER_DENSE, CMP_SWEEPS);
     if (tu_verbose())
         printf("after %d sweeps (mean of the last 20): plain %.5f, sparse %.5f (%+.3f%%), alias "
-               "%.5f (%+.3f%%)\n",
+               "%.5f (%+.3f%%), dense %.5f (%+.3f%%)\n",
                CMP_SWEEPS, plain, sparse, 100 * (sparse - plain) / fabs(plain), alias,
-               100 * (alias - plain) / fabs(plain));
+               100 * (alias - plain) / fabs(plain), dense, 100 * (dense - plain) / fabs(plain));
     ck_assert_msg(fabs(sparse - plain) < 0.002 * fabs(plain), "sparse %.5f, plain %.5f", sparse,
+                  plain);
+    ck_assert_msg(fabs(dense - plain) < 0.002 * fabs(plain), "dense %.5f, plain %.5f", dense,
                   plain);
     ck_assert_msg(fabs(alias - plain) < 0.005 * fabs(plain), "alias %.5f, plain %.5f", alias,
                   plain);
@@ -1017,8 +1082,9 @@ static Suite *lda_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_invariants, 0, NSAMPLERS * MAXP);
     tcase_add_loop_test(tc, test_loglik_parts, 0, MAXP);
+    tcase_add_loop_test(tc, test_dense_isa, 0, (int)PTM_ARRAY_LEN(isa_opts));
     tcase_add_loop_test(tc, test_one_topic, 0, 2 * NSAMPLERS);
-    tcase_add_loop_test(tc, test_single_token, 0, NSAMPLERS);
+    tcase_add_loop_test(tc, test_single_token, 0, NSAMPLERS * (int)PTM_ARRAY_LEN(single_K));
     tcase_add_loop_test(tc, test_joint, 0, NSAMPLERS * 2);
     suite_add_tcase(s, tc);
 

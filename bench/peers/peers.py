@@ -702,8 +702,7 @@ def lda_job(docword, vocab, sweeps, out, sampler):
     t = sub1(r"^stop when .*$", "stop when sweeps >= %d" % sweeps, t, re.M)
     t = sub1(r'"word_topic\.tsv"', '"%s"' % out, t)
     t = sub1(r'"doc_topic\.tsv"', '"%s"' % (out + ".doc_topic.tsv"), t)
-    if sampler != "sparse":
-        t = sub1(r"sampler = sparse", "sampler = %s" % sampler, t)
+    t = sub1(r"sampler = \w+", "sampler = %s" % sampler, t)
     return t
 
 
@@ -717,13 +716,13 @@ def lda(p, cfg, svgdir, md):
     alpha, beta = float(info["alpha"]), float(info["beta"])
     out = os.path.join(p.tmp, "lda_out")
     os.makedirs(out, exist_ok=True)
-    systems = [("ptm sparse", "sweeps", cfg["ptm"]), ("ptm alias", "sweeps", cfg["ptm"]),
+    systems = [("ptm dense", "sweeps", cfg["ptm"]), ("ptm alias", "sweeps", cfg["ptm"]),
                ("sklearn", "passes", cfg["sklearn"]), ("gensim", "passes", cfg["gensim"])]
     secs = {(s, c): [] for s, _, cs in systems for c in cs}
     files = {}  # (system, checkpoint, rep) -> topic file
     versions = {}
     for rep in range(RUNS):
-        for s in ("sparse", "alias"):
+        for s in ("dense", "alias"):
             for c in cfg["ptm"]:
                 f = os.path.join(out, "ptm_%s.%d.%d.tsv" % (s, c, rep))
                 r = p.run(lda_job(docword, vocab, c, f, s), 2, ["topics=%d" % K])
@@ -757,7 +756,7 @@ def lda(p, cfg, svgdir, md):
            "LdaModel 99 s on this machine, so the peers run on this smaller corpus). Every system gets alpha, beta and K, and reads the same UCI "
            "file (the peers through bench/peers/lda_quality.py's reader)." % (
                cfg["gen"], info["docs"], info["words"], tokens, K, alpha, beta), "",
-           "- ptm: examples/lda/lda.ptm (`rotation`, `lda_gibbs`, sampler sparse as written and "
+           "- ptm: examples/lda/lda.ptm (`rotation`, `lda_gibbs`, sampler dense as written and "
            "alias), `ptm run --workers 2 --set topics=%d JOB`, with `stop when sweeps >= S` and "
            "the objective only at S; one run for each S in %s; seconds from the progress line."
            % (K, ", ".join(map(str, cfg["ptm"]))),
