@@ -712,13 +712,12 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
             if (nd[t] == 1)
                 list[n++] = t;
             s->dnzn[d] = n;
-            if (t != old) {
-                nk_delta[old]--;
-                nk_delta[t]++;
-                z[pos] = t;
-                s->zw[j] = t;
-                changed++;
-            }
+            /* no branch on t (see the dense sampler) */
+            nk_delta[old]--;
+            nk_delta[t]++;
+            z[pos] = t;
+            s->zw[j] = t;
+            changed += t != old;
         }
     }
     return changed;
