@@ -645,7 +645,7 @@ static const struct example_row example_rows[] = {
      "(param ndk (int matrix [rows(D), topics]) (= 0) (shard like D))\n"
      "(blocks words nwk rows into workers)\n"
      "(schedule rotation (over words))\n"
-     "(update builtin lda_gibbs {(alpha 0.1) (beta 0.01) (sampler sparse)})\n"
+     "(update builtin lda_gibbs {(alpha 0.1) (beta 0.01) (sampler dense)})\n"
      "(objective builtin lda_loglik (every 5 sweeps))\n"
      "(stop (or (>= sweeps 100) (> seconds 600s)))\n"
      "(output nwk \"word_topic.tsv\")\n"

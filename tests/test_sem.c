@@ -2444,7 +2444,7 @@ static void chk_lda(const struct ptm_plan *p)
     ck_assert_str_eq(p->update.builtin, "lda_gibbs");
     const struct plan_option *o = option(&p->update, "sampler");
     ck_assert_int_eq(o->kind, PLAN_VALUE_STR);
-    ck_assert_str_eq(o->str, "sparse");
+    ck_assert_str_eq(o->str, "dense");
     ck_assert_double_eq(option(&p->update, "alpha")->num, 0.1);
     ck_assert_int_eq(option(&p->update, "nk")->ref, 1);
     ck_assert_int_eq(p->objective.every, 5);
