@@ -71,7 +71,7 @@ static const struct builtin_opt rmse_opts[] = {
 static const struct builtin_opt lda_opts[] = {
     POS("alpha", "0.1", HUGE_VAL),
     POS("beta", "0.01", HUGE_VAL),
-    WORD("sampler", "sparse", "sparse|dense|alias|plain"),
+    WORD("sampler", "dense", "dense|sparse|alias|plain"),
     REF("D", BOPT_DATA, "D"),
     REF("nwk", BOPT_PARAM, "nwk"),
     REF("nk", BOPT_PARAM, "nk"),

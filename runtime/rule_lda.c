@@ -108,8 +108,8 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     s->o.beta = rt_option_num(u, "beta", 0.01);
     s->o.mh_steps = LDA_MH_STEPS;
     const struct plan_option *os = rt_option(u, "sampler");
-    int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_SPARSE;
-    s->o.sampler = smp < 0 ? LDA_SAMPLER_SPARSE : (enum lda_sampler)smp;
+    int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_DENSE;
+    s->o.sampler = smp < 0 ? LDA_SAMPLER_DENSE : (enum lda_sampler)smp;
     s->bounds = rt_zalloc((size_t)run->G + 1, sizeof(int64_t));
     s->nwk = rt_zalloc((size_t)(s->W * s->K), sizeof(int32_t));
     s->base = rt_zalloc((size_t)s->K, sizeof(double));

@@ -1455,11 +1455,11 @@ static const struct sem_row sem_rows[] = {
       "    param r : vector[rows(X)] = y shard like X\n"
       "          ^\n"),
     R(LDA, "update", "update builtin lda_gibbs { sampler = fast }",
-      "t.ptm:8:38: error: option 'sampler' takes one of sparse|dense|alias|plain\n"
+      "t.ptm:8:38: error: option 'sampler' takes one of dense|sparse|alias|plain\n"
       "    update builtin lda_gibbs { sampler = fast }\n"
       "                                         ^^^^\n"),
     R(LDA, "update", "update builtin lda_gibbs { sampler = 3 }",
-      "t.ptm:8:38: error: option 'sampler' takes one of sparse|dense|alias|plain\n"
+      "t.ptm:8:38: error: option 'sampler' takes one of dense|sparse|alias|plain\n"
       "    update builtin lda_gibbs { sampler = 3 }\n"
       "                                         ^\n"),
     R(MF, "objective", "objective builtin rmse { test = W }",
