@@ -17,7 +17,8 @@
  *   sweep NAME N SECONDS CPU_SECONDS LOGLIK_PER_TOKEN CHANGED_SHARE
  * (N = 0 is the random start; MTOK_S is millions of tokens a second, the
  * median over sweeps; CPU is the process's CPU time, which a busy machine
- * inflates less.)
+ * inflates less.) LDA_ISA=base|avx2|avx512 in the environment picks the
+ * dense sampler's code (default: the best the processor has).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -169,6 +170,18 @@ int main(int argc, char **argv)
     if (argc > 8) {
         o.alpha = atof(argv[7]);
         o.beta = atof(argv[8]);
+    }
+    const char *isa = getenv("LDA_ISA"); /* the dense sampler's code: base, avx2, avx512 */
+    if (isa && *isa) {
+        o.isa = strcmp(isa, "base") == 0     ? LDA_ISA_BASE
+                : strcmp(isa, "avx2") == 0   ? LDA_ISA_AVX2
+                : strcmp(isa, "avx512") == 0 ? LDA_ISA_AVX512
+                                             : LDA_ISA_BEST;
+        if (o.isa == LDA_ISA_BEST || !lda_isa_has(o.isa)) {
+            fprintf(stderr, "lda_bench: LDA_ISA=%s: not base, avx2 or avx512 this processor has\n",
+                    isa);
+            return 2;
+        }
     }
     if (K < 1 || sweeps < 1 || sweeps > MAX_SWEEPS || P < 1 || P > MAX_P || !(o.alpha > 0) ||
         !(o.beta > 0) || o.mh_steps < 1 || o.mh_steps > LDA_MH_STEPS_MAX) {

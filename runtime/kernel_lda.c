@@ -69,10 +69,13 @@
  * at or past a total; the counts are then clamped to the last lane and
  * to the lane's last topic, whose p(k) > 0 (alpha, beta > 0). The n_dk
  * arrays have 15 values of padding, so a row's last vector is read whole;
- * c_k is 0 past K, which zeroes those products. All in vector types of
- * GCC, compiled three times on x86-64 (baseline, AVX2, AVX-512F) and
- * picked at run time; there is no fused multiply-add (ISO C contracts
- * nothing), so every version gives the same bits. Single precision: a
+ * c_k is 0 past K, which zeroes those products. All in 8-float vector
+ * types of GCC, a vector of 16 lanes as two of them, compiled three times
+ * on x86-64 (baseline, AVX2, AVX-512F with VL for its 32 registers; 16-
+ * lane vectors of GCC, a little faster with AVX-512, go through memory
+ * without it, at half the speed) and picked at run time; there is no
+ * fused multiply-add (ISO C contracts nothing), so every version gives the
+ * same bits. Single precision: a
  * running sum of 100 terms is off by a few ulp (2^-24 of the total),
  * which is the most a topic's probability moves; sampling cannot see it,
  * and it halves the vector work against doubles.
@@ -725,41 +728,30 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
 
 /* ---- dense ------------------------------------------------------------------------ */
 
-typedef float fvec __attribute__((vector_size(DLANES * sizeof(float)), aligned(4)));
-typedef int32_t ivec __attribute__((vector_size(DLANES * sizeof(int32_t)), aligned(4)));
+/* DLANES = 16 lanes as two halves (lanes 0-7 and 8-15) of 32-byte vectors:
+ * GCC keeps those in registers on every x86-64 target (where the target
+ * has no 512-bit registers it lowers 64-byte vectors through memory). */
+typedef float vf8 __attribute__((vector_size(8 * sizeof(float)), aligned(4)));
+typedef int32_t vi8 __attribute__((vector_size(8 * sizeof(int32_t)), aligned(4)));
 
-/* Vector v of the products (n_dk + alpha) c_k (a macro: a function that
- * returns a vector changes its calling convention with the target). */
-#define PRODUCT(nd, cw, v, va)                                                                     \
-    ({                                                                                             \
-        ivec c_;                                                                                   \
-        fvec w_;                                                                                   \
-        memcpy(&c_, (nd) + (v) * DLANES, sizeof(c_));                                              \
-        memcpy(&w_, (cw) + (v) * DLANES, sizeof(w_));                                              \
-        (__builtin_convertvector(c_, fvec) + (va)) * w_;                                           \
-    })
+/* Half h of vector v of the products (n_dk + alpha) c_k (a macro: a
+ * function that returns a vector changes its calling convention with the
+ * target). */
+#define PRODUCT(nd, cw, v, h, va)                                                                  \
+    ((__builtin_convertvector(*(const vi8 *)((nd) + (v) * DLANES + (h) * 8), vf8) + (va)) *        \
+     *(const vf8 *)((cw) + (v) * DLANES + (h) * 8))
 
-/* The running sums of x's lanes: lane l gets x[0] + ... + x[l]. */
-#define LANE_SCAN(x)                                                                               \
+/* One step of the running sums across the 16 lanes (lo, hi): lane i adds
+ * lane i - S, both halves from the values before the step; in the low
+ * half lanes below S add a zero, in the high half lane 8 + i - S of the
+ * 16 (lo then hi) is index 8 + i - S of the pair (lo, hi) for both. */
+#define SCAN_STEP(lo, hi, ...)                                                                     \
     do {                                                                                           \
-        const fvec zero_ = {0};                                                                    \
-        x += __builtin_shuffle(zero_, x, (ivec){0, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, \
-                                                28, 29, 30});                                      \
-        x += __builtin_shuffle(zero_, x, (ivec){0, 1, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,  \
-                                                27, 28, 29});                                      \
-        x += __builtin_shuffle(zero_, x, (ivec){0, 1, 2, 3, 16, 17, 18, 19, 20, 21, 22, 23, 24,    \
-                                                25, 26, 27});                                      \
-        x += __builtin_shuffle(zero_, x, (ivec){0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21,    \
-                                                22, 23});                                          \
-    } while (0)
-
-/* The sum of x's lanes, in every lane. */
-#define LANE_SUM(x)                                                                                \
-    do {                                                                                           \
-        x += __builtin_shuffle(x, (ivec){8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});   \
-        x += __builtin_shuffle(x, (ivec){4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});   \
-        x += __builtin_shuffle(x, (ivec){2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});   \
-        x += __builtin_shuffle(x, (ivec){1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});   \
+        const vf8 zero_ = {0};                                                                     \
+        vf8 l_ = (lo) + __builtin_shufflevector(zero_, (lo), __VA_ARGS__);                         \
+        vf8 h_ = (hi) + __builtin_shufflevector((lo), (hi), __VA_ARGS__);                          \
+        (lo) = l_;                                                                                 \
+        (hi) = h_;                                                                                 \
     } while (0)
 
 static inline __attribute__((always_inline)) int64_t
@@ -777,7 +769,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
     const struct lda_tok *restrict tok = s->tok;
     const int32_t end = s->wptr[s->bw[b + 1]];
     const int lines = row_lines(K);
-    const fvec va = (fvec){0} + (float)alpha;
+    const vf8 va = (vf8){0} + (float)alpha;
     int64_t changed = 0;
     for (int32_t k = 0; k < K; k++)
         inv[k] = 1 / ((double)nk[k] + wbeta);
@@ -805,45 +797,69 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
             cw[old] = (float)((nw[old] + beta) * inv[old]);
 
             /* Down each lane: cum[v][l] = sum over v' <= v of p(v' DLANES + l);
-             * the lanes' totals again in four independent sums, which do not
-             * wait for the running sums. */
-            fvec acc = {0}, t0 = {0}, t1 = {0}, t2 = {0}, t3 = {0};
+             * the lanes' totals again in two independent sums (even and odd
+             * vectors), which do not wait for the running sums. */
+            vf8 acc_lo = {0}, acc_hi = {0}, t0_lo = {0}, t0_hi = {0}, t1_lo = {0}, t1_hi = {0};
+            vf8 t2_lo = {0}, t2_hi = {0}, t3_lo = {0}, t3_hi = {0};
             int32_t v = 0;
             for (; v + 4 <= nv; v += 4) {
-                fvec p0 = PRODUCT(nd, cw, v, va), p1 = PRODUCT(nd, cw, v + 1, va);
-                fvec p2 = PRODUCT(nd, cw, v + 2, va), p3 = PRODUCT(nd, cw, v + 3, va);
-                t0 += p0;
-                t1 += p1;
-                t2 += p2;
-                t3 += p3;
-                acc += p0;
-                memcpy(cum + v * DLANES, &acc, sizeof(acc));
-                acc += p1;
-                memcpy(cum + (v + 1) * DLANES, &acc, sizeof(acc));
-                acc += p2;
-                memcpy(cum + (v + 2) * DLANES, &acc, sizeof(acc));
-                acc += p3;
-                memcpy(cum + (v + 3) * DLANES, &acc, sizeof(acc));
+                vf8 p0_lo = PRODUCT(nd, cw, v, 0, va), p0_hi = PRODUCT(nd, cw, v, 1, va);
+                vf8 p1_lo = PRODUCT(nd, cw, v + 1, 0, va), p1_hi = PRODUCT(nd, cw, v + 1, 1, va);
+                vf8 p2_lo = PRODUCT(nd, cw, v + 2, 0, va), p2_hi = PRODUCT(nd, cw, v + 2, 1, va);
+                vf8 p3_lo = PRODUCT(nd, cw, v + 3, 0, va), p3_hi = PRODUCT(nd, cw, v + 3, 1, va);
+                t0_lo += p0_lo;
+                t0_hi += p0_hi;
+                t1_lo += p1_lo;
+                t1_hi += p1_hi;
+                t2_lo += p2_lo;
+                t2_hi += p2_hi;
+                t3_lo += p3_lo;
+                t3_hi += p3_hi;
+                acc_lo += p0_lo;
+                acc_hi += p0_hi;
+                *(vf8 *)(cum + v * DLANES) = acc_lo;
+                *(vf8 *)(cum + v * DLANES + 8) = acc_hi;
+                acc_lo += p1_lo;
+                acc_hi += p1_hi;
+                *(vf8 *)(cum + (v + 1) * DLANES) = acc_lo;
+                *(vf8 *)(cum + (v + 1) * DLANES + 8) = acc_hi;
+                acc_lo += p2_lo;
+                acc_hi += p2_hi;
+                *(vf8 *)(cum + (v + 2) * DLANES) = acc_lo;
+                *(vf8 *)(cum + (v + 2) * DLANES + 8) = acc_hi;
+                acc_lo += p3_lo;
+                acc_hi += p3_hi;
+                *(vf8 *)(cum + (v + 3) * DLANES) = acc_lo;
+                *(vf8 *)(cum + (v + 3) * DLANES + 8) = acc_hi;
             }
             for (; v < nv; v++) {
-                fvec p0 = PRODUCT(nd, cw, v, va);
-                t0 += p0;
-                acc += p0;
-                memcpy(cum + v * DLANES, &acc, sizeof(acc));
+                vf8 p0_lo = PRODUCT(nd, cw, v, 0, va), p0_hi = PRODUCT(nd, cw, v, 1, va);
+                t0_lo += p0_lo;
+                t0_hi += p0_hi;
+                acc_lo += p0_lo;
+                acc_hi += p0_hi;
+                *(vf8 *)(cum + v * DLANES) = acc_lo;
+                *(vf8 *)(cum + v * DLANES + 8) = acc_hi;
             }
 
-            /* The lane: l = the lanes whose running sum is at most u, all
-             * DLANES of them (the padding lanes past K have the whole sum). */
-            fvec tot = (t0 + t1) + (t2 + t3);
-            LANE_SCAN(tot);
-            float u = (float)uniform(g) * tot[lanes - 1];
-            ivec past = tot <= u; /* -1 or 0 */
-            LANE_SUM(past);
+            /* The lane: l = the lanes whose running sum across the lanes is
+             * at most u, all 16 of them (the padding lanes past K have the
+             * whole sum). */
+            vf8 tot_lo = (t0_lo + t1_lo) + (t2_lo + t3_lo), tot_hi = (t0_hi + t1_hi) + (t2_hi + t3_hi);
+            SCAN_STEP(tot_lo, tot_hi, 7, 8, 9, 10, 11, 12, 13, 14);
+            SCAN_STEP(tot_lo, tot_hi, 6, 7, 8, 9, 10, 11, 12, 13);
+            SCAN_STEP(tot_lo, tot_hi, 4, 5, 6, 7, 8, 9, 10, 11);
+            tot_hi += tot_lo;
+            float u = (float)uniform(g) * (lanes > 8 ? tot_hi[lanes - 9] : tot_lo[lanes - 1]);
+            vi8 past = (tot_lo <= u) + (tot_hi <= u); /* -1 for each lane at most u */
+            past += __builtin_shufflevector(past, past, 4, 5, 6, 7, 0, 1, 2, 3);
+            past += __builtin_shufflevector(past, past, 2, 3, 0, 1, 6, 7, 4, 5);
+            past += __builtin_shufflevector(past, past, 1, 0, 3, 2, 5, 4, 7, 6);
             int32_t l = -past[0];
             if (l > lanes - 1) /* u at the total or past it, by rounding */
                 l = lanes - 1;
             if (l > 0)
-                u -= tot[l - 1];
+                u -= l > 8 ? tot_hi[l - 9] : tot_lo[l - 1];
             /* Down the lane, every vector (the same count for every token):
              * those past K have the lane's whole sum. The lane's total and
              * its last running sum differ by rounding, so u may end past it. */
@@ -889,7 +905,7 @@ static __attribute__((target("avx2"))) int64_t dense_avx2(struct lda_shard *s, i
     return dense_run(s, b, o, nwk_block, nk, nk_delta, g);
 }
 
-static __attribute__((target("avx512f"))) int64_t dense_avx512(struct lda_shard *s, int b,
+static __attribute__((target("avx512f,avx512vl"))) int64_t dense_avx512(struct lda_shard *s, int b,
                                                              const struct lda_opts *o,
                                                              int32_t *nwk_block, int64_t *nk,
                                                              int64_t *nk_delta, struct ptm_rng *g)
@@ -908,7 +924,7 @@ bool lda_isa_has(enum lda_isa isa)
     case LDA_ISA_AVX2:
         return __builtin_cpu_supports("avx2");
     case LDA_ISA_AVX512:
-        return __builtin_cpu_supports("avx512f");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
     case LDA_ISA_AVX2:
     case LDA_ISA_AVX512:

@@ -101,8 +101,9 @@ enum lda_sampler {
 
 /* The code the dense sampler runs: the best the processor has (the
  * default), or one named, as tests do. On x86-64 the vector steps run in
- * 512-bit (AVX-512F), 256-bit (AVX2) or 128-bit (baseline SSE2)
- * registers; elsewhere in what the compiler makes of them. Every choice
+ * 256-bit registers, 32 of them (AVX-512F and VL) or 16 (AVX2), or in
+ * 128-bit ones (baseline SSE2); elsewhere in what the compiler makes of
+ * them. Every choice
  * makes the same arithmetic in the same order: the same draws, bit for
  * bit. */
 enum lda_isa {
