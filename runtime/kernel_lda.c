@@ -64,11 +64,14 @@
  * scan across the lanes of the totals picks the lane (u = uniform times
  * the whole, the lanes whose running sum is at most u counted in the
  * vector), and counting the lane's stored running sums at most the rest
- * of u picks the vector: no branch depends on the draw, which a
- * cumulative search would mispredict once a token. Rounding can leave u
+ * of u picks the vector: no loop ends where u falls, which a cumulative
+ * search would mispredict once a token (the branches left on the draw,
+ * lane 0 or not and the clamps below, mostly go one way). Nor is there a
+ * branch on whether the token moved. Rounding can leave u
  * at or past a total; the counts are then clamped to the last lane and
  * to the lane's last topic, whose p(k) > 0 (alpha, beta > 0). The n_dk
- * arrays have 15 values of padding, so a row's last vector is read whole;
+ * array has 16 values of padding after its last row, so that row's last
+ * vector (up to 15 values past the row) is read whole;
  * c_k is 0 past K, which zeroes those products. All in 8-float vector
  * types of GCC, a vector of 16 lanes as two of them, compiled three times
  * on x86-64 (baseline, AVX2, AVX-512F with VL for its 32 registers; 16-
@@ -227,8 +230,8 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->dptr = alloc_n((size_t)D + 1, sizeof(*s->dptr));
     s->z = alloc_n((size_t)ntok, sizeof(*s->z));
     s->zw = alloc_n((size_t)ntok, sizeof(*s->zw));
-    /* n_dk with DLANES - 1 more values: the dense sampler reads a row's
-     * last vector whole. */
+    /* n_dk with DLANES more values: the dense sampler reads a row's last
+     * vector whole, up to DLANES - 1 values past the row. */
     s->ndk = alloc_n((size_t)D * nk + DLANES, sizeof(*s->ndk));
     s->bw = alloc_n((size_t)nblocks + 1, sizeof(*s->bw));
     s->tok = alloc_n((size_t)ntok, sizeof(*s->tok));
