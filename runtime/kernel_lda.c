@@ -800,8 +800,8 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
             cw[old] = (float)((nw[old] + beta) * inv[old]);
 
             /* Down each lane: cum[v][l] = sum over v' <= v of p(v' DLANES + l);
-             * the lanes' totals again in two independent sums (even and odd
-             * vectors), which do not wait for the running sums. */
+             * the lanes' totals again in four independent sums (vectors v
+             * mod 4), which do not wait for the running sums. */
             vf8 acc_lo = {0}, acc_hi = {0}, t0_lo = {0}, t0_hi = {0}, t1_lo = {0}, t1_hi = {0};
             vf8 t2_lo = {0}, t2_hi = {0}, t3_lo = {0}, t3_hi = {0};
             int32_t v = 0;
