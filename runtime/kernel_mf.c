@@ -163,56 +163,44 @@ static inline __attribute__((always_inline)) double dot4(const double *restrict 
  * extensions): the dot's lanes are dot4()'s four partial sums, the update
  * is elementwise, and no step is fused (a * b + c stays a product and a
  * sum), so every build, vector width and the Lua hook's dense_dot() give
- * the same bits. sgd_run() is compiled twice, for the baseline x86-64 (two
- * SSE2 halves a vector) and for AVX2 (one register); mf_sgd_cell() picks
- * by the processor it runs on. */
+ * the same bits. Inlined into sgd_base() (baseline x86-64: two SSE2 halves
+ * a vector) and sgd_avx2() (one register), compiled for each target;
+ * mf_sgd_cell() picks by the processor it runs on. */
 typedef double v4d __attribute__((vector_size(32), aligned(8)));
-
-#define SGD_RUN_BODY                                                                               \
-    for (int64_t t = 0; t < n; t++) {                                                              \
-        double *restrict w = W + (size_t)e[t].i * (size_t)rank;                                    \
-        double *restrict h = Hb + (size_t)e[t].j * (size_t)rank;                                   \
-        v4d s = {0, 0, 0, 0};                                                                      \
-        int64_t k = 0;                                                                             \
-        for (; k + 4 <= rank; k += 4)                                                              \
-            s += *(const v4d *)(w + k) * *(const v4d *)(h + k);                                    \
-        double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];                                         \
-        if (k < rank)                                                                              \
-            s0 += w[k] * h[k];                                                                     \
-        if (k + 1 < rank)                                                                          \
-            s1 += w[k + 1] * h[k + 1];                                                             \
-        if (k + 2 < rank)                                                                          \
-            s2 += w[k + 2] * h[k + 2];                                                             \
-        double g = eta * (e[t].r - ((s0 + s1) + (s2 + s3)));                                       \
-        double sw = 1 - eta * rw[e[t].i], sh = 1 - eta * rhb[e[t].j];                              \
-        v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};                     \
-        for (k = 0; k + 4 <= rank; k += 4) {                                                       \
-            v4d wk = *(v4d *)(w + k), hk = *(v4d *)(h + k);                                        \
-            *(v4d *)(w + k) = vsw * wk + vg * hk;                                                  \
-            *(v4d *)(h + k) = vsh * hk + vg * wk;                                                  \
-        }                                                                                          \
-        for (; k < rank; k++) {                                                                    \
-            double wk = w[k], hk = h[k];                                                           \
-            w[k] = sw * wk + g * hk;                                                               \
-            h[k] = sh * hk + g * wk;                                                               \
-        }                                                                                          \
-    }
 
 static inline __attribute__((always_inline)) void
 sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, double *W,
         double *Hb, const double *restrict rw, const double *restrict rhb)
 {
-    SGD_RUN_BODY
+    for (int64_t t = 0; t < n; t++) {
+        double *restrict w = W + (size_t)e[t].i * (size_t)rank;
+        double *restrict h = Hb + (size_t)e[t].j * (size_t)rank;
+        v4d s = {0, 0, 0, 0};
+        int64_t k = 0;
+        for (; k + 4 <= rank; k += 4)
+            s += *(const v4d *)(w + k) * *(const v4d *)(h + k);
+        double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+        if (k < rank)
+            s0 += w[k] * h[k];
+        if (k + 1 < rank)
+            s1 += w[k + 1] * h[k + 1];
+        if (k + 2 < rank)
+            s2 += w[k + 2] * h[k + 2];
+        double g = eta * (e[t].r - ((s0 + s1) + (s2 + s3)));
+        double sw = 1 - eta * rw[e[t].i], sh = 1 - eta * rhb[e[t].j];
+        v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
+        for (k = 0; k + 4 <= rank; k += 4) {
+            v4d wk = *(v4d *)(w + k), hk = *(v4d *)(h + k);
+            *(v4d *)(w + k) = vsw * wk + vg * hk;
+            *(v4d *)(h + k) = vsh * hk + vg * wk;
+        }
+        for (; k < rank; k++) {
+            double wk = w[k], hk = h[k];
+            w[k] = sw * wk + g * hk;
+            h[k] = sh * hk + g * wk;
+        }
+    }
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-static inline __attribute__((always_inline, target("avx2"))) void
-sgd_run_avx2(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, double *W,
-             double *Hb, const double *restrict rw, const double *restrict rhb)
-{
-    SGD_RUN_BODY
-}
-#endif
 
 /* One function a width, each with the ranks the examples use spelled out
  * (constant trip counts unroll). */
@@ -242,7 +230,7 @@ static __attribute__((target("avx2"))) void sgd_avx2(const struct mf_entry *e, i
                                                      double *Hb, const double *rw,
                                                      const double *rhb)
 {
-    SGD_RANKS(sgd_run_avx2)
+    SGD_RANKS(sgd_run)
 }
 #endif
 
