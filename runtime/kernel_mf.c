@@ -138,35 +138,13 @@ double mf_step(double rate, double decay, int64_t sweep)
 
 /* ---- SGD ------------------------------------------------------------------------ */
 
-/* w . h over n values, four partial sums (k mod 4) added as (0 + 1) + (2 + 3). */
-static inline __attribute__((always_inline)) double dot4(const double *restrict w,
-                                                         const double *restrict h, int64_t n)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int64_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        s0 += w[k] * h[k];
-        s1 += w[k + 1] * h[k + 1];
-        s2 += w[k + 2] * h[k + 2];
-        s3 += w[k + 3] * h[k + 3];
-    }
-    if (k < n)
-        s0 += w[k] * h[k];
-    if (k + 1 < n)
-        s1 += w[k + 1] * h[k + 1];
-    if (k + 2 < n)
-        s2 += w[k + 2] * h[k + 2];
-    return (s0 + s1) + (s2 + s3);
-}
-
-/* The SGD steps over n entries. Written with 4-wide vectors (GCC's vector
- * extensions): the dot's lanes are dot4()'s four partial sums, the update
- * is elementwise, and no step is fused (a * b + c stays a product and a
- * sum), so every build, vector width and the Lua hook's dense_dot() give
- * the same bits. Inlined into sgd_base() (baseline x86-64: two SSE2 halves
- * a vector) and sgd_avx2() (one register), compiled for each target;
+/* The SGD steps over n entries, in 4-wide vectors as mf_dot() (kernel_mf.h):
+ * the update is elementwise and nothing is fused, so every build and
+ * vector width gives the same bits, and so does a Lua hook making the same
+ * steps. Inlined into sgd_base() (baseline x86-64: two SSE2 halves a
+ * vector) and sgd_avx2() (one register), compiled for each target;
  * mf_sgd_cell() picks by the processor it runs on. */
-typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef mf_v4d v4d;
 
 static inline __attribute__((always_inline)) void
 sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, double *W,
@@ -175,21 +153,11 @@ sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, 
     for (int64_t t = 0; t < n; t++) {
         double *restrict w = W + (size_t)e[t].i * (size_t)rank;
         double *restrict h = Hb + (size_t)e[t].j * (size_t)rank;
-        v4d s = {0, 0, 0, 0};
-        int64_t k = 0;
-        for (; k + 4 <= rank; k += 4)
-            s += *(const v4d *)(w + k) * *(const v4d *)(h + k);
-        double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-        if (k < rank)
-            s0 += w[k] * h[k];
-        if (k + 1 < rank)
-            s1 += w[k + 1] * h[k + 1];
-        if (k + 2 < rank)
-            s2 += w[k + 2] * h[k + 2];
-        double g = eta * (e[t].r - ((s0 + s1) + (s2 + s3)));
+        double g = eta * (e[t].r - mf_dot(w, h, rank));
         double sw = 1 - eta * rw[e[t].i], sh = 1 - eta * rhb[e[t].j];
         v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
-        for (k = 0; k + 4 <= rank; k += 4) {
+        int64_t k = 0;
+        for (; k + 4 <= rank; k += 4) {
             v4d wk = *(v4d *)(w + k), hk = *(v4d *)(h + k);
             *(v4d *)(w + k) = vsw * wk + vg * hk;
             *(v4d *)(h + k) = vsh * hk + vg * wk;
@@ -307,7 +275,7 @@ void mf_ccd_residual_cell(struct mf_ccd *s, const struct mf_grid *g, int b, int6
     for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
         const struct mf_entry *x = &g->e[t];
         s->res[t] =
-            x->r - dot4(W + (size_t)x->i * (size_t)rank, Hb + (size_t)x->j * (size_t)rank, rank);
+            x->r - mf_dot(W + (size_t)x->i * (size_t)rank, Hb + (size_t)x->j * (size_t)rank, rank);
     }
 }
 
@@ -381,7 +349,7 @@ double mf_sqerr_csr(const struct ptm_csr *R, int64_t lo, int64_t hi, const doubl
     for (int64_t i = lo; i < hi; i++) {
         const double *w = W + (size_t)(i - lo) * (size_t)rank;
         for (int64_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) {
-            double d = R->val[k] - dot4(w, H + (size_t)R->colind[k] * (size_t)rank, rank);
+            double d = R->val[k] - mf_dot(w, H + (size_t)R->colind[k] * (size_t)rank, rank);
             s += d * d;
         }
     }
@@ -395,7 +363,7 @@ double mf_sqerr_grid(const struct mf_grid *g, const double *W, const double *H, 
         const double *Hb = H + (size_t)g->block_lo[b] * (size_t)rank;
         for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
             const struct mf_entry *x = &g->e[t];
-            double d = x->r - dot4(W + (size_t)x->i * (size_t)rank,
+            double d = x->r - mf_dot(W + (size_t)x->i * (size_t)rank,
                                    Hb + (size_t)x->j * (size_t)rank, rank);
             s += d * d;
         }

@@ -97,6 +97,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "kernel_mf.h"
 #include "lua_sandbox.h"
 #include "ptm.h"
 #include "rng.h"
@@ -341,26 +342,6 @@ static inline void store2(double *p, v2d v)
     memcpy(p, &v, sizeof(v));
 }
 
-/* a . b over n values: four partial sums, element k in sum k mod 4, added
- * as (0 + 1) + (2 + 3), the order of the matrix factorization kernel's
- * (kernel_mf.c), so that a hook doing its arithmetic gets its bits. */
-static double dense_dot(const double *restrict a, const double *restrict b, int64_t n)
-{
-    v2d s01 = {0, 0}, s23 = {0, 0};
-    int64_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        s01 += load2(a + k) * load2(b + k);
-        s23 += load2(a + k + 2) * load2(b + k + 2);
-    }
-    double s0 = s01[0], s1 = s01[1], s2 = s23[0], s3 = s23[1];
-    if (k < n)
-        s0 += a[k] * b[k];
-    if (k + 1 < n)
-        s1 += a[k + 1] * b[k + 1];
-    if (k + 2 < n)
-        s2 += a[k + 2] * b[k + 2];
-    return (s0 + s1) + (s2 + s3);
-}
 
 /* A vector as messages name it: 'beta', row 3 of 'W', or "a vector" for
  * one a hook made. Only for errors: it may push a string. */
@@ -1172,7 +1153,7 @@ static int v_dot(lua_State *L)
     struct uvec *u = is_row_code(p2) ? row_decode(L, 2, p2) : check_vec(L, 2);
     if (u->n != v->n)
         check_same(L, 2, v); /* the message */
-    lua_pushnumber(L, dense_dot(v->v, u->v, v->n));
+    lua_pushnumber(L, mf_dot(v->v, u->v, v->n));
     return 1;
 }
 
