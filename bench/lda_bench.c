@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     int sweeps = argc > 3 ? atoi(argv[3]) : 20;
     const char *samplers = argc > 4 ? argv[4] : "dense,alias,sparse,plain";
     int P = argc > 5 ? atoi(argv[5]) : 1;
-    struct lda_opts o = {0.1, 0.01, LDA_SAMPLER_ALIAS, LDA_MH_STEPS, LDA_ISA_BEST};
+    struct lda_opts o = {0.1, 0.01, LDA_SAMPLER_ALIAS, LDA_MH_STEPS, PTM_ISA_BEST};
     if (argc > 6)
         o.mh_steps = atoi(argv[6]);
     if (argc > 8) {
@@ -173,11 +173,11 @@ int main(int argc, char **argv)
     }
     const char *isa = getenv("LDA_ISA"); /* the dense sampler's code: base, avx2, avx512 */
     if (isa && *isa) {
-        o.isa = strcmp(isa, "base") == 0     ? LDA_ISA_BASE
-                : strcmp(isa, "avx2") == 0   ? LDA_ISA_AVX2
-                : strcmp(isa, "avx512") == 0 ? LDA_ISA_AVX512
-                                             : LDA_ISA_BEST;
-        if (o.isa == LDA_ISA_BEST || !lda_isa_has(o.isa)) {
+        o.isa = strcmp(isa, "base") == 0     ? PTM_ISA_BASE
+                : strcmp(isa, "avx2") == 0   ? PTM_ISA_AVX2
+                : strcmp(isa, "avx512") == 0 ? PTM_ISA_AVX512
+                                             : PTM_ISA_BEST;
+        if (o.isa == PTM_ISA_BEST || !ptm_isa_has(o.isa)) {
             fprintf(stderr, "lda_bench: LDA_ISA=%s: not base, avx2 or avx512 this processor has\n",
                     isa);
             return 2;

@@ -8,6 +8,7 @@
 #ifndef PTM_H
 #define PTM_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,5 +54,26 @@ enum ptm_exit {
     } while (0)
 
 #define PTM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Instruction sets the kernels have code for, picked at run time: the
+ * best this processor has, or one named (tests run each). On x86-64 with
+ * GCC or clang (PTM_ISA_X86 defined: code for each set is compiled with
+ * __attribute__((target))): the baseline (SSE2), AVX2, and AVX-512 F with
+ * VL; elsewhere only the baseline. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PTM_ISA_X86 1
+#endif
+enum ptm_isa {
+    PTM_ISA_BEST,
+    PTM_ISA_BASE,
+    PTM_ISA_AVX2,
+    PTM_ISA_AVX512,
+};
+
+/* Whether this processor runs isa (PTM_ISA_BEST and PTM_ISA_BASE: always). */
+bool ptm_isa_has(enum ptm_isa isa);
+
+/* isa, or for PTM_ISA_BEST the best ptm_isa_has() allows. */
+enum ptm_isa ptm_isa_pick(enum ptm_isa isa);
 
 #endif

@@ -898,8 +898,7 @@ static int64_t dense_base(struct lda_shard *s, int b, const struct lda_opts *o, 
     return dense_run(s, b, o, nwk_block, nk, nk_delta, g);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define DENSE_X86 1
+#ifdef PTM_ISA_X86
 static __attribute__((target("avx2"))) int64_t dense_avx2(struct lda_shard *s, int b,
                                                         const struct lda_opts *o,
                                                         int32_t *nwk_block, int64_t *nk,
@@ -917,39 +916,15 @@ static __attribute__((target("avx512f,avx512vl"))) int64_t dense_avx512(struct l
 }
 #endif
 
-bool lda_isa_has(enum lda_isa isa)
-{
-    switch (isa) {
-    case LDA_ISA_BEST:
-    case LDA_ISA_BASE:
-        return true;
-#ifdef DENSE_X86
-    case LDA_ISA_AVX2:
-        return __builtin_cpu_supports("avx2");
-    case LDA_ISA_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-#else
-    case LDA_ISA_AVX2:
-    case LDA_ISA_AVX512:
-        return false;
-#endif
-    }
-    return false;
-}
-
 static int64_t sample_dense(struct lda_shard *s, int b, const struct lda_opts *o,
                             int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
-    enum lda_isa isa = o->isa;
-    if (isa == LDA_ISA_BEST)
-        isa = lda_isa_has(LDA_ISA_AVX512) ? LDA_ISA_AVX512
-              : lda_isa_has(LDA_ISA_AVX2) ? LDA_ISA_AVX2
-                                          : LDA_ISA_BASE;
-    PTM_ASSERT(lda_isa_has(isa));
-#ifdef DENSE_X86
-    if (isa == LDA_ISA_AVX512)
+    enum ptm_isa isa = ptm_isa_pick(o->isa);
+    PTM_ASSERT(ptm_isa_has(isa));
+#ifdef PTM_ISA_X86
+    if (isa == PTM_ISA_AVX512)
         return dense_avx512(s, b, o, nwk_block, nk, nk_delta, g);
-    if (isa == LDA_ISA_AVX2)
+    if (isa == PTM_ISA_AVX2)
         return dense_avx2(s, b, o, nwk_block, nk, nk_delta, g);
 #endif
     return dense_base(s, b, o, nwk_block, nk, nk_delta, g);

@@ -84,6 +84,7 @@
 #include <stdint.h>
 
 #include "data.h"
+#include "ptm.h"
 #include "rng.h"
 
 /* Metropolis-Hastings steps per token of the alias sampler (each a word
@@ -100,22 +101,6 @@ enum lda_sampler {
     LDA_SAMPLER_DENSE,
 };
 
-/* The code the dense sampler runs: the best the processor has (the
- * default), or one named, as tests do. On x86-64 the vector steps run in
- * 256-bit registers, 32 of them (AVX-512F and VL) or 16 (AVX2), or in
- * 128-bit ones (baseline SSE2); elsewhere in what the compiler makes of
- * them. Every choice makes the same arithmetic in the same order: the
- * same draws, bit for bit. */
-enum lda_isa {
-    LDA_ISA_BEST,
-    LDA_ISA_BASE,
-    LDA_ISA_AVX2,
-    LDA_ISA_AVX512,
-};
-
-/* Whether this processor runs isa (LDA_ISA_BEST and LDA_ISA_BASE: always). */
-bool lda_isa_has(enum lda_isa isa);
-
 /* The sampler named s, or -1. */
 int lda_sampler_lookup(const char *s);
 
@@ -124,7 +109,9 @@ struct lda_opts {
     double alpha, beta; /* > 0 */
     enum lda_sampler sampler;
     int mh_steps; /* alias: 1 .. LDA_MH_STEPS_MAX */
-    enum lda_isa isa; /* dense: LDA_ISA_BEST, or one lda_isa_has() */
+    enum ptm_isa isa; /* dense: PTM_ISA_BEST, or one ptm_isa_has(); every choice
+                       * makes the same arithmetic in the same order: the same
+                       * draws, bit for bit */
 };
 
 /* One token in word-major order: its document (local, 0-based) and its

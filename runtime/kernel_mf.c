@@ -144,7 +144,6 @@ double mf_step(double rate, double decay, int64_t sweep)
  * steps. Inlined into sgd_base() (baseline x86-64: two SSE2 halves a
  * vector) and sgd_avx2() (one register), compiled for each target;
  * mf_sgd_cell() picks by the processor it runs on. */
-typedef mf_v4d v4d;
 
 static inline __attribute__((always_inline)) void
 sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, double *W,
@@ -155,12 +154,12 @@ sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, 
         double *restrict h = Hb + (size_t)e[t].j * (size_t)rank;
         double g = eta * (e[t].r - mf_dot(w, h, rank));
         double sw = 1 - eta * rw[e[t].i], sh = 1 - eta * rhb[e[t].j];
-        v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
+        mf_v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
         int64_t k = 0;
         for (; k + 4 <= rank; k += 4) {
-            v4d wk = *(v4d *)(w + k), hk = *(v4d *)(h + k);
-            *(v4d *)(w + k) = vsw * wk + vg * hk;
-            *(v4d *)(h + k) = vsh * hk + vg * wk;
+            mf_v4d wk = *(mf_v4d *)(w + k), hk = *(mf_v4d *)(h + k);
+            *(mf_v4d *)(w + k) = vsw * wk + vg * hk;
+            *(mf_v4d *)(h + k) = vsh * hk + vg * wk;
         }
         for (; k < rank; k++) {
             double wk = w[k], hk = h[k];
@@ -192,7 +191,7 @@ static void sgd_base(const struct mf_entry *e, int64_t n, int64_t rank, double e
     SGD_RANKS(sgd_run)
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef PTM_ISA_X86
 static __attribute__((target("avx2"))) void sgd_avx2(const struct mf_entry *e, int64_t n,
                                                      int64_t rank, double eta, double *W,
                                                      double *Hb, const double *rw,
@@ -201,15 +200,6 @@ static __attribute__((target("avx2"))) void sgd_avx2(const struct mf_entry *e, i
     SGD_RANKS(sgd_run)
 }
 #endif
-
-bool mf_sgd_wide(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    return __builtin_cpu_supports("avx2");
-#else
-    return false;
-#endif
-}
 
 void mf_sgd_cell_base(const struct mf_grid *g, int b, int64_t rank, double eta, double *W,
                       double *Hb, const double *rw, const double *rhb)
@@ -220,8 +210,8 @@ void mf_sgd_cell_base(const struct mf_grid *g, int b, int64_t rank, double eta, 
 void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, double *W, double *Hb,
                  const double *rw, const double *rhb)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (mf_sgd_wide()) {
+#ifdef PTM_ISA_X86
+    if (ptm_isa_has(PTM_ISA_AVX2)) {
         sgd_avx2(g->e + g->cell[b], g->cell[b + 1] - g->cell[b], rank, eta, W, Hb, rw, rhb);
         return;
     }

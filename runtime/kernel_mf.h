@@ -187,13 +187,12 @@ static inline __attribute__((always_inline)) double mf_dot(const double *restric
  * block_lo[b]). Ranks 8, 10, 16, 20, 32, 50, 64, 100 and 128 run loops
  * unrolled for them; other ranks, a generic loop with the same result.
  * On x86-64 processors with AVX2 the loops run in 256-bit registers
- * (mf_sgd_wide() says whether they do); the baseline code gives the same
- * bits, and mf_sgd_cell_base() runs it wherever. */
+ * (ptm_isa_has(PTM_ISA_AVX2) says whether they do); the baseline code
+ * gives the same bits, and mf_sgd_cell_base() runs it wherever. */
 void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, double *W, double *Hb,
                  const double *rw, const double *rhb);
 void mf_sgd_cell_base(const struct mf_grid *g, int b, int64_t rank, double eta, double *W,
                       double *Hb, const double *rw, const double *rhb);
-bool mf_sgd_wide(void);
 
 /* ---- CCD++ ---------------------------------------------------------------------- */
 

@@ -107,7 +107,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     s->o.alpha = rt_option_num(u, "alpha", 0.1);
     s->o.beta = rt_option_num(u, "beta", 0.01);
     s->o.mh_steps = LDA_MH_STEPS;
-    s->o.isa = LDA_ISA_BEST; /* dense: the best code this processor has */
+    s->o.isa = PTM_ISA_BEST; /* dense: the best code this processor has */
     const struct plan_option *os = rt_option(u, "sampler");
     int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_DENSE;
     s->o.sampler = smp < 0 ? LDA_SAMPLER_DENSE : (enum lda_sampler)smp;

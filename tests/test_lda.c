@@ -183,7 +183,7 @@ static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum l
     m->P = P;
     m->s = s;
     m->K = c->K;
-    m->o = (struct lda_opts){alpha, beta, kind, LDA_MH_STEPS, LDA_ISA_BEST};
+    m->o = (struct lda_opts){alpha, beta, kind, LDA_MH_STEPS, PTM_ISA_BEST};
     int32_t K = c->K;
     ptm_shard_even(c->D, P, m->dbounds);
     ptm_shard_even(c->W, P, m->wbounds);
@@ -585,13 +585,13 @@ static const struct gen_lda_opts isa_opts[] = {{14, 120, 60, 70, 25, 0.3, 0.1},
 
 START_TEST(test_dense_isa)
 {
-    static const enum lda_isa isas[] = {LDA_ISA_BASE, LDA_ISA_AVX2, LDA_ISA_AVX512};
+    static const enum ptm_isa isas[] = {PTM_ISA_BASE, PTM_ISA_AVX2, PTM_ISA_AVX512};
     struct corpus c;
     corpus_gen(_i == 0 ? "isa70" : "isa4", &isa_opts[_i], &c);
     int32_t *want[2] = {NULL, NULL};
     int ran = 0;
     for (int i = 0; i < (int)PTM_ARRAY_LEN(isas); i++) {
-        if (!lda_isa_has(isas[i]))
+        if (!ptm_isa_has(isas[i]))
             continue;
         struct sim m;
         sim_init(&m, &c, 2, 0, LDA_SAMPLER_DENSE, 0.3, 0.1, 9);
@@ -723,7 +723,7 @@ START_TEST(test_single_token)
     /* Move the others so that the conditional is not flat: everything of
      * document 1 (0-based) to topic 2, word 2 to topic 1, the rest (beyond
      * K = 3) spread over the topics. */
-    struct lda_opts o = {0.4, 0.3, (enum lda_sampler)kind, LDA_MH_STEPS, LDA_ISA_BEST};
+    struct lda_opts o = {0.4, 0.3, (enum lda_sampler)kind, LDA_MH_STEPS, PTM_ISA_BEST};
     int32_t pos0 = s.tok[0].pos, doc0 = s.tok[0].doc;
     ck_assert_int_eq(s.wlist[0], 0);
     ck_assert_int_eq(s.wptr[1] - s.wptr[0], 1);

@@ -557,7 +557,7 @@ START_TEST(test_sgd_by_hand)
     for (int64_t k = 0; k < 7 * rank; k++)
         most = fmax(most, fabs(H[k] - Hr[k]));
     ck_assert_msg(most <= 1e-13, "rank %lld: differs by %g", (long long)rank, most);
-    /* Whatever code ran (mf_sgd_wide()), the baseline's bits. */
+    /* Whatever code ran (ptm_isa_has(PTM_ISA_AVX2)), the baseline's bits. */
     ck_assert(memcmp(W, Wb, (size_t)(4 * rank) * sizeof(double)) == 0);
     ck_assert(memcmp(H, Hb, (size_t)(7 * rank) * sizeof(double)) == 0);
     free(Wb);
