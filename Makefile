@@ -28,7 +28,11 @@ SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 endif
 comma := ,
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -Iviz -I$(B)/gen $(PKG_CFLAGS)
+# Every source folder is an include folder: a header is named by its file name.
+SRC_DIRS = lang compiler compiler/plan $(sort $(dir $(wildcard runtime/*/*.c runtime/*/*.h \
+	runtime/models/*/*.c runtime/models/*/*.h))) schedulers viz
+INCS     = $(addprefix -I,$(patsubst %/,%,$(SRC_DIRS)))
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L $(INCS) -I$(B)/gen $(PKG_CFLAGS)
 ALL_CFLAGS = $(CFLAGS) $(SANFLAGS) -pthread -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm
 ifneq ($(MPI_LIBS),)
@@ -37,15 +41,17 @@ LDLIBS   += $(MPI_LIBS)
 endif
 
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
-COMPILER_SRC = compiler/prog.c compiler/plan.c compiler/builtins.c compiler/sem.c \
-	compiler/sem_expr.c compiler/hook_check.c compiler/plan_yaml.c
-RUNTIME_SRC = runtime/wfile.c runtime/lua_sandbox.c runtime/lua_host.c runtime/expr_env.c runtime/plan_load.c runtime/pstore.c runtime/data.c runtime/read_libsvm.c \
-	runtime/read_mm.c runtime/read_uci.c runtime/read_csv.c runtime/kernel_lasso.c runtime/kernel_lda.c runtime/kernel_mf.c runtime/kernel_logreg.c runtime/gen_util.c runtime/gen_lasso.c runtime/gen_mf.c runtime/gen_lda.c runtime/gen_logreg.c \
-	runtime/engine.c runtime/backend_threads.c runtime/rule_lasso.c runtime/rule_lua.c runtime/rule_mf.c runtime/rule_logreg.c runtime/rule_lda.c runtime/straggle.c runtime/sched_env.c runtime/comm.c runtime/data_ranks.c \
-	schedulers/sched.c schedulers/round_robin.c schedulers/random.c schedulers/dynamic.c \
-	schedulers/conflict.c schedulers/rotation.c
+COMPILER_SRC = compiler/prog.c compiler/builtins.c compiler/sem.c compiler/sem_expr.c \
+	compiler/hook_check.c compiler/plan/plan.c compiler/plan/plan_yaml.c
+# The runtime: one folder a subsystem; a model is a folder of runtime/models/.
+ENGINE_SRC = $(filter-out runtime/engine/dryrun.c,$(wildcard runtime/engine/*.c))
+DATA_SRC   = $(wildcard runtime/data/*.c)
+LUA_SRC    = $(wildcard runtime/lua/*.c)
+MODELS_SRC = $(wildcard runtime/models/*.c runtime/models/*/*.c)
+RUNTIME_SRC = $(wildcard runtime/base/*.c) $(DATA_SRC) runtime/pstore/pstore.c $(LUA_SRC) \
+	compiler/plan/plan_load.c $(ENGINE_SRC) $(MODELS_SRC) $(wildcard schedulers/*.c)
 # ptm plan: the dry run and the renderers of schedules
-VIZ_SRC  = runtime/dryrun.c viz/table.c viz/svg.c viz/dot.c viz/trace_read.c
+VIZ_SRC  = runtime/engine/dryrun.c $(wildcard viz/*.c)
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(VIZ_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o
@@ -151,16 +157,14 @@ $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The parameter store at -O2 whatever CFLAGS says.
-$(B)/bench/pstore_bench: bench/pstore_bench.c runtime/pstore.c lang/arena.c lang/ptm.c \
-	  runtime/pstore.h
+$(B)/bench/pstore_bench: bench/pstore_bench.c runtime/pstore/pstore.c lang/arena.c lang/ptm.c \
+	  runtime/pstore/pstore.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The data readers at -O2 whatever CFLAGS says, and their input generator.
-DATA_SRC = runtime/data.c runtime/read_libsvm.c runtime/read_mm.c runtime/read_uci.c \
-	runtime/read_csv.c
-$(B)/bench/data_bench: bench/data_bench.c $(DATA_SRC) compiler/plan.c compiler/prog.c \
-	  lang/arena.c lang/ptm.c runtime/data.h runtime/data_impl.h
+$(B)/bench/data_bench: bench/data_bench.c $(DATA_SRC) compiler/plan/plan.c compiler/prog.c \
+	  lang/arena.c lang/ptm.c runtime/data/data.h runtime/data/data_impl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 $(B)/bench/data_gen: bench/data_gen.c
@@ -168,30 +172,30 @@ $(B)/bench/data_gen: bench/data_gen.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $^ -lm
 
 # The Lasso kernel at -O2 whatever CFLAGS says.
-$(B)/bench/lasso_bench: bench/lasso_bench.c runtime/kernel_lasso.c $(DATA_SRC) compiler/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lasso.h runtime/data.h
+$(B)/bench/lasso_bench: bench/lasso_bench.c runtime/models/lasso/kernel_lasso.c $(DATA_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lasso/kernel_lasso.h runtime/data/data.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The Lasso sweep on one thread and on two, without the engine.
-$(B)/bench/split_bench: bench/split_bench.c runtime/kernel_lasso.c $(DATA_SRC) compiler/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lasso.h runtime/data.h
+$(B)/bench/split_bench: bench/split_bench.c runtime/models/lasso/kernel_lasso.c $(DATA_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lasso/kernel_lasso.h runtime/data/data.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The matrix factorization and logistic regression kernels at -O2 whatever CFLAGS says.
-$(B)/bench/mf_bench: bench/mf_bench.c runtime/kernel_mf.c $(DATA_SRC) compiler/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_mf.h runtime/data.h runtime/rng.h
+$(B)/bench/mf_bench: bench/mf_bench.c runtime/models/mf/kernel_mf.c $(DATA_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/mf/kernel_mf.h runtime/data/data.h runtime/base/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
-$(B)/bench/logreg_bench: bench/logreg_bench.c runtime/kernel_logreg.c $(DATA_SRC) compiler/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_logreg.h runtime/data.h
+$(B)/bench/logreg_bench: bench/logreg_bench.c runtime/models/logreg/kernel_logreg.c $(DATA_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/logreg/kernel_logreg.h runtime/data/data.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The LDA kernel at -O2 whatever CFLAGS says.
-$(B)/bench/lda_bench: bench/lda_bench.c runtime/kernel_lda.c $(DATA_SRC) compiler/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/kernel_lda.h runtime/data.h runtime/rng.h
+$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c $(DATA_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lda/kernel_lda.h runtime/data/data.h runtime/base/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
@@ -201,8 +205,8 @@ $(B)/bench/sched_bench: bench/sched_bench.c $(LIB)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -o $@ $^ $(LDLIBS)
 
 # The Lua host and the sandbox at -O2 whatever CFLAGS says.
-$(B)/bench/lua_bench: bench/lua_bench.c runtime/lua_host.c runtime/lua_sandbox.c lang/arena.c \
-	  lang/ptm.c lang/diag.c runtime/lua_host.h runtime/lua_sandbox.h
+$(B)/bench/lua_bench: bench/lua_bench.c runtime/lua/lua_host.c runtime/lua/lua_sandbox.c lang/arena.c \
+	  lang/ptm.c lang/diag.c runtime/lua/lua_host.h runtime/lua/lua_sandbox.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) $(PKG_LIBS) -lm
 
@@ -210,7 +214,7 @@ $(B)/bench/lua_bench: bench/lua_bench.c runtime/lua_host.c runtime/lua_sandbox.c
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_B = build/fuzz
-FUZZ_SRC = $(LANG_SRC) $(COMPILER_SRC) runtime/lua_sandbox.c $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/lexer.c
+FUZZ_SRC = $(LANG_SRC) $(COMPILER_SRC) runtime/lua/lua_sandbox.c $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/lexer.c
 
 $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/parser.h: lang/parser.y
 	@mkdir -p $(FUZZ_B)/gen
@@ -218,9 +222,9 @@ $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/parser.h: lang/parser.y
 $(FUZZ_B)/gen/lexer.c: lang/lexer.l
 	@mkdir -p $(FUZZ_B)/gen
 	flex -o $@ $<
-$(FUZZ_B)/fuzz_parse: tests/fuzz_parse.c $(FUZZ_SRC) $(FUZZ_B)/gen/parser.h lang/*.h compiler/*.h
+$(FUZZ_B)/fuzz_parse: tests/fuzz_parse.c $(FUZZ_SRC) $(FUZZ_B)/gen/parser.h lang/*.h compiler/*.h compiler/plan/*.h
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
+	  -D_POSIX_C_SOURCE=200809L $(INCS) -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
 	  -o $@ tests/fuzz_parse.c $(FUZZ_SRC) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_B)/fuzz_parse
@@ -235,11 +239,11 @@ fuzz:
 
 # fuzz-plan: libFuzzer over the plan loader and writer, seeded with the
 # emitted example plans (tests/golden) and the findings kept in tests/fuzz/plan.
-$(FUZZ_B)/fuzz_plan: tests/fuzz_plan.c $(FUZZ_SRC) runtime/plan_load.c $(FUZZ_B)/gen/parser.h \
-	  lang/*.h compiler/*.h runtime/plan_load.h
+$(FUZZ_B)/fuzz_plan: tests/fuzz_plan.c $(FUZZ_SRC) compiler/plan/plan_load.c $(FUZZ_B)/gen/parser.h \
+	  lang/*.h compiler/*.h compiler/plan/*.h compiler/plan/plan_load.h
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
-	  -o $@ tests/fuzz_plan.c $(FUZZ_SRC) runtime/plan_load.c $(PKG_LIBS) -lm
+	  -D_POSIX_C_SOURCE=200809L $(INCS) -I$(FUZZ_B)/gen $(PKG_CFLAGS) \
+	  -o $@ tests/fuzz_plan.c $(FUZZ_SRC) compiler/plan/plan_load.c $(PKG_LIBS) -lm
 
 fuzz-plan-build: $(FUZZ_B)/fuzz_plan
 
@@ -254,11 +258,11 @@ fuzz-plan:
 # fuzz-data: libFuzzer over the data readers, FUZZ_SECONDS for each format,
 # seeded with tests/fuzz/data/FORMAT (findings are kept there too).
 DATA_FORMATS = libsvm mm uci csv
-$(FUZZ_B)/fuzz_data: tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c runtime/data.h \
-	  runtime/data_impl.h
+$(FUZZ_B)/fuzz_data: tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c runtime/data/data.h \
+	  runtime/data/data_impl.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers \
+	  -D_POSIX_C_SOURCE=200809L $(INCS) \
 	  -o $@ tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c -lm
 
 fuzz-data-build: $(FUZZ_B)/fuzz_data
@@ -278,10 +282,10 @@ fuzz-data:
 # fuzz-trace: libFuzzer over the reader of run traces and the renderers
 # (ptm plan), seeded with tests/fuzz/trace.
 $(FUZZ_B)/fuzz_trace: tests/fuzz_trace.c $(FUZZ_SRC) $(RUNTIME_SRC) $(VIZ_SRC) $(FUZZ_B)/gen/parser.h \
-	  viz/viz.h runtime/dryrun.h
+	  viz/viz.h runtime/engine/dryrun.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -D_POSIX_C_SOURCE=200809L -Ilang -Icompiler -Iruntime -Ischedulers -Iviz $(PKG_CFLAGS) \
+	  -D_POSIX_C_SOURCE=200809L $(INCS) $(PKG_CFLAGS) \
 	  -o $@ tests/fuzz_trace.c $(sort $(FUZZ_SRC) $(RUNTIME_SRC) $(VIZ_SRC)) $(PKG_LIBS) -lm
 
 fuzz-trace-build: $(FUZZ_B)/fuzz_trace

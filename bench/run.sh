@@ -700,7 +700,7 @@ mf_ratio() { mf_ratios "$1" "$2" | tr ' ' '\n' | sed '/^$/d' | median | awk '{ p
     echo
     echo "mf.lua's loop makes three C calls a rating (the next rating with its row of H, a dot,"
     echo "a mix), and the interpreter runs its instructions with the count hook of the instruction"
-    echo "budget set (runtime/lua_host.c, DESIGN, has the costs): a loop over ratings in Lua stays"
+    echo "budget set (runtime/lua/lua_host.c, DESIGN, has the costs): a loop over ratings in Lua stays"
     echo "at several times the kernel whatever the operations it calls; the gap narrows as the"
     echo "work of a rating grows with the rank."
 } >> "$out"

@@ -12,7 +12,7 @@
  *               seldom repeat, so nearly every check is an evaluation
  *   corr        `abs(corr(col(X, i), col(X, j))) > 0.1` over the columns of
  *               a libsvm FILE, through the data callbacks the engine uses
- *               (runtime/expr_env.c): what the Lasso job pays
+ *               (runtime/engine/expr_env.c): what the Lasso job pays
  *
  * Every scheduler runs sample 256 on 8 workers, balance on (costs
  * 1 .. 100), pipeline 1, no warm-up, the default priority (change plus

@@ -2,7 +2,7 @@
  * hook_check.c - checking a Lua hook file at compile time: it must load and
  * define the functions the job names.
  *
- * The file's top level runs in the hooks' sandbox (runtime/lua_sandbox.h)
+ * The file's top level runs in the hooks' sandbox (runtime/lua/lua_sandbox.h)
  * under a budget, so a job from someone else cannot touch the machine, or
  * hang the compiler, by being compiled.
  */

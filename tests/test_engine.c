@@ -1,5 +1,5 @@
 /*
- * test_engine.c - `ptm run` for the Lasso (runtime/engine.c): a job spec
+ * test_engine.c - `ptm run` for the Lasso (runtime/engine/engine.c): a job spec
  * compiled and run on 1, 2 and 3 worker threads, with the built-in kernel
  * and with examples/lasso/lasso.lua, under round_robin and random; and Lua
  * hooks that misbehave in every way a job from someone else could.

@@ -1,6 +1,6 @@
 /*
  * test_expr_env.c - expressions evaluated over real data: the data
- * callbacks of runtime/expr_env.c, driven by programs the compiler makes.
+ * callbacks of runtime/engine/expr_env.c, driven by programs the compiler makes.
  *
  * The reference values are computed here another way: correlation by the
  * two-pass mean/variance formula over dense columns, counts and entries

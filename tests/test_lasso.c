@@ -1,6 +1,6 @@
 /*
- * test_lasso.c - the Lasso kernel (runtime/kernel_lasso.c) and the Lasso
- * data generator (runtime/gen_lasso.c).
+ * test_lasso.c - the Lasso kernel (runtime/models/lasso/kernel_lasso.c) and the Lasso
+ * data generator (runtime/models/lasso/gen_lasso.c).
  *
  * DESIGN: problems are made by the generator, written to a temporary
  * directory that is the tests' working directory, and read back with the

@@ -1,5 +1,5 @@
 /*
- * test_lda.c - the LDA kernel (runtime/kernel_lda.c).
+ * test_lda.c - the LDA kernel (runtime/models/lda/kernel_lda.c).
  *
  * DESIGN: corpora are made by the generator (ptm_gen_lda) in a temporary
  * directory that is the tests' working directory, and read back with the

@@ -1,5 +1,5 @@
 /*
- * test_logreg.c - the logistic regression kernel (runtime/kernel_logreg.c):
+ * test_logreg.c - the logistic regression kernel (runtime/models/logreg/kernel_logreg.c):
  * the proximal minibatch step, the loss and gradient parts, and runs of
  * data-parallel clocks on 1 and 2 simulated workers, with and without
  * stale reads.

@@ -1,5 +1,5 @@
 /*
- * test_lua.c - the Lua host (runtime/lua_host.h) and the sandbox under it:
+ * test_lua.c - the Lua host (runtime/lua/lua_host.h) and the sandbox under it:
  * refused names and functions, the instruction budget (and the ways a hook
  * might dodge it), the time limit, the memory cap, error messages and
  * tracebacks, every wrong return value, the forms of push, pull and apply,

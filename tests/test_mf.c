@@ -1,5 +1,5 @@
 /*
- * test_mf.c - the matrix factorization kernels (runtime/kernel_mf.c): the
+ * test_mf.c - the matrix factorization kernels (runtime/models/mf/kernel_mf.c): the
  * grid of a worker's ratings, SGD and CCD++ over rotation rounds, and the
  * parts of the objective.
  *

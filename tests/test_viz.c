@@ -1,5 +1,5 @@
 /*
- * test_viz.c - `ptm plan`: the dry run (runtime/dryrun.c), the reader of
+ * test_viz.c - `ptm plan`: the dry run (runtime/engine/dryrun.c), the reader of
  * a run's trace and the renderers (viz/).
  *
  * DESIGN: the dry runs use a tiny data set written here, whose column

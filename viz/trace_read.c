@@ -2,7 +2,7 @@
  * trace_read.c - reading the trace of `ptm run --trace FILE` back into a
  * struct ptm_trace, so that a real run is drawn as a dry run is.
  *
- * The trace is JSON lines, one object a round (runtime/engine.c,
+ * The trace is JSON lines, one object a round (runtime/engine/engine.c,
  * trace_round()):
  *
  *   line    := ws object ws            (blank lines are skipped)

@@ -5,7 +5,7 @@
  * run's trace (JSON lines, spec/runtime.md "Outputs").
  *
  * The renderers write to a FILE the caller opened (ptm plan writes files
- * through runtime/wfile.h) and return 0 or PTM_EIO when the stream shows
+ * through runtime/base/wfile.h) and return 0 or PTM_EIO when the stream shows
  * an error. They never print anything else.
  */
 #ifndef PTM_VIZ_H

@@ -2,7 +2,7 @@
  * plan_yaml.h - writing a plan as YAML (spec/plan.md).
  *
  * The text is deterministic: one plan always gives the same bytes, and a
- * plan read back with ptm_plan_load() (runtime/plan_load.h) writes the same
+ * plan read back with ptm_plan_load() (compiler/plan/plan_load.h) writes the same
  * bytes again. Doubles are written in the fewest digits that read back bit
  * for bit (.inf, -.inf and .nan for the others); every string that comes
  * from a user is double-quoted; enumerations are written by name. The

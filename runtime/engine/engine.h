@@ -11,7 +11,7 @@
  * dynamic as round-robin until its scheduler exists) with the built-in
  * lasso_cd kernel or a Lua update, on threads of this process. Rounds go
  * schedule -> push on every worker -> pull on the coordinator -> commit
- * -> apply on every worker (runtime/engine_impl.h).
+ * -> apply on every worker (runtime/engine/engine_impl.h).
  *
  * The same plan, seed and number of workers give bit-identical results.
  */

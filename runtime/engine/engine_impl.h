@@ -341,7 +341,7 @@ void *rt_zalloc(size_t n, size_t size);
  * objective, if any, is lasso_objective over the same X, y and beta. */
 bool rt_lasso_columns_only(const struct ptm_plan *plan);
 
-/* For the dry run (runtime/dryrun.c): read run->plan's data and set up its
+/* For the dry run (runtime/engine/dryrun.c): read run->plan's data and set up its
  * parameters and the scheduled block set as ptm_run_new() does, but with
  * one copy of every parameter and no workers, rule, objective or
  * scheduler. run is zeroed but for plan, opts, seed and P (lowered as a run

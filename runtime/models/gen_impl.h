@@ -1,6 +1,6 @@
 /*
  * gen_impl.h - what the generators of `ptm gen` share (gen_util.c): random
- * variates drawn from runtime/rng.h, and buffered output to a file that is
+ * variates drawn from runtime/base/rng.h, and buffered output to a file that is
  * renamed into place only when it is whole. Internal to runtime/gen_*.c
  * and their tests.
  */

@@ -1,6 +1,6 @@
 /*
  * gen_util.c - what the generators of `ptm gen` share (gen_impl.h, gen.h):
- * random variates on top of runtime/rng.h, number formatting, and
+ * random variates on top of runtime/base/rng.h, number formatting, and
  * buffered output to files that are renamed into place when whole.
  *
  * DESIGN: every variate is a pure function of the generator's state, with
