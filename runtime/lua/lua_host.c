@@ -97,7 +97,7 @@
 
 #include "arena.h"
 #include "diag.h"
-#include "kernel_mf.h"
+#include "vec4.h"
 #include "lua_sandbox.h"
 #include "ptm.h"
 #include "rng.h"
@@ -1153,7 +1153,7 @@ static int v_dot(lua_State *L)
     struct uvec *u = is_row_code(p2) ? row_decode(L, 2, p2) : check_vec(L, 2);
     if (u->n != v->n)
         check_same(L, 2, v); /* the message */
-    lua_pushnumber(L, mf_dot(v->v, u->v, v->n));
+    lua_pushnumber(L, ptm_dot4(v->v, u->v, v->n));
     return 1;
 }
 

@@ -138,7 +138,7 @@ double mf_step(double rate, double decay, int64_t sweep)
 
 /* ---- SGD ------------------------------------------------------------------------ */
 
-/* The SGD steps over n entries, in 4-wide vectors as mf_dot() (kernel_mf.h):
+/* The SGD steps over n entries, in 4-wide vectors as ptm_dot4() (vec4.h):
  * the update is elementwise and nothing is fused, so every build and
  * vector width gives the same bits, and so does a Lua hook making the same
  * steps. Inlined into sgd_base() (baseline x86-64: two SSE2 halves a
@@ -152,14 +152,14 @@ sgd_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double eta, 
     for (int64_t t = 0; t < n; t++) {
         double *restrict w = W + (size_t)e[t].i * (size_t)rank;
         double *restrict h = Hb + (size_t)e[t].j * (size_t)rank;
-        double g = eta * (e[t].r - mf_dot(w, h, rank));
+        double g = eta * (e[t].r - ptm_dot4(w, h, rank));
         double sw = 1 - eta * rw[e[t].i], sh = 1 - eta * rhb[e[t].j];
-        mf_v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
+        ptm_v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
         int64_t k = 0;
         for (; k + 4 <= rank; k += 4) {
-            mf_v4d wk = *(mf_v4d *)(w + k), hk = *(mf_v4d *)(h + k);
-            *(mf_v4d *)(w + k) = vsw * wk + vg * hk;
-            *(mf_v4d *)(h + k) = vsh * hk + vg * wk;
+            ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
+            *(ptm_v4d *)(w + k) = vsw * wk + vg * hk;
+            *(ptm_v4d *)(h + k) = vsh * hk + vg * wk;
         }
         for (; k < rank; k++) {
             double wk = w[k], hk = h[k];
@@ -265,7 +265,7 @@ void mf_ccd_residual_cell(struct mf_ccd *s, const struct mf_grid *g, int b, int6
     for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
         const struct mf_entry *x = &g->e[t];
         s->res[t] =
-            x->r - mf_dot(W + (size_t)x->i * (size_t)rank, Hb + (size_t)x->j * (size_t)rank, rank);
+            x->r - ptm_dot4(W + (size_t)x->i * (size_t)rank, Hb + (size_t)x->j * (size_t)rank, rank);
     }
 }
 
@@ -339,7 +339,7 @@ double mf_sqerr_csr(const struct ptm_csr *R, int64_t lo, int64_t hi, const doubl
     for (int64_t i = lo; i < hi; i++) {
         const double *w = W + (size_t)(i - lo) * (size_t)rank;
         for (int64_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) {
-            double d = R->val[k] - mf_dot(w, H + (size_t)R->colind[k] * (size_t)rank, rank);
+            double d = R->val[k] - ptm_dot4(w, H + (size_t)R->colind[k] * (size_t)rank, rank);
             s += d * d;
         }
     }
@@ -353,7 +353,7 @@ double mf_sqerr_grid(const struct mf_grid *g, const double *W, const double *H, 
         const double *Hb = H + (size_t)g->block_lo[b] * (size_t)rank;
         for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
             const struct mf_entry *x = &g->e[t];
-            double d = x->r - mf_dot(W + (size_t)x->i * (size_t)rank,
+            double d = x->r - ptm_dot4(W + (size_t)x->i * (size_t)rank,
                                    Hb + (size_t)x->j * (size_t)rank, rank);
             s += d * d;
         }

@@ -104,6 +104,7 @@
 #include <stdint.h>
 
 #include "data.h"
+#include "vec4.h"
 
 /* One rating of a cell. */
 struct mf_entry {
@@ -155,30 +156,6 @@ void mf_reg_cols(const int64_t *cnt, int64_t n, double reg, double *rh);
 double mf_step(double rate, double decay, int64_t sweep);
 
 /* ---- SGD ---------------------------------------------------------------------- */
-
-/* w . h over n values: four partial sums, element k in sum k mod 4, added
- * as (0 + 1) + (2 + 3), in 4-wide vectors of GCC (two SSE2 halves on the
- * baseline, one register with AVX2; nothing fused, as ISO C contracts
- * nothing). The one order of the kernels' dots and the Lua hooks' x:dot(),
- * so that a hook doing the kernel's arithmetic gets its bits. */
-typedef double mf_v4d __attribute__((vector_size(32), aligned(8)));
-
-static inline __attribute__((always_inline)) double mf_dot(const double *restrict w,
-                                                           const double *restrict h, int64_t n)
-{
-    mf_v4d s = {0, 0, 0, 0};
-    int64_t k = 0;
-    for (; k + 4 <= n; k += 4)
-        s += *(const mf_v4d *)(w + k) * *(const mf_v4d *)(h + k);
-    double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-    if (k < n)
-        s0 += w[k] * h[k];
-    if (k + 1 < n)
-        s1 += w[k + 1] * h[k + 1];
-    if (k + 2 < n)
-        s2 += w[k + 2] * h[k + 2];
-    return (s0 + s1) + (s2 + s3);
-}
 
 /* One pass over cell b of g, in place: for each entry (i, j, r),
  * e = r - W[i] . Hb[j], then W[i] += eta (e Hb[j] - rw[i] W[i]) and
