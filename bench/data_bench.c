@@ -11,27 +11,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "bench.h"
 #include "data.h"
 #include "ptm.h"
 
 enum { MAX_RUNS = 99 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int load(const char *path, const struct ptm_data_opts *o, struct ptm_dataset **ds)
 {
@@ -67,17 +53,14 @@ int main(int argc, char **argv)
     ptm_dataset_free(ds);
     double secs[MAX_RUNS];
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         if (load(argv[2], &o, &ds))
             return 1;
-        secs[r] = now() - t0;
+        secs[r] = bench_now() - t0;
         if (r < runs - 1)
             ptm_dataset_free(ds);
     }
-    double sorted[MAX_RUNS];
-    memcpy(sorted, secs, sizeof(double) * (size_t)runs);
-    qsort(sorted, (size_t)runs, sizeof(double), cmp);
-    double med = runs % 2 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
+    double med = bench_median(secs, runs);
     printf("%s %lld %lld %lld %lld %.4f %.1f", argv[1], (long long)st.st_size,
            (long long)ptm_dataset_rows(ds), (long long)ptm_dataset_cols(ds), (long long)ds->csr.nnz,
            med, (double)st.st_size / med / 1e6);
@@ -85,10 +68,10 @@ int main(int argc, char **argv)
         printf(" %.4f", secs[r]);
     printf("\n");
     const struct ptm_csc *c;
-    double t0 = now();
+    double t0 = bench_now();
     if (ptm_dataset_csc(ds, &c))
         return 1;
-    printf("csc %.4f\n", now() - t0);
+    printf("csc %.4f\n", bench_now() - t0);
     ptm_dataset_free(ds);
     return 0;
 }

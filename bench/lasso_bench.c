@@ -24,46 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "data.h"
 #include "kernel_lasso.h"
 #include "ptm.h"
 
 enum { MAX_RUNS = 99, MAX_SWEEPS = 1000 };
-
-static double clock_s(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double now(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-static double cpu(void)
-{
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double *s = malloc((size_t)n * sizeof(*s));
-    memcpy(s, v, (size_t)n * sizeof(*s));
-    qsort(s, (size_t)n, sizeof(*s), cmp);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
-}
 
 /* "NAME MEDIAN MEDIAN_FIRST MEDIAN_LATER T1 T2 ..." for runs x sweeps times. */
 static void print_sweeps(const char *name, const double *secs, int runs, int sweeps)
@@ -76,22 +43,13 @@ static void print_sweeps(const char *name, const double *secs, int runs, int swe
         for (int s = 1; s < sweeps; s++)
             later[nlater++] = secs[run * sweeps + s];
     }
-    printf("%s %.6f %.6f %.6f", name, median(secs, runs * sweeps), median(first, runs),
-           nlater ? median(later, nlater) : median(first, runs));
+    printf("%s %.6f %.6f %.6f", name, bench_median(secs, runs * sweeps), bench_median(first, runs),
+           nlater ? bench_median(later, nlater) : bench_median(first, runs));
     for (int i = 0; i < runs * sweeps; i++)
         printf(" %.6f", secs[i]);
     printf("\n");
     free(first);
     free(later);
-}
-
-/* "NAME MEDIAN T1 T2 ..." */
-static void print_runs(const char *name, const double *secs, int runs)
-{
-    printf("%s %.6f", name, median(secs, runs));
-    for (int run = 0; run < runs; run++)
-        printf(" %.6f", secs[run]);
-    printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -110,9 +68,9 @@ int main(int argc, char **argv)
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_dataset *ds;
-    double t0 = now();
+    double t0 = bench_now();
     int rc = ptm_data_read(argv[1], &o, &dg, &ds);
-    double t_read = now() - t0;
+    double t_read = bench_now() - t0;
     if (rc) {
         ptm_data_diags_print(stderr, &dg, false);
         fprintf(stderr, "lasso_bench: %s: %s\n", argv[1], ptm_strerror(rc));
@@ -120,10 +78,10 @@ int main(int argc, char **argv)
     }
     ptm_data_diags_release(&dg);
     const struct ptm_csc *x;
-    t0 = now();
+    t0 = bench_now();
     if (ptm_dataset_csc(ds, &x))
         return 1;
-    double t_csc = now() - t0;
+    double t_csc = bench_now() - t0;
     int64_t n = x->nrows, d = x->ncols;
     const double *y = ds->labels.val;
 
@@ -143,8 +101,8 @@ int main(int argc, char **argv)
         memset(beta, 0, (size_t)d * sizeof(double));
         memcpy(r, y, (size_t)n * sizeof(double));
         for (int s = 0; s < sweeps; s++) {
-            t0 = now();
-            double c0 = cpu();
+            t0 = bench_now();
+            double c0 = bench_cpu();
             for (int64_t j = 0; j < d; j++) {
                 double z[LASSO_K], b, delta;
                 lasso_push(x, sq, r, beta, &j, 1, z);
@@ -153,8 +111,8 @@ int main(int argc, char **argv)
                 beta[j] = b;
                 lasso_apply(x, &j, &delta, 1, r);
             }
-            secs[run * sweeps + s] = now() - t0;
-            cpus[run * sweeps + s] = cpu() - c0;
+            secs[run * sweeps + s] = bench_now() - t0;
+            cpus[run * sweeps + s] = bench_cpu() - c0;
             obj[s] = lasso_loss_part(r, n, n) + lasso_penalty(beta, d, lambda);
             int64_t k = 0;
             for (int64_t j = 0; j < d; j++)
@@ -163,20 +121,20 @@ int main(int argc, char **argv)
         }
     }
     for (int run = 0; run < runs; run++) {
-        t0 = now();
-        double c0 = cpu();
+        t0 = bench_now();
+        double c0 = bench_cpu();
         if (lasso_solve_serial(x, y, lambda, 0, sweeps, ref) < 0)
             return 1;
-        serial[run] = (now() - t0) / sweeps;
-        serial_cpu[run] = (cpu() - c0) / sweeps;
+        serial[run] = (bench_now() - t0) / sweeps;
+        serial_cpu[run] = (bench_cpu() - c0) / sweeps;
     }
 
     printf("problem %lld %lld %lld %.17g %.17g %.4f %.4f\n", (long long)n, (long long)d,
            (long long)x->nnz, lambda, lambda_max, t_read, t_csc);
     print_sweeps("kernel", secs, runs, sweeps);
-    print_runs("serial", serial, runs);
+    bench_print_runs("serial", serial, runs);
     print_sweeps("kernel_cpu", cpus, runs, sweeps);
-    print_runs("serial_cpu", serial_cpu, runs);
+    bench_print_runs("serial_cpu", serial_cpu, runs);
     for (int s = 0; s < sweeps; s++)
         printf("sweep %d %.17g %lld\n", s + 1, obj[s], (long long)nz[s]);
     double diff = 0;

@@ -25,46 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "data.h"
 #include "kernel_lda.h"
 #include "ptm.h"
 
 enum { MAX_SWEEPS = 10000, MAX_P = 64 };
-
-static double clock_s(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double now(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-static double cpu(void)
-{
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double *s = malloc((size_t)n * sizeof(*s));
-    memcpy(s, v, (size_t)n * sizeof(*s));
-    qsort(s, (size_t)n, sizeof(*s), cmp);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
-}
 
 struct run {
     const struct ptm_csr *d;
@@ -122,15 +89,15 @@ static int run(const char *name, const struct ptm_csr *d, int32_t K, int P, int 
     printf("sweep %s 0 0 0 %.6f 1\n", name, ll);
     for (int sw = 0; sw < sweeps; sw++) {
         int64_t changed = 0;
-        double t0 = now(), c0 = cpu();
+        double t0 = bench_now(), c0 = bench_cpu();
         for (int t = 0; t < P; t++)
             for (int p = 0; p < P; p++) {
                 int b = (p + t) % P;
                 changed +=
                     lda_sample(&r.sh[p], b, o, r.nwk + r.wbounds[b] * K, r.nk, r.delta, &r.rng[p]);
             }
-        wall[sw] = now() - t0;
-        cpus[sw] = cpu() - c0;
+        wall[sw] = bench_now() - t0;
+        cpus[sw] = bench_cpu() - c0;
         rate[sw] = (double)r.ntokens / wall[sw] / 1e6;
         rate_cpu[sw] = (double)r.ntokens / cpus[sw] / 1e6;
         ll = loglik(&r, o->alpha, o->beta);
@@ -138,7 +105,8 @@ static int run(const char *name, const struct ptm_csr *d, int32_t K, int P, int 
                (double)changed / (double)r.ntokens);
         fflush(stdout);
     }
-    printf("sampler %s %.3f %.3f %.6f", name, median(rate, sweeps), median(rate_cpu, sweeps), ll);
+    printf("sampler %s %.3f %.3f %.6f", name, bench_median(rate, sweeps),
+           bench_median(rate_cpu, sweeps), ll);
     for (int sw = 0; sw < sweeps; sw++)
         printf(" %.4f", wall[sw]);
     printf("\n");
@@ -197,9 +165,9 @@ int main(int argc, char **argv)
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_dataset *ds = NULL;
-    double t0 = now();
+    double t0 = bench_now();
     int rc = ptm_data_read(path, &dopt, &dg, &ds);
-    double tread = now() - t0;
+    double tread = bench_now() - t0;
     if (rc) {
         ptm_data_diags_print(stderr, &dg, false);
         fprintf(stderr, "lda_bench: %s: %s\n", path, ptm_strerror(rc));
@@ -211,9 +179,9 @@ int main(int argc, char **argv)
         P = (int)d->nrows;
     struct lda_shard s;
     int64_t bounds[2] = {0, d->ncols};
-    t0 = now();
+    t0 = bench_now();
     rc = lda_shard_init(&s, d, 0, d->nrows, K, bounds, 1);
-    double tshard = now() - t0;
+    double tshard = bench_now() - t0;
     if (rc) {
         fprintf(stderr, "lda_bench: shard: %s\n", ptm_strerror(rc));
         return 1;

@@ -17,43 +17,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "data.h"
 #include "kernel_logreg.h"
 #include "ptm.h"
 
 enum { MAX_SWEEPS = 1000 };
-
-static double cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double info_value(const char *dir, const char *key)
-{
-    char path[4096], line[256];
-    snprintf(path, sizeof(path), "%s/info.tsv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NAN;
-    size_t n = strlen(key);
-    double v = NAN;
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, key, n) == 0 && line[n] == '\t')
-            v = strtod(line + n + 1, NULL);
-    fclose(f);
-    return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -74,7 +44,7 @@ int main(int argc, char **argv)
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_dataset *ds = NULL;
-    double t0 = cpu();
+    double t0 = bench_cpu();
     int rc = ptm_data_read(path, &o, &dg, &ds);
     if (rc != 0) {
         ptm_data_diags_print(stderr, &dg, false);
@@ -86,7 +56,7 @@ int main(int argc, char **argv)
     const double *y = ds->labels.val;
     int64_t n = x->nrows, d = x->ncols;
     printf("problem %lld %lld %lld %.2f %g\n", (long long)n, (long long)d, (long long)x->nnz,
-           cpu() - t0, info_value(argv[1], "logloss_true"));
+           bench_cpu() - t0, bench_info_value(argv[1], "logloss_true", NAN));
 
     int64_t *cnt = calloc((size_t)d, sizeof(*cnt));
     double *scale = malloc((size_t)d * sizeof(*scale)), *w = calloc((size_t)d, sizeof(*w));
@@ -102,7 +72,7 @@ int main(int argc, char **argv)
     double rates[MAX_SWEEPS];
     int64_t pos = 0, clocks = (n + B - 1) / B;
     for (int e = 0; e < sweeps; e++) {
-        double eta = logreg_step(rate, 1, e), t = cpu();
+        double eta = logreg_step(rate, 1, e), t = bench_cpu();
         int64_t total = 0;
         for (int64_t c = 0; c < clocks; c++) {
             int64_t left = B;
@@ -117,7 +87,7 @@ int main(int argc, char **argv)
                 w[idx[q]] += inc[q];
             total += k;
         }
-        t = cpu() - t;
+        t = bench_cpu() - t;
         /* nnz of the rows visited: clocks * B rows, about nnz * clocks * B / n */
         double nnz = (double)x->nnz * (double)(clocks * B) / (double)n;
         rates[e] = nnz / t / 1e6;
@@ -125,8 +95,7 @@ int main(int argc, char **argv)
         printf("sweep %d %.3f %.1f %.0f %.6f\n", e + 1, t, rates[e], (double)total / (double)clocks,
                f);
     }
-    qsort(rates, (size_t)sweeps, sizeof(*rates), cmp);
-    double med = sweeps % 2 ? rates[sweeps / 2] : (rates[sweeps / 2 - 1] + rates[sweeps / 2]) / 2;
+    double med = bench_median_inplace(rates, sweeps);
     printf("median %.1f %.2f\n", med, med * (double)n / (double)x->nnz);
     logreg_batch_release(&b);
     free(cnt);

@@ -43,9 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arena.h"
+#include "bench.h"
 #include "data.h"
 #include "lua_host.h"
 #include "ptm.h"
@@ -95,13 +95,6 @@ static const char *const lasso_col_lua =
     "  end\n"
     "end\n";
 
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static uint64_t rnd(uint64_t *s)
 {
     uint64_t x = *s;
@@ -122,20 +115,6 @@ static void die(const char *what, struct lhost *h, int rc)
     fprintf(stderr, "lua_bench: %s: %s\n", what,
             h && *lhost_error(h) ? lhost_error(h) : ptm_strerror(rc));
     exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double s[MAX_RUNS];
-    memcpy(s, v, (size_t)n * sizeof(double));
-    qsort(s, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 /* Row indices of a column: ascending, distinct. */
@@ -224,23 +203,23 @@ static inline double col_dot(const struct ptm_csc *x, int64_t j, const double *r
 static double push_c(const struct ptm_csc *x, const double *r, int calls, const int64_t *lists,
                      double *z)
 {
-    double t0 = cpu_now();
+    double t0 = bench_thread_cpu();
     for (int c = 0; c < calls; c++)
         for (int b = 0; b < BLOCKS; b++)
             z[(size_t)c * BLOCKS + b] = col_dot(x, lists[c * BLOCKS + b], r);
-    return (cpu_now() - t0) / calls;
+    return (bench_thread_cpu() - t0) / calls;
 }
 
 static double push_lua_run(struct lhost *h, int calls, const int64_t *lists, double *z)
 {
-    double t0 = cpu_now();
+    double t0 = bench_thread_cpu();
     for (int c = 0; c < calls; c++) {
         int k = 0,
             rc = lhost_push(h, "push", lists + c * BLOCKS, BLOCKS, 1, &k, z + (size_t)c * BLOCKS);
         if (rc)
             die("push", h, rc);
     }
-    return (cpu_now() - t0) / calls;
+    return (bench_thread_cpu() - t0) / calls;
 }
 
 /* ---- one Lasso round --------------------------------------------------------- */
@@ -253,7 +232,7 @@ static double lasso_c(const struct ptm_csc *x, struct lasso_state *st, int calls
                       const int64_t *lists)
 {
     double z[2 * BLOCKS], delta[BLOCKS];
-    double t0 = cpu_now();
+    double t0 = bench_thread_cpu();
     for (int c = 0; c < calls; c++) {
         const int64_t *cols = lists + c * BLOCKS;
         for (int b = 0; b < BLOCKS; b++) { /* push */
@@ -276,13 +255,13 @@ static double lasso_c(const struct ptm_csc *x, struct lasso_state *st, int calls
                 st->r[x->rowind[p]] -= delta[b] * x->val[p];
         }
     }
-    return (cpu_now() - t0) / calls;
+    return (bench_thread_cpu() - t0) / calls;
 }
 
 static double lasso_lua(struct lhost *h, struct lasso_state *st, int calls, const int64_t *lists)
 {
     double z[2 * BLOCKS], nb[BLOCKS], delta[BLOCKS];
-    double t0 = cpu_now();
+    double t0 = bench_thread_cpu();
     for (int c = 0; c < calls; c++) {
         const int64_t *cols = lists + c * BLOCKS;
         int k = 0, rc = lhost_push(h, "push", cols, BLOCKS, 2, &k, z);
@@ -298,7 +277,7 @@ static double lasso_lua(struct lhost *h, struct lasso_state *st, int calls, cons
         if (rc)
             die("lasso", h, rc);
     }
-    return (cpu_now() - t0) / calls;
+    return (bench_thread_cpu() - t0) / calls;
 }
 
 static void lasso_reset(struct lasso_state *st, const double *y)
@@ -323,8 +302,8 @@ static void report(const char *kind, double density, double per_col, int calls, 
     double ratio[MAX_RUNS] = {0};
     for (int i = 0; i < runs; i++)
         ratio[i] = lua[i] / c[i];
-    printf("%s %g %.1f %d %.3f %.3f %.3f", kind, density, per_col, calls, median(c, runs) * 1e6,
-           median(lua, runs) * 1e6, median(ratio, runs));
+    printf("%s %g %.1f %d %.3f %.3f %.3f", kind, density, per_col, calls,
+           bench_median(c, runs) * 1e6, bench_median(lua, runs) * 1e6, bench_median(ratio, runs));
     for (int i = 0; i < runs; i++)
         printf(" %.3f", ratio[i]);
     printf("\n");

@@ -27,42 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "data.h"
 #include "kernel_mf.h"
 #include "ptm.h"
 #include "rng.h"
 
 enum { MAX_RUNS = 99, MAX_EPOCHS = 1000, MAX_P = 8 };
-
-static double clock_s(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double cpu(void)
-{
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double *s = malloc((size_t)n * sizeof(*s));
-    memcpy(s, v, (size_t)n * sizeof(*s));
-    qsort(s, (size_t)n, sizeof(*s), cmp);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
-}
 
 static struct ptm_dataset *read_mm(const char *path)
 {
@@ -78,23 +50,6 @@ static struct ptm_dataset *read_mm(const char *path)
     }
     ptm_data_diags_release(&dg);
     return ds;
-}
-
-/* The value of key in DIR/info.tsv, or def. */
-static double info_value(const char *dir, const char *key, double def)
-{
-    char path[4096], line[256];
-    snprintf(path, sizeof(path), "%s/info.tsv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return def;
-    size_t n = strlen(key);
-    double v = def;
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, key, n) == 0 && line[n] == '\t')
-            v = strtod(line + n + 1, NULL);
-    fclose(f);
-    return v;
 }
 
 static void init_uniform(double *a, int64_t n, double s, uint64_t seed)
@@ -178,7 +133,7 @@ static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
     for (int run = 0; run < runs; run++) {
         run_reset(&r, R);
         for (int e = 0; e < epochs; e++) {
-            double eta = mf_step(0.05, 0.95, e), t0 = cpu();
+            double eta = mf_step(0.05, 0.95, e), t0 = bench_cpu();
             for (int t = 0; t < P; t++)
                 for (int p = 0; p < P; p++) {
                     int b = (p + t) % P;
@@ -186,15 +141,15 @@ static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
                     mf_sgd_cell(&r.g[p], b, rank, eta, Wp(&r, p), r.H + lo * rank, r.rw[p],
                                 r.rh + lo);
                 }
-            sweep[e] = cpu() - t0;
+            sweep[e] = bench_cpu() - t0;
             if (run == runs - 1 && e == 0)
                 first = test_rmse(&r, T);
         }
-        med[run] = (double)R->nnz / median(sweep, epochs) / 1e6;
+        med[run] = (double)R->nnz / bench_median(sweep, epochs) / 1e6;
     }
     last = test_rmse(&r, T);
     printf("sgd %d %s %.1f %.4f %.4f", P, order == MF_ORDER_ROWS ? "rows" : "shuffle",
-           median(med, runs), first, last);
+           bench_median(med, runs), first, last);
     for (int run = 0; run < runs; run++)
         printf(" %.1f", med[run]);
     printf("\n");
@@ -222,7 +177,7 @@ static void bench_ccd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
     int64_t sweeps = 2 * rank * 3;
     double *sweep = malloc((size_t)sweeps * sizeof(double));
     for (int64_t e = 0; e < sweeps; e++) {
-        double t0 = cpu();
+        double t0 = bench_cpu();
         for (int s_ = 0; s_ < P; s_++) {
             int64_t t = e * P + s_;
             struct mf_ccd_phase ph;
@@ -234,9 +189,9 @@ static void bench_ccd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
                              hacc + 2 * lo);
             }
         }
-        sweep[e] = cpu() - t0;
+        sweep[e] = bench_cpu() - t0;
     }
-    double m = median(sweep, (int)sweeps);
+    double m = bench_median(sweep, (int)sweeps);
     printf("ccd %d %.4f %.1f %.3f %.4f\n", P, m, (double)R->nnz / m / 1e6, m * 2 * (double)rank,
            test_rmse(&r, T));
     fflush(stdout);
@@ -254,7 +209,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[1];
-    int64_t rank = argc > 2 ? atoll(argv[2]) : (int64_t)info_value(dir, "rank", 10);
+    int64_t rank = argc > 2 ? atoll(argv[2]) : (int64_t)bench_info_value(dir, "rank", 10);
     int epochs = argc > 3 ? atoi(argv[3]) : 10;
     int runs = argc > 4 ? atoi(argv[4]) : 3;
     if (rank < 1 || rank > 1000 || epochs < 1 || epochs > MAX_EPOCHS || runs < 1 ||
@@ -264,16 +219,16 @@ int main(int argc, char **argv)
         return 2;
     }
     char path[4096];
-    double t0 = clock_s(CLOCK_MONOTONIC);
+    double t0 = bench_now();
     snprintf(path, sizeof(path), "%s/ratings.mtx", dir);
     struct ptm_dataset *rd = read_mm(path);
     snprintf(path, sizeof(path), "%s/test.mtx", dir);
     struct ptm_dataset *td = read_mm(path);
-    double read_s = clock_s(CLOCK_MONOTONIC) - t0;
+    double read_s = bench_now() - t0;
     const struct ptm_csr *R = &rd->csr, *T = &td->csr;
     printf("problem %lld %lld %lld %lld %lld %.2f %g %g\n", (long long)R->nrows,
            (long long)R->ncols, (long long)R->nnz, (long long)T->nnz, (long long)rank, read_s,
-           info_value(dir, "noise", NAN), info_value(dir, "test_rmse_true", NAN));
+           bench_info_value(dir, "noise", NAN), bench_info_value(dir, "test_rmse_true", NAN));
     fflush(stdout);
     static const int Ps[] = {1, 2, 4, 8};
     for (size_t k = 0; k < PTM_ARRAY_LEN(Ps); k++) {

@@ -23,9 +23,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "prog.h"
 #include "ptm.h"
 
@@ -51,27 +50,6 @@ static double corr_cb(void *ud, int32_t a, int64_t i, int32_t b, int64_t j)
     if (a != 0 || b != 0 || i < 0 || i >= SAMPLE || j < 0 || j >= SAMPLE)
         return NAN;
     return w->corr[i * SAMPLE + j];
-}
-
-/* CPU seconds of this thread: evaluations per second of one core even when
- * the machine is shared (wall time would count the time slices of others). */
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void die(const char *what, int rc)
@@ -113,9 +91,7 @@ static void report(const char *name, const struct prog *p, double evals, double 
                    double direct)
 {
     printf("%s %u %.0f", name, p->ncode, evals);
-    double sorted[MAX_RUNS];
-    memcpy(sorted, rates, (size_t)runs * sizeof(*rates));
-    printf(" %.0f %.0f", median(sorted, runs), direct);
+    printf(" %.0f %.0f", bench_median(rates, runs), direct);
     for (int r = 0; r < runs; r++)
         printf(" %.0f", rates[r]);
     putchar('\n');
@@ -176,19 +152,19 @@ int main(int argc, char **argv)
 
     /* Priority. */
     double sum_direct = 0, sum = 0, t;
-    t = now();
+    t = bench_thread_cpu();
     for (int pass = 0; pass < PRIORITY_PASSES; pass++) {
         double (*fn)(void *, int32_t, const int64_t *, int) = delta_fn;
         for (int64_t j = 0; j < N; j++)
             prio[j] = fabs(fn(&w, 0, &j, 1)) + 1e-4;
         sum_direct += prio[pass];
     }
-    double direct = (double)PRIORITY_PASSES * N / (now() - t);
+    double direct = (double)PRIORITY_PASSES * N / (bench_thread_cpu() - t);
     for (int64_t j = 0; j < N; j++)
         sum_direct += prio[j];
     for (int r = 0; r < runs; r++) {
         sum = 0;
-        t = now();
+        t = bench_thread_cpu();
         for (int pass = 0; pass < PRIORITY_PASSES; pass++) {
             for (int64_t j = 0; j < N; j++) {
                 vars[0] = (double)j;
@@ -196,7 +172,7 @@ int main(int argc, char **argv)
             }
             sum += prio[pass];
         }
-        rates[r] = (double)PRIORITY_PASSES * N / (now() - t);
+        rates[r] = (double)PRIORITY_PASSES * N / (bench_thread_cpu() - t);
         for (int64_t j = 0; j < N; j++)
             sum += prio[j];
     }
@@ -209,17 +185,17 @@ int main(int argc, char **argv)
     /* Depend: every pair of the sample, DEPEND_ROUNDS times. */
     const double pairs = (double)SAMPLE * (SAMPLE - 1) / 2 * DEPEND_ROUNDS;
     long conflicts_direct = 0, conflicts = 0;
-    t = now();
+    t = bench_thread_cpu();
     for (int round = 0; round < DEPEND_ROUNDS; round++) {
         double (*fn)(void *, int32_t, int64_t, int32_t, int64_t) = corr_fn;
         for (int64_t i = 0; i < SAMPLE; i++)
             for (int64_t j = i + 1; j < SAMPLE; j++)
                 conflicts_direct += fabs(fn(&w, 0, i, 0, j)) > 0.1;
     }
-    direct = pairs / (now() - t);
+    direct = pairs / (bench_thread_cpu() - t);
     for (int r = 0; r < runs; r++) {
         conflicts = 0;
-        t = now();
+        t = bench_thread_cpu();
         for (int round = 0; round < DEPEND_ROUNDS; round++)
             for (int i = 0; i < SAMPLE; i++) {
                 vars[0] = i;
@@ -228,7 +204,7 @@ int main(int argc, char **argv)
                     conflicts += prog_eval(&dep_prog, &env) != 0;
                 }
             }
-        rates[r] = pairs / (now() - t);
+        rates[r] = pairs / (bench_thread_cpu() - t);
         if (conflicts != conflicts_direct) {
             fprintf(stderr, "prog_bench: depend counts differ: %ld vs %ld\n", conflicts,
                     conflicts_direct);

@@ -31,9 +31,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "pstore.h"
 #include "ptm.h"
 
@@ -41,18 +41,6 @@ enum { MAX_RUNS = 99, ROWS = 64, COLS = 64, SCOLS = 4096, SNNZ = 16, CLOCK_EVERY
 enum { OP_INC_DENSE, OP_INC_SPARSE, OP_GET_DENSE, NOPS };
 static const char *const op_names[NOPS] = {"inc_dense", "inc_sparse", "get_dense"};
 static const long op_count[NOPS] = {16L << 20, 8L << 20, 16L << 20}; /* per thread */
-
-static double seconds_of(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double now(void)
-{
-    return seconds_of(CLOCK_MONOTONIC);
-}
 
 static void sleep_ms(double ms)
 {
@@ -73,20 +61,6 @@ static void die(const char *what, int rc)
         if (rc_)                                                                                   \
             die(what, rc_);                                                                        \
     } while (0)
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    double s[MAX_RUNS];
-    memcpy(s, v, (size_t)n * sizeof(double));
-    qsort(s, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 /* ---- hot path ----------------------------------------------------------- */
 
@@ -113,7 +87,7 @@ static void *hot_worker(void *p)
     }
     CHECK("clock", pstore_clock(w));
     pthread_barrier_wait(h->start);
-    double cpu0 = seconds_of(CLOCK_THREAD_CPUTIME_ID);
+    double cpu0 = bench_thread_cpu();
     long n = op_count[h->op];
     double sum = 0;
     for (long i = 0; i < n; i++) {
@@ -134,8 +108,8 @@ static void *hot_worker(void *p)
         if ((i + 1) % CLOCK_EVERY == 0)
             CHECK("clock", pstore_clock(w));
     }
-    h->end = now();
-    h->cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    h->end = bench_now();
+    h->cpu = bench_thread_cpu() - cpu0;
     h->sink = sum;
     CHECK("finish", pstore_finish(w));
     return NULL;
@@ -161,7 +135,7 @@ static void hot_run(int op, int threads, double *wall_rate, double *cpu_rate)
         pthread_create(&th[i], NULL, hot_worker, &h[i]);
     }
     pthread_barrier_wait(&start);
-    double t0 = now(), end = t0, cpu = 0;
+    double t0 = bench_now(), end = t0, cpu = 0;
     for (int i = 0; i < threads; i++) {
         pthread_join(th[i], NULL);
         end = h[i].end > end ? h[i].end : end;
@@ -211,9 +185,9 @@ static uint64_t rnd(uint64_t *s)
 /* Increments on cached rows until ms milliseconds have passed. */
 static void work(struct pstore_worker *w, int table, double ms)
 {
-    double until = now() + ms * 1e-3;
+    double until = bench_now() + ms * 1e-3;
     long i = 0;
-    while (now() < until) {
+    while (bench_now() < until) {
         for (int k = 0; k < 256; k++, i++)
             pstore_inc(w, table, i & (ROWS - 1), (i >> 6) & (COLS - 1), 1.0);
     }
@@ -235,7 +209,7 @@ static void *wait_worker(void *p)
         straggle[c] = straggle[j];
         straggle[j] = t;
     }
-    double t0 = now();
+    double t0 = bench_now();
     for (int c = 0; c < WAIT_CLOCKS; c++) {
         if (a->scenario == SC_SLOW) {
             if (a->w == 0)
@@ -249,7 +223,7 @@ static void *wait_worker(void *p)
         }
         CHECK("clock", pstore_clock(w));
     }
-    a->seconds = now() - t0;
+    a->seconds = bench_now() - t0;
     a->blocked = pstore_worker_wait(w);
     CHECK("finish", pstore_finish(w));
     return NULL;
@@ -265,7 +239,7 @@ static void wait_run(int scenario, int s, uint64_t seed, double share[2], double
     CHECK("table", pstore_add_table(ps, &spec, &table));
     struct waiter a[2];
     pthread_t th[2];
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < 2; i++) {
         a[i] = (struct waiter){ps, table, i, scenario, seed * 2 + (uint64_t)i, 0, 0};
         pthread_create(&th[i], NULL, wait_worker, &a[i]);
@@ -274,7 +248,7 @@ static void wait_run(int scenario, int s, uint64_t seed, double share[2], double
         pthread_join(th[i], NULL);
         share[i] = a[i].blocked / a[i].seconds;
     }
-    *seconds = now() - t0;
+    *seconds = bench_now() - t0;
     pstore_free(ps);
 }
 
@@ -294,13 +268,13 @@ int main(int argc, char **argv)
             ratio[i] = wall[1][i] / wall[0][i];
         }
         for (int t = 0; t < 2; t++) {
-            printf("hot %s %d %.0f %.0f", op_names[op], t + 1, median(wall[t], runs),
-                   median(cpu[t], runs));
+            printf("hot %s %d %.0f %.0f", op_names[op], t + 1, bench_median(wall[t], runs),
+                   bench_median(cpu[t], runs));
             for (int i = 0; i < runs; i++)
                 printf(" %.0f", wall[t][i]);
             printf("\n");
         }
-        printf("ratio %s %.2f", op_names[op], median(ratio, runs));
+        printf("ratio %s %.2f", op_names[op], bench_median(ratio, runs));
         for (int i = 0; i < runs; i++)
             printf(" %.2f", ratio[i]);
         printf("\n");
@@ -321,8 +295,8 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < NS; k++) {
             printf("wait %s %d %.3f %.3f %.4f %.3f\n", scenario_names[sc], stalenesses[k],
-                   median(w0[k], runs), median(w1[k], runs), median(secs[k], runs),
-                   median(rel[k], runs));
+                   bench_median(w0[k], runs), bench_median(w1[k], runs),
+                   bench_median(secs[k], runs), bench_median(rel[k], runs));
         }
         fflush(stdout);
     }

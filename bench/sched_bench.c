@@ -33,10 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "bench.h"
 #include "data.h"
 #include "expr_env.h"
 #include "plan.h"
@@ -46,13 +46,6 @@
 #include "scheduler.h"
 
 enum { SAMPLE = 256, P = 8 };
-
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void die(const char *what)
 {
@@ -118,7 +111,7 @@ static struct result drive(const struct ptm_sched_info *info, int64_t warm, int6
     double t0 = 0;
     for (int64_t t = 0; t < warm + R; t++) {
         if (t == warm)
-            t0 = cpu_now();
+            t0 = bench_thread_cpu();
         if (ptm_sched_dynamic.next(st, &r, err, sizeof(err)) != 0)
             die(err);
         for (size_t i = 0; i < r.n; i++)
@@ -130,7 +123,7 @@ static struct result drive(const struct ptm_sched_info *info, int64_t warm, int6
             res.kept += (int64_t)r.n;
         }
     }
-    res.seconds = cpu_now() - t0;
+    res.seconds = bench_thread_cpu() - t0;
     res.rounds = R;
     ptm_sched_dynamic.destroy(st);
     free(r.blocks);

@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "data.h"
 #include "kernel_lasso.h"
 #include "ptm.h"
@@ -48,35 +48,6 @@ struct part {
     int what;   /* 0: stream, 1: sweep, 2: apply the other's changes */
     const struct part *other;
 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double s[MAX_RUNS];
-    memcpy(s, v, (size_t)n * sizeof(*s));
-    qsort(s, (size_t)n, sizeof(*s), cmp);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static void print_runs(const char *name, const double *v, int n)
-{
-    printf("%s %.6f", name, median(v, n));
-    for (int i = 0; i < n; i++)
-        printf(" %.6f", v[i]);
-    printf("\n");
-}
 
 static void *work(void *arg)
 {
@@ -140,13 +111,13 @@ static double sweeps_by(const struct problem *pb, int np, int sweeps, int64_t *c
     double t0 = 0;
     for (int s = 0; s < sweeps; s++) {
         if (s == 2)
-            t0 = now();
+            t0 = bench_now();
         run_parts(pt, np, 1);
         if (np == 2)
             run_parts(pt, np, 2);
     }
     *obj = objective(pb, r[0], beta);
-    return (now() - t0) / (sweeps - 2);
+    return (bench_now() - t0) / (sweeps - 2);
 }
 
 int main(int argc, char **argv)
@@ -196,20 +167,20 @@ int main(int argc, char **argv)
             struct part pt[2];
             for (int i = 0; i < np; i++)
                 pt[i] = (struct part){.pb = &pb, .lo = d * i / np, .hi = d * (i + 1) / np};
-            double t0 = now();
+            double t0 = bench_now();
             run_parts(pt, np, 0);
-            st[np - 1][run] = now() - t0;
+            st[np - 1][run] = bench_now() - t0;
             check[np - 1] = pt[0].sum + (np == 2 ? pt[1].sum : 0);
             sw[np - 1][run] = sweeps_by(&pb, np, sweeps, cols, beta, r, bnew, delta, &obj[np - 1]);
         }
         rs[run] = st[0][run] / st[1][run];
         rw[run] = sw[0][run] / sw[1][run];
     }
-    print_runs("stream1", st[0], runs);
-    print_runs("stream2", st[1], runs);
-    print_runs("sweep1", sw[0], runs);
-    print_runs("sweep2", sw[1], runs);
-    printf("ratio stream %.3f\nratio sweep %.3f\n", median(rs, runs), median(rw, runs));
+    bench_print_runs("stream1", st[0], runs);
+    bench_print_runs("stream2", st[1], runs);
+    bench_print_runs("sweep1", sw[0], runs);
+    bench_print_runs("sweep2", sw[1], runs);
+    printf("ratio stream %.3f\nratio sweep %.3f\n", bench_median(rs, runs), bench_median(rw, runs));
     printf("objective %.12g %.12g\n", obj[0], obj[1]);
     if (fabs(check[0] - check[1]) > 1e-6 * fabs(check[0]))
         fprintf(stderr, "split_bench: the two stream sums differ: %.17g %.17g\n", check[0],
