@@ -41,13 +41,17 @@ LDLIBS   += $(MPI_LIBS)
 endif
 
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
+# The compiler checks built-in kernels against each model's table of them.
+BUILTINS_SRC = $(wildcard runtime/models/*/builtins_*.c)
 COMPILER_SRC = compiler/prog.c compiler/builtins.c compiler/sem.c compiler/sem_expr.c \
-	compiler/hook_check.c compiler/plan/plan.c compiler/plan/plan_yaml.c
+	compiler/hook_check.c compiler/plan/plan.c compiler/plan/plan_yaml.c $(BUILTINS_SRC)
 # The runtime: one folder a subsystem; a model is a folder of runtime/models/.
 ENGINE_SRC = $(filter-out runtime/engine/dryrun.c,$(wildcard runtime/engine/*.c))
 DATA_SRC   = $(wildcard runtime/data/*.c)
+# The data sets and their readers alone (the benches and the data fuzzer).
+READ_SRC   = $(filter-out runtime/data/data_ranks.c,$(DATA_SRC))
 LUA_SRC    = $(wildcard runtime/lua/*.c)
-MODELS_SRC = $(wildcard runtime/models/*.c runtime/models/*/*.c)
+MODELS_SRC = $(filter-out $(BUILTINS_SRC),$(wildcard runtime/models/*.c runtime/models/*/*.c))
 RUNTIME_SRC = $(wildcard runtime/base/*.c) $(DATA_SRC) runtime/pstore/pstore.c $(LUA_SRC) \
 	compiler/plan/plan_load.c $(ENGINE_SRC) $(MODELS_SRC) $(wildcard schedulers/*.c)
 # ptm plan: the dry run and the renderers of schedules
@@ -152,19 +156,20 @@ bench-peers: deps
 	@bash bench/peers.sh $(PTM)
 
 # The interpreter at -O2 whatever CFLAGS says.
-$(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h
+$(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The parameter store at -O2 whatever CFLAGS says.
 $(B)/bench/pstore_bench: bench/pstore_bench.c runtime/pstore/pstore.c lang/arena.c lang/ptm.c \
-	  runtime/pstore/pstore.h
+	  runtime/pstore/pstore.h bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The data readers at -O2 whatever CFLAGS says, and their input generator.
-$(B)/bench/data_bench: bench/data_bench.c $(DATA_SRC) compiler/plan/plan.c compiler/prog.c \
-	  lang/arena.c lang/ptm.c runtime/data/data.h runtime/data/data_impl.h
+$(B)/bench/data_bench: bench/data_bench.c $(READ_SRC) compiler/plan/plan.c compiler/prog.c \
+	  lang/arena.c lang/ptm.c runtime/data/data.h runtime/data/data_impl.h bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 $(B)/bench/data_gen: bench/data_gen.c
@@ -172,30 +177,35 @@ $(B)/bench/data_gen: bench/data_gen.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $^ -lm
 
 # The Lasso kernel at -O2 whatever CFLAGS says.
-$(B)/bench/lasso_bench: bench/lasso_bench.c runtime/models/lasso/kernel_lasso.c $(DATA_SRC) compiler/plan/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lasso/kernel_lasso.h runtime/data/data.h
+$(B)/bench/lasso_bench: bench/lasso_bench.c runtime/models/lasso/kernel_lasso.c $(READ_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lasso/kernel_lasso.h runtime/data/data.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The Lasso sweep on one thread and on two, without the engine.
-$(B)/bench/split_bench: bench/split_bench.c runtime/models/lasso/kernel_lasso.c $(DATA_SRC) compiler/plan/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lasso/kernel_lasso.h runtime/data/data.h
+$(B)/bench/split_bench: bench/split_bench.c runtime/models/lasso/kernel_lasso.c $(READ_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lasso/kernel_lasso.h runtime/data/data.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The matrix factorization and logistic regression kernels at -O2 whatever CFLAGS says.
-$(B)/bench/mf_bench: bench/mf_bench.c runtime/models/mf/kernel_mf.c $(DATA_SRC) compiler/plan/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/mf/kernel_mf.h runtime/data/data.h runtime/base/rng.h
+$(B)/bench/mf_bench: bench/mf_bench.c runtime/models/mf/kernel_mf.c $(READ_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/mf/kernel_mf.h runtime/data/data.h runtime/base/rng.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
-$(B)/bench/logreg_bench: bench/logreg_bench.c runtime/models/logreg/kernel_logreg.c $(DATA_SRC) compiler/plan/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/logreg/kernel_logreg.h runtime/data/data.h
+$(B)/bench/logreg_bench: bench/logreg_bench.c runtime/models/logreg/kernel_logreg.c $(READ_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/logreg/kernel_logreg.h runtime/data/data.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The LDA kernel at -O2 whatever CFLAGS says.
-$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c $(DATA_SRC) compiler/plan/plan.c \
-	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lda/kernel_lda.h runtime/data/data.h runtime/base/rng.h
+$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c $(READ_SRC) compiler/plan/plan.c \
+	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lda/kernel_lda.h runtime/data/data.h runtime/base/rng.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
@@ -205,8 +215,9 @@ $(B)/bench/sched_bench: bench/sched_bench.c $(LIB)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -o $@ $^ $(LDLIBS)
 
 # The Lua host and the sandbox at -O2 whatever CFLAGS says.
-$(B)/bench/lua_bench: bench/lua_bench.c runtime/lua/lua_host.c runtime/lua/lua_sandbox.c lang/arena.c \
-	  lang/ptm.c lang/diag.c runtime/lua/lua_host.h runtime/lua/lua_sandbox.h
+$(B)/bench/lua_bench: bench/lua_bench.c $(filter-out runtime/lua/rule_lua.c,$(LUA_SRC)) lang/arena.c \
+	  lang/ptm.c lang/diag.c runtime/lua/lua_host.h runtime/lua/lua_host_impl.h runtime/lua/lua_sandbox.h \
+	  bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) $(PKG_LIBS) -lm
 
@@ -258,12 +269,12 @@ fuzz-plan:
 # fuzz-data: libFuzzer over the data readers, FUZZ_SECONDS for each format,
 # seeded with tests/fuzz/data/FORMAT (findings are kept there too).
 DATA_FORMATS = libsvm mm uci csv
-$(FUZZ_B)/fuzz_data: tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c runtime/data/data.h \
+$(FUZZ_B)/fuzz_data: tests/fuzz_data.c $(READ_SRC) lang/arena.c lang/ptm.c runtime/data/data.h \
 	  runtime/data/data_impl.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  -D_POSIX_C_SOURCE=200809L $(INCS) \
-	  -o $@ tests/fuzz_data.c $(DATA_SRC) lang/arena.c lang/ptm.c -lm
+	  -o $@ tests/fuzz_data.c $(READ_SRC) lang/arena.c lang/ptm.c -lm
 
 fuzz-data-build: $(FUZZ_B)/fuzz_data
 

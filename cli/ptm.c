@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "engine.h"
 #include "gen.h"
+#include "model.h"
 #include "lang.h"
 #include "plan.h"
 #include "plan_load.h"
@@ -38,12 +39,14 @@ struct command {
     int (*run)(int argc, char **argv);
     const char *summary;
     const char *help; /* usage line, blank line, details */
+    void (*print_help)(FILE *f); /* instead of help, when it is made at run time */
 };
 
 static int cmd_check(int argc, char **argv);
 static int cmd_compile(int argc, char **argv);
 static int cmd_gen(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
+static void gen_help(FILE *f);
 static int cmd_run(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -67,7 +70,7 @@ static const struct command commands[] = {
      "  -                 read the spec from standard input\n"
      "\n"
      "Exit status: 0 when every spec is valid, 3 when one has errors, 4 when\n"
-     "a data file is bad, 2 on a usage error or an unreadable file.\n"},
+     "a data file is bad, 2 on a usage error or an unreadable file.\n", NULL},
     {"compile", cmd_compile, "compile a job spec into a schedule plan (YAML)",
      "usage: ptm compile [--color=WHEN] [--set NAME=VALUE]... [-o PLAN.yaml] JOB.ptm\n"
      "\n"
@@ -81,101 +84,9 @@ static const struct command commands[] = {
      "  --set NAME=VALUE  override a const of the job\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "\n"
-     "Exit status: 0 ok, 3 the job has errors, 2 usage error, 1 cannot write.\n"},
-    {"gen", cmd_gen, "generate a synthetic data set with a known answer",
-     "usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n"
-     "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
-     "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n"
-     "       ptm gen mf --seed N --out DIR [--rows R] [--cols C] [--rank K]\n"
-     "                  [--ratings N | --density D] [--test SHARE] [--noise SIGMA]\n"
-     "       ptm gen lda --seed N --out DIR [--docs D] [--words W] [--topics K]\n"
-     "                   [--length L] [--alpha A] [--beta B]\n"
-     "       ptm gen logreg --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
-     "                      [--nonzeros K]\n"
-     "\n"
-     "Write a synthetic data set for MODEL into DIR (created when missing), with\n"
-     "its ground truth, under the names and in the formats the example jobs\n"
-     "read: 'ptm gen mf --seed 1 --out examples/mf/data' writes what\n"
-     "examples/mf/mf.ptm reads. The same options and seed give the same\n"
-     "bytes. Each file is written to a temporary name and renamed into place.\n"
-     "'ptm gen' alone lists the models.\n"
-     "\n"
-     "  --seed N       seed of the generator, 0 .. 2^63-1 (required)\n"
-     "  --out DIR      directory to write into (required)\n"
-     "\n"
-     "lasso: sparse regression y = X beta* + noise with correlated features.\n"
-     "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
-     "  DIR/beta_true.tsv  beta*, one coefficient a line\n"
-     "Columns come in groups of G that share a latent factor: two columns of\n"
-     "a group have correlation RHO, columns of different groups none. Each\n"
-     "row draws groups uniformly so that D of its entries are non-zero on\n"
-     "average; values are normal, rounded to multiples of 1e-6.\n"
-     "\n"
-     "  --rows R       rows of X (default 1000)\n"
-     "  --cols C       columns of X (default 10000)\n"
-     "  --density D    share of non-zeros in a row, in (0, 1] (default 0.01)\n"
-     "  --group G      columns per correlated group (default 10)\n"
-     "  --corr RHO     correlation within a group, in [0, 1] (default 0.5)\n"
-     "  --nonzeros K   non-zero coefficients of beta*, at most C (default 10,\n"
-     "                 or C when C is smaller)\n"
-     "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n"
-     "\n"
-     "mf: ratings R = W H' + noise on random cells, with a held-out split.\n"
-     "  DIR/ratings.mtx  training ratings, MatrixMarket coordinate real\n"
-     "  DIR/test.mtx     held-out ratings, the same way\n"
-     "  DIR/W_true.tsv   W (R x K), one row a line, tab-separated\n"
-     "  DIR/H_true.tsv   H (C x K), the same way\n"
-     "  DIR/info.tsv     counts, the noise SIGMA and the RMSE of the true W H'\n"
-     "                   on each file (train_rmse_true, test_rmse_true)\n"
-     "W and H have N(0, 1/sqrt(K)) entries, so that w_i . h_j has variance\n"
-     "about 1. N distinct cells drawn uniformly are observed, each rating\n"
-     "w_i . h_j plus N(0, SIGMA^2) noise; a share SHARE of them, drawn\n"
-     "uniformly, is held out. Values are rounded to multiples of 1e-6.\n"
-     "\n"
-     "  --rows R       rows (users) (default 2000)\n"
-     "  --cols C       columns (items) (default 1000)\n"
-     "  --rank K       rank of W H', 1 .. 1000 (default 10)\n"
-     "  --ratings N    observed cells, at most R x C (default D x R x C)\n"
-     "  --density D    share of the cells observed, in (0, 1] (default 0.05);\n"
-     "                 not with --ratings\n"
-     "  --test SHARE   share of the ratings held out, in [0, 1) (default 0.1)\n"
-     "  --noise SIGMA  standard deviation of the noise, 0 .. 1e6 (default 0.1)\n"
-     "\n"
-     "lda: documents from the LDA generative process, UCI bag-of-words.\n"
-     "  DIR/docword.txt          D, W and NNZ lines, then 'doc word count'\n"
-     "  DIR/vocab.txt            the words w1 .. wW (zero-padded), one a line\n"
-     "  DIR/topics_true.tsv      the topics: K lines of W word probabilities\n"
-     "  DIR/doc_topics_true.tsv  the topic mixes: D lines of K probabilities\n"
-     "  DIR/info.tsv             the options, tokens and entries\n"
-     "Each topic is a Dirichlet(B) distribution over the words, each\n"
-     "document's topic mix Dirichlet(A); a document has 1 + Poisson(L - 1)\n"
-     "tokens, each drawn from a topic drawn from the document's mix.\n"
-     "\n"
-     "  --docs D       documents (default 2000)\n"
-     "  --words W      words in the vocabulary (default 5000)\n"
-     "  --topics K     topics, 1 .. 100000 (default 20)\n"
-     "  --length L     mean tokens in a document, 1 .. 1e9 (default 100)\n"
-     "  --alpha A      Dirichlet prior of the mixes, 1e-6 .. 1e6 (default 0.1)\n"
-     "  --beta B       Dirichlet prior of the topics, 1e-6 .. 1e6 (default 0.01)\n"
-     "\n"
-     "logreg: binary classification, P(y = 1 | x) = 1 / (1 + exp(-x . w*)).\n"
-     "  DIR/train.svm   X and y, libsvm, labels 1 and -1\n"
-     "  DIR/w_true.tsv  w*, one weight a line\n"
-     "  DIR/info.tsv    counts, mean_sigmoid (the mean of sigmoid(x . w*): the\n"
-     "                  expected share of 1s) and logloss_true (the log-loss\n"
-     "                  of w* on these labels)\n"
-     "Each row has D x C non-zeros on columns drawn uniformly, normal values\n"
-     "rounded to multiples of 1e-6. w* has K non-zero normal weights, scaled\n"
-     "so that x . w* has a standard deviation of about 2.\n"
-     "\n"
-     "  --rows R       rows of X (default 10000)\n"
-     "  --cols C       columns of X (default 1000)\n"
-     "  --density D    share of non-zeros in a row, in (0, 1] (default 0.05)\n"
-     "  --nonzeros K   non-zero weights of w*, at most C (default 100, or C\n"
-     "                 when C is smaller)\n"
-     "\n"
-     "Exit status: 0 ok, 2 usage error, 1 cannot write (or out of memory).\n"},
-    {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help},
+     "Exit status: 0 ok, 3 the job has errors, 2 usage error, 1 cannot write.\n", NULL},
+    {"gen", cmd_gen, "generate a synthetic data set with a known answer", NULL, gen_help},
+    {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help, NULL},
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
      "               [--quiet] [--backend threads|mpi] [--color=WHEN]\n"
@@ -225,8 +136,8 @@ static const struct command commands[] = {
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "\n"
      "Exit status: 0 ok, 1 the run failed or the job asks for something not\n"
-     "supported yet, 2 usage error, 3 the job has errors, 4 bad data.\n"},
-    {"help", cmd_help, "show help for a command", "usage: ptm help [COMMAND]\n"},
+     "supported yet, 2 usage error, 3 the job has errors, 4 bad data.\n", NULL},
+    {"help", cmd_help, "show help for a command", "usage: ptm help [COMMAND]\n", NULL},
 };
 
 static void usage(FILE *out)
@@ -262,6 +173,15 @@ static const struct command *find_command(const char *name)
         if (strcmp(commands[i].name, name) == 0)
             return &commands[i];
     return NULL;
+}
+
+/* The help of command c on stdout. */
+static void print_help(const struct command *c)
+{
+    if (c->print_help)
+        c->print_help(stdout);
+    else
+        fputs(c->help, stdout);
 }
 
 static const char *suggest_command(const char *name)
@@ -485,7 +405,7 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
         } else if (is_compile && strncmp(a, "--output=", 9) == 0) {
             f->out = a + 9;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(find_command(cmd)->help, stdout);
+            print_help(find_command(cmd));
             return PTM_EXIT_OK;
         } else {
             char msg[128];
@@ -849,81 +769,94 @@ out:
 
 /* ---- gen ---------------------------------------------------------------- */
 
-/* The models of `ptm gen`, one bit each in a flag's mask. */
-enum { GM_LASSO = 1u << 0, GM_MF = 1u << 1, GM_LDA = 1u << 2, GM_LOGREG = 1u << 3 };
-#define GM_ALL (GM_LASSO | GM_MF | GM_LDA | GM_LOGREG)
+/* `ptm gen` runs the generators of the models (runtime/models/model.h):
+ * each brings its flags, their check, its help and its run; --seed and
+ * --out are every model's. */
 
-static const struct {
-    const char *name, *summary;
-    unsigned bit;
-} gen_models[] = {
-    {"lasso", "sparse regression with correlated feature groups", GM_LASSO},
-    {"mf", "low-rank ratings plus noise, with a held-out split", GM_MF},
-    {"lda", "documents drawn from an LDA topic model", GM_LDA},
-    {"logreg", "binary classification from a logistic model", GM_LOGREG},
-};
+static void gen_help(FILE *f)
+{
+    size_t n;
+    const struct ptm_model *const *ms = ptm_models(&n);
+    fputs("usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n", f);
+    for (size_t i = 0; i < n; i++)
+        if (ms[i]->gen)
+            fputs(ms[i]->gen->usage, f);
+    fputs("\n"
+          "Write a synthetic data set for MODEL into DIR (created when missing), with\n"
+          "its ground truth, under the names and in the formats the example jobs\n"
+          "read: 'ptm gen mf --seed 1 --out examples/mf/data' writes what\n"
+          "examples/mf/mf.ptm reads. The same options and seed give the same\n"
+          "bytes. Each file is written to a temporary name and renamed into place.\n"
+          "'ptm gen' alone lists the models.\n"
+          "\n"
+          "  --seed N       seed of the generator, 0 .. 2^63-1 (required)\n"
+          "  --out DIR      directory to write into (required)\n",
+          f);
+    for (size_t i = 0; i < n; i++)
+        if (ms[i]->gen) {
+            fputc('\n', f);
+            fputs(ms[i]->gen->help, f);
+        }
+    fputs("\nExit status: 0 ok, 2 usage error, 1 cannot write (or out of memory).\n", f);
+}
 
-/* clang-format off */
-enum gen_flag_id {
-    GF_SEED, GF_OUT, GF_ROWS, GF_COLS, GF_DENSITY, GF_GROUP, GF_CORR, GF_NONZEROS, GF_NOISE,
-    GF_RANK, GF_RATINGS, GF_TEST, GF_DOCS, GF_WORDS, GF_TOPICS, GF_LENGTH, GF_ALPHA, GF_BETA,
-    GF_COUNT
-};
+/* --seed and --out, which every model takes. */
+static const struct gen_flag gen_seed =
+    GEN_WHOLE("--seed", 0, INT64_MAX, "a whole number from 0 to 9223372036854775807");
+static const struct gen_flag gen_out = {"--out", 's', 0, 0, 0, 0, false, false,
+                                        "a directory name"};
 
-/* A flag of `ptm gen`: the models that take it and the values it takes
- * (whole numbers in [lo, hi]; numbers in [rlo, rhi], an end excluded when
- * it says so; or any non-empty text). */
-struct gen_flag {
-    const char *name;
-    unsigned models;
-    char kind; /* 'w' whole number, 'r' number, 's' text */
-    long long lo, hi;
-    double rlo, rhi;
-    bool lo_open, hi_open;
-    const char *want; /* for the message about a bad value */
-};
-
-#define GF_WHOLE(n, m, l, h, w) {n, m, 'w', l, h, 0, 0, false, false, w}
-#define GF_REAL(n, m, l, h, lo_open, hi_open, w) {n, m, 'r', 0, 0, l, h, lo_open, hi_open, w}
-#define GF_INT32(n, m, l) GF_WHOLE(n, m, l, INT32_MAX, "a whole number from " #l " to 2147483647")
-
-static const struct gen_flag gen_flags[GF_COUNT] = {
-    [GF_SEED] = GF_WHOLE("--seed", GM_ALL, 0, INT64_MAX,
-                         "a whole number from 0 to 9223372036854775807"),
-    [GF_OUT] = {"--out", GM_ALL, 's', 0, 0, 0, 0, false, false, "a directory name"},
-    [GF_ROWS] = GF_INT32("--rows", GM_LASSO | GM_MF | GM_LOGREG, 1),
-    [GF_COLS] = GF_INT32("--cols", GM_LASSO | GM_MF | GM_LOGREG, 1),
-    [GF_DENSITY] = GF_REAL("--density", GM_LASSO | GM_MF | GM_LOGREG, 0, 1, true, false,
-                           "a number in (0, 1]"),
-    [GF_GROUP] = GF_INT32("--group", GM_LASSO, 1),
-    [GF_CORR] = GF_REAL("--corr", GM_LASSO, 0, 1, false, false, "a number in [0, 1]"),
-    [GF_NONZEROS] = GF_INT32("--nonzeros", GM_LASSO | GM_LOGREG, 0),
-    [GF_NOISE] = GF_REAL("--noise", GM_LASSO | GM_MF, 0, HUGE_VAL, false, false,
-                         "a finite number >= 0"),
-    [GF_RANK] = GF_WHOLE("--rank", GM_MF, 1, GEN_MF_RANK_MAX, "a whole number from 1 to 1000"),
-    [GF_RATINGS] = GF_WHOLE("--ratings", GM_MF, 1, INT64_MAX,
-                            "a whole number from 1 to 9223372036854775807"),
-    [GF_TEST] = GF_REAL("--test", GM_MF, 0, 1, false, true, "a number in [0, 1)"),
-    [GF_DOCS] = GF_INT32("--docs", GM_LDA, 1),
-    [GF_WORDS] = GF_INT32("--words", GM_LDA, 1),
-    [GF_TOPICS] = GF_WHOLE("--topics", GM_LDA, 1, GEN_LDA_TOPICS_MAX,
-                           "a whole number from 1 to 100000"),
-    [GF_LENGTH] = GF_REAL("--length", GM_LDA, 1, 1e9, false, false, "a number from 1 to 1e9"),
-    [GF_ALPHA] = GF_REAL("--alpha", GM_LDA, GEN_LDA_PRIOR_MIN, GEN_LDA_PRIOR_MAX, false, false,
-                         "a number from 1e-6 to 1e6"),
-    [GF_BETA] = GF_REAL("--beta", GM_LDA, GEN_LDA_PRIOR_MIN, GEN_LDA_PRIOR_MAX, false, false,
-                        "a number from 1e-6 to 1e6"),
-};
-/* clang-format on */
-
-/* The flags given to `ptm gen`, parsed. */
-struct gen_args {
+/* The flags given, before the model is known (it may come after its
+ * flags): each flag of any model, its first model's row (models give a
+ * name the same row), once. */
+#define GEN_ALL_MAX 64
+struct gen_given {
     const char *model;
-    bool given[GF_COUNT];
-    long long whole[GF_COUNT];
-    double real[GF_COUNT];
-    const char *text[GF_COUNT];
+    size_t n;
+    const struct gen_flag *flag[GEN_ALL_MAX];
+    bool given[GEN_ALL_MAX];
+    long long whole[GEN_ALL_MAX];
+    double real[GEN_ALL_MAX];
+    const char *text[GEN_ALL_MAX];
 };
+
+static bool gen_named(const struct gen_flag *f, const char *name, size_t len)
+{
+    return strlen(f->name) == len && strncmp(f->name, name, len) == 0;
+}
+
+/* The index in g of the flag named name[0 .. len), added when first
+ * asked for; -1 when no model has it. */
+static int gen_flag_index(struct gen_given *g, const char *name, size_t len)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (gen_named(g->flag[i], name, len))
+            return (int)i;
+    const struct gen_flag *found = gen_named(&gen_seed, name, len)  ? &gen_seed
+                                   : gen_named(&gen_out, name, len) ? &gen_out
+                                                                    : NULL;
+    size_t n;
+    const struct ptm_model *const *ms = ptm_models(&n);
+    for (size_t i = 0; i < n && !found; i++)
+        for (const struct gen_flag *f = ms[i]->gen ? ms[i]->gen->flags : NULL; f && f->name; f++)
+            if (gen_named(f, name, len)) {
+                found = f;
+                break;
+            }
+    if (!found || g->n == GEN_ALL_MAX)
+        return -1;
+    g->flag[g->n] = found;
+    return (int)g->n++;
+}
+
+/* The index in g of flag f when it was given, else -1. */
+static int gen_given_index(const struct gen_given *g, const struct gen_flag *f)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (g->flag[i] == f && g->given[i])
+            return (int)i;
+    return -1;
+}
 
 /* The integer in text, all of it, within [lo, hi]; false when it is not. */
 static bool parse_whole(const char *text, long long lo, long long hi, long long *out)
@@ -996,173 +929,122 @@ static int gen_usage(const char *fmt, ...)
 
 static int gen_list_models(void)
 {
+    size_t n;
+    const struct ptm_model *const *ms = ptm_models(&n);
     fprintf(stderr, "usage: ptm gen MODEL --seed N --out DIR [OPTIONS]\n\nmodels:\n");
-    for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
-        fprintf(stderr, "  %-10s %s\n", gen_models[i].name, gen_models[i].summary);
+    for (size_t i = 0; i < n; i++)
+        if (ms[i]->gen)
+            fprintf(stderr, "  %-10s %s\n", ms[i]->name, ms[i]->gen->summary);
     fprintf(stderr, "try 'ptm help gen'\n");
     return PTM_EXIT_USAGE;
 }
 
-/* Parse argv into a; returns -1 to go on, else the exit status. */
-static int gen_parse(int argc, char **argv, struct gen_args *a)
+/* Parse argv into g; returns -1 to go on, else the exit status. */
+static int gen_parse(int argc, char **argv, struct gen_given *g)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(find_command("gen")->help, stdout);
+            print_help(find_command("gen"));
             return PTM_EXIT_OK;
         }
         if (arg[0] != '-') {
-            if (a->model)
+            if (g->model)
                 return usage_error("gen: unexpected argument '%s'", arg, "gen");
-            a->model = arg;
+            g->model = arg;
             continue;
         }
         /* --flag VALUE or --flag=VALUE */
         const char *eq = strchr(arg, '=');
-        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        int id = -1;
-        for (int k = 0; k < GF_COUNT; k++)
-            if (strlen(gen_flags[k].name) == n && strncmp(arg, gen_flags[k].name, n) == 0)
-                id = k;
+        int id = gen_flag_index(g, arg, eq ? (size_t)(eq - arg) : strlen(arg));
         if (id < 0)
             return usage_error("unknown option '%s' for 'gen'", arg, "gen");
-        const struct gen_flag *f = &gen_flags[id];
+        const struct gen_flag *f = g->flag[id];
         const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
         if (!v)
             return usage_error("%s needs a value", f->name, "gen");
         bool ok;
         if (f->kind == 'w') {
-            ok = parse_whole(v, f->lo, f->hi, &a->whole[id]);
+            ok = parse_whole(v, f->lo, f->hi, &g->whole[id]);
         } else if (f->kind == 'r') {
-            ok = parse_real(v, f->rlo, f->rhi, f->lo_open, &a->real[id]) &&
-                 !(f->hi_open && a->real[id] == f->rhi);
+            ok = parse_real(v, f->rlo, f->rhi, f->lo_open, &g->real[id]) &&
+                 !(f->hi_open && g->real[id] == f->rhi);
         } else {
             ok = *v != '\0';
-            a->text[id] = v;
+            g->text[id] = v;
         }
         if (!ok)
             return gen_usage("bad value for %s: '%s' (want %s)", f->name, v, f->want);
-        a->given[id] = true;
+        g->given[id] = true;
     }
     return -1;
 }
 
-/* The option's value when its flag was given. */
-#define GEN_WHOLE(a, id, dst)                                                                      \
-    do {                                                                                           \
-        if ((a)->given[id])                                                                        \
-            (dst) = (a)->whole[id];                                                                \
-    } while (0)
-#define GEN_REAL(a, id, dst)                                                                       \
-    do {                                                                                           \
-        if ((a)->given[id])                                                                        \
-            (dst) = (a)->real[id];                                                                 \
-    } while (0)
-
-/* What the flags must satisfy together; false after the message. The
- * default --nonzeros is cut down to --cols; a given one is not. */
-static bool gen_check(const struct gen_args *a)
+/* The exit status of an unknown model, after its message. */
+static int gen_unknown_model(const char *model)
 {
-    const char *m = a->model;
-    if (strcmp(m, "lasso") == 0 || strcmp(m, "logreg") == 0) {
-        bool lasso = strcmp(m, "lasso") == 0;
-        int64_t cols = lasso ? GEN_LASSO_COLS : GEN_LOGREG_COLS;
-        int64_t k = lasso ? GEN_LASSO_NONZEROS : GEN_LOGREG_NONZEROS;
-        GEN_WHOLE(a, GF_COLS, cols);
-        GEN_WHOLE(a, GF_NONZEROS, k);
-        if (a->given[GF_NONZEROS] && k > cols) {
-            gen_usage("gen %s: --nonzeros %lld is more than --cols %lld", m, (long long)k,
-                      (long long)cols);
-            return false;
+    size_t n, k = 0;
+    const struct ptm_model *const *ms = ptm_models(&n);
+    const char *names[32];
+    char list[256] = "";
+    for (size_t i = 0; i < n && k < PTM_ARRAY_LEN(names); i++)
+        if (ms[i]->gen) {
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof(list) - at, "%s%s", k ? ", " : "", ms[i]->name);
+            names[k++] = ms[i]->name;
         }
-    } else if (strcmp(m, "mf") == 0) {
-        int64_t rows = GEN_MF_ROWS, cols = GEN_MF_COLS;
-        GEN_WHOLE(a, GF_ROWS, rows);
-        GEN_WHOLE(a, GF_COLS, cols);
-        if (a->given[GF_RATINGS] && a->given[GF_DENSITY]) {
-            gen_usage("gen mf: give --ratings or --density, not both");
-            return false;
-        }
-        if (a->given[GF_RATINGS] && a->whole[GF_RATINGS] > rows * cols) {
-            gen_usage("gen mf: --ratings %lld is more than the %lld cells of %lld x %lld",
-                      a->whole[GF_RATINGS], (long long)(rows * cols), (long long)rows,
-                      (long long)cols);
-            return false;
-        }
-        if (a->given[GF_NOISE] && a->real[GF_NOISE] > 1e6) {
-            gen_usage("gen mf: --noise %g is more than 1e6", a->real[GF_NOISE]);
-            return false;
-        }
-    } else if (strcmp(m, "lda") == 0) {
-        int64_t words = GEN_LDA_WORDS, topics = GEN_LDA_TOPICS;
-        GEN_WHOLE(a, GF_WORDS, words);
-        GEN_WHOLE(a, GF_TOPICS, topics);
-        if (topics * words > GEN_LDA_CELLS_MAX) {
-            gen_usage("gen lda: --topics %lld x --words %lld is more than 2^34 topic-word pairs",
-                      (long long)topics, (long long)words);
-            return false;
-        }
-    }
-    return true;
+    const char *s = diag_suggest(model, strlen(model), names, k);
+    if (s)
+        return gen_usage("gen: unknown model '%s' (did you mean '%s'?)", model, s);
+    return gen_usage("gen: unknown model '%s' (models: %s)", model, list);
 }
 
-/* Run the model's generator into dir (which exists); the exit status,
- * after a message when it failed. */
-static int gen_run(const struct gen_args *a, const char *dir)
+static int cmd_gen(int argc, char **argv)
 {
-    const char *m = a->model, *file = NULL;
-    uint64_t seed = (uint64_t)a->whole[GF_SEED];
-    int rc;
-    if (strcmp(m, "lasso") == 0) {
-        struct gen_lasso_opts o;
-        ptm_gen_lasso_defaults(&o);
-        o.seed = seed;
-        GEN_WHOLE(a, GF_ROWS, o.rows);
-        GEN_WHOLE(a, GF_COLS, o.cols);
-        GEN_REAL(a, GF_DENSITY, o.density);
-        GEN_WHOLE(a, GF_GROUP, o.group);
-        GEN_REAL(a, GF_CORR, o.corr);
-        GEN_WHOLE(a, GF_NONZEROS, o.nonzeros);
-        GEN_REAL(a, GF_NOISE, o.noise);
-        if (o.nonzeros > o.cols)
-            o.nonzeros = o.cols; /* the default: gen_check() refused a given one */
-        rc = ptm_gen_lasso(&o, dir);
-    } else if (strcmp(m, "mf") == 0) {
-        struct gen_mf_opts o;
-        ptm_gen_mf_defaults(&o);
-        o.seed = seed;
-        GEN_WHOLE(a, GF_ROWS, o.rows);
-        GEN_WHOLE(a, GF_COLS, o.cols);
-        GEN_WHOLE(a, GF_RANK, o.rank);
-        GEN_WHOLE(a, GF_RATINGS, o.ratings);
-        GEN_REAL(a, GF_DENSITY, o.density);
-        GEN_REAL(a, GF_TEST, o.test);
-        GEN_REAL(a, GF_NOISE, o.noise);
-        rc = ptm_gen_mf(&o, dir, &file);
-    } else if (strcmp(m, "lda") == 0) {
-        struct gen_lda_opts o;
-        ptm_gen_lda_defaults(&o);
-        o.seed = seed;
-        GEN_WHOLE(a, GF_DOCS, o.docs);
-        GEN_WHOLE(a, GF_WORDS, o.words);
-        GEN_WHOLE(a, GF_TOPICS, o.topics);
-        GEN_REAL(a, GF_LENGTH, o.length);
-        GEN_REAL(a, GF_ALPHA, o.alpha);
-        GEN_REAL(a, GF_BETA, o.beta);
-        rc = ptm_gen_lda(&o, dir, &file);
-    } else {
-        struct gen_logreg_opts o;
-        ptm_gen_logreg_defaults(&o);
-        o.seed = seed;
-        GEN_WHOLE(a, GF_ROWS, o.rows);
-        GEN_WHOLE(a, GF_COLS, o.cols);
-        GEN_REAL(a, GF_DENSITY, o.density);
-        GEN_WHOLE(a, GF_NONZEROS, o.nonzeros);
-        if (o.nonzeros > o.cols)
-            o.nonzeros = o.cols; /* the default: gen_check() refused a given one */
-        rc = ptm_gen_logreg(&o, dir, &file);
+    struct gen_given g;
+    memset(&g, 0, sizeof(g));
+    int code = gen_parse(argc, argv, &g);
+    if (code >= 0)
+        return code;
+    if (!g.model)
+        return gen_list_models();
+    const struct ptm_model *m = ptm_model_find(g.model);
+    if (!m || !m->gen)
+        return gen_unknown_model(g.model);
+    /* the model's own flags, by their place in its table */
+    struct gen_args a;
+    memset(&a, 0, sizeof(a));
+    for (size_t i = 0; i < g.n; i++) {
+        if (!g.given[i] || g.flag[i] == &gen_seed || g.flag[i] == &gen_out)
+            continue;
+        int k = -1;
+        for (int j = 0; j < GEN_FLAGS_MAX && m->gen->flags[j].name; j++)
+            if (strcmp(m->gen->flags[j].name, g.flag[i]->name) == 0)
+                k = j;
+        if (k < 0)
+            return gen_usage("gen %s: %s is not an option of '%s'", g.model, g.flag[i]->name,
+                             g.model);
+        a.given[k] = true;
+        a.whole[k] = g.whole[i];
+        a.real[k] = g.real[i];
     }
+    int out = gen_given_index(&g, &gen_out), seed = gen_given_index(&g, &gen_seed);
+    if (out < 0)
+        return usage_error("gen %s: --out DIR is required", g.model, "gen");
+    if (seed < 0)
+        return usage_error("gen %s: --seed N is required", g.model, "gen");
+    a.seed = (uint64_t)g.whole[seed];
+    char msg[256];
+    const char *bad = m->gen->check(&a, msg, sizeof(msg));
+    if (bad)
+        return gen_usage("%s", bad);
+    const char *dir = g.text[out];
+    if (!make_dirs(dir)) {
+        fprintf(stderr, "ptm: error: cannot create directory '%s': %s\n", dir, strerror(errno));
+        return PTM_EXIT_FAILED;
+    }
+    const char *file = NULL;
+    int rc = m->gen->run(&a, dir, &file);
     if (rc == 0)
         return PTM_EXIT_OK;
     if (rc == PTM_EIO && file)
@@ -1170,48 +1052,8 @@ static int gen_run(const struct gen_args *a, const char *dir)
     else if (rc == PTM_EIO)
         fprintf(stderr, "ptm: error: cannot write into '%s': %s\n", dir, strerror(errno));
     else
-        fprintf(stderr, "ptm: error: gen %s: %s\n", m, ptm_strerror(rc));
+        fprintf(stderr, "ptm: error: gen %s: %s\n", g.model, ptm_strerror(rc));
     return PTM_EXIT_FAILED;
-}
-
-static int cmd_gen(int argc, char **argv)
-{
-    struct gen_args a;
-    memset(&a, 0, sizeof(a));
-    int code = gen_parse(argc, argv, &a);
-    if (code >= 0)
-        return code;
-    if (!a.model)
-        return gen_list_models();
-    unsigned bit = 0;
-    for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
-        if (strcmp(a.model, gen_models[i].name) == 0)
-            bit = gen_models[i].bit;
-    if (!bit) {
-        const char *names[PTM_ARRAY_LEN(gen_models)];
-        for (size_t i = 0; i < PTM_ARRAY_LEN(gen_models); i++)
-            names[i] = gen_models[i].name;
-        const char *s = diag_suggest(a.model, strlen(a.model), names, PTM_ARRAY_LEN(gen_models));
-        if (s)
-            return gen_usage("gen: unknown model '%s' (did you mean '%s'?)", a.model, s);
-        return gen_usage("gen: unknown model '%s' (models: lasso, mf, lda, logreg)", a.model);
-    }
-    for (int k = 0; k < GF_COUNT; k++)
-        if (a.given[k] && !(gen_flags[k].models & bit))
-            return gen_usage("gen %s: %s is not an option of '%s'", a.model, gen_flags[k].name,
-                             a.model);
-    if (!a.given[GF_OUT])
-        return usage_error("gen %s: --out DIR is required", a.model, "gen");
-    if (!a.given[GF_SEED])
-        return usage_error("gen %s: --seed N is required", a.model, "gen");
-    if (!gen_check(&a))
-        return PTM_EXIT_USAGE;
-    const char *dir = a.text[GF_OUT];
-    if (!make_dirs(dir)) {
-        fprintf(stderr, "ptm: error: cannot create directory '%s': %s\n", dir, strerror(errno));
-        return PTM_EXIT_FAILED;
-    }
-    return gen_run(&a, dir);
 }
 
 /* ---- for the commands in other files (cli.h) ------------------------------- */
@@ -1261,7 +1103,7 @@ static int cmd_help(int argc, char **argv)
         }
         return usage_error("no command '%s'", argv[1], NULL);
     }
-    fputs(c->help, stdout);
+    print_help(c);
     return PTM_EXIT_OK;
 }
 

@@ -2,8 +2,10 @@
  * builtins.h - the built-in kernels a job can name, with their options.
  *
  * The compiler checks a job's `update builtin NAME { ... }` and
- * `objective builtin NAME { ... }` against this table; the runtime
- * implements each kernel under the same name.
+ * `objective builtin NAME { ... }` against these tables. Each model
+ * brings its own (runtime/models/NAME/builtins_NAME.c, listed in
+ * runtime/models/models.def) and implements each kernel under the same
+ * name (runtime/models/model.h); the compiler reads only the tables.
  */
 #ifndef PTM_BUILTINS_H
 #define PTM_BUILTINS_H
@@ -43,9 +45,27 @@ struct builtin {
     unsigned policies; /* update rules: mask of 1u << enum plan_policy it runs under */
 };
 
+/* Rows of a model's table (builtins_NAME.c): options, numbers with their
+ * range (OPT_POS: lo excluded; OPT_WHOLE: whole numbers), references to a
+ * data source or parameter, words; OPT_END ends a list of options and
+ * BUILTIN_END a table. BUILTIN_POLICY(P) is the mask bit of policy P. */
+#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false}
+#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false}
+#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true}
+#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false}
+#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false}
+#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false}
+#define BUILTIN_POLICY(p) (1u << PLAN_POLICY_##p)
+#define BUILTIN_END {NULL, 0, NULL, NULL, 0}
+
+/* Each model's table, ended by BUILTIN_END. */
+#define PTM_MODEL(m) extern const struct builtin ptm_builtins_##m[];
+#include "models.def"
+
 /* The builtin named name, or NULL. */
 const struct builtin *builtin_lookup(const char *name);
-/* Every builtin; *n receives the count. */
-const struct builtin *builtin_all(size_t *n);
+/* The names of the builtins of role, in the models' order, into out (at
+ * most cap); returns how many. */
+size_t builtin_names(enum builtin_role role, const char **out, size_t cap);
 
 #endif

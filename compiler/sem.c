@@ -1147,14 +1147,10 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
     if (st->u.hook.kind == AST_HOOK_BUILTIN) {
         const char *name = st->u.hook.builtin.name;
         const struct builtin *bi = builtin_lookup(name);
-        size_t n;
-        const struct builtin *all = builtin_all(&n);
         if (!bi || bi->role != (update ? BUILTIN_UPDATE : BUILTIN_OBJECTIVE)) {
             const char *cands[32];
-            size_t k = 0;
-            for (size_t i = 0; i < n; i++)
-                if (all[i].role == (update ? BUILTIN_UPDATE : BUILTIN_OBJECTIVE))
-                    cands[k++] = all[i].name;
+            size_t k = builtin_names(update ? BUILTIN_UPDATE : BUILTIN_OBJECTIVE, cands,
+                                     PTM_ARRAY_LEN(cands));
             const char *sug = diag_suggest(name, strlen(name), cands, k);
             if (bi)
                 sem_error(s, st->u.hook.builtin.loc, "'%s' is %s, not %s", name,

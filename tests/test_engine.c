@@ -35,6 +35,7 @@
 #include "diag.h"
 #include "engine.h"
 #include "gen.h"
+#include "gen_lasso.h"
 #include "kernel_lasso.h"
 #include "lang.h"
 #include "plan.h"

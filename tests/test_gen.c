@@ -34,6 +34,11 @@
 #include "arena.h"
 #include "data.h"
 #include "gen.h"
+#include "gen_lasso.h"
+#include "gen_mf.h"
+#include "gen_lda.h"
+#include "gen_logreg.h"
+
 #include "gen_impl.h"
 #include "ptm.h"
 #include "testutil.h"

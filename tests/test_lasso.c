@@ -33,6 +33,7 @@
 #include "arena.h"
 #include "data.h"
 #include "gen.h"
+#include "gen_lasso.h"
 #include "kernel_lasso.h"
 #include "ptm.h"
 #include "testutil.h"

@@ -40,6 +40,7 @@
 #include "arena.h"
 #include "data.h"
 #include "gen.h"
+#include "gen_lda.h"
 #include "kernel_lda.h"
 #include "ptm.h"
 #include "rng.h"

@@ -42,6 +42,7 @@
 #include "arena.h"
 #include "data.h"
 #include "gen.h"
+#include "gen_logreg.h"
 #include "kernel_logreg.h"
 #include "ptm.h"
 #include "testutil.h"

@@ -37,6 +37,7 @@
 #include "arena.h"
 #include "data.h"
 #include "gen.h"
+#include "gen_mf.h"
 #include "kernel_mf.h"
 #include "ptm.h"
 #include "rng.h"

@@ -47,6 +47,11 @@
 #include "diag.h"
 #include "engine.h"
 #include "gen.h"
+#include "gen_mf.h"
+#include "gen_lda.h"
+#include "gen_logreg.h"
+#include "gen_lasso.h"
+
 #include "kernel_logreg.h"
 #include "kernel_mf.h"
 #include "lang.h"

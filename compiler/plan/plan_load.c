@@ -1665,13 +1665,8 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
         enum builtin_role role = objective ? BUILTIN_OBJECTIVE : BUILTIN_UPDATE;
         bi = builtin_lookup(h->builtin);
         if (!bi || bi->role != role) {
-            size_t n;
-            const struct builtin *all = builtin_all(&n);
             const char *cands[32];
-            size_t k = 0;
-            for (size_t i = 0; i < n && k < PTM_ARRAY_LEN(cands); i++)
-                if (all[i].role == role)
-                    cands[k++] = all[i].name;
+            size_t k = builtin_names(role, cands, PTM_ARRAY_LEN(cands));
             const char *sug = diag_suggest(h->builtin, strlen(h->builtin), cands, k);
             char s[48];
             if (bi)

@@ -7,13 +7,21 @@
  * kernel or Lua hooks), the round and sweep counters and the objective
  * history (spec/runtime.md, "The state of a run").
  *
- * This version runs the model-parallel policies (round_robin, random, and
- * dynamic as round-robin until its scheduler exists) with the built-in
- * lasso_cd kernel or a Lua update, on threads of this process. Rounds go
- * schedule -> push on every worker -> pull on the coordinator -> commit
- * -> apply on every worker (runtime/engine/engine_impl.h).
+ * A run executes every policy: the model-parallel ones (dynamic,
+ * round_robin, random: schedule -> push on every worker -> pull on the
+ * coordinator -> commit -> apply on every worker, or the round's blocks
+ * split among the workers), rotation (each worker updates the block it
+ * holds) and data_parallel (clocks against the parameter store), with a
+ * model's built-in update rule and objective, found by the names the plan
+ * gives through runtime/models/model.h, or with Lua hooks. Its workers
+ * are threads of this process and, under Open MPI, of every rank.
+ * spec/runtime.md says what each combination does ("What runs today");
+ * runtime/engine/engine_impl.h, how a round goes.
  *
- * The same plan, seed and number of workers give bit-identical results.
+ * The same plan, seed and number of workers give bit-identical results,
+ * but where workers read tables of the parameter store with a staleness
+ * above 0 or async (data_parallel, LDA's topic totals): what they see
+ * there depends on the threads' timing.
  */
 #ifndef PTM_ENGINE_H
 #define PTM_ENGINE_H
@@ -91,15 +99,17 @@ void ptm_run_free(struct ptm_run *run);
 /* Run rounds until the stop rule holds, Ctrl-C (with ptm_run_catch_sigint)
  * or, without a stop rule, PTM_RUN_SWEEP_CAP sweeps. Returns 0, PTM_EIO
  * (the trace cannot be written), PTM_EINVAL (an update or objective hook
- * failed: its message, the worker and where the job declares the hook) or
- * PTM_ENOMEM (threads could not be started), with a message in err. After
+ * failed: its message, the worker and where the job declares the hook; or
+ * the objective is not finite) or PTM_ENOMEM (the threads could not be
+ * started, or memory ran out), with a message in err. After
  * a failure the run cannot go on and its outputs must not be written. */
 int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen);
 
-/* Write every output of the plan (TSV, %.17g, one value a line) to a
- * temporary file next to its target, renamed into place. Relative output
- * paths are relative to the current directory. Returns 0 or PTM_EIO with a
- * message in err. */
+/* Write every output of the plan (TSV, %.17g, a row a line, a matrix's
+ * columns separated by tabs) to a temporary file next to its target,
+ * renamed into place, and what the model writes beside it. Relative output
+ * paths are relative to the current directory. Returns 0, or PTM_EIO or
+ * PTM_ENOMEM (PTM_EINVAL after a failed run) with a message in err. */
 int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen);
 
 void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st);

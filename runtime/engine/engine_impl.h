@@ -1,19 +1,26 @@
 /*
- * engine_impl.h - what the engine (engine.c), its backends (backend_*.c)
- * and its update rules (rule_*.c) share.
+ * engine_impl.h - what the engine's files (runtime/engine/: engine.c
+ * lists them), its backends (backend_*.c) and the update rules (each
+ * model's rule_*.c under runtime/models/, and runtime/lua/rule_lua.c)
+ * share.
  *
- * A round (spec/runtime.md): the scheduler picks blocks; every worker
- * pushes them over its shard (z); the backend sums the workers' z in
- * worker order; the rule's pull turns the sums into new values of the
- * blocks' variables, which the engine commits; every worker applies the
- * changes to its local state. A worker applies round t's changes at the
- * start of its next phase, just before it pushes round t + 1, so a round
- * costs one hand-off between the coordinator and the workers.
+ * A round (spec/runtime.md) of a rule by rows: the scheduler picks
+ * blocks; every worker pushes them over its shard (z); the backend sums
+ * the workers' z in worker order; the rule's pull turns the sums into new
+ * values of the blocks' variables, which the engine commits; every worker
+ * applies the changes to its local state. A worker applies round t's
+ * changes at the start of its next phase, just before it pushes round
+ * t + 1, so a round costs one hand-off between the coordinator and the
+ * workers. struct rt_rule says how rules split by blocks, rotation and
+ * clocks differ.
  *
  * Ownership: struct ptm_run owns everything here. Workers write only
  * their own struct rt_worker (z, zlen, part, failure) and their own local
- * state; the coordinator writes the round, the committed values and the
- * counters, and only while no phase runs.
+ * state, and under a rule split by blocks their share of the round: its
+ * vars (under expand_late), its new values in run->newval and, on one
+ * rank, its commit (rt_commit()). The coordinator writes the rest of the
+ * round, the committed values and the counters, and only while no phase
+ * runs.
  */
 #ifndef PTM_ENGINE_IMPL_H
 #define PTM_ENGINE_IMPL_H
@@ -23,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "comm.h"
 #include "data.h"
@@ -37,6 +45,8 @@
 /* Bytes of a worker's failure message. */
 #define RT_MSG_MAX 4096
 
+struct ptm_model;
+
 /* The variables of one round and what was committed to them. */
 struct rt_round {
     size_t n;        /* blocks */
@@ -45,8 +55,9 @@ struct rt_round {
     int64_t *vars;   /* element indices of the scheduled parameter */
     size_t nvars;
     double *change; /* nvars: new - old, once committed */
-    size_t *part;   /* P + 1: the scheduler gives worker p blocks part[p] .. part[p+1]-1
-                       (split rules push just those; rules by rows push all) */
+    size_t *part;   /* G + 1: the scheduler gives worker g (of run->G) blocks
+                       part[g] .. part[g+1]-1 (split rules and rotation push just
+                       those; rules by rows push all) */
     size_t *order;  /* n: block i's place in the order the policy chose the blocks,
                        which does not depend on P (apply and rules by rows see the
                        blocks in that order, so results do not depend on P) */
@@ -76,7 +87,8 @@ struct rt_worker {
     struct ptm_run *run;
     int id;
     int gid;               /* among all ranks' workers of the schedule (run->G) */
-    int64_t lo, hi;        /* rows of the row-sharded data, global */
+    int64_t lo, hi;        /* rows of the row-sharded data, as this rank numbers
+                              them (run->row0 + lo among all ranks') */
     struct rt_shard *shard; /* per data source of the plan */
     double **local;         /* per parameter: the shard's rows when sharded */
     struct lhost *lua;      /* the worker's Lua state for the update, or NULL */
@@ -125,7 +137,9 @@ struct rt_rule {
      * true: by blocks. Every worker sees all the data and one copy of
      *   every parameter; push computes the new values of the worker's
      *   share of the round's variables (rd->part) over all rows, straight
-     *   into run->newval, and pull is not used; apply works on state of
+     *   into run->newval, and pull is not used (across ranks push writes
+     *   its share's sums into run->zsum and rank 0's pull turns their sums
+     *   over the ranks into the new values); apply works on state of
      *   the worker's own (so it shares a phase with the next push), and
      *   the objective on the worker's rows lo .. hi-1. A variable's new
      *   value is one worker's work, so the results need not depend on the
@@ -141,7 +155,7 @@ struct rt_rule {
     int (*setup)(struct ptm_run *run, char *err, size_t errlen);
     void (*release)(struct ptm_run *run);
     /* Doubles of z a push of at most nblocks blocks and nvars variables
-     * may write (by rows). */
+     * may write (by rows; by blocks across ranks, of run->zsum). */
     size_t (*zcap)(const struct ptm_run *run, size_t nblocks, size_t nvars);
     /* By rows: w->z[0 .. w->zlen) for the round's blocks. By blocks: the
      * new values of the worker's share, into run->newval. */
@@ -242,15 +256,16 @@ struct ptm_run {
     bool track_delta;          /* an expression of the scheduler reads delta() of
                                 * the scheduled parameter: commit keeps last_delta */
     bool expand_late;          /* each worker fills its share of a round's off
-                                * and vars (engine.c: expand_share) */
+                                * and vars (rounds.c: expand_share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */
     int G;                     /* the workers the schedule deals to: all ranks' under
                                   rotation (rank r's are r * P .. r * P + P - 1),
                                   else this rank's */
-    int64_t *gbounds;          /* G + 1: the global rows of each worker, when the ranks
-                                  split the rows together (data_ranks.h); or NULL */
+    int64_t *gbounds;          /* R P + 1 (R ranks of P workers): the global rows of each
+                                  worker, when the ranks split the rows together
+                                  (data_ranks.h); or NULL */
     int *holder;               /* rotation across ranks: the rank holding each block
                                   (-1: every rank, as at the start) */
     struct ptm_comm_msg *msgs; /* rotation across ranks: room for a round's moves */
@@ -261,6 +276,7 @@ struct ptm_run {
     struct rt_gate gate;
     struct rt_work work; /* the current phase's */
     /* the rule */
+    const struct ptm_model *model; /* whose built-in rule it is, or NULL (Lua) */
     const struct rt_rule *rule;
     void *rule_state;
     bool failed;     /* a phase failed: no more rounds, no outputs */
@@ -281,12 +297,13 @@ struct ptm_run {
     int64_t clocks_per_sweep; /* RT_CLOCKS: clocks of a pass over the largest shard */
     int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
     int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
-    double *last_delta; /* every variable's last change */
-    double *bchange;    /* largest |change| of each of a round's blocks */
-    double *load;       /* P: the scheduler's cost per worker */
+    double *last_delta; /* every variable's last change (kept under track_delta) */
+    double *bchange;    /* each of a round's blocks: the Euclidean norm of its changes */
+    double *load;       /* G: the scheduler's cost per worker */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */
-    struct rt_round canon; /* a split round's blocks in the policy's order, for apply */
+    struct rt_round canon; /* a split round's blocks in the policy's order, for apply
+                              (and room to put a round by rows in that order) */
     struct sched_env senv; /* what the block set's expressions read, when they do */
     bool has_senv;
     double sched_seconds;  /* in the scheduler this round (measured when tracing) */
@@ -301,7 +318,7 @@ struct ptm_run {
     size_t nhist, caphist;
 };
 
-/* The phase of run->work on worker w (the backends call it). */
+/* The phase of run->work on worker w (the backends call it; rounds.c). */
 void rt_worker_phase(struct rt_worker *w);
 /* Record a failure of worker w: its message and PTM_E* code. */
 void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
@@ -337,10 +354,13 @@ double rt_option_num(const struct plan_hook *h, const char *key, double dflt);
 /* calloc through ptm_malloc; n == 0 gives one zeroed element. */
 void *rt_zalloc(size_t n, size_t size);
 
-/* The job reads its matrix by columns only: a lasso_cd update whose
- * objective, if any, is lasso_objective over the same X, y and beta. */
-bool rt_lasso_columns_only(const struct ptm_plan *plan);
+/* ---- between the engine's files ------------------------------------------- */
 
+/* tables.c. For ptm_run_new(), once the rule is chosen: read the plan's
+ * data, choose the data whose rows the workers shard (lowering P to its
+ * rows), give every worker its shards, and make the parameter tables and
+ * the blocks of the scheduled block set. Returns as ptm_run_new(). */
+int rt_make_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
 /* For the dry run (runtime/engine/dryrun.c): read run->plan's data and set up its
  * parameters and the scheduled block set as ptm_run_new() does, but with
  * one copy of every parameter and no workers, rule, objective or
@@ -352,25 +372,58 @@ void rt_expand_round(const struct ptm_run *run, struct rt_round *rd);
 /* The units (elements, rows or columns of the scheduled parameter) block
  * b covers: [*u0, *u1). */
 void rt_block_units(const struct ptm_run *run, int64_t b, int64_t *u0, int64_t *u1);
-/* Move the diagnostics a scheduler's create rendered into err (bad data
- * in a file it reads) to dg, as ptm_run_new() does. */
+
+/* sched_setup.c. Does the policy read entries of a matrix (X[i, j] in
+ * dynamic's expressions)? Those come from the CSR, which a run that reads
+ * columns only (columns_only) gives up. Looks at the plan's schedule, so
+ * it may be called before the blocks exist. */
+bool rt_sched_reads_entries(const struct ptm_plan *plan);
+/* For ptm_run_new(), after the rule's and the objective's setup: the
+ * scheduler (none under data_parallel) with the environment its
+ * expressions read, and the buffers of the round loop, sized by the most
+ * blocks a round may have. Returns as ptm_run_new(); bad data in a file
+ * the policy reads goes to dg. */
+int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
+/* Move diagnostics rendered as text, one a line ("WHERE: error: MESSAGE"
+ * or "WHERE: note: MESSAGE": a scheduler's create about a file it reads,
+ * the data's rows split among the ranks), to dg, as ptm_run_new() does. */
 void rt_diags_from_text(struct ptm_data_diags *dg, const char *text);
 
+/* rounds.c. Commit run->newval's values of rd's blocks b0 .. b1-1 to the
+ * scheduled parameter; record the changes in rd->change (and
+ * run->last_delta under track_delta), and each block's Euclidean norm of
+ * them in run->bchange for the scheduler. */
+void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1);
+/* Keep the counters the policy's expressions read current (run->senv). */
+void rt_sched_globals(struct ptm_run *run);
+
+/* ranks.c: the round loop across ranks (run->nranks > 1); every rank
+ * calls them at the same points. Rank 0's decision head (stop, the
+ * round's blocks) and round rd to every rank in one broadcast, with the
+ * new values of the round owed (pulled and committed on rank 0 only, or
+ * NULL), which the other ranks commit. */
+void rt_tell_round(struct ptm_run *run, struct rt_round *rd, int64_t head[2],
+                   struct rt_round *owed);
+/* The other ranks commit the round owed now (before the objective). */
+void rt_settle(struct ptm_run *run, struct rt_round *owed);
+/* Rotation across ranks, before round rd runs: the blocks whose worker is
+ * on another rank than last round's go there, with what the rule keeps
+ * for them (struct rt_rule's spans). */
+void rt_move_blocks(struct ptm_run *run, const struct rt_round *rd);
+/* Rotation across ranks: the scheduled parameter made whole on every rank
+ * from the blocks each holds. Returns 0 or PTM_ENOMEM. */
+int rt_gather_blocks(struct ptm_run *run);
+
+/* outputs.c. The trace's line for round rd (spec/runtime.md, Outputs),
+ * with the objective when it was just evaluated; the workers' busy
+ * seconds restart. Returns 0 or PTM_EIO. */
+int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool evaluated);
+
+/* ---- the backends and the rules -------------------------------------------- */
+
 extern const struct rt_backend rt_backend_threads;
-extern const struct rt_rule rt_rule_lasso;
-extern const struct rt_rule rt_rule_lua;          /* model-parallel */
-extern const struct rt_rule rt_rule_lua_rotation; /* rotation */
-extern const struct rt_rule rt_rule_lua_clocks;   /* data_parallel */
-extern const struct rt_objective rt_objective_lasso;
+/* The Lua update rule for policy pol, and the Lua objective (rule_lua.c). */
+const struct rt_rule *rt_lua_rule(enum plan_policy pol);
 extern const struct rt_objective rt_objective_lua;
-extern const struct rt_rule rt_rule_mf;
-extern const struct rt_objective rt_objective_rmse;
-extern const struct rt_rule rt_rule_logreg;
-extern const struct rt_rule rt_rule_lda;
-extern const struct rt_objective rt_objective_lda_loglik;
-/* The n words of most tokens of each topic (lda_top_words) of an lda_gibbs
- * run, into a new array *top (K x n; caller frees with ptm_free). */
-int rt_lda_top_words(const struct ptm_run *run, int32_t n, int32_t **top, int32_t *K);
-extern const struct rt_objective rt_objective_logloss;
 
 #endif

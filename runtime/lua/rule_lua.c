@@ -373,7 +373,7 @@ static int lua_apply(struct rt_worker *w, const struct rt_round *rd)
     return rc != 0 ? hook_failed(w, w->lua, rc) : 0;
 }
 
-const struct rt_rule rt_rule_lua = {
+static const struct rt_rule rule_lua = {
     .name = "lua",
     .kind = RT_MODEL,
     .setup = lua_setup,
@@ -430,7 +430,7 @@ static int rot_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     return 1;
 }
 
-const struct rt_rule rt_rule_lua_rotation = {
+static const struct rt_rule rule_lua_rotation = {
     .name = "lua",
     .kind = RT_ROTATION,
     .setup = rule_setup,
@@ -635,7 +635,7 @@ static int clk_sync(struct ptm_run *run)
     return rc;
 }
 
-const struct rt_rule rt_rule_lua_clocks = {
+static const struct rt_rule rule_lua_clocks = {
     .name = "lua",
     .kind = RT_CLOCKS,
     .setup = clk_setup,
@@ -692,6 +692,13 @@ static void obj_release(struct ptm_run *run)
     free_hosts(run, true);
     state_free(run, run->obj_state);
     run->obj_state = NULL;
+}
+
+const struct rt_rule *rt_lua_rule(enum plan_policy pol)
+{
+    return pol == PLAN_POLICY_ROTATION        ? &rule_lua_rotation
+           : pol == PLAN_POLICY_DATA_PARALLEL ? &rule_lua_clocks
+                                              : &rule_lua;
 }
 
 const struct rt_objective rt_objective_lua = {

@@ -12,7 +12,7 @@
  * correctly). Three PRNG streams (X, beta*, noise) are derived from the
  * seed so that each part depends only on its own options.
  */
-#include "gen.h"
+#include "gen_lasso.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "gen.h"
 #include "gen_impl.h"
 #include "ptm.h"
 
@@ -188,3 +189,74 @@ out:
     ptm_free(mark);
     return rc;
 }
+
+/* ---- `ptm gen lasso` ----------------------------------------------------------- */
+
+enum { FLAG_ROWS, FLAG_COLS, FLAG_DENSITY, FLAG_GROUP, FLAG_CORR, FLAG_NONZEROS, FLAG_NOISE };
+
+static const struct gen_flag flags[] = {
+    [FLAG_ROWS] = GEN_INT32("--rows", 1),
+    [FLAG_COLS] = GEN_INT32("--cols", 1),
+    [FLAG_DENSITY] = GEN_REAL("--density", 0, 1, true, false, "a number in (0, 1]"),
+    [FLAG_GROUP] = GEN_INT32("--group", 1),
+    [FLAG_CORR] = GEN_REAL("--corr", 0, 1, false, false, "a number in [0, 1]"),
+    [FLAG_NONZEROS] = GEN_INT32("--nonzeros", 0),
+    [FLAG_NOISE] = GEN_REAL("--noise", 0, HUGE_VAL, false, false, "a finite number >= 0"),
+    GEN_FLAGS_END,
+};
+
+static const char *check(const struct gen_args *a, char *buf, size_t len)
+{
+    long long cols = a->given[FLAG_COLS] ? a->whole[FLAG_COLS] : GEN_LASSO_COLS;
+    if (a->given[FLAG_NONZEROS] && a->whole[FLAG_NONZEROS] > cols) {
+        snprintf(buf, len, "gen lasso: --nonzeros %lld is more than --cols %lld",
+                 a->whole[FLAG_NONZEROS], cols);
+        return buf;
+    }
+    return NULL;
+}
+
+static int run(const struct gen_args *a, const char *dir, const char **file)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    o.seed = a->seed;
+    GEN_ARG(a, FLAG_ROWS, whole, o.rows);
+    GEN_ARG(a, FLAG_COLS, whole, o.cols);
+    GEN_ARG(a, FLAG_DENSITY, real, o.density);
+    GEN_ARG(a, FLAG_GROUP, whole, o.group);
+    GEN_ARG(a, FLAG_CORR, real, o.corr);
+    GEN_ARG(a, FLAG_NONZEROS, whole, o.nonzeros);
+    GEN_ARG(a, FLAG_NOISE, real, o.noise);
+    if (o.nonzeros > o.cols)
+        o.nonzeros = o.cols; /* the default: check() refused a given one */
+    *file = NULL;
+    return ptm_gen_lasso(&o, dir);
+}
+
+const struct ptm_gen ptm_gen_lasso_cmd = {
+    .summary = "sparse regression with correlated feature groups",
+    .usage =
+        "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
+        "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n",
+    .help =
+        "lasso: sparse regression y = X beta* + noise with correlated features.\n"
+        "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
+        "  DIR/beta_true.tsv  beta*, one coefficient a line\n"
+        "Columns come in groups of G that share a latent factor: two columns of\n"
+        "a group have correlation RHO, columns of different groups none. Each\n"
+        "row draws groups uniformly so that D of its entries are non-zero on\n"
+        "average; values are normal, rounded to multiples of 1e-6.\n"
+        "\n"
+        "  --rows R       rows of X (default 1000)\n"
+        "  --cols C       columns of X (default 10000)\n"
+        "  --density D    share of non-zeros in a row, in (0, 1] (default 0.01)\n"
+        "  --group G      columns per correlated group (default 10)\n"
+        "  --corr RHO     correlation within a group, in [0, 1] (default 0.5)\n"
+        "  --nonzeros K   non-zero coefficients of beta*, at most C (default 10,\n"
+        "                 or C when C is smaller)\n"
+        "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n",
+    .flags = flags,
+    .check = check,
+    .run = run,
+};

@@ -21,8 +21,11 @@
 #include <string.h>
 
 #include "arena.h"
+#include "builtins.h"
 #include "engine_impl.h"
+#include "gen_lasso.h"
 #include "kernel_lasso.h"
+#include "model.h"
 #include "ptm.h"
 
 struct lasso_opts {
@@ -230,7 +233,7 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
     return 0;
 }
 
-const struct rt_rule rt_rule_lasso = {
+static const struct rt_rule rule_ops = {
     .name = "lasso_cd",
     .kind = RT_MODEL,
     .split_blocks = true,
@@ -242,7 +245,7 @@ const struct rt_rule rt_rule_lasso = {
     .apply = lasso_apply_w,
 };
 
-bool rt_lasso_columns_only(const struct ptm_plan *plan)
+static bool columns_only(const struct ptm_plan *plan)
 {
     const struct plan_hook *u = &plan->update, *o = &plan->objective;
     if (!u->present || u->lua || strcmp(u->builtin, "lasso_cd") != 0)
@@ -278,7 +281,7 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
         return PTM_ENOMEM;
     run->obj_state = s;
     int rc = read_opts(run, &run->plan->objective, "objective lasso_objective", &s->o, err, errlen);
-    const struct lasso_state *k = run->rule == &rt_rule_lasso ? run->rule_state : NULL;
+    const struct lasso_state *k = run->rule == &rule_ops ? run->rule_state : NULL;
     s->kernel_r = k && k->o.x == s->o.x && k->o.y == s->o.y && k->o.beta == s->o.beta;
     return rc;
 }
@@ -341,9 +344,21 @@ static void obj_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
-const struct rt_objective rt_objective_lasso = {
+static const struct rt_objective objective_ops = {
     .setup = obj_setup,
     .part = obj_part,
     .finish = obj_finish,
     .release = obj_release,
+};
+
+/* ---- the model ------------------------------------------------------------ */
+
+const struct ptm_model ptm_model_lasso = {
+    .name = "lasso",
+    .gen = &ptm_gen_lasso_cmd,
+    .builtins = ptm_builtins_lasso,
+    .rules = (const struct ptm_model_rule[]){{"lasso_cd", &rule_ops}, {NULL, NULL}},
+    .objectives =
+        (const struct ptm_model_objective[]){{"lasso_objective", &objective_ops}, {NULL, NULL}},
+    .columns_only = columns_only,
 };

@@ -15,7 +15,7 @@
  * time), and the tokens are drawn from the rounded values, so the files
  * hold the exact distributions the tokens came from.
  */
-#include "gen.h"
+#include "gen_lda.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "gen.h"
 #include "gen_impl.h"
 #include "ptm.h"
 
@@ -298,3 +299,73 @@ out:
     ptm_free(d.count);
     return rc;
 }
+
+/* ---- `ptm gen lda` ----------------------------------------------------------- */
+
+enum { FLAG_DOCS, FLAG_WORDS, FLAG_TOPICS, FLAG_LENGTH, FLAG_ALPHA, FLAG_BETA };
+
+static const struct gen_flag flags[] = {
+    [FLAG_DOCS] = GEN_INT32("--docs", 1),
+    [FLAG_WORDS] = GEN_INT32("--words", 1),
+    [FLAG_TOPICS] = GEN_WHOLE("--topics", 1, GEN_LDA_TOPICS_MAX, "a whole number from 1 to 100000"),
+    [FLAG_LENGTH] = GEN_REAL("--length", 1, 1e9, false, false, "a number from 1 to 1e9"),
+    [FLAG_ALPHA] = GEN_REAL("--alpha", GEN_LDA_PRIOR_MIN, GEN_LDA_PRIOR_MAX, false, false,
+             "a number from 1e-6 to 1e6"),
+    [FLAG_BETA] = GEN_REAL("--beta", GEN_LDA_PRIOR_MIN, GEN_LDA_PRIOR_MAX, false, false,
+             "a number from 1e-6 to 1e6"),
+    GEN_FLAGS_END,
+};
+
+static const char *check(const struct gen_args *a, char *buf, size_t len)
+{
+    long long words = a->given[FLAG_WORDS] ? a->whole[FLAG_WORDS] : GEN_LDA_WORDS;
+    long long topics = a->given[FLAG_TOPICS] ? a->whole[FLAG_TOPICS] : GEN_LDA_TOPICS;
+    if (topics * words > GEN_LDA_CELLS_MAX) {
+        snprintf(buf, len,
+                 "gen lda: --topics %lld x --words %lld is more than 2^34 topic-word pairs",
+                 topics, words);
+        return buf;
+    }
+    return NULL;
+}
+
+static int run(const struct gen_args *a, const char *dir, const char **file)
+{
+    struct gen_lda_opts o;
+    ptm_gen_lda_defaults(&o);
+    o.seed = a->seed;
+    GEN_ARG(a, FLAG_DOCS, whole, o.docs);
+    GEN_ARG(a, FLAG_WORDS, whole, o.words);
+    GEN_ARG(a, FLAG_TOPICS, whole, o.topics);
+    GEN_ARG(a, FLAG_LENGTH, real, o.length);
+    GEN_ARG(a, FLAG_ALPHA, real, o.alpha);
+    GEN_ARG(a, FLAG_BETA, real, o.beta);
+    return ptm_gen_lda(&o, dir, file);
+}
+
+const struct ptm_gen ptm_gen_lda_cmd = {
+    .summary = "documents drawn from an LDA topic model",
+    .usage =
+        "       ptm gen lda --seed N --out DIR [--docs D] [--words W] [--topics K]\n"
+        "                   [--length L] [--alpha A] [--beta B]\n",
+    .help =
+        "lda: documents from the LDA generative process, UCI bag-of-words.\n"
+        "  DIR/docword.txt          D, W and NNZ lines, then 'doc word count'\n"
+        "  DIR/vocab.txt            the words w1 .. wW (zero-padded), one a line\n"
+        "  DIR/topics_true.tsv      the topics: K lines of W word probabilities\n"
+        "  DIR/doc_topics_true.tsv  the topic mixes: D lines of K probabilities\n"
+        "  DIR/info.tsv             the options, tokens and entries\n"
+        "Each topic is a Dirichlet(B) distribution over the words, each\n"
+        "document's topic mix Dirichlet(A); a document has 1 + Poisson(L - 1)\n"
+        "tokens, each drawn from a topic drawn from the document's mix.\n"
+        "\n"
+        "  --docs D       documents (default 2000)\n"
+        "  --words W      words in the vocabulary (default 5000)\n"
+        "  --topics K     topics, 1 .. 100000 (default 20)\n"
+        "  --length L     mean tokens in a document, 1 .. 1e9 (default 100)\n"
+        "  --alpha A      Dirichlet prior of the mixes, 1e-6 .. 1e6 (default 0.1)\n"
+        "  --beta B       Dirichlet prior of the topics, 1e-6 .. 1e6 (default 0.01)\n",
+    .flags = flags,
+    .check = check,
+    .run = run,
+};

@@ -23,10 +23,14 @@
 #include <string.h>
 
 #include "arena.h"
+#include "builtins.h"
 #include "engine_impl.h"
+#include "gen_lda.h"
 #include "kernel_lda.h"
+#include "model.h"
 #include "pstore.h"
 #include "ptm.h"
+#include "wfile.h"
 
 struct lda_state {
     int32_t d, nwk_p, nk_p;
@@ -323,7 +327,7 @@ static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     return 1;
 }
 
-const struct rt_rule rt_rule_lda = {
+static const struct rt_rule rule_ops = {
     .name = "lda_gibbs",
     .kind = RT_ROTATION,
     .clocks = true,
@@ -354,7 +358,7 @@ static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
     if (!s)
         return PTM_ENOMEM;
     run->obj_state = s;
-    if (run->rule != &rt_rule_lda) {
+    if (run->rule != &rule_ops) {
         snprintf(err, errlen, "objective lda_loglik needs the lda_gibbs update");
         return PTM_EINVAL;
     }
@@ -397,22 +401,68 @@ static void ll_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
-const struct rt_objective rt_objective_lda_loglik = {
+static const struct rt_objective objective_ops = {
     .setup = ll_setup,
     .part = ll_part,
     .finish = ll_finish,
     .release = ll_release,
 };
 
-int rt_lda_top_words(const struct ptm_run *run, int32_t n, int32_t **top, int32_t *K)
+/* ---- what LDA writes beside its tables ------------------------------------- */
+
+/* Next to the word-topic counts PATH (the output of the scheduled
+ * parameter), PATH.top: each topic's 20 words of most tokens, by the
+ * vocabulary when the data has one. Rank 0 writes it. */
+static int write_top_words(const struct ptm_run *run, const struct plan_output *o, char *err,
+                           size_t errlen)
 {
-    const struct lda_state *s = run->rule == &rt_rule_lda ? run->rule_state : NULL;
-    if (!s)
-        return PTM_EINVAL;
-    *top = rt_zalloc((size_t)s->K * (size_t)n, sizeof(int32_t));
-    if (!*top)
+    enum { N = 20 };
+    const struct lda_state *s = run->rule == &rule_ops ? run->rule_state : NULL;
+    if (!s || run->rank != 0 || o->param != run->sparam)
+        return 0;
+    int32_t K = s->K;
+    int32_t *top = rt_zalloc((size_t)K * N, sizeof(int32_t));
+    if (!top) {
+        snprintf(err, errlen, "cannot write '%s.top': out of memory", o->path);
         return PTM_ENOMEM;
-    lda_top_words(s->nwk, s->W, s->K, n, *top);
-    *K = s->K;
-    return 0;
+    }
+    lda_top_words(s->nwk, s->W, K, N, top);
+    const struct ptm_dataset *D = run->data[run->rowdata];
+    char name[4200];
+    snprintf(name, sizeof(name), "%s.top", o->path);
+    struct ptm_wfile w;
+    int rc = ptm_wfile_open(&w, name);
+    if (rc == 0) {
+        for (int32_t k = 0; k < K; k++) {
+            fprintf(w.f, "%d", k + 1);
+            for (int32_t i = 0; i < N && top[k * N + i] >= 0; i++) {
+                int32_t j = top[k * N + i];
+                if (D && j < D->vocab.n)
+                    fprintf(w.f, "\t%s", D->vocab.word[j]);
+                else
+                    fprintf(w.f, "\t%d", j + 1);
+            }
+            fputc('\n', w.f);
+        }
+        rc = ptm_wfile_commit(&w);
+    } else {
+        ptm_wfile_abort(&w);
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "cannot write '%s': %s", name,
+                 rc == PTM_EIO && w.err ? strerror(w.err) : ptm_strerror(rc));
+    ptm_free(top);
+    return rc;
 }
+
+/* ---- the model ------------------------------------------------------------ */
+
+const struct ptm_model ptm_model_lda = {
+    .name = "lda",
+    .gen = &ptm_gen_lda_cmd,
+    .builtins = ptm_builtins_lda,
+    .rules = (const struct ptm_model_rule[]){{"lda_gibbs", &rule_ops}, {NULL, NULL}},
+    .objectives =
+        (const struct ptm_model_objective[]){{"lda_loglik", &objective_ops}, {NULL, NULL}},
+    .write_output = write_top_words,
+};

@@ -7,7 +7,7 @@
  * decimals, and the margin x . w* is computed from the values the reader
  * will get, so the labels follow the model of the file's own numbers.
  */
-#include "gen.h"
+#include "gen_logreg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "gen.h"
 #include "gen_impl.h"
 #include "ptm.h"
 
@@ -225,3 +226,66 @@ out:
     ptm_free(mark);
     return rc;
 }
+
+/* ---- `ptm gen logreg` ----------------------------------------------------------- */
+
+enum { FLAG_ROWS, FLAG_COLS, FLAG_DENSITY, FLAG_NONZEROS };
+
+static const struct gen_flag flags[] = {
+    [FLAG_ROWS] = GEN_INT32("--rows", 1),
+    [FLAG_COLS] = GEN_INT32("--cols", 1),
+    [FLAG_DENSITY] = GEN_REAL("--density", 0, 1, true, false, "a number in (0, 1]"),
+    [FLAG_NONZEROS] = GEN_INT32("--nonzeros", 0),
+    GEN_FLAGS_END,
+};
+
+static const char *check(const struct gen_args *a, char *buf, size_t len)
+{
+    long long cols = a->given[FLAG_COLS] ? a->whole[FLAG_COLS] : GEN_LOGREG_COLS;
+    if (a->given[FLAG_NONZEROS] && a->whole[FLAG_NONZEROS] > cols) {
+        snprintf(buf, len, "gen logreg: --nonzeros %lld is more than --cols %lld",
+                 a->whole[FLAG_NONZEROS], cols);
+        return buf;
+    }
+    return NULL;
+}
+
+static int run(const struct gen_args *a, const char *dir, const char **file)
+{
+    struct gen_logreg_opts o;
+    ptm_gen_logreg_defaults(&o);
+    o.seed = a->seed;
+    GEN_ARG(a, FLAG_ROWS, whole, o.rows);
+    GEN_ARG(a, FLAG_COLS, whole, o.cols);
+    GEN_ARG(a, FLAG_DENSITY, real, o.density);
+    GEN_ARG(a, FLAG_NONZEROS, whole, o.nonzeros);
+    if (o.nonzeros > o.cols)
+        o.nonzeros = o.cols; /* the default: check() refused a given one */
+    return ptm_gen_logreg(&o, dir, file);
+}
+
+const struct ptm_gen ptm_gen_logreg_cmd = {
+    .summary = "binary classification from a logistic model",
+    .usage =
+        "       ptm gen logreg --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
+        "                      [--nonzeros K]\n",
+    .help =
+        "logreg: binary classification, P(y = 1 | x) = 1 / (1 + exp(-x . w*)).\n"
+        "  DIR/train.svm   X and y, libsvm, labels 1 and -1\n"
+        "  DIR/w_true.tsv  w*, one weight a line\n"
+        "  DIR/info.tsv    counts, mean_sigmoid (the mean of sigmoid(x . w*): the\n"
+        "                  expected share of 1s) and logloss_true (the log-loss\n"
+        "                  of w* on these labels)\n"
+        "Each row has D x C non-zeros on columns drawn uniformly, normal values\n"
+        "rounded to multiples of 1e-6. w* has K non-zero normal weights, scaled\n"
+        "so that x . w* has a standard deviation of about 2.\n"
+        "\n"
+        "  --rows R       rows of X (default 10000)\n"
+        "  --cols C       columns of X (default 1000)\n"
+        "  --density D    share of non-zeros in a row, in (0, 1] (default 0.05)\n"
+        "  --nonzeros K   non-zero weights of w*, at most C (default 100, or C\n"
+        "                 when C is smaller)\n",
+    .flags = flags,
+    .check = check,
+    .run = run,
+};

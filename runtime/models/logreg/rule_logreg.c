@@ -27,8 +27,11 @@
 #include <string.h>
 
 #include "arena.h"
+#include "builtins.h"
 #include "engine_impl.h"
+#include "gen_logreg.h"
 #include "kernel_logreg.h"
+#include "model.h"
 #include "pstore.h"
 #include "ptm.h"
 
@@ -315,7 +318,7 @@ static int lr_sync(struct ptm_run *run)
     return pstore_write_row(s->ps, 0, 0, v);
 }
 
-const struct rt_rule rt_rule_logreg = {
+static const struct rt_rule rule_ops = {
     .name = "logreg_sgd",
     .kind = RT_CLOCKS,
     .clocks = true,
@@ -370,9 +373,20 @@ static void ll_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
-const struct rt_objective rt_objective_logloss = {
+static const struct rt_objective objective_ops = {
     .setup = ll_setup,
     .part = ll_part,
     .finish = ll_finish,
     .release = ll_release,
+};
+
+/* ---- the model ------------------------------------------------------------ */
+
+const struct ptm_model ptm_model_logreg = {
+    .name = "logreg",
+    .gen = &ptm_gen_logreg_cmd,
+    .builtins = ptm_builtins_logreg,
+    .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops}, {NULL, NULL}},
+    .objectives =
+        (const struct ptm_model_objective[]){{"logloss", &objective_ops}, {NULL, NULL}},
 };

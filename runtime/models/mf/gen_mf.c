@@ -13,7 +13,7 @@
  * gen_lasso.c: the factors in the files are the ones the ratings were made
  * from, bit for bit, and formatting is integer arithmetic.
  */
-#include "gen.h"
+#include "gen_mf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "gen.h"
 #include "gen_impl.h"
 #include "ptm.h"
 
@@ -342,3 +343,82 @@ out:
     ptm_free(cells);
     return rc;
 }
+
+/* ---- `ptm gen mf` ----------------------------------------------------------- */
+
+enum { FLAG_ROWS, FLAG_COLS, FLAG_DENSITY, FLAG_NOISE, FLAG_RANK, FLAG_RATINGS, FLAG_TEST };
+
+static const struct gen_flag flags[] = {
+    [FLAG_ROWS] = GEN_INT32("--rows", 1),
+    [FLAG_COLS] = GEN_INT32("--cols", 1),
+    [FLAG_DENSITY] = GEN_REAL("--density", 0, 1, true, false, "a number in (0, 1]"),
+    [FLAG_NOISE] = GEN_REAL("--noise", 0, HUGE_VAL, false, false, "a finite number >= 0"),
+    [FLAG_RANK] = GEN_WHOLE("--rank", 1, GEN_MF_RANK_MAX, "a whole number from 1 to 1000"),
+    [FLAG_RATINGS] = GEN_WHOLE("--ratings", 1, INT64_MAX, "a whole number from 1 to 9223372036854775807"),
+    [FLAG_TEST] = GEN_REAL("--test", 0, 1, false, true, "a number in [0, 1)"),
+    GEN_FLAGS_END,
+};
+
+static const char *check(const struct gen_args *a, char *buf, size_t len)
+{
+    long long rows = a->given[FLAG_ROWS] ? a->whole[FLAG_ROWS] : GEN_MF_ROWS;
+    long long cols = a->given[FLAG_COLS] ? a->whole[FLAG_COLS] : GEN_MF_COLS;
+    if (a->given[FLAG_RATINGS] && a->given[FLAG_DENSITY])
+        return "gen mf: give --ratings or --density, not both";
+    if (a->given[FLAG_RATINGS] && a->whole[FLAG_RATINGS] > rows * cols) {
+        snprintf(buf, len, "gen mf: --ratings %lld is more than the %lld cells of %lld x %lld",
+                 a->whole[FLAG_RATINGS], rows * cols, rows, cols);
+        return buf;
+    }
+    if (a->given[FLAG_NOISE] && a->real[FLAG_NOISE] > 1e6) {
+        snprintf(buf, len, "gen mf: --noise %g is more than 1e6", a->real[FLAG_NOISE]);
+        return buf;
+    }
+    return NULL;
+}
+
+static int run(const struct gen_args *a, const char *dir, const char **file)
+{
+    struct gen_mf_opts o;
+    ptm_gen_mf_defaults(&o);
+    o.seed = a->seed;
+    GEN_ARG(a, FLAG_ROWS, whole, o.rows);
+    GEN_ARG(a, FLAG_COLS, whole, o.cols);
+    GEN_ARG(a, FLAG_RANK, whole, o.rank);
+    GEN_ARG(a, FLAG_RATINGS, whole, o.ratings);
+    GEN_ARG(a, FLAG_DENSITY, real, o.density);
+    GEN_ARG(a, FLAG_TEST, real, o.test);
+    GEN_ARG(a, FLAG_NOISE, real, o.noise);
+    return ptm_gen_mf(&o, dir, file);
+}
+
+const struct ptm_gen ptm_gen_mf_cmd = {
+    .summary = "low-rank ratings plus noise, with a held-out split",
+    .usage =
+        "       ptm gen mf --seed N --out DIR [--rows R] [--cols C] [--rank K]\n"
+        "                  [--ratings N | --density D] [--test SHARE] [--noise SIGMA]\n",
+    .help =
+        "mf: ratings R = W H' + noise on random cells, with a held-out split.\n"
+        "  DIR/ratings.mtx  training ratings, MatrixMarket coordinate real\n"
+        "  DIR/test.mtx     held-out ratings, the same way\n"
+        "  DIR/W_true.tsv   W (R x K), one row a line, tab-separated\n"
+        "  DIR/H_true.tsv   H (C x K), the same way\n"
+        "  DIR/info.tsv     counts, the noise SIGMA and the RMSE of the true W H'\n"
+        "                   on each file (train_rmse_true, test_rmse_true)\n"
+        "W and H have N(0, 1/sqrt(K)) entries, so that w_i . h_j has variance\n"
+        "about 1. N distinct cells drawn uniformly are observed, each rating\n"
+        "w_i . h_j plus N(0, SIGMA^2) noise; a share SHARE of them, drawn\n"
+        "uniformly, is held out. Values are rounded to multiples of 1e-6.\n"
+        "\n"
+        "  --rows R       rows (users) (default 2000)\n"
+        "  --cols C       columns (items) (default 1000)\n"
+        "  --rank K       rank of W H', 1 .. 1000 (default 10)\n"
+        "  --ratings N    observed cells, at most R x C (default D x R x C)\n"
+        "  --density D    share of the cells observed, in (0, 1] (default 0.05);\n"
+        "                 not with --ratings\n"
+        "  --test SHARE   share of the ratings held out, in [0, 1) (default 0.1)\n"
+        "  --noise SIGMA  standard deviation of the noise, 0 .. 1e6 (default 0.1)\n",
+    .flags = flags,
+    .check = check,
+    .run = run,
+};

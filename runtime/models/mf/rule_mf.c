@@ -16,8 +16,11 @@
 #include <string.h>
 
 #include "arena.h"
+#include "builtins.h"
 #include "engine_impl.h"
+#include "gen_mf.h"
 #include "kernel_mf.h"
+#include "model.h"
 #include "ptm.h"
 
 struct mf_state {
@@ -195,7 +198,7 @@ static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     return 2;
 }
 
-const struct rt_rule rt_rule_mf = {
+static const struct rt_rule rule_ops = {
     .name = "mf",
     .kind = RT_ROTATION,
     .setup = mf_setup,
@@ -279,9 +282,21 @@ static void rmse_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
-const struct rt_objective rt_objective_rmse = {
+static const struct rt_objective objective_ops = {
     .setup = rmse_setup,
     .part = rmse_part,
     .finish = rmse_finish,
     .release = rmse_release,
+};
+
+/* ---- the model ------------------------------------------------------------ */
+
+const struct ptm_model ptm_model_mf = {
+    .name = "mf",
+    .gen = &ptm_gen_mf_cmd,
+    .builtins = ptm_builtins_mf,
+    .rules = (const struct ptm_model_rule[]){{"mf_sgd", &rule_ops},
+                                             {"mf_ccd", &rule_ops},
+                                             {NULL, NULL}},
+    .objectives = (const struct ptm_model_objective[]){{"rmse", &objective_ops}, {NULL, NULL}},
 };

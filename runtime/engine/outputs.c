@@ -1,0 +1,169 @@
+/*
+ * outputs.c - what a run writes (spec/runtime.md, Outputs): the trace,
+ * one JSON object a round (ptm run --trace), and the parameter tables,
+ * TSV files the plan's outputs name, each written through a temporary
+ * file renamed into place; and a parameter's committed values gathered
+ * from the workers' shards (ptm_run_param()).
+ *
+ * Under Open MPI every rank calls ptm_run_write_outputs(): a parameter
+ * sharded by rows is gathered to rank 0, which alone writes (`ptm run`
+ * gives only rank 0 a trace). A model that writes more beside a table
+ * (LDA's top words) does it through its struct ptm_model
+ * (runtime/models/model.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "comm.h"
+#include "engine_impl.h"
+#include "model.h"
+#include "ptm.h"
+#include "wfile.h"
+
+/* The blocks b[0 .. n), 1-based, as a JSON array. */
+static void json_blocks(FILE *t, const int64_t *b, size_t n)
+{
+    /* by hand, a chunk at a time: printf's number formatting made the
+     * trace cost more than a small round */
+    char buf[4096];
+    size_t at = 0;
+    buf[at++] = '[';
+    for (size_t k = 0; k < n; k++) {
+        char tmp[24];
+        int len = 0;
+        uint64_t v = (uint64_t)b[k] + 1;
+        do {
+            tmp[len++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        if (at + (size_t)len + 3 > sizeof(buf)) {
+            fwrite(buf, 1, at, t);
+            at = 0;
+        }
+        if (k) {
+            buf[at++] = ',';
+            buf[at++] = ' ';
+        }
+        while (len)
+            buf[at++] = tmp[--len];
+    }
+    buf[at++] = ']';
+    fwrite(buf, 1, at, t);
+}
+
+/* One JSON object for the round just run (spec/runtime.md, Outputs); the
+ * workers' busy seconds restart. */
+int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool evaluated)
+{
+    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": ", (long long)run->round,
+            run->seconds);
+    json_blocks(t, rd->blocks, rd->n);
+    fprintf(t,
+            ", \"candidates\": %lld, \"conflicts\": %lld, \"evaluations\": %lld, "
+            "\"schedule_seconds\": %.9f, \"workers\": [",
+            (long long)rd->candidates, (long long)rd->conflicts, (long long)rd->evaluations,
+            run->sched_seconds);
+    for (int p = 0; p < run->P; p++) {
+        fprintf(t, "%s{\"worker\": %d, \"blocks\": ", p ? ", " : "", p + 1);
+        if (run->split || run->rule->kind == RT_ROTATION)
+            json_blocks(t, rd->blocks + rd->part[p], rd->part[p + 1] - rd->part[p]);
+        else
+            json_blocks(t, rd->blocks, rd->n);
+        fprintf(t, ", \"seconds\": %.6f", run->w[p].busy);
+        if (run->w[p].straggle) /* ptm run --straggler */
+            fprintf(t, ", \"delay\": %.6f", rt_straggle_take(&run->w[p]));
+        fputc('}', t);
+        run->w[p].busy = 0;
+    }
+    fprintf(t, "]");
+    if (evaluated)
+        fprintf(t, ", \"objective\": %.17g", run->hist[run->nhist - 1]);
+    fprintf(t, "}\n");
+    return ferror(t) ? PTM_EIO : 0;
+}
+
+int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap)
+{
+    if (param < 0 || (uint32_t)param >= run->plan->nparams)
+        return -1;
+    const struct rt_param *t = &run->params[param];
+    if (t->val) {
+        /* a sharded parameter holds this rank's rows */
+        int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+        memcpy(out, t->val, (size_t)(held < cap ? held : cap) * sizeof(double));
+        return t->len;
+    }
+    int64_t at = 0;
+    for (int p = 0; p < run->P; p++) {
+        const struct rt_worker *w = &run->w[p];
+        int64_t m = (w->hi - w->lo) * t->cols;
+        for (int64_t i = 0; i < m && at < cap; i++)
+            out[at++] = w->local[param][i];
+    }
+    return t->len;
+}
+
+/* Write one parameter to path via a temporary file: a row a line, the
+ * columns of a matrix separated by tabs. With several ranks every rank
+ * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes. */
+static int write_tsv(const struct ptm_run *run, int32_t param, const char *path, char *err,
+                     size_t errlen)
+{
+    const struct rt_param *t = &run->params[param];
+    bool gather = run->nranks > 1 && t->shard_like >= 0;
+    if (run->nranks > 1 && !gather && run->rank != 0)
+        return 0;
+    double *v = rt_zalloc((size_t)t->len, sizeof(double));
+    double *mine = gather ? rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double)) : NULL;
+    if (!v || (gather && !mine)) {
+        ptm_free(v);
+        ptm_free(mine);
+        snprintf(err, errlen, "cannot write '%s': out of memory", path);
+        return PTM_ENOMEM;
+    }
+    if (gather) {
+        ptm_run_param(run, param, mine, run->nrows * t->cols);
+        ptm_comm_gather(mine, run->nrows * t->cols, v);
+        ptm_free(mine);
+        if (run->rank != 0) {
+            ptm_free(v);
+            return 0;
+        }
+    } else {
+        ptm_run_param(run, param, v, t->len);
+    }
+    struct ptm_wfile w;
+    int rc = ptm_wfile_open(&w, path);
+    if (rc == 0) {
+        for (int64_t i = 0; i < t->rows; i++)
+            for (int64_t j = 0; j < t->cols; j++)
+                fprintf(w.f, "%.17g%c", v[i * t->cols + j], j + 1 < t->cols ? '\t' : '\n');
+        rc = ptm_wfile_commit(&w);
+    } else {
+        ptm_wfile_abort(&w);
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "cannot write '%s': %s", path,
+                 rc == PTM_EIO && w.err ? strerror(w.err) : ptm_strerror(rc));
+    ptm_free(v);
+    return rc;
+}
+
+int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (run->failed) {
+        snprintf(err, errlen, "the run failed: no outputs are written");
+        return PTM_EINVAL;
+    }
+    for (uint32_t k = 0; k < run->plan->noutputs; k++) {
+        const struct plan_output *o = &run->plan->outputs[k];
+        int rc = write_tsv(run, o->param, o->path, err, errlen);
+        if (rc == 0 && run->model && run->model->write_output)
+            rc = run->model->write_output(run, o, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,655 @@
+/*
+ * rounds.c - the round loop of `ptm run` (ptm_run_exec()): rounds of
+ * schedule, push, pull, commit and apply (spec/runtime.md), rotation's
+ * rounds and data_parallel's phases of clocks; what a worker does in a
+ * phase (rt_worker_phase()); the objective's evaluations and history, the
+ * stop rule, the progress line and the run's counters.
+ *
+ * DESIGN: the coordinator is the thread that calls ptm_run_exec(); it
+ * runs the scheduler, the pull and the commit between phases, when no
+ * worker runs, so it reads the workers' results and writes the committed
+ * values without locks (the backend orders the phases). The exception is
+ * a rule split by blocks on one rank: each worker commits its own share
+ * of the round in its phase, variables no other worker touches in it.
+ * Under Open MPI rank 0's coordinator decides and the other ranks follow
+ * (ranks.c). The rounds do not allocate: their buffers come from
+ * ptm_run_new() (Lua hooks allocate inside their own states). Only the
+ * objective's evaluations may: the history doubles when full, and under
+ * rotation across ranks rt_gather_blocks() gathers the scheduled
+ * parameter.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "comm.h"
+#include "engine_impl.h"
+#include "ptm.h"
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Commit the new values of rd's blocks b0 .. b1-1; record the changes,
+ * and each block's Euclidean norm of them for the scheduler. */
+void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
+{
+    /* the last changes only when an expression of the scheduler reads them */
+    double *restrict val = run->params[run->sparam].val,
+                     *restrict last = run->track_delta ? run->last_delta : NULL,
+                     *restrict change = rd->change, *restrict bchange = run->bchange;
+    const double *restrict newval = run->newval;
+    const int64_t *restrict off = rd->off, *restrict vars = rd->vars;
+    if (run->bvars == 1 && off[b1] - off[b0] == (int64_t)(b1 - b0)) {
+        /* a variable a block: the change is the block's, and one pass
+         * reads each array in order */
+        int64_t at = off[b0] - (int64_t)b0;
+        for (size_t i = b0; i < b1; i++) {
+            int64_t v = at + (int64_t)i, e = vars[v];
+            double d = newval[v] - val[e];
+            change[v] = d;
+            if (last)
+                last[e] = d;
+            val[e] = newval[v];
+            bchange[i] = fabs(d);
+        }
+        return;
+    }
+    for (size_t i = b0; i < b1; i++) {
+        int64_t v0 = off[i], v1 = off[i + 1];
+        if (i + 8 < b1) /* blocks drawn at random: their values are far apart */
+            __builtin_prefetch(val + vars[off[i + 8]], 1);
+        double big = 0;
+        for (int64_t v = v0; v < v1; v++) {
+            int64_t e = vars[v];
+            double d = newval[v] - val[e];
+            change[v] = d;
+            if (last)
+                last[e] = d;
+            val[e] = newval[v];
+            if (fabs(d) > big || isnan(d))
+                big = fabs(d);
+        }
+        if (v1 - v0 > 1 && big > 0 && isfinite(big)) {
+            double sum = 0; /* scaled by the largest, so nothing overflows */
+            for (int64_t v = v0; v < v1; v++)
+                sum += (change[v] / big) * (change[v] / big);
+            big *= sqrt(sum);
+        }
+        bchange[i] = big;
+    }
+}
+
+/* Under run->expand_late (a block a variable, blocks split among the
+ * workers, one rank; rd->off is 0, 1, 2, ... for good): worker p's share
+ * of rd's vars, filled by p at the start of its push rather than by the
+ * coordinator between rounds. */
+static void expand_share(struct rt_round *rd, int p)
+{
+    for (size_t i = rd->part[p]; i < rd->part[p + 1]; i++)
+        rd->vars[i] = rd->blocks[i];
+}
+
+void rt_worker_phase(struct rt_worker *w)
+{
+    struct ptm_run *run = w->run;
+    const struct rt_work *wk = &run->work;
+    /* a clock read costs as much as a small round: only for the trace */
+    double t0 = run->opts.trace ? now_seconds() : 0;
+    int rc = 0;
+    w->rc = 0;
+    w->msg[0] = '\0';
+    if (wk->apply && run->rule->apply)
+        rc = run->rule->apply(w, wk->apply);
+    if (rc == 0 && wk->anchor)
+        rc = run->rule->anchor(w);
+    if (rc == 0 && wk->push) {
+        if (run->expand_late)
+            expand_share((struct rt_round *)wk->push, w->id);
+        rc = run->rule->push(w, wk->push);
+        /* by blocks: the worker's share is its own to commit */
+        if (rc == 0 && run->split && run->nranks == 1)
+            rt_commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
+                      wk->push->part[w->id + 1]);
+    }
+    if (rc == 0 && wk->objective)
+        rc = run->obj->part(w, &w->part);
+    if (rc != 0 && !w->rc)
+        rt_fail(w, rc, "%s", ptm_strerror(rc));
+    if (run->opts.trace)
+        w->busy += now_seconds() - t0;
+}
+
+/* The message of a failure of w (or of the pull on the coordinator) into
+ * err, with where the job declares the hook. */
+static int failure(const struct ptm_run *run, const struct rt_worker *w, bool pull, bool objective,
+                   char *err, size_t errlen)
+{
+    const char *at = objective ? run->opts.objective_at : run->opts.update_at;
+    char who[32];
+    if (pull)
+        snprintf(who, sizeof(who), "pull");
+    else
+        snprintf(who, sizeof(who), "worker %d", w->id + 1);
+    snprintf(err, errlen, "%s: %s%s%s%s", who, w->msg, at ? "\n" : "", at ? at : "",
+             !at          ? ""
+             : objective ? ": note: the objective is declared here"
+                         : ": note: the update rule is declared here");
+    return w->rc;
+}
+
+/* The first failure of the last phase, in worker order. */
+static int phase_failure(struct ptm_run *run, bool objective, char *err, size_t errlen)
+{
+    for (int p = 0; p < run->P; p++)
+        if (run->w[p].rc)
+            return failure(run, &run->w[p], false, objective, err, errlen);
+    return 0;
+}
+
+/* Run one phase; a worker's failure ends the run. */
+static int phase(struct ptm_run *run, const struct rt_work *wk, char *err, size_t errlen)
+{
+    run->work = *wk;
+    run->backend->phase(run);
+    return phase_failure(run, wk->objective && !wk->push, err, errlen);
+}
+
+static int record_objective(struct ptm_run *run, double f)
+{
+    if (run->nhist == run->caphist) {
+        double *h = ptm_realloc(run->hist, 2 * run->caphist * sizeof(double));
+        if (!h)
+            return PTM_ENOMEM;
+        run->hist = h;
+        run->caphist *= 2;
+    }
+    run->hist[run->nhist++] = f;
+    return 0;
+}
+
+/* Evaluate the objective (applying the pending round first). */
+static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *err, size_t errlen)
+{
+    if (run->rule->sync && run->rule->kind != RT_CLOCKS && run->rule->sync(run) != 0) {
+        snprintf(err, errlen, "the parameter store failed");
+        return PTM_EINVAL;
+    }
+    if (run->holder && !run->rule->sync && rt_gather_blocks(run) != 0)
+        return PTM_ENOMEM;
+    struct rt_work wk = {.apply = pending, .objective = true};
+    int rc = phase(run, &wk, err, errlen);
+    if (rc != 0)
+        return rc;
+    double part = run->backend->reduce_part(run);
+    ptm_comm_sum_to_root(&part, 1);
+    if (run->rank != 0)
+        return 0; /* rank 0 keeps the history */
+    double f = run->obj->finish(run, part);
+    if (!isfinite(f)) {
+        snprintf(err, errlen, "the objective is %g%s%s", f, run->opts.objective_at ? "\n" : "",
+                 run->opts.objective_at ? run->opts.objective_at : "");
+        if (run->opts.objective_at)
+            snprintf(err + strlen(err), errlen - strlen(err),
+                     ": note: the objective is declared here");
+        return PTM_EINVAL;
+    }
+    return record_objective(run, f);
+}
+
+static double rel_change(const struct ptm_run *run)
+{
+    if (run->nhist < 2)
+        return INFINITY;
+    double a = run->hist[run->nhist - 1], b = run->hist[run->nhist - 2];
+    return fabs(a - b) / fmax(fabs(b), 1e-300);
+}
+
+static int64_t sweeps(const struct ptm_run *run)
+{
+    switch (run->rule->kind) {
+    case RT_ROTATION: /* G rounds: every worker has held every block */
+        return run->round / run->G;
+    case RT_CLOCKS: /* a pass over the largest shard */
+        return run->round / run->clocks_per_sweep;
+    default:
+        return run->updates / run->nblocks;
+    }
+}
+
+static void progress(const struct ptm_run *run)
+{
+    FILE *log = run->opts.log;
+    if (!log || run->opts.quiet)
+        return;
+    double f = run->nhist ? run->hist[run->nhist - 1] : NAN;
+    double ups = run->seconds > 0 ? (double)run->updates / run->seconds : 0;
+    fprintf(log,
+            "%sround %lld sweep %lld objective %.10g rel_change %.3g updates/s %.3g "
+            "elapsed %.3fs%s",
+            run->opts.log_tty ? "\r\033[K" : "", (long long)run->round, (long long)sweeps(run), f,
+            rel_change(run), ups, run->seconds, run->opts.log_tty ? "" : "\n");
+    fflush(log);
+}
+
+/* Is the objective due after this round? */
+static bool objective_due(struct ptm_run *run)
+{
+    const struct plan_hook *o = &run->plan->objective;
+    int64_t every = o->every > 0 ? o->every : 1;
+    int64_t now = o->every_unit == PLAN_UNIT_SWEEPS ? sweeps(run) : run->round;
+    if (now - run->obj_mark < every)
+        return false;
+    run->obj_mark = now;
+    return true;
+}
+
+/* Does the program read global g? */
+static bool reads_global(const struct prog *p, enum prog_global g)
+{
+    for (uint32_t i = 0; i < p->ncode; i++)
+        if (p->code[i].op == PROG_GLOBAL && p->code[i].a == (int32_t)g)
+            return true;
+    return false;
+}
+
+static bool stop_now(struct ptm_run *run)
+{
+    const struct ptm_plan *plan = run->plan;
+    if (!plan->has_stop || plan->stop.ncode == 0)
+        return sweeps(run) >= PTM_RUN_SWEEP_CAP;
+    /* the rule's value changes only with what it reads: unless it reads
+     * the rounds, only at a new sweep, clock reading or objective */
+    int64_t sw = sweeps(run);
+    if (run->stop_memo && run->stop_at[0] == sw && run->stop_at[1] == (int64_t)run->nhist &&
+        run->stop_seconds == run->seconds)
+        return false;
+    run->stop_memo = !reads_global(&plan->stop, PROG_G_ROUNDS);
+    run->stop_at[0] = sw;
+    run->stop_at[1] = (int64_t)run->nhist;
+    run->stop_seconds = run->seconds;
+    double g[PROG_NGLOBALS];
+    g[PROG_G_ROUNDS] = (double)run->round;
+    g[PROG_G_SWEEPS] = (double)sw;
+    g[PROG_G_SECONDS] = run->seconds;
+    g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
+    g[PROG_G_REL_CHANGE] = rel_change(run);
+    g[PROG_G_WORKERS] = (double)run->G;
+    struct prog_env env = {.globals = g};
+    double v = prog_eval(&plan->stop, &env);
+    return v != 0 && !isnan(v);
+}
+
+/* Every worker's push wrote as many values. */
+static int check_zlen(struct ptm_run *run, char *err, size_t errlen)
+{
+    for (int p = 1; p < run->P; p++)
+        if (run->w[p].zlen != run->w[0].zlen) {
+            snprintf(err, errlen,
+                     "push returned %zu values on worker 1 but %zu on worker %d: every "
+                     "worker must return as many values for each block%s%s%s",
+                     run->w[0].zlen, run->w[p].zlen, p + 1, run->opts.update_at ? "\n" : "",
+                     run->opts.update_at ? run->opts.update_at : "",
+                     run->opts.update_at ? ": note: the update rule is declared here" : "");
+            return PTM_EINVAL;
+        }
+    return 0;
+}
+
+void rt_sched_globals(struct ptm_run *run)
+{
+    if (!run->has_senv)
+        return;
+    double *g = run->senv.globals;
+    g[PROG_G_ROUNDS] = (double)run->round;
+    g[PROG_G_SWEEPS] = (double)sweeps(run);
+    g[PROG_G_SECONDS] = run->seconds;
+    g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
+    g[PROG_G_REL_CHANGE] = rel_change(run);
+    g[PROG_G_WORKERS] = (double)run->G;
+}
+
+/* Is rd's order the policy's? */
+static bool in_policy_order(const struct rt_round *rd)
+{
+    for (size_t i = 0; i < rd->n; i++)
+        if (rd->order[i] != i)
+            return false;
+    return true;
+}
+
+/* Put rd's blocks in the policy's order (for rules by rows, which push
+ * every block on every worker). */
+static void to_policy_order(struct ptm_run *run, struct rt_round *rd)
+{
+    if (in_policy_order(rd))
+        return;
+    int64_t *tmp = run->canon.blocks;
+    memcpy(tmp, rd->blocks, rd->n * sizeof(int64_t));
+    for (size_t i = 0; i < rd->n; i++) {
+        rd->blocks[rd->order[i]] = tmp[i];
+        rd->order[i] = i;
+    }
+}
+
+/* A split round as the policy ordered it, for apply: the workers' shares
+ * are contiguous in rd, but apply (which sums every block's contribution
+ * into each row) must see the same order for any number of workers. */
+static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_round *rd)
+{
+    if (in_policy_order(rd))
+        return rd;
+    struct rt_round *c = &run->canon;
+    c->n = rd->n;
+    c->off[0] = 0;
+    for (size_t i = 0; i < rd->n; i++)
+        c->off[rd->order[i] + 1] = rd->off[i + 1] - rd->off[i];
+    for (size_t i = 0; i < rd->n; i++)
+        c->off[i + 1] += c->off[i];
+    for (size_t i = 0; i < rd->n; i++) {
+        size_t at = rd->order[i], len = (size_t)(rd->off[i + 1] - rd->off[i]);
+        c->blocks[at] = rd->blocks[i];
+        c->order[at] = at;
+        memcpy(c->vars + c->off[at], rd->vars + rd->off[i], len * sizeof(int64_t));
+        memcpy(c->change + c->off[at], rd->change + rd->off[i], len * sizeof(double));
+    }
+    c->nvars = rd->nvars;
+    c->candidates = rd->candidates;
+    c->conflicts = rd->conflicts;
+    c->evaluations = rd->evaluations;
+    return c;
+}
+
+/* The pull and the commit of a round whose sums are in run->zsum (this
+ * rank's): rank 0 pulls the sums over the ranks and tells every rank the
+ * new values, which each then commits. */
+static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, char *err,
+                      size_t errlen)
+{
+    ptm_comm_sum_to_root(run->zsum, zlen);
+    if (run->rank == 0 && run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0)
+        return failure(run, &run->w[0], true, false, err, errlen);
+    /* the other ranks get the new values with the next round (rt_tell_round),
+     * or before the objective (rt_settle) */
+    if (run->rank == 0)
+        rt_commit(run, rd, 0, rd->n);
+    return 0;
+}
+
+/* data_parallel: phases of clocks, each a sweep (or the objective's
+ * interval in rounds, when shorter), with no barrier between the clocks
+ * of a phase (the parameter store keeps workers within the staleness);
+ * the objective, the stop rule and the trace between phases. A round is
+ * a clock of every worker. */
+static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
+{
+    const struct plan_hook *o = &run->plan->objective;
+    int64_t len = run->clocks_per_sweep;
+    if (run->obj && o->every_unit == PLAN_UNIT_ROUNDS && o->every > 0 && o->every < len)
+        len = o->every;
+    if (run->clock_period > 0 && run->clock_period < len)
+        len = run->clock_period; /* the ranks exchange updates between phases */
+    int rc = 0;
+    if (run->obj && run->nhist == 0) {
+        if ((rc = evaluate(run, NULL, err, errlen)) != 0)
+            return rc;
+        progress(run);
+    }
+    /* seconds count from the first clock, and not the trace's writing */
+    double t0 = now_seconds() - run->seconds;
+    for (;;) {
+        /* rank 0 decides whether to go on; the other ranks are told */
+        int64_t stop = run->rank == 0 && (stop_now(run) || ptm_run_interrupted());
+        if (run->nranks > 1)
+            ptm_comm_bcast(&stop, sizeof(stop));
+        if (stop)
+            break;
+        int64_t n = len;
+        if (run->anchor_every > 0) {
+            /* the anchors: at the first clock and every anchor_every sweeps */
+            int64_t every = run->anchor_every * run->clocks_per_sweep, into = run->round % every;
+            if (into == 0) {
+                struct rt_work wa = {.anchor = true};
+                if ((rc = phase(run, &wa, err, errlen)) != 0 ||
+                    (rc = run->rule->anchored(run)) != 0)
+                    return rc;
+            }
+            if (n > every - into)
+                n = every - into;
+        }
+        struct rt_work wk = {.push = &run->rounds[0], .clocks = n};
+        if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = run->rule->sync(run)) != 0)
+            return rc;
+        run->round += n;
+        run->updates += n * run->P;
+        run->seconds = now_seconds() - t0;
+        bool evaluated = run->obj && objective_due(run);
+        if (evaluated) {
+            if ((rc = evaluate(run, NULL, err, errlen)) != 0)
+                return rc;
+            progress(run);
+        }
+        if (trace) {
+            double tw = now_seconds();
+            run->rounds[0].n = 0;
+            if (rt_trace_round(trace, run, &run->rounds[0], evaluated) != 0) {
+                snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
+                         strerror(errno));
+                return PTM_EIO;
+            }
+            t0 += now_seconds() - tw;
+        }
+    }
+    if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
+        fputc('\n', run->opts.log); /* end the updating line */
+    return 0;
+}
+
+static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
+{
+    if (run->rule->kind == RT_CLOCKS)
+        return clock_phases(run, trace, err, errlen);
+    int rc = 0;
+    int clock_every = 1, clock_left = 1;
+    const struct rt_round *pending = NULL; /* committed, not yet applied */
+    struct rt_round *owed = NULL; /* under MPI: committed on rank 0 only so far */
+    if (run->obj && run->nhist == 0) {
+        if ((rc = evaluate(run, NULL, err, errlen)) != 0)
+            return rc;
+        progress(run);
+    }
+    /* seconds count from the first round, and not the trace's writing */
+    double t0 = now_seconds() - run->seconds;
+    for (;;) {
+        struct rt_round *rd = &run->rounds[run->cur];
+        /* rank 0 decides whether to go on and schedules; the other ranks
+         * are told */
+        int64_t head[2] = {0, 0}; /* stop, blocks */
+        double ts = trace ? now_seconds() : 0;
+        if (run->rank == 0) {
+            head[0] = stop_now(run) || ptm_run_interrupted();
+            if (!head[0]) {
+                /* a round that apply sees as dealt needs no policy order */
+                struct ptm_sched_round sr = {
+                    .blocks = rd->blocks,
+                    .part = rd->part,
+                    .load = run->load,
+                    .order = run->apply_dealt && run->nranks == 1 ? NULL : rd->order};
+                rt_sched_globals(run);
+                if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
+                    return rc;
+                rd->n = sr.n;
+                rd->candidates = sr.candidates;
+                rd->conflicts = sr.conflicts;
+                rd->evaluations = sr.evaluations;
+                head[1] = (int64_t)rd->n;
+            }
+        }
+        if (run->nranks > 1) {
+            rt_tell_round(run, rd, head, owed);
+            if (owed && run->rank != 0) /* now committed here too */
+                pending = run->split ? policy_view(run, owed) : owed;
+            owed = NULL;
+        }
+        if (head[0])
+            break;
+        if (trace)
+            run->sched_seconds = now_seconds() - ts;
+        if (!run->split)
+            to_policy_order(run, rd);
+        if (run->expand_late) { /* each worker fills its share: expand_share() */
+            rd->nvars = rd->n;
+        } else {
+            rt_expand_round(run, rd);
+        }
+        const struct rt_round *applied = rd; /* what apply will see */
+        if (run->rule->kind == RT_ROTATION) {
+            /* each worker writes its own variables: nothing to combine */
+            if (run->holder)
+                rt_move_blocks(run, rd);
+            struct rt_work wp = {.push = rd};
+            if ((rc = phase(run, &wp, err, errlen)) != 0)
+                return rc;
+            if (run->holder && run->rule->exchange && run->rule->exchange(run) != 0) {
+                snprintf(err, errlen, "the parameter store failed");
+                return PTM_EINVAL;
+            }
+            applied = NULL;
+        } else if (run->split) {
+            /* each worker applies to state of its own: apply and push in
+             * one phase */
+            struct rt_work wp = {.apply = pending, .push = rd};
+            if ((rc = phase(run, &wp, err, errlen)) != 0)
+                return rc;
+            if (run->nranks > 1) {
+                if ((rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err,
+                                     errlen)) != 0)
+                    return rc;
+                owed = rd;
+            }
+            applied = run->apply_dealt || (run->nranks > 1 && run->rank != 0) ? rd
+                                                                             : policy_view(run, rd);
+        } else {
+            struct rt_work wk = {.apply = pending, .push = rd};
+            if ((rc = phase(run, &wk, err, errlen)) != 0 ||
+                (rc = check_zlen(run, err, errlen)) != 0)
+                return rc;
+            size_t zlen = run->w[0].zlen;
+            run->backend->reduce_z(run, zlen, run->zsum);
+            if ((rc = pull_ranks(run, rd, zlen, err, errlen)) != 0)
+                return rc;
+            if (run->nranks > 1)
+                owed = rd;
+        }
+        if (run->sched->done && applied && run->rank == 0) {
+            ts = trace ? now_seconds() : 0;
+            run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
+            if (trace)
+                run->sched_seconds += now_seconds() - ts;
+        }
+        pending = applied;
+        run->cur ^= 1;
+        run->round++;
+        run->updates += (int64_t)rd->n;
+        /* a clock read costs as much as the smallest rounds: read it about
+         * every microsecond of work, and at every round that reports */
+        bool evaluated = run->obj && objective_due(run);
+        if (--clock_left <= 0 || evaluated || trace) {
+            double now = now_seconds() - t0;
+            clock_every = now - run->seconds < 1e-6 * clock_every ? clock_every * 2 : 1;
+            if (clock_every > 64)
+                clock_every = 64;
+            clock_left = clock_every;
+            run->seconds = now;
+        }
+        if (evaluated) {
+            if (owed) {
+                rt_settle(run, owed);
+                if (run->rank != 0)
+                    pending = run->split ? policy_view(run, owed) : owed;
+                owed = NULL;
+            }
+            if ((rc = evaluate(run, pending, err, errlen)) != 0)
+                return rc;
+            pending = NULL;
+            progress(run);
+        }
+        if (trace) {
+            double tw = now_seconds();
+            if (rt_trace_round(trace, run, rd, evaluated) != 0) {
+                snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
+                         strerror(errno));
+                return PTM_EIO;
+            }
+            t0 += now_seconds() - tw;
+        }
+    }
+    /* bring the workers' local state (sharded parameters) up to date */
+    if (pending) {
+        struct rt_work wk = {.apply = pending};
+        rc = phase(run, &wk, err, errlen);
+    }
+    if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
+        fputc('\n', run->opts.log); /* end the updating line */
+    return rc;
+}
+
+int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (run->failed) {
+        snprintf(err, errlen, "the run failed before and cannot go on");
+        return PTM_EINVAL;
+    }
+    FILE *trace = NULL;
+    if (run->opts.trace) {
+        trace = fopen(run->opts.trace, "w");
+        if (!trace) {
+            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
+            return PTM_EIO;
+        }
+    }
+    int rc = run->backend->start(run, err, errlen);
+    if (rc == 0) {
+        rc = rounds(run, trace, err, errlen);
+        run->backend->stop(run);
+        /* the outputs read the parameter tables */
+        if (rc == 0 && run->rule->sync && run->rule->sync(run) != 0) {
+            snprintf(err, errlen, "the parameter store failed");
+            rc = PTM_EINVAL;
+        }
+        if (rc == 0 && run->holder && !run->rule->sync)
+            rc = rt_gather_blocks(run);
+    }
+    if (trace && fclose(trace) != 0 && rc == 0) {
+        snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
+        rc = PTM_EIO;
+    }
+    if (rc == PTM_ENOMEM && !err[0])
+        snprintf(err, errlen, "%s", ptm_strerror(rc));
+    if (rc != 0)
+        run->failed = true;
+    return rc;
+}
+
+void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st)
+{
+    st->rounds = run->round;
+    st->updates = run->updates;
+    st->sweeps = sweeps(run);
+    st->seconds = run->seconds;
+    st->objective = run->nhist ? run->hist[run->nhist - 1] : NAN;
+    st->workers = run->P;
+}
+
+const double *ptm_run_history(const struct ptm_run *run, size_t *n)
+{
+    *n = run->nhist;
+    return run->hist;
+}

@@ -1,0 +1,217 @@
+/*
+ * sched_setup.c - the scheduler of a run and what it needs: the policy's
+ * state (struct ptm_sched_ops of schedulers/), the environment in which
+ * the scheduled block set's expressions (dynamic's dependencies,
+ * priorities and costs) read the data, the parameters and the counters,
+ * and the buffers of the round loop, sized by the most blocks a round may
+ * have; and the diagnostics a scheduler renders about bad data.
+ *
+ * What it allocates hangs off struct ptm_run; ptm_run_free() releases
+ * it. The counters the expressions read are kept current by the round
+ * loop (rt_sched_globals(), rounds.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "engine_impl.h"
+#include "ptm.h"
+
+/* The expressions of the scheduled block set that the policy evaluates:
+ * under dynamic its depend predicate, priority and cost; others ignore
+ * them. */
+static int sched_progs(const struct ptm_run *run, const struct prog **out)
+{
+    const struct plan_blockset *bs = run->bs;
+    int n = 0;
+    if (run->plan->schedule.policy != PLAN_POLICY_DYNAMIC)
+        return 0;
+    if (bs->depend == PLAN_DEPEND_PRED && !run->plan->schedule.keep_all)
+        out[n++] = &bs->pred;
+    if (bs->has_priority)
+        out[n++] = &bs->priority;
+    if (bs->has_cost)
+        out[n++] = &bs->cost;
+    return n;
+}
+
+/* The policy reads entries of a matrix (X[i, j]): those are read through
+ * the CSR, which a job that reads columns only gives up (columns_only).
+ * Called before the blocks exist, so it looks at the plan's schedule. */
+bool rt_sched_reads_entries(const struct ptm_plan *plan)
+{
+    int32_t over = plan->schedule.over;
+    if (plan->schedule.policy != PLAN_POLICY_DYNAMIC || over < 0 ||
+        (uint32_t)over >= plan->nblocksets)
+        return false;
+    const struct plan_blockset *bs = &plan->blocksets[over];
+    const struct prog *progs[3] = {
+        bs->depend == PLAN_DEPEND_PRED ? &bs->pred : NULL,
+        bs->has_priority ? &bs->priority : NULL,
+        bs->has_cost ? &bs->cost : NULL,
+    };
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; progs[k] && i < progs[k]->ncode; i++) {
+            const struct prog_insn *in = &progs[k]->code[i];
+            if (in->op == PROG_DATA && in->a >= 0 && (uint32_t)in->a < plan->ndata &&
+                plan->data[in->a].labels_of < 0 && plan->data[in->a].matrix)
+                return true;
+        }
+    return false;
+}
+
+/* The environment of the block set's expressions: the data, the
+ * parameters with one copy (values, and the changes of the scheduled one),
+ * the counters. Only when the policy evaluates expressions: building it
+ * costs a pass over the data (and a CSC of a matrix the workers hold by
+ * rows). */
+static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    const struct prog *progs[3];
+    int np = sched_progs(run, progs);
+    double v;
+    bool need = false;
+    for (int k = 0; k < np; k++) {
+        if (!prog_is_const(progs[k], &v))
+            need = true;
+        for (uint32_t i = 0; i < progs[k]->ncode; i++) {
+            const struct prog_insn *in = &progs[k]->code[i];
+            if (in->op == PROG_DELTA && in->a == run->sparam)
+                run->track_delta = true; /* commit keeps the changes it reads */
+            if ((in->op != PROG_PARAM && in->op != PROG_DELTA) || in->a < 0 ||
+                (uint32_t)in->a >= plan->nparams || run->params[in->a].val)
+                continue;
+            snprintf(err, errlen,
+                     "the %s of '%s' reads '%s', which is sharded like '%s': the scheduler reads "
+                     "only parameters with one copy",
+                     progs[k] == &run->bs->priority ? "priority"
+                     : progs[k] == &run->bs->cost   ? "cost"
+                                                    : "dependency",
+                     run->bs->name, plan->params[in->a].name,
+                     plan->data[run->params[in->a].shard_like].name);
+            return PTM_EINVAL;
+        }
+    }
+    if (!need)
+        return 0;
+    int rc = sched_env_init(&run->senv, plan, run->data);
+    if (rc != 0)
+        return rc;
+    run->has_senv = true;
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct rt_param *t = &run->params[p];
+        if (t->val)
+            sched_env_param(&run->senv, (int32_t)p, t->val,
+                            (int32_t)p == run->sparam ? run->last_delta : NULL, t->rows, t->cols);
+    }
+    rt_sched_globals(run);
+    return 0;
+}
+
+/* Move diagnostics a scheduler rendered into err (one a line, "WHERE:
+ * error: MESSAGE" or "WHERE: note: MESSAGE") to dg, where bad data is
+ * reported. */
+void rt_diags_from_text(struct ptm_data_diags *dg, const char *text)
+{
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t len = nl ? (size_t)(nl - text) : strlen(text);
+        const char *e = strstr(text, ": error: "), *n = strstr(text, ": note: ");
+        const char *sev = e && (!n || e < n) ? e : n;
+        if (dg->n == dg->cap) {
+            size_t cap = dg->cap ? 2 * dg->cap : 8;
+            struct ptm_data_diag *m = ptm_realloc(dg->msg, cap * sizeof(*m));
+            if (!m) {
+                dg->oom = true;
+                return;
+            }
+            dg->msg = m;
+            dg->cap = cap;
+        }
+        char *copy = plan_strndup(text, len);
+        if (!copy) {
+            dg->oom = true;
+            return;
+        }
+        bool note = sev && sev == n;
+        dg->msg[dg->n++] = (struct ptm_data_diag){
+            .text = copy,
+            .where = sev && sev < text + len ? (uint32_t)(sev - text + 2) : 0,
+            .note = note,
+        };
+        if (!note)
+            dg->nerrors++;
+        text += len + (nl ? 1 : 0);
+    }
+}
+
+int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    if (!run->sched) /* data_parallel: clocks, no rounds of blocks */
+        return (run->load = rt_zalloc((size_t)run->P, sizeof(double))) ? 0 : PTM_ENOMEM;
+    int rc = make_sched_env(run, err, errlen);
+    if (rc != 0)
+        return rc;
+    struct ptm_sched_info info = {
+        .plan = plan,
+        .bs = run->bs,
+        .nblocks = run->nblocks,
+        .workers = run->G,
+        .per_round = plan->schedule.per_round,
+        .seed = run->seed,
+        .env = run->has_senv ? &run->senv.env : NULL,
+    };
+    rc = run->sched->create(&info, &run->sched_state, err, errlen);
+    if (rc != 0) {
+        run->sched_state = NULL;
+        if (rc == PTM_EDATA || rc == PTM_ENOENT || rc == PTM_EIO) {
+            rt_diags_from_text(dg, err); /* bad data in a file the policy reads */
+            err[0] = '\0';
+        }
+        return rc;
+    }
+    size_t cap = run->sched->cap(run->sched_state);
+    size_t maxvars = cap * (size_t)run->bvars;
+    for (int i = 0; i < 3; i++) {
+        struct rt_round *rd = i < 2 ? &run->rounds[i] : &run->canon;
+        rd->blocks = rt_zalloc(cap, sizeof(int64_t));
+        rd->off = rt_zalloc(cap + 1, sizeof(int64_t));
+        rd->vars = rt_zalloc(maxvars, sizeof(int64_t));
+        rd->change = rt_zalloc(maxvars, sizeof(double));
+        rd->part = rt_zalloc((size_t)run->G + 1, sizeof(size_t));
+        rd->order = rt_zalloc(cap, sizeof(size_t));
+        if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part || !rd->order)
+            return PTM_ENOMEM;
+        for (size_t k = 0; k <= cap; k++) /* for good under expand_late */
+            rd->off[k] = (int64_t)k;
+    }
+    run->bchange = rt_zalloc(cap, sizeof(double));
+    run->load = rt_zalloc((size_t)run->G, sizeof(double));
+    if (run->nranks > 1) {
+        run->say_cap = cap;
+        run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1 + maxvars, sizeof(int64_t));
+        if (!run->say)
+            return PTM_ENOMEM;
+    }
+    if (run->G > run->P) {
+        run->holder = rt_zalloc((size_t)run->nblocks, sizeof(int));
+        run->msgs = rt_zalloc((size_t)run->nblocks * RT_SPANS, sizeof(*run->msgs));
+        if (!run->holder || !run->msgs)
+            return PTM_ENOMEM;
+        for (int64_t b = 0; b < run->nblocks; b++)
+            run->holder[b] = -1;
+    }
+    run->newval = rt_zalloc(maxvars, sizeof(double));
+    run->zcap = run->rule->zcap(run, cap, maxvars);
+    run->zsum = rt_zalloc(run->zcap, sizeof(double));
+    if (!run->bchange || !run->load || !run->newval || !run->zsum)
+        return PTM_ENOMEM;
+    for (int p = 0; p < run->P; p++) {
+        run->w[p].z = rt_zalloc(run->zcap, sizeof(double));
+        if (!run->w[p].z)
+            return PTM_ENOMEM;
+    }
+    return 0;
+}

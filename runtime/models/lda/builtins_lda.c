@@ -1,0 +1,33 @@
+/*
+ * builtins_lda.c - the update rules and objectives of LDA a job can
+ * name, with their options, as the compiler checks them (builtins.h).
+ */
+#include <math.h>
+
+#include "builtins.h"
+
+static const struct builtin_opt lda_opts[] = {
+    OPT_POS("alpha", "0.1", HUGE_VAL),
+    OPT_POS("beta", "0.01", HUGE_VAL),
+    OPT_WORD("sampler", "dense", "dense|sparse|alias|plain"),
+    OPT_REF("D", BOPT_DATA, "D"),
+    OPT_REF("nwk", BOPT_PARAM, "nwk"),
+    OPT_REF("nk", BOPT_PARAM, "nk"),
+    OPT_REF("ndk", BOPT_PARAM, "?ndk"), /* the document-topic counts, kept up to date */
+    OPT_END,
+};
+
+static const struct builtin_opt lda_loglik_opts[] = {
+    OPT_POS("alpha", "0.1", HUGE_VAL),
+    OPT_POS("beta", "0.01", HUGE_VAL),
+    OPT_REF("D", BOPT_DATA, "D"),
+    OPT_REF("nwk", BOPT_PARAM, "nwk"),
+    OPT_REF("nk", BOPT_PARAM, "nk"),
+    OPT_END,
+};
+
+const struct builtin ptm_builtins_lda[] = {
+    {"lda_gibbs", BUILTIN_UPDATE, "LDA by collapsed Gibbs sampling", lda_opts, BUILTIN_POLICY(ROTATION)},
+    {"lda_loglik", BUILTIN_OBJECTIVE, "log-likelihood per token", lda_loglik_opts, 0},
+    BUILTIN_END,
+};

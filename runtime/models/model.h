@@ -1,0 +1,77 @@
+/*
+ * model.h - a built-in model as the engine and `ptm gen` see it: one
+ * struct of tables and function pointers (struct ptm_model), as struct
+ * ptm_sched_ops is for scheduling policies, and the registry made from
+ * models.def.
+ *
+ * A model lives in one folder, runtime/models/NAME/: its kernel, its
+ * update rules and objectives (struct rt_rule and struct rt_objective of
+ * engine_impl.h), their options as the compiler checks them
+ * (builtins_NAME.c), its data generator and whatever it writes beyond its
+ * parameter tables. The engine names no model: it finds a job's rule and
+ * objective here by the names the plan gives, and asks the model the
+ * questions below. No model header is included outside its folder.
+ */
+#ifndef PTM_MODEL_H
+#define PTM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct builtin;
+struct plan_output;
+struct ptm_gen;
+struct ptm_plan;
+struct ptm_run;
+struct rt_objective;
+struct rt_rule;
+
+/* An update rule or an objective of the model, under the name a job
+ * gives it (`update builtin NAME`, `objective builtin NAME`). */
+struct ptm_model_rule {
+    const char *builtin;
+    const struct rt_rule *rule;
+};
+struct ptm_model_objective {
+    const char *builtin;
+    const struct rt_objective *obj;
+};
+
+struct ptm_model {
+    const char *name; /* its folder; `ptm gen NAME` */
+    /* What the compiler checks (builtins.h): ends with a NULL name. */
+    const struct builtin *builtins;
+    /* Its rules and objectives, each list ended by a NULL builtin. */
+    const struct ptm_model_rule *rules;
+    const struct ptm_model_objective *objectives;
+    /* True when a run of plan reads its row-sharded matrix by columns
+     * only, so the engine may keep the columns and drop the rows. NULL:
+     * never. Called only for plans whose update is one of the model's. */
+    bool (*columns_only)(const struct ptm_plan *plan);
+    /* After the table of output o is written, what the model writes beside
+     * it (every rank calls it, as the engine writes tables). Returns 0, or
+     * PTM_EIO or PTM_ENOMEM with a message in err. NULL: nothing. */
+    int (*write_output)(const struct ptm_run *run, const struct plan_output *o, char *err,
+                        size_t errlen);
+    /* `ptm gen NAME` (gen.h), or NULL: the model has no generator. */
+    const struct ptm_gen *gen;
+};
+
+/* Each model's, defined in its folder. */
+#define PTM_MODEL(m) extern const struct ptm_model ptm_model_##m;
+#include "models.def"
+
+/* The models in the order of models.def; *n receives the count. */
+const struct ptm_model *const *ptm_models(size_t *n);
+/* The model named name, or NULL. */
+const struct ptm_model *ptm_model_find(const char *name);
+/* The update rule a job names builtin, and its model in *model; NULL
+ * (and *model NULL) when no model has it. */
+const struct rt_rule *ptm_model_rule(const char *builtin, const struct ptm_model **model);
+/* The objective named builtin, or NULL. */
+const struct rt_objective *ptm_model_objective(const char *builtin);
+/* The names of every model's update rules (objectives: false), joined by
+ * ", " into buf (cut at len), for messages. */
+void ptm_model_list(bool objectives, char *buf, size_t len);
+
+#endif
