@@ -22,7 +22,7 @@
  *               the round written column by column.
  *   lasso-bulk: the same round as examples/lasso/lasso.lua, bulk
  *               operations only. Their loops over the columns ask for the
- *               next columns' entries ahead (lua_host.c), which the C loop
+ *               next columns' entries ahead (lhost_view.c), which the C loop
  *               here, like the built-in kernel, does not.
  * The Lua times include the host's work: the call, the arguments, and
  * reading the results back into C arrays.
