@@ -2,8 +2,8 @@
  * engine.c - the life of a run of `ptm run`: which update rule, objective
  * and scheduler run the plan (choose), its set-up (ptm_run_new(): the
  * tables, the rule's and the objective's state, the scheduler) and its
- * release (ptm_run_free()); the SIGINT flag that stops the rounds, and
- * the helpers the engine's files and the update rules share.
+ * release (ptm_run_free()); and the helpers the engine's files and the
+ * update rules share.
  *
  * DESIGN: the engine knows plans, parameter tables, shards and rounds; it
  * does not know any model. The update rule (struct rt_rule: a model's
@@ -26,9 +26,7 @@
  * update rules share. dryrun.c (`ptm plan`) reuses the set-up of
  * tables.c.
  */
-#include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,30 +35,6 @@
 #include "engine_impl.h"
 #include "model.h"
 #include "ptm.h"
-
-/* GLOBAL: set by the SIGINT handler, read by the round loop after each
- * round; a lock-free atomic, so safe from a signal handler. */
-static atomic_int sigint_seen;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    atomic_store(&sigint_seen, 1);
-}
-
-void ptm_run_catch_sigint(bool on)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on ? on_sigint : SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-}
-
-bool ptm_run_interrupted(void)
-{
-    return atomic_load(&sigint_seen) != 0;
-}
 
 /* ---- helpers shared with the engine's files and the rules ------------------- */
 

@@ -356,10 +356,11 @@ void *rt_zalloc(size_t n, size_t size);
 
 /* ---- between the engine's files ------------------------------------------- */
 
-/* tables.c. For ptm_run_new(), once the rule is chosen: read the plan's
- * data, choose the data whose rows the workers shard (lowering P to its
- * rows), give every worker its shards, and make the parameter tables and
- * the blocks of the scheduled block set. Returns as ptm_run_new(). */
+/* tables.c. For ptm_run_new(), once the rule is chosen (run->split and
+ * run->columns_only set): read the plan's data, choose the data whose
+ * rows the workers shard (lowering P to its rows), give every worker its
+ * shards, and make the parameter tables and the blocks of the scheduled
+ * block set. Returns as ptm_run_new(). */
 int rt_make_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
 /* For the dry run (runtime/engine/dryrun.c): read run->plan's data and set up its
  * parameters and the scheduled block set as ptm_run_new() does, but with

@@ -3,7 +3,8 @@
  * schedule, push, pull, commit and apply (spec/runtime.md), rotation's
  * rounds and data_parallel's phases of clocks; what a worker does in a
  * phase (rt_worker_phase()); the objective's evaluations and history, the
- * stop rule, the progress line and the run's counters.
+ * stop rule and Ctrl-C (the SIGINT flag), the progress line and the
+ * run's counters.
  *
  * DESIGN: the coordinator is the thread that calls ptm_run_exec(); it
  * runs the scheduler, the pull and the commit between phases, when no
@@ -20,6 +21,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -248,6 +251,30 @@ static bool objective_due(struct ptm_run *run)
         return false;
     run->obj_mark = now;
     return true;
+}
+
+/* GLOBAL: set by the SIGINT handler, read by the round loop after each
+ * round; a lock-free atomic, so safe from a signal handler. */
+static atomic_int sigint_seen;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    atomic_store(&sigint_seen, 1);
+}
+
+void ptm_run_catch_sigint(bool on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on ? on_sigint : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+bool ptm_run_interrupted(void)
+{
+    return atomic_load(&sigint_seen) != 0;
 }
 
 /* Does the program read global g? */
