@@ -67,6 +67,11 @@ struct ptm_gen {
     int (*run)(const struct gen_args *a, const char *dir, const char **file);
 };
 
+/* A check of a model whose --nonzeros (flag nz) may not exceed its --cols
+ * (flag cols, dflt when not given): NULL, or the message in buf. */
+const char *gen_check_nonzeros(const struct gen_args *a, int cols, long long dflt, int nz,
+                               const char *model, char *buf, size_t len);
+
 /* ---- number formatting (for the generators and their tests) ------------- */
 
 /* v in the shortest of %.15g, %.16g, %.17g that strtod() reads back to v,

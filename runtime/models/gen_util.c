@@ -405,3 +405,15 @@ void gen_out_release(struct gen_out *o)
     ptm_free(o->buf);
     memset(o, 0, sizeof(*o));
 }
+
+const char *gen_check_nonzeros(const struct gen_args *a, int cols, long long dflt, int nz,
+                               const char *model, char *buf, size_t len)
+{
+    long long c = a->given[cols] ? a->whole[cols] : dflt;
+    if (a->given[nz] && a->whole[nz] > c) {
+        snprintf(buf, len, "gen %s: --nonzeros %lld is more than --cols %lld", model,
+                 a->whole[nz], c);
+        return buf;
+    }
+    return NULL;
+}

@@ -241,13 +241,7 @@ static const struct gen_flag flags[] = {
 
 static const char *check(const struct gen_args *a, char *buf, size_t len)
 {
-    long long cols = a->given[FLAG_COLS] ? a->whole[FLAG_COLS] : GEN_LOGREG_COLS;
-    if (a->given[FLAG_NONZEROS] && a->whole[FLAG_NONZEROS] > cols) {
-        snprintf(buf, len, "gen logreg: --nonzeros %lld is more than --cols %lld",
-                 a->whole[FLAG_NONZEROS], cols);
-        return buf;
-    }
-    return NULL;
+    return gen_check_nonzeros(a, FLAG_COLS, GEN_LOGREG_COLS, FLAG_NONZEROS, "logreg", buf, len);
 }
 
 static int run(const struct gen_args *a, const char *dir, const char **file)
