@@ -444,8 +444,11 @@ static const struct lua_file lua_files[] = {
     {"bytecode.lua", "\033Lua\x54\x00"},
     {"loop.lua", "while true do end\nfunction push() end\n"},
     {"coloop.lua", "local co = coroutine.wrap(function() while true do end end)\nco()\n"},
-    /* A linked list of small tables: every allocation is small. */
-    {"bomb.lua", "local l, i = nil, 0\nwhile true do i = i + 1; l = {l, i} end\n"},
+    /* A linked list of small tables: every allocation is small (under
+     * 1 KiB), and large enough that the cap, not the time limit, stops it
+     * even under ThreadSanitizer. */
+    {"bomb.lua", "local l, i = nil, 0\nwhile true do i = i + 1\n"
+                 "  l = {l, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i}\nend\n"},
     {"bigbomb.lua", "local s = \"x\"\nwhile true do s = s .. s end\n"},
     {"pattern.lua", "local a = string.find(string.rep(\"a\", 18), string.rep(\"a*\", 18) .. \"b\")\n"
                     "function push() end\n"},
