@@ -66,6 +66,7 @@ const char cli_plan_help[] =
     "                    edge per conflict; at most 500 blocks and 5000 edges\n"
     "  --trace FILE      draw the trace of a run instead of a dry run\n"
     "  --color=WHEN      colour diagnostics: auto, always, never\n"
+    "  -                 read the job spec (or plan) from standard input\n"
     "\n"
     "Files are written to a temporary name and renamed into place.\n"
     "\n"

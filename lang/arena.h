@@ -1,5 +1,7 @@
 /*
- * arena.h - bump allocation for the memory of one compilation.
+ * arena.h - bump allocation for the memory of one compilation, and
+ * ptm_malloc(), the allocation entry point of every part of ptm, where
+ * tests inject failures.
  *
  * AST nodes, interned names and diagnostics live in one arena and are freed
  * as a whole with arena_release(). Allocation returns NULL when memory runs

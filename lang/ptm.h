@@ -1,5 +1,6 @@
 /*
- * ptm.h - what every part of ptm shares: status codes, assertions, version.
+ * ptm.h - what every part of ptm shares: status codes, exit codes,
+ * assertions, the version, and the processor query (ptm_isa_has()).
  *
  * Actions return 0 or a negative PTM_E* code; ptm_strerror() renders one.
  * Foreign conventions (errno, libyaml's 1-is-success, MPI codes) are

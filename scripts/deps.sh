@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian packages ptm needs to build and test, and only those missing.
 # Idempotent; silent when everything is present. Usage: scripts/deps.sh [--fuzz] [--bench]
-#   --fuzz   also install clang and its sanitizer/fuzzer runtime (make fuzz)
+#   --fuzz   also install clang and its sanitizer/fuzzer runtime (make fuzz,
+#            fuzz-plan, fuzz-data, fuzz-trace)
 #   --bench  also install the benchmarks' peers (make bench, make bench-peers):
 #            scikit-learn, R's glmnet, liblinear's command-line tools and gensim
 set -eu

@@ -1,8 +1,10 @@
 /*
- * test_engine.c - `ptm run` for the Lasso (runtime/engine/engine.c): a job spec
+ * test_engine.c - `ptm run` for the Lasso (runtime/engine/): a job spec
  * compiled and run on 1, 2 and 3 worker threads, with the built-in kernel
- * and with examples/lasso/lasso.lua, under round_robin and random; and Lua
- * hooks that misbehave in every way a job from someone else could.
+ * (within = parallel and sequential) and with examples/lasso/lasso.lua,
+ * under round_robin and random; the plans the engine refuses at set-up, a
+ * missing data file, and Lua hooks that misbehave in every way a job from
+ * someone else could.
  *
  * DESIGN: one problem is generated (ptm_gen_lasso) into the temporary
  * directory that is the tests' working directory; lambda is a tenth of

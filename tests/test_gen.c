@@ -1,6 +1,7 @@
 /*
- * test_gen.c - the generators of `ptm gen mf|lda|logreg` (runtime/gen_*.c)
- * and the random variates they share (runtime/models/gen_util.c).
+ * test_gen.c - the generators of `ptm gen mf|lda|logreg`
+ * (runtime/models/NAME/gen_NAME.c) and the random variates they share
+ * (runtime/models/gen_util.c).
  *
  * DESIGN: every data set is written to a temporary directory (the tests'
  * working directory) and read back with the ptm readers, as a job would

@@ -186,7 +186,7 @@ START_TEST(test_trace_good)
 }
 END_TEST
 
-/* The first engine's trace: no workers; one worker busy between rounds. */
+/* A trace without workers: one worker, busy between rounds. */
 START_TEST(test_trace_old)
 {
     char err[2048];

@@ -2,8 +2,8 @@
  * trace_read.c - reading the trace of `ptm run --trace FILE` back into a
  * struct ptm_trace, so that a real run is drawn as a dry run is.
  *
- * The trace is JSON lines, one object a round (runtime/engine/engine.c,
- * trace_round()):
+ * The trace is JSON lines, one object a round (runtime/engine/outputs.c,
+ * rt_trace_round()):
  *
  *   line    := ws object ws            (blank lines are skipped)
  *   object  := '{' [member (',' member)*] '}'
@@ -15,14 +15,15 @@
  *            | "workers": '[' worker (',' worker)* ']'
  *            | string: any JSON value  skipped
  *   worker  := '{' "worker": k, "blocks": blocks, "seconds": number '}'
- *              (k counts 1, 2, ... in order; seconds optional)
+ *              (k counts 1, 2, ... in order; seconds optional; any other
+ *              member, such as "delay", skipped)
  *   blocks  := '[' [whole >= 1 (',' whole >= 1)*] ']'
  *
  * Every line has as many workers as the first; a trace without "workers"
- * (the first engine's) is drawn as one worker holding the round's blocks,
- * busy for the seconds between rounds. A bad line is reported as
- * NAME:LINE:COL with what was expected, and reading goes on with the next
- * line until PTM_TRACE_MAX_ERRORS were reported. This is a reader for this
+ * is drawn as one worker holding the round's blocks, busy for the seconds
+ * between rounds. A bad line is reported as NAME:LINE:COL with what was
+ * expected, and reading goes on with the next line until
+ * PTM_TRACE_MAX_ERRORS were reported. This is a reader for this
  * format, not a general JSON parser: it accepts exactly JSON's syntax for
  * what it reads and skips, with nesting at most SKIP_DEPTH deep.
  */

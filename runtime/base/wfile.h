@@ -2,7 +2,7 @@
  * wfile.h - writing a file so that it is either the old one or the whole
  * new one: the text goes to PATH.tmpPID in the same directory, is synced,
  * and is renamed over PATH only when everything succeeded. Used for plans,
- * outputs and generated data.
+ * outputs, the pictures of `ptm plan` and generated data.
  */
 #ifndef PTM_WFILE_H
 #define PTM_WFILE_H

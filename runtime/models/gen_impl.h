@@ -1,8 +1,8 @@
 /*
  * gen_impl.h - what the generators of `ptm gen` share (gen_util.c): random
- * variates drawn from runtime/base/rng.h, and buffered output to a file that is
- * renamed into place only when it is whole. Internal to runtime/gen_*.c
- * and their tests.
+ * variates drawn from runtime/base/rng.h, alias tables, number formatting,
+ * and buffered output to a file that is renamed into place only when it is
+ * whole. Internal to runtime/models/NAME/gen_NAME.c and their tests.
  */
 #ifndef PTM_GEN_IMPL_H
 #define PTM_GEN_IMPL_H

@@ -30,7 +30,7 @@
  *
  *   lda_sample(&shard[p], b, &opts, nwk + bounds[b] * K, nk[p], nk_delta[p], &rng[p])
  *
- * Samplers (option `sampler` of lda_gibbs, compiler/builtins.c):
+ * Samplers (option `sampler` of lda_gibbs, builtins_lda.c):
  *
  *   plain   the exact conditional, O(K) per token:
  *             p(k) ~ (n_dk' + alpha)(n_wk' + beta) / (n_k' + W beta)

@@ -1,12 +1,14 @@
 /*
- * kernel_logreg.c - logistic regression by proximal minibatch SGD, as the
- * steps of a data-parallel clock, and the parts of its objective
- * (kernel_logreg.h).
+ * kernel_logreg.c - logistic regression by proximal minibatch SGD and by
+ * its variance-reduced form (SVRG), as the steps of a data-parallel clock,
+ * and the parts of its objective (kernel_logreg.h).
  *
  * DESIGN: a batch is gathered into dense per-column arrays (the gradient
  * sum and the row count) with a list of the columns touched, so that
  * adding a row costs its non-zeros and the step costs the columns touched,
  * never d; the arrays are cleared column by column as the step reads them.
+ * The variance-reduced step moves every column (the anchor's gradient is
+ * dense), so it costs d.
  * Every margin x_i . w in this file goes through row_dot(), so the loss,
  * the gradient and the step see the same numbers.
  */

@@ -7,7 +7,9 @@
  *            + (l2 / 2) |w|^2 + l1 |w|_1
  *
  * n the rows of the whole data set, y_i = +1 for a label > 0 and -1
- * otherwise (so -1/+1 and 0/1 labels both work).
+ * otherwise (so -1/+1 and 0/1 labels both work). STEP and ENGINE below
+ * are plain SGD (method = sgd); method = svrg has a section of its own
+ * further down ("variance reduction").
  *
  * STEP. A minibatch B (|B| rows) gives the proximal stochastic gradient
  * step, for every column j that some row of B holds (m_j of them):

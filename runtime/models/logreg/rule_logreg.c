@@ -15,6 +15,13 @@
  * engine copies the store's master copy into the parameter table, which
  * is what the objective and the outputs read.
  *
+ * Under method = svrg a phase also ends at every sweep's start, where
+ * every worker computes its shard's part of the anchor at the parameter
+ * table (its rows' margins and loss gradient, lr_anchor) and the
+ * coordinator sums the parts into the full gradient mu (lr_anchored); the
+ * sweep's clocks then take variance-reduced steps from it, a dense row of
+ * increments each (kernel_logreg.h, "variance reduction").
+ *
  * Across ranks, each rank has its store and its workers; after every
  * phase the ranks sum what their stores added since the last exchange, so
  * every rank's master copy is the same. A phase is then at most s + 1
