@@ -1,4 +1,5 @@
-# ptm - one Makefile. Targets: all check demo bench bench-ssp bench-peers fuzz asan tsan install clean.
+# ptm - one Makefile. Targets: all check demo bench bench-ssp bench-peers golden fuzz fuzz-plan
+#   fuzz-data fuzz-trace asan tsan install uninstall clean.
 #   make SANITIZE=address,undefined check   the suite under sanitizers
 #   make fuzz FUZZ_SECONDS=600              the parser fuzzer (clang)
 #   make fuzz-data FUZZ_SECONDS=300         the data reader fuzzer, that long per format

@@ -964,6 +964,13 @@ static int gen_parse(int argc, char **argv, struct gen_given *g)
         if (id < 0)
             return usage_error("unknown option '%s' for 'gen'", arg, "gen");
         const struct gen_flag *f = g->flag[id];
+        if (f->kind == 'b') { /* a switch */
+            if (eq)
+                return usage_error("%s takes no value", f->name, "gen");
+            g->whole[id] = 1;
+            g->given[id] = true;
+            continue;
+        }
         const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
         if (!v)
             return usage_error("%s needs a value", f->name, "gen");

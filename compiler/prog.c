@@ -752,6 +752,13 @@ double prog_eval(const struct prog *p, const struct prog_env *env)
                 sp[-1] = env->corr(env->ud, ip->a, i, ip->b, j);
                 NEXT();
             }
+            CASE(COS)
+            {
+                int64_t i = to_index(sp[-2]), j = to_index(sp[-1]);
+                sp--;
+                sp[-1] = env->cos(env->ud, ip->a, i, ip->b, j);
+                NEXT();
+            }
 #ifndef PROG_GOTO
         default:
             PTM_ASSERT(!"prog_eval: unvalidated program");

@@ -68,7 +68,8 @@
     X(NNZ_ROW, "nnz_row", 'd', 1, 1) /* non-zeros in row k of data a */        \
     X(ROWS, "rows", 'd', 0, 1)       /* rows of data a */                      \
     X(COLS, "cols", 'd', 0, 1)       /* columns of data a */                   \
-    X(CORR, "corr", 'c', 2, 1) /* corr(col i of data a, col j of data b) */
+    X(CORR, "corr", 'c', 2, 1) /* corr(col i of data a, col j of data b) */  \
+    X(COS, "cos", 'c', 2, 1)   /* cos(col i of data a, col j of data b) */
 
 enum prog_op {
 #define X(name, yaml, operands, pops, pushes) PROG_##name,
@@ -117,12 +118,12 @@ struct prog {
 /* What a program may refer to, for validation. */
 struct prog_limits {
     uint32_t nvars, ndata, nparams;
-    /* PARAM/DELTA/DATA take exactly ndims indices; NNZ_* and CORR need
+    /* PARAM/DELTA/DATA take exactly ndims indices; NNZ_*, CORR and COS need
      * ndims 2. NULL: any count from 1 to PROG_MAX_INDICES, any data. */
     const uint8_t *param_ndims; /* per parameter: 1 or 2 */
     const uint8_t *data_ndims;  /* per data: 1 or 2 */
     uint32_t allowed_globals;   /* bit mask of 1u << enum prog_global */
-    bool allow_runtime;         /* PARAM, DELTA, DATA, NNZ_*, CORR allowed */
+    bool allow_runtime;         /* PARAM, DELTA, DATA, NNZ_*, CORR, COS allowed */
 };
 
 struct prog_env {
@@ -138,6 +139,8 @@ struct prog_env {
     double (*nnz)(void *ud, int32_t data, int axis /* 0 row, 1 col */, int64_t k);
     double (*dim)(void *ud, int32_t data, int axis /* 0 rows, 1 cols */);
     double (*corr)(void *ud, int32_t data_a, int64_t i, int32_t data_b, int64_t j);
+    /* The cosine of the angle between the two columns, as stored. */
+    double (*cos)(void *ud, int32_t data_a, int64_t i, int32_t data_b, int64_t j);
 };
 
 /* prog_init() gives the same empty program as zeroed memory. */

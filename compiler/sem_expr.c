@@ -16,7 +16,7 @@
 #include "sem_impl.h"
 
 static const char *const functions[] = {
-    "abs", "sqrt", "log", "exp", "min", "max", "corr", "col", "row", "nnz",
+    "abs", "sqrt", "log", "exp", "min", "max", "corr", "cos", "col", "row", "nnz",
     "delta", "rows", "cols", "labels", "random", "rel_change",
 };
 
@@ -245,7 +245,7 @@ static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p
             return ETYPE_ERROR;
         return emit(s, p, axis ? PROG_NNZ_COL : PROG_NNZ_ROW, d, 0) ? ETYPE_NUM : ETYPE_ERROR;
     }
-    if (strcmp(fn, "corr") == 0) {
+    if (strcmp(fn, "corr") == 0 || strcmp(fn, "cos") == 0) {
         int32_t d1, d2;
         int ax1, ax2;
         if (!nargs(s, e, 2, 2) || !need(s, cx, e, ECTX_DATA))
@@ -253,10 +253,11 @@ static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p
         if (!slice_arg(s, cx, p, a, fn, &d1, &ax1) || !slice_arg(s, cx, p, a->next, fn, &d2, &ax2))
             return ETYPE_ERROR;
         if (!ax1 || !ax2) {
-            sem_error(s, e->loc, "corr() correlates two columns: col(X, i), col(X, j)");
+            sem_error(s, e->loc, "%s() compares two columns: col(X, i), col(X, j)", fn);
             return ETYPE_ERROR;
         }
-        return emit(s, p, PROG_CORR, d1, d2) ? ETYPE_NUM : ETYPE_ERROR;
+        enum prog_op op = strcmp(fn, "corr") == 0 ? PROG_CORR : PROG_COS;
+        return emit(s, p, op, d1, d2) ? ETYPE_NUM : ETYPE_ERROR;
     }
     if (strcmp(fn, "delta") == 0) {
         if (!nargs(s, e, 1, 1) || !need(s, cx, e, ECTX_PARAM))
@@ -301,7 +302,7 @@ static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p
         return emit(s, p, PROG_GLOBAL, PROG_G_REL_CHANGE, 0) ? ETYPE_NUM : ETYPE_ERROR;
     }
     if (strcmp(fn, "col") == 0 || strcmp(fn, "row") == 0) {
-        sem_error(s, e->loc, "%s() is a %s of data, not a number; use it inside corr() or nnz()",
+        sem_error(s, e->loc, "%s() is a %s of data, not a number; use it inside corr(), cos() or nnz()",
                   fn, fn[0] == 'c' ? "column" : "row");
         return ETYPE_ERROR;
     }
@@ -573,7 +574,8 @@ static bool commutes(const struct ast_expr *e)
         }
     if (e->kind == AST_CALL)
         return e->u.call.args.n == 2 &&
-               (strcmp(e->u.call.fn.name, "corr") == 0 || strcmp(e->u.call.fn.name, "min") == 0 ||
+               (strcmp(e->u.call.fn.name, "corr") == 0 || strcmp(e->u.call.fn.name, "cos") == 0 ||
+                strcmp(e->u.call.fn.name, "min") == 0 ||
                 strcmp(e->u.call.fn.name, "max") == 0);
     return false;
 }

@@ -3,7 +3,7 @@
  * filter of a round (spec/language.md 5.6 and 5.9): visit the candidates
  * in order and keep each one that conflicts with no block kept before it.
  *
- * DESIGN: three ways to know the conflicts.
+ * DESIGN: four ways to know the conflicts.
  *
  * - An edge list (`depend B from "file"`) is read once into sorted
  *   adjacency lists. Keeping a block stamps its neighbours, so a candidate
@@ -21,6 +21,8 @@
  *   and only its unknown pairs are evaluated. Beyond, in a hash table of
  *   at most HASH_MAX entries that is emptied whenever it is 70% full, so
  *   memory stays bounded whatever B is.
+ * - A predicate whose graph the engine computed before the first round
+ *   (info->graph, runtime/engine/depgraph.c) is an edge list, borrowed.
  * - No depend, or `keep all`: every candidate is kept.
  *
  * A pair is evaluated with i < j (1-based), as the language says; a value
@@ -54,6 +56,7 @@ struct sched_conflicts {
     size_t maxcand;
     /* edges */
     struct sched_edges e;
+    bool borrowed; /* e is info->graph's */
     uint32_t *blocked; /* nblocks: == stamp when a kept block's neighbour */
     uint32_t stamp;
     int64_t *hubs; /* maxcand */
@@ -189,8 +192,7 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Adjacency lists from pairs[0 .. 2 * np) (1-based). */
-static int build_adjacency(struct sched_edges *out, const int64_t *pairs, size_t np)
+int sched_edges_from_pairs(struct sched_edges *out, const int64_t *pairs, size_t np)
 {
     int64_t B = out->nblocks;
     out->off = ptm_malloc(((size_t)B + 1) * sizeof(int64_t));
@@ -305,7 +307,7 @@ int sched_edges_read(FILE *f, const char *name, int64_t nblocks, struct sched_ed
         rc = PTM_EDATA;
         goto out;
     }
-    rc = build_adjacency(out, pairs, np);
+    rc = sched_edges_from_pairs(out, pairs, np);
 out:
     free(line); /* from getline() */
     ptm_free(pairs);
@@ -360,15 +362,18 @@ int sched_conflicts_new(const struct ptm_sched_info *info, bool keep_all, size_t
     int rc = PTM_ENOMEM;
     if (keep_all || bs->depend == PLAN_DEPEND_NONE) {
         c->mode = MODE_NONE;
-    } else if (bs->depend == PLAN_DEPEND_FILE) {
+    } else if (bs->depend == PLAN_DEPEND_FILE || info->graph) {
         c->mode = MODE_EDGES;
-        if (!bs->edges || !bs->edges[0]) {
+        if (info->graph && bs->depend == PLAN_DEPEND_PRED) {
+            c->e = *info->graph;
+            c->borrowed = true;
+        } else if (!bs->edges || !bs->edges[0]) {
             snprintf(err, errlen, "the edge-list file name of '%s' is empty", bs->name);
             rc = PTM_EINVAL;
             goto fail;
-        }
-        if ((rc = read_edge_file(info, &c->e, err, errlen)) != 0)
+        } else if ((rc = read_edge_file(info, &c->e, err, errlen)) != 0) {
             goto fail;
+        }
         rc = PTM_ENOMEM;
         c->blocked = ptm_malloc((size_t)c->nblocks * sizeof(uint32_t));
         c->hubs = ptm_malloc(c->maxcand * sizeof(int64_t));
@@ -436,7 +441,8 @@ void sched_conflicts_free(struct sched_conflicts *c)
 {
     if (!c)
         return;
-    sched_edges_release(&c->e);
+    if (!c->borrowed)
+        sched_edges_release(&c->e);
     ptm_free(c->blocked);
     ptm_free(c->hubs);
     ptm_free(c->known);

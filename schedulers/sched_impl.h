@@ -1,6 +1,8 @@
 /*
  * sched_impl.h - what the files of the dynamic policy share: the conflicts
- * between blocks (conflict.c) that its filter consults.
+ * between blocks (conflict.c) that its filter consults, and the edge
+ * lists they may be given (the engine's dependency graph, depgraph.h, and
+ * the dry run build them too).
  */
 #ifndef PTM_SCHED_IMPL_H
 #define PTM_SCHED_IMPL_H
@@ -56,5 +58,8 @@ struct sched_edges {
 int sched_edges_read(FILE *f, const char *name, int64_t nblocks, struct sched_edges *out,
                      char *err, size_t errlen);
 void sched_edges_release(struct sched_edges *e);
+/* Adjacency lists over out->nblocks blocks from pairs[0 .. 2 * np)
+ * (1-based, any order, repeats allowed). Returns 0 or PTM_ENOMEM. */
+int sched_edges_from_pairs(struct sched_edges *out, const int64_t *pairs, size_t np);
 
 #endif

@@ -29,6 +29,8 @@
 #include "plan.h"
 #include "prog.h"
 
+struct sched_edges;
+
 /* What a scheduler is told about the run. */
 struct ptm_sched_info {
     const struct ptm_plan *plan;     /* borrows */
@@ -47,6 +49,10 @@ struct ptm_sched_info {
      * constant is then refused by create, except when the policy ignores
      * them). Borrows. */
     const struct prog_env *env;
+    /* The conflict graph of the depend predicate, when the caller computed
+     * it (runtime/engine/depgraph.h): the filter then looks the pairs up
+     * rather than evaluating the predicate. NULL: evaluate. Borrows. */
+    const struct sched_edges *graph;
 };
 
 /* One round as a scheduler hands it out. */

@@ -480,6 +480,19 @@ grep -q '30:' "$T/g1/lasso.svm" || no "lasso.svm has no entry in column 30"
 [ "$(ls "$T/g1")" = "$(printf 'beta_true.tsv\nlasso.svm')" ] || no "other files in the directory: $(ls "$T/g1")"
 end
 
+begin "gen lasso --grouped takes no value"
+run gen lasso --seed 1 --out "$T/g4" --grouped=1
+want_rc 2; err_has "--grouped takes no value"
+end
+
+begin "gen lasso --grouped: the same columns as the default, in groups"
+run gen lasso --seed 1 --out "$T/g4" --rows 50 --cols 30 --density 0.1 --group 3 --nonzeros 4 --grouped
+want_rc 0
+[ "$(sort "$T/g4/beta_true.tsv" | tr '\n' ' ')" = "$(sort "$T/g1/beta_true.tsv" | tr '\n' ' ')" ] ||
+    no "beta* is not the default's, reordered"
+cmp -s "$T/g4/lasso.svm" "$T/g1/lasso.svm" && no "the columns are in the same order as the default's"
+end
+
 begin "gen lasso is deterministic"
 run gen lasso --seed 1 --out "$T/g2" --rows 50 --cols 30 --density 0.1 --group 3 --nonzeros 4
 want_rc 0
@@ -1458,6 +1471,42 @@ if $mpi_tests; then
                 no "r differs from the threads' by more than 1e-12"
             end
         done
+    done
+
+    # dynamic with a dependency graph over all ranks' rows: the same graph,
+    # rounds and coefficients as 2 threads
+    sed -e 's/^schedule random.*/depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.1\
+priority coef(j) = abs(delta(beta[j])) + 1e-4\
+schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
+    run run --quiet --workers 2 --trace "$T/mpi/dyn-threads.jsonl" "$T/mpi/dyn.ptm"
+    cp "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv"
+    for np in 2 3; do
+        begin "mpirun -np $np, dynamic with a dependency graph: the same graph, rounds and beta (1e-12) as $np threads"
+        if [ "$np" = 3 ]; then
+            run run --quiet --workers 3 --trace "$T/mpi/dyn-threads.jsonl" "$T/mpi/dyn.ptm"
+            cp "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv"
+        fi
+        mpirun_ptm "$np" run --quiet --workers 1 --trace "$T/mpi/dyn-mpi.jsonl" "$T/mpi/dyn.ptm"
+        want_rc 0
+        grep -q '"graph": {"edges": [1-9]' "$T/mpi/dyn-mpi.jsonl" || no "the trace reports no graph"
+        # each round's blocks as a set, its counts, and the graph's size
+        for f in threads mpi; do
+            awk '{
+                b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
+                n = split(b, v, ", ")
+                for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+                s = ""; for (i = 1; i <= n; i++) s = s " " v[i]
+                c = $0; sub(/.*"candidates"/, "", c); sub(/, "schedule_seconds.*/, "", c)
+                g = $0; if (!sub(/.*"edges"/, "", g)) g = ""; else sub(/, "bytes.*/, "", g)
+                print s, c, g
+            }' "$T/mpi/dyn-$f.jsonl" >"$T/mpi/dyn-$f.rounds"
+        done
+        cmp -s "$T/mpi/dyn-threads.rounds" "$T/mpi/dyn-mpi.rounds" ||
+            no "the rounds or the graph differ from the threads'"
+        paste "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv" |
+            awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-12) bad = 1 } END { exit bad }' ||
+            no "beta differs from the threads' by more than 1e-12"
+        end
     done
 
     begin "mpirun -np 2 with 2 threads a rank: the same beta as threads"

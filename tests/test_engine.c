@@ -51,6 +51,12 @@ static struct ptm_dataset *prob;
 static const struct ptm_csc *prob_csc;
 static double lambda;
 static char job_text[16384];
+static const char *data_file = "prob/lasso.svm"; /* what make_job_with reads */
+/* The same rows with every value made non-negative: uncentred data, on
+ * which coordinates interfere far more than their correlations say. */
+static struct ptm_dataset *nonneg, *spread;
+static const struct ptm_csc *nonneg_csc, *spread_csc;
+static double nonneg_lambda;
 static char example_lua[4096]; /* absolute path of examples/lasso/lasso.lua */
 
 /* The rules and schedules a job runs under. */
@@ -70,7 +76,7 @@ static void make_job_with(enum rule rule, const char *schedule, const char *lua)
     snprintf(job_text, sizeof(job_text),
              "job t\n"
              "const lambda = %.17g\n"
-             "data X : sparse matrix from \"prob/lasso.svm\" format libsvm shard rows\n"
+             "data X : sparse matrix from \"%s\" format libsvm shard rows\n"
              "data y : vector from labels(X)\n"
              "param beta : vector[cols(X)] = 0\n"
              "param r    : vector[rows(X)] = y shard like X\n"
@@ -80,7 +86,7 @@ static void make_job_with(enum rule rule, const char *schedule, const char *lua)
              "%s every 1 sweeps\n"
              "stop when sweeps >= 300 or rel_change(objective) < 1e-13\n"
              "output beta to \"beta.tsv\"\n",
-             lambda, schedule, update, objective);
+             lambda, data_file, schedule, update, objective);
 }
 
 static void make_job(void)
@@ -243,6 +249,80 @@ START_TEST(test_solves_lasso)
     plan_free(plan);
     free(beta);
     free(ref);
+    free(r);
+    free(g);
+}
+END_TEST
+
+/* Rounds of a quarter of the coefficients updated together (under
+ * within = sequential, the workers' shares), on the problem's correlated
+ * columns side by side and on the non-negative data: the damped rounds
+ * reach the optimum under every model-parallel policy, and the objective
+ * never rises, never inf or NaN. */
+enum data { GROUPED, SPREAD, NONNEG };
+static const struct {
+    enum data data;
+    const char *schedule;
+    int P;
+    const char *within; /* NULL: parallel */
+} damped[] = {
+    {GROUPED, "round_robin { per_round 37 }", 1, NULL},
+    {SPREAD, "round_robin { per_round 37 }", 2, NULL},
+    {SPREAD, "random { per_round 37 }", 2, NULL},
+    {GROUPED, "dynamic { sample 37 }", 2, NULL},
+    {SPREAD, "round_robin { per_round 37 }", 3, "sequential"},
+    {NONNEG, "round_robin { per_round 37 }", 2, NULL},
+    {NONNEG, "random { per_round 37 }", 1, NULL},
+    {NONNEG, "dynamic { sample 37 }", 2, NULL},
+    {NONNEG, "round_robin { per_round 37 }", 2, "sequential"},
+};
+static const char *const data_names[] = {"grouped", "spread", "non-negative"};
+
+START_TEST(test_never_diverges)
+{
+    enum data dk = damped[_i].data;
+    const struct ptm_dataset *ds = dk == NONNEG ? nonneg : dk == SPREAD ? spread : prob;
+    const struct ptm_csc *c = dk == NONNEG ? nonneg_csc : dk == SPREAD ? spread_csc : prob_csc;
+    double lam = dk == NONNEG ? nonneg_lambda : lambda, keep = lambda;
+    int64_t n = c->nrows, d = c->ncols;
+    data_file = dk == NONNEG ? "prob/nonneg.svm" : dk == SPREAD ? "spread/lasso.svm" : "prob/lasso.svm";
+    lambda = lam;
+    make_job_with(damped[_i].within ? SEQUENTIAL : BUILTIN, damped[_i].schedule, NULL);
+    char *stop = strstr(job_text, "sweeps >= 300 ");
+    ck_assert_ptr_nonnull(stop);
+    memcpy(stop, "sweeps >= 999 ", 14);
+    struct ptm_plan *plan = compile_job();
+    data_file = "prob/lasso.svm";
+    lambda = keep;
+    make_job();
+    double *beta = calloc((size_t)d, sizeof(double));
+    double *r = calloc((size_t)n, sizeof(double));
+    double *g = calloc((size_t)d, sizeof(double));
+    ck_assert(beta && r && g);
+    struct ptm_run *run;
+    run_plan(plan, damped[_i].P, beta, &run);
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    for (size_t k = 0; k < nh; k++) {
+        ck_assert_msg(isfinite(h[k]), "%s: objective %g at evaluation %zu", damped[_i].schedule,
+                      h[k], k);
+        if (k && !(h[k] <= h[k - 1] + 1e-14 * fabs(h[k - 1])))
+            ck_abort_msg("%s: objective rose from %.17g to %.17g", damped[_i].schedule, h[k - 1],
+                         h[k]);
+    }
+    lasso_residual(c, ds->labels.val, beta, r);
+    lasso_grad_part(c, r, g);
+    double kkt = lasso_kkt(g, beta, d, n, lam, NULL);
+    ck_assert_msg(kkt < 1e-6, "%s (%s): KKT residual %g", damped[_i].schedule, data_names[dk], kkt);
+    struct ptm_run_stats st;
+    ptm_run_stats(run, &st);
+    if (tu_verbose())
+        printf("%s (%s%s) P=%d: %lld sweeps, %lld damped rounds, KKT %.3g, objective %.12g\n",
+               damped[_i].schedule, data_names[dk], damped[_i].within ? ", sequential" : "",
+               damped[_i].P, (long long)st.sweeps, (long long)st.damped, kkt, st.objective);
+    ptm_run_free(run);
+    plan_free(plan);
+    free(beta);
     free(r);
     free(g);
 }
@@ -525,6 +605,7 @@ static Suite *engine_suite(void)
     TCase *tc = tcase_create("lasso");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_solves_lasso, 0, (int)PTM_ARRAY_LEN(solves));
+    tcase_add_loop_test(tc, test_never_diverges, 0, (int)PTM_ARRAY_LEN(damped));
     tcase_add_test(tc, test_lua_matches_builtin);
     tcase_add_test(tc, test_sequential_is_cyclic);
     tcase_add_test(tc, test_deterministic);
@@ -547,7 +628,12 @@ static int setup(void)
     o.group = 5;
     o.corr = 0.5;
     o.nonzeros = 10;
+    o.grouped = true; /* correlated columns side by side: rounds in order meet them */
     if (mkdir("prob", 0777) != 0 || ptm_gen_lasso(&o, "prob") != 0)
+        return -1;
+    /* the same problem with its columns spread (the default of ptm gen) */
+    o.grouped = false;
+    if (mkdir("spread", 0777) != 0 || ptm_gen_lasso(&o, "spread") != 0)
         return -1;
     struct ptm_data_opts dopt = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
     struct ptm_data_diags dg;
@@ -561,6 +647,38 @@ static int setup(void)
         return -1;
     lasso_grad_part(prob_csc, prob->labels.val, g);
     lambda = 0.1 * lasso_lambda_max(g, prob_csc->ncols, prob_csc->nrows);
+    /* the non-negative copy: |x_ij|, the same labels */
+    FILE *f = fopen("prob/nonneg.svm", "w");
+    if (!f) {
+        free(g);
+        return -1;
+    }
+    for (int64_t i = 0; i < prob->csr.nrows; i++) {
+        fprintf(f, "%.17g", prob->labels.val[i]);
+        for (int64_t e = prob->csr.rowptr[i]; e < prob->csr.rowptr[i + 1]; e++)
+            fprintf(f, " %d:%.17g", prob->csr.colind[e] + 1, fabs(prob->csr.val[e]));
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0) {
+        free(g);
+        return -1;
+    }
+    ptm_data_diags_init(&dg);
+    rc = ptm_data_read("prob/nonneg.svm", &dopt, &dg, &nonneg);
+    ptm_data_diags_release(&dg);
+    if (rc != 0 || ptm_dataset_csc(nonneg, &nonneg_csc) != 0) {
+        free(g);
+        return -1;
+    }
+    ptm_data_diags_init(&dg);
+    rc = ptm_data_read("spread/lasso.svm", &dopt, &dg, &spread);
+    ptm_data_diags_release(&dg);
+    if (rc != 0 || ptm_dataset_csc(spread, &spread_csc) != 0) {
+        free(g);
+        return -1;
+    }
+    lasso_grad_part(nonneg_csc, nonneg->labels.val, g);
+    nonneg_lambda = 0.02 * lasso_lambda_max(g, nonneg_csc->ncols, nonneg_csc->nrows);
     free(g);
     make_job();
     return 0;
@@ -588,6 +706,8 @@ int main(void)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     ptm_dataset_free(prob);
+    ptm_dataset_free(nonneg);
+    ptm_dataset_free(spread);
     tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

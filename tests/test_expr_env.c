@@ -3,8 +3,9 @@
  * callbacks of runtime/engine/expr_env.c, driven by programs the compiler makes.
  *
  * The reference values are computed here another way: correlation by the
- * two-pass mean/variance formula over dense columns, counts and entries
- * from a dense copy of the matrix.
+ * two-pass mean/variance formula over dense columns, cosines and counts
+ * and entries from a dense copy of the matrix; the dependency graph
+ * (depgraph.c) pair by pair against the predicate evaluated directly.
  */
 #include <check.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include "arena.h"
 #include "compiler.h"
 #include "data.h"
+#include "depgraph.h"
 #include "expr_env.h"
 #include "lang.h"
 #include "prog.h"
@@ -220,6 +222,156 @@ START_TEST(test_counts_and_entries)
 }
 END_TEST
 
+START_TEST(test_cos_matches_dense)
+{
+    struct fixture f;
+    setup(&f);
+    for (int a = 1; a <= NC; a++)
+        for (int b = 1; b <= NC; b++) {
+            char line[256];
+            snprintf(line, sizeof(line), "cost coef(j) = cos(col(X, %d), col(X, %d)) + 2", a, b);
+            struct prog c = job_prog(line, 1);
+            double ab = 0, aa = 0, bb = 0;
+            for (int i = 0; i < NR; i++) {
+                ab += dense[i][a - 1] * dense[i][b - 1];
+                aa += dense[i][a - 1] * dense[i][a - 1];
+                bb += dense[i][b - 1] * dense[i][b - 1];
+            }
+            double got = eval2(&f, &c, 0, 1) - 2;
+            if (a == NC || b == NC) /* a column of zeros has no direction */
+                ck_assert_msg(isnan(got), "cos(%d, %d) = %g, want NaN", a, b, got);
+            else
+                ck_assert_msg(fabs(got - ab / sqrt(aa * bb)) < 1e-12, "cos(%d, %d) = %.17g", a,
+                              b, got);
+            prog_release(&c);
+        }
+    teardown(&f);
+}
+END_TEST
+
+/* A random sparse matrix as libsvm text: GR rows, GC columns; columns 1..4
+ * dense and positive on fixed rows (uncentred: the corr() of two of them
+ * that share no row is far from 0), column GC empty, the others sparse
+ * with mixed signs. */
+enum { GR = 80, GC = 60 };
+static char *random_svm(unsigned seed)
+{
+    size_t cap = (size_t)GR * GC * 24 + 64, at = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    srand(seed);
+    for (int i = 0; i < GR; i++) {
+        at += (size_t)snprintf(buf + at, cap - at, "%d", i % 7);
+        for (int j = 1; j < GC; j++) {
+            /* column 1 in the even rows, 2 in the odd, 3 and 4 in every fourth */
+            bool dense_col = j <= 4;
+            if (dense_col ? i % (j <= 2 ? 2 : 4) != (j == 1 || j == 3 ? 0 : 1) : rand() % 100 >= 6)
+                continue;
+            double v = dense_col ? 1 + rand() % 5 : (rand() % 2 ? 1 : -1) * (1 + rand() % 9) / 4.0;
+            if (j == GC - 1 && i == 0)
+                v = 0.5; /* the file reaches column GC - 1 */
+            at += (size_t)snprintf(buf + at, cap - at, " %d:%g", j, v);
+        }
+        buf[at++] = '\n';
+    }
+    buf[at] = '\0';
+    return buf;
+}
+
+/* The graph holds exactly the pairs the predicate says conflict. */
+START_TEST(test_depgraph_is_the_predicate)
+{
+    static const char *const preds[] = {
+        "abs(corr(col(X, i), col(X, j))) > 0.1",
+        "abs(corr(col(X, j), col(X, i))) >= 0.3",
+        "corr(col(X, i), col(X, j)) > 0.2",
+        "0.25 < abs(corr(col(X, i), col(X, j)))",
+        "abs(cos(col(X, i), col(X, j))) > 0.1",
+        "cos(col(X, i), col(X, j)) >= 0.5",
+        "0.05 <= cos(col(X, i), col(X, j))",
+    };
+    char *svm_text = random_svm(7 + (unsigned)_i);
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *X;
+    ck_assert_int_eq(ptm_data_read_mem(svm_text, strlen(svm_text), "r.svm", NULL, 0, NULL, &o, &dg, &X), 0);
+    ptm_data_diags_release(&dg);
+    X->csr.ncols = GC; /* the declared width: column GC is empty */
+    struct expr_source src[2] = {{X, -1}, {NULL, 0}};
+    struct expr_data d;
+    ck_assert_int_eq(expr_data_init(&d, src, 2), 0);
+    struct prog_env env = {0};
+    expr_env_data(&env, &d);
+    double globals[PROG_NGLOBALS] = {0}, vars[2];
+    env.globals = globals;
+    int64_t edges_seen = 0, far = 0;
+    for (size_t k = 0; k < sizeof(preds) / sizeof(preds[0]); k++) {
+        char line[256];
+        snprintf(line, sizeof(line), "depend coef(i), coef(j) when %s", preds[k]);
+        struct prog p = job_prog(line, 0);
+        int64_t B = GC + 3; /* blocks past the last column never conflict */
+        struct sched_edges g;
+        struct depgraph_info info;
+        char why[200];
+        ck_assert_int_eq(depgraph_build(&p, &d, &env, B, &g, &info, why, sizeof(why)), 0);
+        int64_t n = 0;
+        for (int64_t a = 0; a < B; a++)
+            for (int64_t b = a + 1; b < B; b++) {
+                env.vars = vars;
+                vars[0] = (double)(a + 1);
+                vars[1] = (double)(b + 1);
+                double r = prog_eval(&p, &env);
+                bool want = r != 0 && !isnan(r), got = false;
+                for (int64_t e = g.off[a]; e < g.off[a + 1]; e++)
+                    got |= g.adj[e] == b;
+                ck_assert_msg(got == want, "%s: pair (%lld, %lld): graph %d, predicate %d",
+                              preds[k], (long long)a + 1, (long long)b + 1, got, want);
+                n += want;
+                /* pairs of a dense column and a sparse one it shares no row with */
+                if (want && b < 4 && k == 0) {
+                    bool share = false;
+                    const struct ptm_csc *c = X->csc;
+                    for (int64_t p1 = c->colptr[a]; p1 < c->colptr[a + 1]; p1++)
+                        for (int64_t p2 = c->colptr[b]; p2 < c->colptr[b + 1]; p2++)
+                            share |= c->rowind[p1] == c->rowind[p2];
+                    far += !share;
+                }
+            }
+        ck_assert_int_eq(info.edges, n);
+        ck_assert_int_eq(g.off[B], 2 * n);
+        edges_seen += n;
+        sched_edges_release(&g);
+        prog_release(&p);
+    }
+    ck_assert_int_gt(edges_seen, 50);
+    ck_assert_int_gt(far, 0); /* the non-sharing path was exercised */
+    /* Shapes it does not take: the filter then evaluates per pair. */
+    static const char *const others[] = {
+        "abs(corr(col(X, i), col(X, j))) > 0.1 and i != j",
+        "abs(corr(col(X, i), col(X, j))) > -0.1", /* every pair */
+        "cos(col(X, i), col(X, j)) >= 0",          /* every pair sharing no row */
+        "corr(col(X, i), col(X, j)) < 0.1",
+        "abs(i - j) < 3",
+    };
+    for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
+        char line[256];
+        snprintf(line, sizeof(line), "depend coef(i), coef(j) when %s", others[k]);
+        struct prog p = job_prog(line, 0);
+        struct sched_edges g;
+        struct depgraph_info info;
+        char why[200] = "";
+        ck_assert_msg(depgraph_build(&p, &d, &env, GC, &g, &info, why, sizeof(why)) == 1, "%s",
+                      others[k]);
+        ck_assert(why[0] != '\0');
+        prog_release(&p);
+    }
+    expr_data_release(&d);
+    ptm_dataset_free(X);
+    free(svm_text);
+}
+END_TEST
+
 static Suite *env_suite(void)
 {
     Suite *s = suite_create("expr_env");
@@ -227,6 +379,8 @@ static Suite *env_suite(void)
     tcase_add_test(t, test_corr_matches_two_pass);
     tcase_add_test(t, test_depend_predicate);
     tcase_add_test(t, test_counts_and_entries);
+    tcase_add_test(t, test_cos_matches_dense);
+    tcase_add_loop_test(t, test_depgraph_is_the_predicate, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }

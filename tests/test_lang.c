@@ -628,7 +628,7 @@ static const struct example_row example_rows[] = {
      "(param beta (vector [cols(X)]) (= 0))\n"
      "(param r (vector [rows(X)]) (= y) (shard like X))\n"
      "(blocks coef beta each 1)\n"
-     "(depend coef(i) coef(j) (> abs(corr(col(X, i), col(X, j))) 0.1))\n"
+     "(depend coef(i) coef(j) (> abs(cos(col(X, i), col(X, j))) 0.1))\n"
      "(priority coef(j) (+ abs(delta(beta[j])) 0.0001))\n"
      "(cost coef(j) nnz(col(X, j)))\n"
      "(schedule dynamic {(sample 256) (keep independent) (warmup 3 sweeps) (balance) (pipeline 1)})\n"

@@ -45,13 +45,13 @@ struct problem_row {
     struct gen_lasso_opts o;
 };
 
-/* seed, rows, cols, density, group, corr, nonzeros, noise */
+/* seed, rows, cols, density, group, corr, nonzeros, noise, grouped */
 static const struct problem_row problems[] = {
-    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1}},
-    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05}},
-    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5}},
-    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1}},
-    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2}},
+    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1, true}},
+    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05, true}},
+    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5, true}},
+    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1, true}},
+    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2, true}},
 };
 
 /* Fractions of lambda_max. */
@@ -767,6 +767,7 @@ START_TEST(test_gen_shape_and_correlation)
     o.corr = corr_rows[_i].rho;
     o.nonzeros = 5;
     o.noise = 0.3;
+    o.grouped = true; /* groups of consecutive columns, as measured below */
     char dir[32], path[64];
     snprintf(dir, sizeof(dir), "corr-%d", _i);
     gen_into(dir, &o);
@@ -849,16 +850,18 @@ END_TEST
 
 /* Tiny and odd shapes: the file still has the declared shape. */
 static const struct gen_lasso_opts shape_rows[] = {
-    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1},    /* the last group is drawn by the last row */
-    {6, 1, 1, 1, 1, 0, 1, 0},              /* 1 x 1 */
-    {7, 4, 7, 1, 3, 1, 7, 0},              /* dense, rho 1: columns of a group equal */
-    {8, 10, 5, 0.5, 100, 0.3, 0, 1},       /* group > cols: one group; beta* = 0 */
-    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1}, /* mostly empty rows, every coefficient */
+    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1, true},    /* the last group is drawn by the last row */
+    {6, 1, 1, 1, 1, 0, 1, 0, true},              /* 1 x 1 */
+    {7, 4, 7, 1, 3, 1, 7, 0, true},              /* dense, rho 1: columns of a group equal */
+    {8, 10, 5, 0.5, 100, 0.3, 0, 1, true},       /* group > cols: one group; beta* = 0 */
+    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1, true}, /* mostly empty rows, every coefficient */
 };
 
 START_TEST(test_gen_shapes)
 {
-    const struct gen_lasso_opts *o = &shape_rows[_i];
+    struct gen_lasso_opts grouped = shape_rows[_i];
+    grouped.grouped = true; /* a group's equal values are side by side */
+    const struct gen_lasso_opts *o = &grouped;
     char dir[32], path[64];
     snprintf(dir, sizeof(dir), "shape-%d", _i);
     gen_into(dir, o);
@@ -891,20 +894,98 @@ START_TEST(test_gen_shapes)
 }
 END_TEST
 
+/* A hash of column j of c with its coefficient: equal columns with equal
+ * coefficients hash alike. */
+static uint64_t column_hash(const struct ptm_csc *c, int64_t j, double beta)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t e = c->colptr[j]; e <= c->colptr[j + 1]; e++) {
+        uint64_t v[2] = {0, 0};
+        if (e < c->colptr[j + 1]) {
+            v[0] = (uint64_t)c->rowind[e];
+            memcpy(&v[1], &c->val[e], sizeof(double));
+        } else {
+            memcpy(&v[1], &beta, sizeof(double));
+        }
+        for (int k = 0; k < 2; k++)
+            for (int b = 0; b < 64; b += 8)
+                h = (h ^ ((v[k] >> b) & 0xff)) * 1099511628211ull;
+    }
+    return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* By default the columns are spread: the same seed gives the grouped
+ * problem with its columns (and beta*) permuted, the last column in
+ * place, the labels unchanged, and most columns moved. */
+START_TEST(test_gen_spread)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    o.seed = 31 + (uint64_t)_i;
+    o.rows = 200;
+    o.cols = _i ? 60 : 500;
+    o.density = 0.05;
+    o.group = _i ? 4 : 10;
+    o.nonzeros = 8;
+    o.grouped = true;
+    gen_into("spread-a", &o);
+    o.grouped = false;
+    gen_into("spread-b", &o);
+    struct ptm_dataset *a = read_svm("spread-a/lasso.svm"), *b = read_svm("spread-b/lasso.svm");
+    struct ptm_dataset *ba = read_tsv_vector("spread-a/beta_true.tsv");
+    struct ptm_dataset *bb = read_tsv_vector("spread-b/beta_true.tsv");
+    const struct ptm_csc *ca, *cb;
+    ck_assert_int_eq(ptm_dataset_csc(a, &ca), 0);
+    ck_assert_int_eq(ptm_dataset_csc(b, &cb), 0);
+    int64_t d = o.cols;
+    ck_assert_int_eq(ca->ncols, d);
+    ck_assert_int_eq(cb->ncols, d);
+    ck_assert_int_eq(a->csr.nnz, b->csr.nnz);
+    for (int64_t i = 0; i < o.rows; i++)
+        ck_assert(a->labels.val[i] == b->labels.val[i]);
+    uint64_t *ha = malloc((size_t)d * sizeof(*ha)), *hb = malloc((size_t)d * sizeof(*hb));
+    ck_assert(ha && hb);
+    int64_t same = 0;
+    for (int64_t j = 0; j < d; j++) {
+        ha[j] = column_hash(ca, j, ba->dense.val[j]);
+        hb[j] = column_hash(cb, j, bb->dense.val[j]);
+        same += ha[j] == hb[j] && ca->colptr[j + 1] > ca->colptr[j];
+    }
+    ck_assert(ha[d - 1] == hb[d - 1]); /* the last column stays last */
+    ck_assert_msg(same < d / 4, "%lld of %lld columns in place", (long long)same, (long long)d);
+    qsort(ha, (size_t)d, sizeof(*ha), cmp_u64);
+    qsort(hb, (size_t)d, sizeof(*hb), cmp_u64);
+    for (int64_t j = 0; j < d; j++)
+        ck_assert_msg(ha[j] == hb[j], "the columns are not a permutation of the grouped ones");
+    free(ha);
+    free(hb);
+    ptm_dataset_free(a);
+    ptm_dataset_free(b);
+    ptm_dataset_free(ba);
+    ptm_dataset_free(bb);
+}
+END_TEST
+
 static const struct gen_lasso_opts bad_rows[] = {
-    {1, 0, 10, 0.1, 1, 0, 1, 0},                      /* rows 0 */
-    {1, 10, 0, 0.1, 1, 0, 0, 0},                      /* cols 0 */
-    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0}, /* rows too many */
-    {1, 10, 10, 0, 1, 0, 1, 0},                       /* density 0 */
-    {1, 10, 10, 1.5, 1, 0, 1, 0},                     /* density > 1 */
-    {1, 10, 10, NAN, 1, 0, 1, 0},                     /* density NaN */
-    {1, 10, 10, 0.1, 0, 0, 1, 0},                     /* group 0 */
-    {1, 10, 10, 0.1, 1, -0.1, 1, 0},                  /* corr < 0 */
-    {1, 10, 10, 0.1, 1, 1.01, 1, 0},                  /* corr > 1 */
-    {1, 10, 10, 0.1, 1, 0, 11, 0},                    /* nonzeros > cols */
-    {1, 10, 10, 0.1, 1, 0, -1, 0},                    /* nonzeros < 0 */
-    {1, 10, 10, 0.1, 1, 0, 1, -1},                    /* noise < 0 */
-    {1, 10, 10, 0.1, 1, 0, 1, INFINITY},              /* noise inf */
+    {1, 0, 10, 0.1, 1, 0, 1, 0, false},                      /* rows 0 */
+    {1, 10, 0, 0.1, 1, 0, 0, 0, false},                      /* cols 0 */
+    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0, false}, /* rows too many */
+    {1, 10, 10, 0, 1, 0, 1, 0, false},                       /* density 0 */
+    {1, 10, 10, 1.5, 1, 0, 1, 0, false},                     /* density > 1 */
+    {1, 10, 10, NAN, 1, 0, 1, 0, false},                     /* density NaN */
+    {1, 10, 10, 0.1, 0, 0, 1, 0, false},                     /* group 0 */
+    {1, 10, 10, 0.1, 1, -0.1, 1, 0, false},                  /* corr < 0 */
+    {1, 10, 10, 0.1, 1, 1.01, 1, 0, false},                  /* corr > 1 */
+    {1, 10, 10, 0.1, 1, 0, 11, 0, false},                    /* nonzeros > cols */
+    {1, 10, 10, 0.1, 1, 0, -1, 0, false},                    /* nonzeros < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, -1, false},                    /* noise < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, INFINITY, false},              /* noise inf */
 };
 
 START_TEST(test_gen_bad)
@@ -1023,6 +1104,7 @@ static Suite *lasso_suite(void)
     tcase_add_test(tc, test_gen_deterministic);
     tcase_add_loop_test(tc, test_gen_shape_and_correlation, 0, (int)PTM_ARRAY_LEN(corr_rows));
     tcase_add_loop_test(tc, test_gen_shapes, 0, (int)PTM_ARRAY_LEN(shape_rows));
+    tcase_add_loop_test(tc, test_gen_spread, 0, 2);
     tcase_add_loop_test(tc, test_gen_bad, 0, (int)PTM_ARRAY_LEN(bad_rows));
     tcase_add_test(tc, test_gen_missing_dir);
     tcase_add_test(tc, test_gen_formats);

@@ -831,7 +831,7 @@ static const struct reject_row reject_rows[] = {
     {{{0}}, 0, 0, 0, 1, LIM_FULL, "empty program"},
     {{BAD_OP(200)}, 1, 0, 0, 1, LIM_FULL, "instruction 0: unknown opcode 200"},
     {{I(VAR, 0, 0), BAD_OP(PROG_NOPS)}, 2, 0, 1, 1, LIM_FULL,
-     "instruction 1: unknown opcode 34"},
+     "instruction 1: unknown opcode 35"},
     {{I(CONST, 2, 0)}, 1, 2, 0, 1, LIM_FULL,
      "instruction 0 (const): constant 2 out of range (2 constants)"},
     {{I(CONST, 1, 0)}, 1, 1, 0, 1, LIM_FULL,

@@ -366,6 +366,24 @@ static double cb_corr(void *ud, int32_t a, int64_t i, int32_t b, int64_t j)
     return sxx == 0 || syy == 0 ? 0 : sxy / sqrt(sxx * syy);
 }
 
+/* The cosine of two columns of X_cols, as stored; counted with corr(). */
+static double cb_cos(void *ud, int32_t a, int64_t i, int32_t b, int64_t j)
+{
+    struct fake *f = ud;
+    f->corr_calls++;
+    f->corr_a = a, f->corr_b = b, f->corr_i = i, f->corr_j = j;
+    if (a != 0 || b != 0 || !col_ok(i) || !col_ok(j))
+        return NAN;
+    const double *x = X_cols[i - 1], *y = X_cols[j - 1];
+    double sxy = 0, sxx = 0, syy = 0;
+    for (int k = 0; k < XN; k++) {
+        sxy += x[k] * y[k];
+        sxx += x[k] * x[k];
+        syy += y[k] * y[k];
+    }
+    return sxx == 0 || syy == 0 ? NAN : sxy / sqrt(sxx * syy);
+}
+
 static double eval(const struct prog *p, const double *globals, double vi, double vj,
                    struct fake *f)
 {
@@ -381,6 +399,7 @@ static double eval(const struct prog *p, const double *globals, double vi, doubl
         .nnz = cb_nnz,
         .dim = cb_dim,
         .corr = cb_corr,
+        .cos = cb_cos,
     };
     return prog_eval(p, &env);
 }
@@ -1010,7 +1029,7 @@ static const struct sem_row sem_rows[] = {
       "    depend coef(i), coef(j) when i == 1 and j == 2\n"
       "                                 ^^^^^^^^^^^^^^^^^\n"),
     R(LASSO, "depend", "depend coef(i), coef(j) when corr(col(X, i), row(X, j)) > 0",
-      "t.ptm:8:30: error: corr() correlates two columns: col(X, i), col(X, j)\n"
+      "t.ptm:8:30: error: corr() compares two columns: col(X, i), col(X, j)\n"
       "    depend coef(i), coef(j) when corr(col(X, i), row(X, j)) > 0\n"
       "                                 ^^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
     R(LASSO, "depend", "depend coef(i), coef(j) when X[i, j] > 0",
@@ -1158,11 +1177,11 @@ static const struct sem_row sem_rows[] = {
       "    cost coef(j) = nnz(row(beta, j))\n"
       "                           ^^^^\n"),
     R(LASSO, "cost", "cost coef(j) = col(X, j)",
-      "t.ptm:10:16: error: col() is a column of data, not a number; use it inside corr() or nnz()\n"
+      "t.ptm:10:16: error: col() is a column of data, not a number; use it inside corr(), cos() or nnz()\n"
       "    cost coef(j) = col(X, j)\n"
       "                   ^^^^^^^^^\n"),
     R(LASSO, "cost", "cost coef(j) = row(X, j) + 1",
-      "t.ptm:10:16: error: row() is a row of data, not a number; use it inside corr() or nnz()\n"
+      "t.ptm:10:16: error: row() is a row of data, not a number; use it inside corr(), cos() or nnz()\n"
       "    cost coef(j) = row(X, j) + 1\n"
       "                   ^^^^^^^^^\n"),
     R(LASSO, "cost", "cost coef(j) = corr(col(X, j))",
@@ -2314,9 +2333,9 @@ static void chk_lasso(const struct ptm_plan *p)
     assert_const(&b->count, 1);
     ck_assert_int_eq(b->depend, PLAN_DEPEND_PRED);
     ck_assert_uint_eq(b->pred.nvars, 2);
-    /* |corr| of the columns of X (see X_cols), against 0.1:
-     * (1,2) 0.998 -> 1; (1,3) -1/sqrt(5) -> 1; (1,4) 0 -> 0;
-     * (2,3) -0.467 -> 1; (2,4) 0.5/sqrt(92.75) = 0.052 -> 0; (3,4) 0 -> 0. */
+    /* |cos| of the columns of X (see X_cols), against 0.1:
+     * (1,2) 0.999 -> 1; (1,3) 4/sqrt(60) -> 1; (1,4) 0 -> 0;
+     * (2,3) 8/sqrt(256.5) -> 1; (2,4) 0.5/sqrt(513) = 0.022 -> 0; (3,4) 0 -> 0. */
     static const struct {
         int i, j;
         double want;

@@ -156,6 +156,8 @@ struct dry {
     struct ptm_run *run; /* the engine's tables: data, parameters, blocks */
     struct sched_env env;
     bool has_env;
+    struct sched_edges graph; /* the depend predicate's, as a run builds it */
+    bool has_graph;
     const struct ptm_sched_ops *ops;
     void *state;
     struct ptm_sched_round sr;
@@ -355,6 +357,8 @@ static void dry_release(struct dry *d)
         d->ops->destroy(d->state);
     if (d->has_env)
         sched_env_release(&d->env);
+    if (d->has_graph)
+        sched_edges_release(&d->graph);
     ptm_free(d->sr.blocks);
     ptm_free(d->sr.part);
     ptm_free(d->sr.load);
@@ -460,6 +464,17 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         .seed = run->seed,
         .env = &d.env.env,
     };
+    if (run->bs->depend == PLAN_DEPEND_PRED && !plan->schedule.keep_all &&
+        plan->schedule.policy == PLAN_POLICY_DYNAMIC) {
+        struct depgraph_info gi;
+        char why[200];
+        rc = depgraph_build(&run->bs->pred, &d.env.data, &d.env.env, B, &d.graph, &gi, why,
+                            sizeof(why));
+        if (rc < 0)
+            goto fail;
+        d.has_graph = rc == 0;
+        info.graph = d.has_graph ? &d.graph : NULL;
+    }
     if ((rc = d.ops->create(&info, &d.state, err, errlen)) != 0) {
         d.state = NULL;
         goto fail;

@@ -22,7 +22,8 @@
  * Open MPI ranks), outputs.c (the trace and the TSV outputs),
  * backend_threads.c (workers as threads), straggle.c (workers slowed on
  * purpose), comm.c (the ranks), expr_env.c and sched_env.c (what the
- * scheduler's expressions read); engine_impl.h is what they and the
+ * scheduler's expressions read), depgraph.c (the conflict graph of a
+ * depend predicate over data); engine_impl.h is what they and the
  * update rules share. dryrun.c (`ptm plan`) reuses the set-up of
  * tables.c.
  */
@@ -53,8 +54,12 @@ void *rt_zalloc(size_t n, size_t size)
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key)
 {
     for (uint32_t i = 0; i < h->noptions; i++)
-        if (strcmp(h->options[i].key, key) == 0)
-            return &h->options[i];
+        if (strcmp(h->options[i].key, key) == 0) {
+            const struct plan_option *o = &h->options[i];
+            /* the compiler writes an optional option the job leaves out
+             * as the empty string */
+            return o->kind == PLAN_VALUE_STR && o->str && !o->str[0] ? NULL : o;
+        }
     return NULL;
 }
 
@@ -189,6 +194,8 @@ void ptm_run_free(struct ptm_run *run)
         run->sched->destroy(run->sched_state);
     if (run->has_senv)
         sched_env_release(&run->senv);
+    if (run->has_depgraph)
+        sched_edges_release(&run->depgraph);
     if (run->w)
         for (int p = 0; p < run->P; p++) {
             struct rt_worker *w = &run->w[p];

@@ -81,6 +81,7 @@ struct ptm_run_stats {
     double seconds;   /* wall time of ptm_run_exec */
     double objective; /* last evaluated; NaN when never */
     int workers;
+    int64_t damped;   /* rounds whose change was damped (spec/runtime.md) */
 };
 
 /* Load plan's data (relative paths from plan->base_dir), shard it for

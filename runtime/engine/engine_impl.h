@@ -34,6 +34,7 @@
 
 #include "comm.h"
 #include "data.h"
+#include "depgraph.h"
 #include "engine.h"
 #include "lua_host.h"
 #include "plan.h"
@@ -191,6 +192,14 @@ struct rt_rule {
      * rank's); without one, the engine sums the blocks of the scheduled
      * parameter over the ranks. */
     int (*exchange)(struct ptm_run *run);
+    /* By blocks, one rank, when setup sets run->damps: after every worker
+     * has pushed (run->newval holds the round's new values, not yet
+     * committed), on the coordinator: the step t in (0, 1] the round's
+     * combined change takes (the engine commits old + t (new - old)), so
+     * that a round of changes computed together never raises the
+     * objective; *rise receives what the whole change would have raised it
+     * by. NULL: commit as pushed. */
+    double (*damp)(struct ptm_run *run, const struct rt_round *rd, double *rise);
 };
 
 /* An objective: every worker's part, summed in worker order, then one
@@ -258,6 +267,10 @@ struct ptm_run {
     bool expand_late;          /* each worker fills its share of a round's off
                                 * and vars (rounds.c: expand_share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
+    bool damps;                /* set by a rule's setup: rounds go through its damp
+                                * and are committed on the coordinator */
+    int64_t damped;            /* rounds damped so far */
+    double step;               /* the step of the last round (1: not damped) */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */
     int G;                     /* the workers the schedule deals to: all ranks' under
@@ -306,6 +319,12 @@ struct ptm_run {
                               (and room to put a round by rows in that order) */
     struct sched_env senv; /* what the block set's expressions read, when they do */
     bool has_senv;
+    /* The depend predicate's conflict graph, when it reads data only
+     * (depgraph.h); its cost goes to the first round's schedule seconds. */
+    struct sched_edges depgraph;
+    bool has_depgraph;
+    struct depgraph_info depgraph_info;
+    double setup_sched_seconds;
     double sched_seconds;  /* in the scheduler this round (measured when tracing) */
     bool stop_memo;        /* the stop rule was false at stop_at and stop_seconds,
                               and does not read the rounds */
@@ -347,7 +366,8 @@ static inline void rt_end_clock(struct rt_worker *w)
         rt_straggle(w);
 }
 
-/* The option key of hook h, or NULL. */
+/* The option key of hook h, or NULL (also when the job left an optional
+ * option out: the plan then holds the empty string). */
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
 /* The number option key of hook h, or dflt when it has none. */
 double rt_option_num(const struct plan_hook *h, const char *key, double dflt);

@@ -1,10 +1,12 @@
 /*
  * expr_env.c - the data callbacks of expression evaluation.
  *
- * corr() of two sparse columns merges their row lists once: with n rows,
- * cov = (sum ab - sum a sum b / n) / n, and the column sums and sums of
- * squares are computed once per data set, so a correlation costs the
- * non-zeros of the two columns, not n.
+ * corr() and cos() of two sparse columns merge their row lists once: with
+ * n rows, cov = (sum ab - sum a sum b / n) / n and cos = sum ab /
+ * sqrt(sum a^2 sum b^2), and the column sums and sums of squares are
+ * computed once per data set, so either costs the non-zeros of the two
+ * columns, not n. The dependency graph (depgraph.c) computes the same
+ * values from the same sums in the same order.
  */
 #include "expr_env.h"
 
@@ -92,13 +94,46 @@ double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sum
         else
             q++;
     }
-    double cov = ab - sum_a[i] * sum_b[j] / n;
-    double va = sumsq_a[i] - sum_a[i] * sum_a[i] / n;
-    double vb = sumsq_b[j] - sum_b[j] * sum_b[j] / n;
+    return expr_corr_of(ab, n, sum_a[i], sumsq_a[i], sum_b[j], sumsq_b[j]);
+}
+
+double expr_corr_of(double ab, double n, double sa, double qa, double sb, double qb)
+{
+    double cov = ab - sa * sb / n;
+    double va = qa - sa * sa / n;
+    double vb = qb - sb * sb / n;
     if (!(va > 0) || !(vb > 0))
         return NAN; /* a constant column has no correlation */
     double r = cov / sqrt(va * vb);
     return r > 1 ? 1 : r < -1 ? -1 : r;
+}
+
+double expr_cos_of(double ab, double qa, double qb)
+{
+    if (!(qa > 0) || !(qb > 0))
+        return NAN; /* a column of zeros has no direction */
+    double c = ab / sqrt(qa * qb);
+    return c > 1 ? 1 : c < -1 ? -1 : c;
+}
+
+double expr_cos(const struct ptm_csc *a, const double *sumsq_a, int64_t i,
+                const struct ptm_csc *b, const double *sumsq_b, int64_t j)
+{
+    if (a->nrows != b->nrows)
+        return NAN;
+    int64_t p = a->colptr[i], pe = a->colptr[i + 1];
+    int64_t q = b->colptr[j], qe = b->colptr[j + 1];
+    double ab = 0;
+    while (p < pe && q < qe) {
+        int32_t ra = a->rowind[p], rb = b->rowind[q];
+        if (ra == rb)
+            ab += a->val[p++] * b->val[q++];
+        else if (ra < rb)
+            p++;
+        else
+            q++;
+    }
+    return expr_cos_of(ab, sumsq_a[i], sumsq_b[j]);
 }
 
 /* ---- callbacks ----------------------------------------------------------- */
@@ -200,6 +235,18 @@ static double cb_corr(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
     return expr_corr(a, d->colsum[ka], d->colsumsq[ka], i0, b, d->colsum[kb], d->colsumsq[kb], j0);
 }
 
+static double cb_cos(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
+{
+    const struct expr_data *d = ud;
+    const struct ptm_csc *a = csc_of(d, ka), *b = csc_of(d, kb);
+    if (!a || !b || !d->colsumsq[ka] || !d->colsumsq[kb])
+        return NAN;
+    int64_t i0 = index0(i, a->ncols), j0 = index0(j, b->ncols);
+    if (i0 < 0 || j0 < 0)
+        return NAN;
+    return expr_cos(a, d->colsumsq[ka], i0, b, d->colsumsq[kb], j0);
+}
+
 void expr_env_data(struct prog_env *env, struct expr_data *d)
 {
     env->ud = d;
@@ -207,4 +254,5 @@ void expr_env_data(struct prog_env *env, struct expr_data *d)
     env->nnz = cb_nnz;
     env->data = cb_data;
     env->corr = cb_corr;
+    env->cos = cb_cos;
 }

@@ -4,7 +4,8 @@
  *
  * The scheduler evaluates depend predicates, priorities and costs with
  * prog_eval(); the callbacks here answer rows(X), cols(X), nnz(col(X, j)),
- * nnz(row(X, i)), X[i, j], y[i] and corr(col(X, i), col(Y, j)). Indices
+ * nnz(row(X, i)), X[i, j], y[i], corr(col(X, i), col(Y, j)) and
+ * cos(col(X, i), col(Y, j)). Indices
  * in expressions count from 1 (spec/language.md); a bad index gives NaN.
  * Parameter values and delta() belong to the engine, which fills in those
  * two callbacks itself.
@@ -48,5 +49,16 @@ void expr_env_data(struct prog_env *env, struct expr_data *d);
  * column, different row counts). */
 double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sumsq_a, int64_t i,
                  const struct ptm_csc *b, const double *sum_b, const double *sumsq_b, int64_t j);
+
+/* The cosine of the angle between column i of a and column j of b
+ * (0-based) as stored, zeros included; NaN when either is all zeros or
+ * the row counts differ. */
+double expr_cos(const struct ptm_csc *a, const double *sumsq_a, int64_t i,
+                const struct ptm_csc *b, const double *sumsq_b, int64_t j);
+/* The same two from the sum of products ab over the rows, n rows, and
+ * each column's sum s and sum of squares q: what expr_corr() and
+ * expr_cos() return for them. */
+double expr_corr_of(double ab, double n, double sa, double qa, double sb, double qb);
+double expr_cos_of(double ab, double qa, double qb);
 
 #endif

@@ -79,6 +79,15 @@ int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool
     fprintf(t, "]");
     if (evaluated)
         fprintf(t, ", \"objective\": %.17g", run->hist[run->nhist - 1]);
+    if (run->damps && run->step < 1)
+        fprintf(t, ", \"step\": %.17g", run->step);
+    if (run->round == 1 && run->has_depgraph) {
+        const struct depgraph_info *g = &run->depgraph_info;
+        fprintf(t,
+                ", \"graph\": {\"edges\": %lld, \"pairs\": %lld, \"products\": %.0f, "
+                "\"bytes\": %zu, \"seconds\": %.6f}",
+                (long long)g->edges, (long long)g->evaluated, g->products, g->bytes, g->seconds);
+    }
     fprintf(t, "}\n");
     return ferror(t) ? PTM_EIO : 0;
 }

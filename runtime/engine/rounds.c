@@ -116,8 +116,9 @@ void rt_worker_phase(struct rt_worker *w)
         if (run->expand_late)
             expand_share((struct rt_round *)wk->push, w->id);
         rc = run->rule->push(w, wk->push);
-        /* by blocks: the worker's share is its own to commit */
-        if (rc == 0 && run->split && run->nranks == 1)
+        /* by blocks: the worker's share is its own to commit, unless the
+         * round's step is decided first */
+        if (rc == 0 && run->split && run->nranks == 1 && !run->damps)
             rt_commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
                       wk->push->part[w->id + 1]);
     }
@@ -233,11 +234,14 @@ static void progress(const struct ptm_run *run)
         return;
     double f = run->nhist ? run->hist[run->nhist - 1] : NAN;
     double ups = run->seconds > 0 ? (double)run->updates / run->seconds : 0;
+    char damped[48] = "";
+    if (run->damped)
+        snprintf(damped, sizeof(damped), " damped %lld", (long long)run->damped);
     fprintf(log,
             "%sround %lld sweep %lld objective %.10g rel_change %.3g updates/s %.3g "
-            "elapsed %.3fs%s",
+            "elapsed %.3fs%s%s",
             run->opts.log_tty ? "\r\033[K" : "", (long long)run->round, (long long)sweeps(run), f,
-            rel_change(run), ups, run->seconds, run->opts.log_tty ? "" : "\n");
+            rel_change(run), ups, run->seconds, damped, run->opts.log_tty ? "" : "\n");
     fflush(log);
 }
 
@@ -393,6 +397,21 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
     return c;
 }
 
+/* A round of a rule that damps: its step, the new values moved back to
+ * old + step (new - old), then the commit of the whole round. */
+static void damp_commit(struct ptm_run *run, struct rt_round *rd)
+{
+    double rise = 0, t = run->rule->damp(run, rd, &rise);
+    run->step = t;
+    if (t < 1) {
+        const double *val = run->params[run->sparam].val;
+        for (size_t v = 0; v < rd->nvars; v++)
+            run->newval[v] = val[rd->vars[v]] + t * (run->newval[v] - val[rd->vars[v]]);
+        run->damped++;
+    }
+    rt_commit(run, rd, 0, rd->n);
+}
+
 /* The pull and the commit of a round whose sums are in run->zsum (this
  * rank's): rank 0 pulls the sums over the ranks and tells every rank the
  * new values, which each then commits. */
@@ -526,8 +545,10 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         }
         if (head[0])
             break;
-        if (trace)
-            run->sched_seconds = now_seconds() - ts;
+        if (trace) {
+            run->sched_seconds = now_seconds() - ts + run->setup_sched_seconds;
+            run->setup_sched_seconds = 0;
+        }
         if (!run->split)
             to_policy_order(run, rd);
         if (run->expand_late) { /* each worker fills its share: expand_share() */
@@ -554,6 +575,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             struct rt_work wp = {.apply = pending, .push = rd};
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
+            if (run->damps && run->nranks == 1)
+                damp_commit(run, rd);
             if (run->nranks > 1) {
                 if ((rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err,
                                      errlen)) != 0)
@@ -673,6 +696,7 @@ void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st)
     st->seconds = run->seconds;
     st->objective = run->nhist ? run->hist[run->nhist - 1] : NAN;
     st->workers = run->P;
+    st->damped = run->damped;
 }
 
 const double *ptm_run_history(const struct ptm_run *run, size_t *n)

@@ -1,6 +1,7 @@
 /*
- * sched_env.c - parameter values and delta() for the expressions of
- * schedulers, on top of the data callbacks of expr_env.c.
+ * sched_env.c - parameter values, delta() and the run's counters (as
+ * globals) for the expressions of schedulers, on top of the data
+ * callbacks of expr_env.c.
  */
 #include <math.h>
 #include <string.h>

@@ -3,8 +3,10 @@
  * state (struct ptm_sched_ops of schedulers/), the environment in which
  * the scheduled block set's expressions (dynamic's dependencies,
  * priorities and costs) read the data, the parameters and the counters,
- * and the buffers of the round loop, sized by the most blocks a round may
- * have; and the diagnostics a scheduler renders about bad data.
+ * the conflict graph of a depend predicate over data (depgraph.h; under
+ * MPI from all ranks' rows, gathered on rank 0 for the purpose), and the
+ * buffers of the round loop, sized by the most blocks a round may have;
+ * and the diagnostics a scheduler renders about bad data.
  *
  * What it allocates hangs off struct ptm_run; ptm_run_free() releases
  * it. The counters the expressions read are kept current by the round
@@ -60,6 +62,141 @@ bool rt_sched_reads_entries(const struct ptm_plan *plan)
     return false;
 }
 
+/* An entry of a matrix on its way to rank 0. */
+struct gentry {
+    int64_t row, col;
+    double v;
+};
+
+/* Under MPI, every rank's rows of data source k (sharded by rows) on rank
+ * 0, as one data set in *out (NULL on the other ranks): the graph must
+ * see all rows, as one process would. Every rank calls it. */
+static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
+{
+    *out = NULL;
+    struct ptm_dataset *mine = run->data[k];
+    const struct ptm_csc *c;
+    int rc = ptm_dataset_csc(mine, &c);
+    int64_t n = rc == 0 ? c->nnz : 0, ncols = ptm_comm_max_i64(rc == 0 ? c->ncols : 0);
+    if (ptm_comm_max_i64(rc != 0) != 0)
+        return PTM_ENOMEM;
+    struct gentry *send = ptm_malloc((size_t)(n ? n : 1) * sizeof(*send));
+    int64_t *at = ptm_malloc(((size_t)run->nranks + 1) * sizeof(int64_t));
+    rc = send && at ? 0 : PTM_ENOMEM;
+    if (ptm_comm_max_i64(rc != 0) != 0) {
+        ptm_free(send);
+        ptm_free(at);
+        return PTM_ENOMEM;
+    }
+    for (int64_t j = 0, e = 0; j < c->ncols; j++)
+        for (; e < c->colptr[j + 1]; e++)
+            send[e] = (struct gentry){run->row0 + c->rowind[e], j, c->val[e]};
+    at[0] = 0;
+    for (int r = 1; r <= run->nranks; r++)
+        at[r] = n;
+    void *recv = NULL;
+    int64_t nrecv = 0;
+    rc = ptm_comm_exchange(send, at, sizeof(*send), &recv, &nrecv);
+    ptm_free(send);
+    ptm_free(at);
+    if (rc != 0 || run->rank != 0) {
+        ptm_free(recv);
+        return rc;
+    }
+    const struct gentry *g = recv;
+    struct ptm_dataset *ds = rt_zalloc(1, sizeof(*ds));
+    if (!ds) {
+        ptm_free(recv);
+        return PTM_ENOMEM;
+    }
+    ds->format = mine->format;
+    ds->sparse = true;
+    struct ptm_csr *a = &ds->csr;
+    a->nrows = run->grows;
+    a->ncols = ncols;
+    a->nnz = nrecv;
+    a->rowptr = rt_zalloc((size_t)a->nrows + 1, sizeof(int64_t));
+    a->colind = ptm_malloc((size_t)(nrecv ? nrecv : 1) * sizeof(int32_t));
+    a->val = ptm_malloc((size_t)(nrecv ? nrecv : 1) * sizeof(double));
+    if (!a->rowptr || !a->colind || !a->val) {
+        ptm_free(recv);
+        ptm_dataset_free(ds);
+        return PTM_ENOMEM;
+    }
+    /* by row, stably: each row's entries come from one rank, by column */
+    for (int64_t e = 0; e < nrecv; e++)
+        a->rowptr[g[e].row + 1]++;
+    for (int64_t i = 0; i < a->nrows; i++)
+        a->rowptr[i + 1] += a->rowptr[i];
+    for (int64_t e = 0; e < nrecv; e++) {
+        int64_t to = a->rowptr[g[e].row]++;
+        a->colind[to] = (int32_t)g[e].col;
+        a->val[to] = g[e].v;
+    }
+    for (int64_t i = a->nrows; i > 0; i--)
+        a->rowptr[i] = a->rowptr[i - 1];
+    a->rowptr[0] = 0;
+    ptm_free(recv);
+    *out = ds;
+    return 0;
+}
+
+/* The depend predicate's conflict graph, when it reads data only and is
+ * small enough (depgraph.h); else the filter evaluates the predicate per
+ * pair, and ptm says why when it would cost much. */
+static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct plan_blockset *bs = run->bs;
+    if (bs->depend != PLAN_DEPEND_PRED || run->plan->schedule.keep_all || !run->has_senv)
+        return 0;
+    char why[200];
+    int32_t k = depgraph_data(&bs->pred);
+    struct ptm_dataset *all = NULL;
+    struct expr_source *src = NULL;
+    struct expr_data data = run->senv.data;
+    int rc = 0;
+    if (k >= 0 && run->nranks > 1 && k == run->rowdata) {
+        /* the graph of all ranks' rows, on rank 0, which schedules */
+        if ((rc = gather_rows(run, k, &all)) != 0)
+            return rc;
+        if (run->rank != 0)
+            return 0;
+        src = rt_zalloc(run->senv.data.nsrc, sizeof(*src));
+        if (!src) {
+            ptm_dataset_free(all);
+            return PTM_ENOMEM;
+        }
+        memcpy(src, run->senv.data.src, run->senv.data.nsrc * sizeof(*src));
+        src[k].ds = all;
+        if ((rc = expr_data_init(&data, src, run->senv.data.nsrc)) != 0) {
+            ptm_free(src);
+            ptm_dataset_free(all);
+            return rc;
+        }
+    }
+    rc = depgraph_build(&bs->pred, &data, &run->senv.env, run->nblocks, &run->depgraph,
+                        &run->depgraph_info, why, sizeof(why));
+    if (all) {
+        expr_data_release(&data);
+        ptm_free(src);
+        ptm_dataset_free(all);
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot build the dependency graph of '%s': %s", bs->name,
+                 ptm_strerror(rc));
+        return rc;
+    }
+    run->has_depgraph = rc == 0;
+    if (rc == 0) {
+        run->setup_sched_seconds = run->depgraph_info.seconds;
+        run->seconds += run->depgraph_info.seconds;
+    } else if (run->rank == 0 && run->nblocks > 1000 && run->opts.log) {
+        fprintf(run->opts.log, "note: the dependencies of '%s' are evaluated per pair of blocks "
+                        "as rounds need them: %s\n", bs->name, why);
+    }
+    return 0;
+}
+
 /* The environment of the block set's expressions: the data, the
  * parameters with one copy (values, and the changes of the scheduled one),
  * the counters. Only when the policy evaluates expressions: building it
@@ -106,7 +243,7 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
                             (int32_t)p == run->sparam ? run->last_delta : NULL, t->rows, t->cols);
     }
     rt_sched_globals(run);
-    return 0;
+    return make_depgraph(run, err, errlen);
 }
 
 /* Move diagnostics a scheduler rendered into err (one a line, "WHERE:
@@ -162,6 +299,7 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         .per_round = plan->schedule.per_round,
         .seed = run->seed,
         .env = run->has_senv ? &run->senv.env : NULL,
+        .graph = run->has_depgraph ? &run->depgraph : NULL,
     };
     rc = run->sched->create(&info, &run->sched_state, err, errlen);
     if (rc != 0) {

@@ -19,7 +19,8 @@
 
 /* A flag of `ptm gen MODEL` beyond --seed and --out, and the values it
  * takes: whole numbers in [lo, hi] (kind 'w') or numbers in [rlo, rhi]
- * (kind 'r'), an end excluded where it says so. Two models that take a
+ * (kind 'r'), an end excluded where it says so, or none (kind 'b', a
+ * switch: whole is 1 when given). Two models that take a
  * flag of the same name give it the same row. */
 struct gen_flag {
     const char *name; /* "--rows" */
@@ -33,6 +34,7 @@ struct gen_flag {
 #define GEN_WHOLE(n, l, h, w) {n, 'w', l, h, 0, 0, false, false, w}
 #define GEN_REAL(n, l, h, lo_open, hi_open, w) {n, 'r', 0, 0, l, h, lo_open, hi_open, w}
 #define GEN_INT32(n, l) GEN_WHOLE(n, l, INT32_MAX, "a whole number from " #l " to 2147483647")
+#define GEN_SWITCH(n) {n, 'b', 0, 1, 0, 0, false, false, "no value"}
 #define GEN_FLAGS_END {NULL, 0, 0, 0, 0, 0, false, false, NULL}
 /* The most flags a model has. */
 #define GEN_FLAGS_MAX 16

@@ -75,19 +75,53 @@ static void draw_beta(const struct gen_lasso_opts *o, bool *mark, double *beta)
     memset(mark, 0, (size_t)d);
 }
 
-static int write_beta(struct gen_out *o, const double *beta, int64_t d)
+/* perm[c]: where generated column c goes; the identity when grouped,
+ * else uniform over all but the last column (Fisher-Yates, stream 4). */
+static void draw_perm(const struct gen_lasso_opts *o, int32_t *perm)
 {
+    int64_t d = o->cols;
+    for (int64_t c = 0; c < d; c++)
+        perm[c] = (int32_t)c;
+    if (o->grouped)
+        return;
+    struct gen_rng g;
+    gen_rng_seed(&g, o->seed, 4);
+    for (int64_t c = d - 2; c > 0; c--) {
+        int64_t t = (int64_t)gen_rng_below(&g, (uint64_t)c + 1);
+        int32_t s = perm[c];
+        perm[c] = perm[t];
+        perm[t] = s;
+    }
+}
+
+static int write_beta(struct gen_out *o, const double *beta, const int32_t *perm, int64_t d,
+                      double *out)
+{
+    for (int64_t c = 0; c < d; c++)
+        out[perm[c]] = beta[c];
     for (int64_t j = 0; j < d; j++) {
         char *p = gen_out_room(o);
-        int len = gen_fmt_double(p, beta[j]);
+        int len = gen_fmt_double(p, out[j]);
         p[len] = '\n';
         o->len += (size_t)len + 1;
     }
     return gen_out_finish(o);
 }
 
+/* An entry of a row: its column (after the permutation) and value. */
+struct entry {
+    int32_t col;
+    int64_t q;
+};
+
+static int by_col(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    return (x->col > y->col) - (x->col < y->col);
+}
+
 static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const double *beta,
-                      bool *mark)
+                      const int32_t *perm, bool *mark)
 {
     int64_t d = op->cols, gsz = op->group < d ? op->group : d;
     int64_t ng = (d + gsz - 1) / gsz;
@@ -98,12 +132,10 @@ static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const 
     int64_t max_entries = max_groups * gsz < d ? max_groups * gsz : d;
 
     int32_t *pick = ptm_malloc((size_t)max_groups * sizeof(*pick));
-    int32_t *col = ptm_malloc((size_t)max_entries * sizeof(*col));
-    int64_t *q = ptm_malloc((size_t)max_entries * sizeof(*q));
-    if (!pick || !col || !q) {
+    struct entry *ent = ptm_malloc((size_t)max_entries * sizeof(*ent));
+    if (!pick || !ent) {
         ptm_free(pick);
-        ptm_free(col);
-        ptm_free(q);
+        ptm_free(ent);
         return PTM_ENOMEM;
     }
     struct gen_rng gx, gn;
@@ -130,29 +162,29 @@ static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const 
                 int64_t mq = (int64_t)llround(x * VALUE_SCALE);
                 if (mq == 0)
                     continue;
-                col[ne] = (int32_t)c;
-                q[ne++] = mq;
+                ent[ne++] = (struct entry){perm[c], mq};
                 if (beta[c] != 0)
                     y += ((double)mq / VALUE_SCALE) * beta[c];
             }
         }
         y += op->noise * gen_rng_normal(&gn);
+        if (!op->grouped)
+            qsort(ent, (size_t)ne, sizeof(*ent), by_col);
         char *p = gen_out_room(o);
         o->len += (size_t)gen_fmt_double(p, y);
         for (int64_t k = 0; k < ne; k++) {
             p = gen_out_room(o);
             char *s = p;
             *s++ = ' ';
-            s += gen_fmt_uint(s, (uint64_t)col[k] + 1);
+            s += gen_fmt_uint(s, (uint64_t)ent[k].col + 1);
             *s++ = ':';
-            s += gen_fmt_fixed(s, q[k], VALUE_DIGITS);
+            s += gen_fmt_fixed(s, ent[k].q, VALUE_DIGITS);
             o->len += (size_t)(s - p);
         }
         o->buf[o->len++] = '\n';
     }
     ptm_free(pick);
-    ptm_free(col);
-    ptm_free(q);
+    ptm_free(ent);
     return gen_out_finish(o);
 }
 
@@ -162,21 +194,24 @@ int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
         return PTM_EINVAL;
     int64_t d = o->cols;
     double *beta = ptm_malloc((size_t)d * sizeof(*beta));
+    double *out = ptm_malloc((size_t)d * sizeof(*out));
+    int32_t *perm = ptm_malloc((size_t)d * sizeof(*perm));
     bool *mark = ptm_malloc((size_t)d * sizeof(*mark));
     struct gen_out fb, fx;
     memset(&fb, 0, sizeof(fb));
     memset(&fx, 0, sizeof(fx));
     int rc = PTM_ENOMEM;
-    if (!beta || !mark)
+    if (!beta || !out || !perm || !mark)
         goto out;
     draw_beta(o, mark, beta);
+    draw_perm(o, perm);
     rc = gen_out_open(&fb, dir, "beta_true.tsv");
     if (!rc)
-        rc = write_beta(&fb, beta, d);
+        rc = write_beta(&fb, beta, perm, d, out);
     if (!rc)
         rc = gen_out_open(&fx, dir, "lasso.svm");
     if (!rc)
-        rc = write_rows(&fx, o, beta, mark);
+        rc = write_rows(&fx, o, beta, perm, mark);
     if (!rc)
         rc = gen_out_rename(&fb);
     if (!rc)
@@ -186,13 +221,24 @@ out:
     gen_out_release(&fb);
     gen_out_release(&fx);
     ptm_free(beta);
+    ptm_free(out);
+    ptm_free(perm);
     ptm_free(mark);
     return rc;
 }
 
 /* ---- `ptm gen lasso` ----------------------------------------------------------- */
 
-enum { FLAG_ROWS, FLAG_COLS, FLAG_DENSITY, FLAG_GROUP, FLAG_CORR, FLAG_NONZEROS, FLAG_NOISE };
+enum {
+    FLAG_ROWS,
+    FLAG_COLS,
+    FLAG_DENSITY,
+    FLAG_GROUP,
+    FLAG_CORR,
+    FLAG_NONZEROS,
+    FLAG_NOISE,
+    FLAG_GROUPED
+};
 
 static const struct gen_flag flags[] = {
     [FLAG_ROWS] = GEN_INT32("--rows", 1),
@@ -202,6 +248,7 @@ static const struct gen_flag flags[] = {
     [FLAG_CORR] = GEN_REAL("--corr", 0, 1, false, false, "a number in [0, 1]"),
     [FLAG_NONZEROS] = GEN_INT32("--nonzeros", 0),
     [FLAG_NOISE] = GEN_REAL("--noise", 0, HUGE_VAL, false, false, "a finite number >= 0"),
+    [FLAG_GROUPED] = GEN_SWITCH("--grouped"),
     GEN_FLAGS_END,
 };
 
@@ -222,6 +269,7 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     GEN_ARG(a, FLAG_CORR, real, o.corr);
     GEN_ARG(a, FLAG_NONZEROS, whole, o.nonzeros);
     GEN_ARG(a, FLAG_NOISE, real, o.noise);
+    o.grouped = a->given[FLAG_GROUPED];
     if (o.nonzeros > o.cols)
         o.nonzeros = o.cols; /* the default: check() refused a given one */
     *file = NULL;
@@ -232,7 +280,8 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
     .summary = "sparse regression with correlated feature groups",
     .usage =
         "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
-        "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n",
+        "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n"
+        "                     [--grouped]\n",
     .help =
         "lasso: sparse regression y = X beta* + noise with correlated features.\n"
         "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
@@ -240,7 +289,10 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
         "Columns come in groups of G that share a latent factor: two columns of\n"
         "a group have correlation RHO, columns of different groups none. Each\n"
         "row draws groups uniformly so that D of its entries are non-zero on\n"
-        "average; values are normal, rounded to multiples of 1e-6.\n"
+        "average; values are normal, rounded to multiples of 1e-6. A group's\n"
+        "columns are spread over X by a permutation of the seed (the last\n"
+        "column stays last), as features of real data are: --grouped puts\n"
+        "each group in consecutive columns instead.\n"
         "\n"
         "  --rows R       rows of X (default 1000)\n"
         "  --cols C       columns of X (default 10000)\n"
@@ -249,7 +301,8 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
         "  --corr RHO     correlation within a group, in [0, 1] (default 0.5)\n"
         "  --nonzeros K   non-zero coefficients of beta*, at most C (default 10,\n"
         "                 or C when C is smaller)\n"
-        "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n",
+        "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n"
+        "  --grouped      each group in consecutive columns\n",
     .flags = flags,
     .check = check,
     .run = run,

@@ -5,6 +5,7 @@
 #ifndef PTM_GEN_LASSO_H
 #define PTM_GEN_LASSO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ptm_gen;
@@ -33,8 +34,13 @@ extern const struct ptm_gen ptm_gen_lasso_cmd;
  * groups none. The last row always draws the last group, so that the file
  * has `cols` columns. beta* has `nonzeros` non-zero coefficients on columns
  * drawn uniformly, each +-(0.5 + U[0, 1)); the label is
- * x_i beta* + noise * N(0, 1). X, beta* and the noise come from separate
- * streams of the seed: X does not depend on nonzeros or noise. */
+ * x_i beta* + noise * N(0, 1). Unless `grouped`, the columns are then
+ * renumbered by a uniform permutation of all but the last (which stays
+ * last), in X and beta* alike, so that a group's columns are spread over
+ * X as the features of real data are, and a schedule that takes columns
+ * in order meets no more correlation than one that takes them at random.
+ * X, beta*, the noise and the permutation come from separate streams of
+ * the seed: X does not depend on nonzeros or noise. */
 struct gen_lasso_opts {
     uint64_t seed;
     int64_t rows, cols; /* 1 .. INT32_MAX each */
@@ -43,6 +49,7 @@ struct gen_lasso_opts {
     double corr;        /* [0, 1] */
     int64_t nonzeros;   /* 0 .. cols */
     double noise;       /* >= 0, finite */
+    bool grouped;       /* each group in consecutive columns (else spread) */
 };
 
 /* The defaults above, seed 0. */

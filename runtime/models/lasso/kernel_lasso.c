@@ -125,6 +125,67 @@ void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *be
     }
 }
 
+/* The derivative (from the right) of f(beta + t delta) - f(beta) in t:
+ * (a t - b) / n + lambda sum_k delta_k sign(beta_j + t delta_k). */
+static double step_slope(double t, double a, double b, const double *beta, const int64_t *cols,
+                         const double *delta, size_t ns, double n, double lambda)
+{
+    double s = 0;
+    for (size_t k = 0; k < ns; k++) {
+        double v = beta[cols[k]] + t * delta[k];
+        s += v > 0 || (v == 0 && delta[k] > 0) ? delta[k] : -delta[k];
+    }
+    return (a * t - b) / n + lambda * s;
+}
+
+double lasso_step(const struct ptm_csc *x, const double *r, const double *beta,
+                  const int64_t *cols, const double *delta, size_t ns, size_t own0, size_t own1,
+                  int64_t n, double lambda, double *xd, int32_t *rows, double *rise)
+{
+    /* the rows the changed columns touch (xd as the mark), then xd = X
+     * delta on them, a = |xd|^2, b = r . xd */
+    size_t nr = 0;
+    for (size_t k = 0; k < ns; k++)
+        for (int64_t e = x->colptr[cols[k]]; delta[k] != 0 && e < x->colptr[cols[k] + 1]; e++)
+            if (xd[x->rowind[e]] == 0) {
+                xd[x->rowind[e]] = 1;
+                rows[nr++] = x->rowind[e];
+            }
+    for (size_t q = 0; q < nr; q++)
+        xd[rows[q]] = 0;
+    for (size_t k = 0; k < ns; k++)
+        for (int64_t e = x->colptr[cols[k]]; delta[k] != 0 && e < x->colptr[cols[k] + 1]; e++)
+            xd[x->rowind[e]] += x->val[e] * delta[k];
+    /* r holds the own share's changes: r . xd of the round's start residual
+     * adds back (X delta_own) . xd */
+    double a = 0, b = 0;
+    for (size_t k = own0; k < own1; k++)
+        for (int64_t e = x->colptr[cols[k]]; delta[k] != 0 && e < x->colptr[cols[k] + 1]; e++)
+            b += x->val[e] * delta[k] * xd[x->rowind[e]];
+    for (size_t q = 0; q < nr; q++) {
+        int32_t i = rows[q];
+        a += xd[i] * xd[i];
+        b += r[i] * xd[i];
+        xd[i] = 0;
+    }
+    double l1 = 0;
+    for (size_t k = 0; k < ns; k++)
+        l1 += fabs(beta[cols[k]] + delta[k]) - fabs(beta[cols[k]]);
+    double nn = (double)n;
+    *rise = (a - 2 * b) / (2 * nn) + lambda * l1;
+    if (!(*rise > 0))
+        return 1;
+    double lo = 0, hi = 1;
+    for (int it = 0; it < 60 && hi - lo > 1e-15; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (step_slope(mid, a, b, beta, cols, delta, ns, nn, lambda) < 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo > 0 ? lo : hi;
+}
+
 void lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
                     const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new)
 {

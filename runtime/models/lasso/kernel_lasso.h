@@ -73,6 +73,21 @@ void lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const 
  * lasso_lambda_max(). */
 void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *beta_new);
 
+/* The step of a round whose coordinate updates were computed together
+ * (from one residual): beta moves by t delta, delta[k] the change of
+ * column cols[k] (distinct), with t in (0, 1]. t is 1 when the whole
+ * change does not raise f; else the minimizer of f(beta + t delta) over
+ * (0, 1], found by bisection on the derivative of that convex function
+ * of t (it is negative at 0: every coordinate's change is a descent step
+ * on its own). r is the residual the changes were computed from (all
+ * rows: one shard), except that the changes of cols[own0 .. own1) are
+ * already in it (a worker's share under within = sequential; own0 ==
+ * own1: none); xd a scratch of x->nrows zeros that is left zeroed, rows a
+ * scratch of x->nrows entries. *rise receives f(beta + delta) - f(beta)
+ * (> 0 when the round was damped). */
+double lasso_step(const struct ptm_csc *x, const double *r, const double *beta,
+                  const int64_t *cols, const double *delta, size_t ns, size_t own0, size_t own1,
+                  int64_t n, double lambda, double *xd, int32_t *rows, double *rise);
 /* apply: r_i -= x_ij delta[k] for j = cols[k] and the shard's rows i, so
  * that r stays y - X beta after beta_j += delta[k]. A zero delta costs
  * nothing. */

@@ -43,6 +43,13 @@ struct lasso_state {
     bool own_r;
     bool seq;    /* within = sequential */
     double **rw; /* worker p's own copy of r (rw[0] is r) */
+    double *xd;  /* damp: X delta, rows(X) zeros between rounds */
+    int32_t *rows;
+    /* within = sequential, damped: the round's changes as pushed (each
+     * worker's residual already holds its own share's), and the step */
+    double *pushed;
+    size_t npushed;
+    double step;
 };
 
 /* The residual worker w reads and writes: its own copy. */
@@ -148,6 +155,16 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     }
     /* each worker its own r, which only it writes (see lasso_apply_w) */
     run->apply_dealt = k->seq;
+    /* rounds whose changes were computed together are damped
+     * (lasso_damp): under within = sequential, the workers' shares */
+    run->damps = run->nranks == 1 && (!k->seq || run->P > 1);
+    k->step = 1;
+    if (run->damps) {
+        k->xd = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1), sizeof(double));
+        k->rows = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1), sizeof(int32_t));
+        if (!k->xd || !k->rows)
+            return PTM_ENOMEM;
+    }
     if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
         return PTM_ENOMEM;
     for (int p = 1; p < run->P; p++)
@@ -167,6 +184,9 @@ static void lasso_release(struct ptm_run *run)
     if (!k)
         return;
     ptm_free(k->sq);
+    ptm_free(k->xd);
+    ptm_free(k->rows);
+    ptm_free(k->pushed);
     if (k->rw)
         for (int p = 1; p < run->P; p++)
             ptm_free(k->rw[p]);
@@ -230,7 +250,45 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     lasso_apply(k->x, rd->vars, rd->change, (size_t)v0, r);
     lasso_apply(k->x, rd->vars + v1, rd->change + v1, rd->nvars - (size_t)v1, r);
+    if (k->step < 1) /* the own share went in as pushed: take back the rest */
+        for (int64_t v = v0; v < v1; v++) {
+            double fix = rd->change[v] - k->pushed[v];
+            lasso_apply(k->x, rd->vars + v, &fix, 1, r);
+        }
     return 0;
+}
+
+/* The step of a round under within = parallel: every new value of the
+ * round was computed from the round's starting residual, the first
+ * worker's copy (which has applied every round before this one and not
+ * this one). rd->change is scratch until the commit. */
+static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double *rise)
+{
+    struct lasso_state *k = run->rule_state;
+    const double *beta = run->params[k->o.beta].val;
+    k->step = 1;
+    *rise = 0;
+    if (rd->nvars < 2)
+        return 1; /* one exact coordinate step never rises */
+    for (size_t v = 0; v < rd->nvars; v++)
+        rd->change[v] = run->newval[v] - beta[rd->vars[v]];
+    /* under sequential the first worker's residual holds its share */
+    size_t own0 = 0, own1 = 0;
+    if (k->seq) {
+        own0 = (size_t)rd->off[rd->part[0]];
+        own1 = (size_t)rd->off[rd->part[1]];
+        if (rd->nvars > k->npushed) {
+            double *p = ptm_realloc(k->pushed, rd->nvars * sizeof(double));
+            if (!p)
+                return 1; /* cannot remember the pushes: commit as pushed */
+            k->pushed = p;
+            k->npushed = rd->nvars;
+        }
+        memcpy(k->pushed, rd->change, rd->nvars * sizeof(double));
+    }
+    k->step = lasso_step(k->x, k->rw[0], beta, rd->vars, rd->change, rd->nvars, own0, own1,
+                         run->grows, k->o.lambda, k->xd, k->rows, rise);
+    return k->step;
 }
 
 static const struct rt_rule rule_ops = {
@@ -243,6 +301,7 @@ static const struct rt_rule rule_ops = {
     .push = lasso_push_w,
     .pull = lasso_pull_run,
     .apply = lasso_apply_w,
+    .damp = lasso_damp,
 };
 
 static bool columns_only(const struct ptm_plan *plan)
