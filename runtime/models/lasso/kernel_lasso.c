@@ -138,36 +138,63 @@ static double step_slope(double t, double a, double b, const double *beta, const
     return (a * t - b) / n + lambda * s;
 }
 
-double lasso_step(const struct ptm_csc *x, const double *r, const double *beta,
-                  const int64_t *cols, const double *delta, size_t ns, size_t own0, size_t own1,
-                  int64_t n, double lambda, double *xd, int32_t *rows, double *rise)
+void lasso_scatter(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
+                   double *xd, unsigned char *mark, int32_t *rows, size_t *nr)
 {
-    /* the rows the changed columns touch (xd as the mark), then xd = X
-     * delta on them, a = |xd|^2, b = r . xd */
-    size_t nr = 0;
-    for (size_t k = 0; k < ns; k++)
-        for (int64_t e = x->colptr[cols[k]]; delta[k] != 0 && e < x->colptr[cols[k] + 1]; e++)
-            if (xd[x->rowind[e]] == 0) {
-                xd[x->rowind[e]] = 1;
-                rows[nr++] = x->rowind[e];
+    const int64_t *restrict cp = x->colptr;
+    const int32_t *restrict ri = x->rowind;
+    const double *restrict v = x->val;
+    size_t m = *nr;
+    for (size_t k = 0; k < ns; k++) {
+        double d = delta[k];
+        if (d == 0)
+            continue;
+        for (int64_t e = cp[cols[k]]; e < cp[cols[k] + 1]; e++) {
+            int32_t i = ri[e];
+            if (!mark[i]) {
+                mark[i] = 1;
+                rows[m++] = i;
             }
-    for (size_t q = 0; q < nr; q++)
-        xd[rows[q]] = 0;
-    for (size_t k = 0; k < ns; k++)
-        for (int64_t e = x->colptr[cols[k]]; delta[k] != 0 && e < x->colptr[cols[k] + 1]; e++)
-            xd[x->rowind[e]] += x->val[e] * delta[k];
-    /* r holds the own share's changes: r . xd of the round's start residual
-     * adds back (X delta_own) . xd */
-    double a = 0, b = 0;
-    for (size_t k = own0; k < own1; k++)
-        for (int64_t e = x->colptr[cols[k]]; delta[k] != 0 && e < x->colptr[cols[k] + 1]; e++)
-            b += x->val[e] * delta[k] * xd[x->rowind[e]];
-    for (size_t q = 0; q < nr; q++) {
-        int32_t i = rows[q];
-        a += xd[i] * xd[i];
-        b += r[i] * xd[i];
-        xd[i] = 0;
+            xd[i] += v[e] * d;
+        }
     }
+    *nr = m;
+}
+
+void lasso_scatter_sums(const double *xd, const int32_t *rows, size_t nr, const double *r,
+                        int own, double *a, double *b)
+{
+    double sa = 0, sb = 0;
+    for (size_t q = 0; q < nr; q++) {
+        double u = xd[rows[q]];
+        sa += u * u;
+        sb += (own ? r[rows[q]] + u : r[rows[q]]) * u;
+    }
+    *a = sa;
+    *b = sb;
+}
+
+double lasso_scatter_dot(const double *xd_p, const int32_t *rows_p, size_t nr_p,
+                         const double *xd_q)
+{
+    double s = 0;
+    for (size_t q = 0; q < nr_p; q++)
+        s += xd_p[rows_p[q]] * xd_q[rows_p[q]];
+    return s;
+}
+
+void lasso_scatter_clear(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr)
+{
+    for (size_t q = 0; q < *nr; q++) {
+        xd[rows[q]] = 0;
+        mark[rows[q]] = 0;
+    }
+    *nr = 0;
+}
+
+double lasso_step(double a, double b, const double *beta, const int64_t *cols,
+                  const double *delta, size_t ns, int64_t n, double lambda, double *rise)
+{
     double l1 = 0;
     for (size_t k = 0; k < ns; k++)
         l1 += fabs(beta[cols[k]] + delta[k]) - fabs(beta[cols[k]]);

@@ -73,21 +73,33 @@ void lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const 
  * lasso_lambda_max(). */
 void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *beta_new);
 
-/* The step of a round whose coordinate updates were computed together
- * (from one residual): beta moves by t delta, delta[k] the change of
- * column cols[k] (distinct), with t in (0, 1]. t is 1 when the whole
- * change does not raise f; else the minimizer of f(beta + t delta) over
- * (0, 1], found by bisection on the derivative of that convex function
- * of t (it is negative at 0: every coordinate's change is a descent step
- * on its own). r is the residual the changes were computed from (all
- * rows: one shard), except that the changes of cols[own0 .. own1) are
- * already in it (a worker's share under within = sequential; own0 ==
- * own1: none); xd a scratch of x->nrows zeros that is left zeroed, rows a
- * scratch of x->nrows entries. *rise receives f(beta + delta) - f(beta)
- * (> 0 when the round was damped). */
-double lasso_step(const struct ptm_csc *x, const double *r, const double *beta,
-                  const int64_t *cols, const double *delta, size_t ns, size_t own0, size_t own1,
-                  int64_t n, double lambda, double *xd, int32_t *rows, double *rise);
+/* Damping a round whose coordinate updates were computed together (from
+ * one residual, or a worker's share one after the other): beta moves by
+ * t delta, delta[k] the change of column cols[k]. The quadratic part of
+ * f(beta + t delta) needs a = |X delta|^2 and b = r0 . X delta, r0 the
+ * round's starting residual; each worker adds X delta_p of its share into
+ * a dense buffer of its own, and they combine as a = sum_p |X delta_p|^2
+ * + 2 sum_(p<q) X delta_p . X delta_q and b = sum_p r0 . X delta_p.
+ *
+ * lasso_scatter: xd += X delta over cols[0 .. ns), listing in rows (nr of
+ * them so far) each row it touches for the first time (mark[i] set). */
+void lasso_scatter(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
+                   double *xd, unsigned char *mark, int32_t *rows, size_t *nr);
+/* Over the listed rows: *a = |xd|^2 and *b = r0 . xd, where r0 = r, or
+ * r + xd when r already holds the changes (own). */
+void lasso_scatter_sums(const double *xd, const int32_t *rows, size_t nr, const double *r,
+                        int own, double *a, double *b);
+/* xd_p . xd_q over p's listed rows. */
+double lasso_scatter_dot(const double *xd_p, const int32_t *rows_p, size_t nr_p,
+                         const double *xd_q);
+/* Zero xd and mark on the listed rows; nr becomes 0. */
+void lasso_scatter_clear(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr);
+/* The step t in (0, 1]: 1 when f(beta + delta) <= f(beta), else the
+ * minimizer of the convex f(beta + t delta) over (0, 1] (bisection on its
+ * slope, which is negative at 0: each change is a descent step for its
+ * own coordinate). *rise receives f(beta + delta) - f(beta). */
+double lasso_step(double a, double b, const double *beta, const int64_t *cols,
+                  const double *delta, size_t ns, int64_t n, double lambda, double *rise);
 /* apply: r_i -= x_ij delta[k] for j = cols[k] and the shard's rows i, so
  * that r stays y - X beta after beta_j += delta[k]. A zero delta costs
  * nothing. */

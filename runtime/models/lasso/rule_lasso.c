@@ -33,6 +33,16 @@ struct lasso_opts {
     double lambda;
 };
 
+/* A worker's part of the damping check (kernel_lasso.h): X delta of its
+ * share on the rows it touches, and its sums. */
+struct lasso_dw {
+    double *xd;
+    unsigned char *mark;
+    int32_t *rows;
+    size_t nr;
+    double a, b;
+};
+
 /* The rule's state: it splits rounds by blocks (engine_impl.h), so the
  * workers share X and the squared column norms; each has its residual. */
 struct lasso_state {
@@ -43,8 +53,7 @@ struct lasso_state {
     bool own_r;
     bool seq;    /* within = sequential */
     double **rw; /* worker p's own copy of r (rw[0] is r) */
-    double *xd;  /* damp: X delta, rows(X) zeros between rounds */
-    int32_t *rows;
+    struct lasso_dw *dw; /* per worker, when rounds are damped */
     /* within = sequential, damped: the round's changes as pushed (each
      * worker's residual already holds its own share's), and the step */
     double *pushed;
@@ -160,10 +169,17 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     run->damps = run->nranks == 1 && (!k->seq || run->P > 1);
     k->step = 1;
     if (run->damps) {
-        k->xd = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1), sizeof(double));
-        k->rows = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1), sizeof(int32_t));
-        if (!k->xd || !k->rows)
+        size_t m = (size_t)(k->x->nrows > 0 ? k->x->nrows : 1);
+        if (!(k->dw = rt_zalloc((size_t)run->P, sizeof(*k->dw))))
             return PTM_ENOMEM;
+        for (int p = 0; p < run->P; p++) {
+            struct lasso_dw *d = &k->dw[p];
+            d->xd = rt_zalloc(m, sizeof(double));
+            d->mark = rt_zalloc(m, 1);
+            d->rows = rt_zalloc(m, sizeof(int32_t));
+            if (!d->xd || !d->mark || !d->rows)
+                return PTM_ENOMEM;
+        }
     }
     if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
         return PTM_ENOMEM;
@@ -184,8 +200,13 @@ static void lasso_release(struct ptm_run *run)
     if (!k)
         return;
     ptm_free(k->sq);
-    ptm_free(k->xd);
-    ptm_free(k->rows);
+    if (k->dw)
+        for (int p = 0; p < run->P; p++) {
+            ptm_free(k->dw[p].xd);
+            ptm_free(k->dw[p].mark);
+            ptm_free(k->dw[p].rows);
+        }
+    ptm_free(k->dw);
     ptm_free(k->pushed);
     if (k->rw)
         for (int p = 1; p < run->P; p++)
@@ -204,6 +225,26 @@ static size_t lasso_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars
     return LASSO_K * nvars;
 }
 
+/* The worker's part of the damping check (lasso_damp): X delta of its
+ * share, its square and its product with the round's starting residual.
+ * rd->change is scratch until the commit, each worker its share's. */
+static void damp_part(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
+{
+    struct ptm_run *run = w->run;
+    const struct lasso_state *k = run->rule_state;
+    struct lasso_dw *d = &k->dw[w->id];
+    lasso_scatter_clear(d->xd, d->mark, d->rows, &d->nr);
+    d->a = d->b = 0;
+    if (rd->nvars < 2)
+        return;
+    const double *beta = run->params[k->o.beta].val;
+    double *delta = rd->change + v0;
+    for (size_t v = 0; v < nv; v++)
+        delta[v] = run->newval[v0 + (int64_t)v] - beta[rd->vars[v0 + (int64_t)v]];
+    lasso_scatter(k->x, rd->vars + v0, delta, nv, d->xd, d->mark, d->rows, &d->nr);
+    lasso_scatter_sums(d->xd, d->rows, d->nr, resid(k, w), k->seq, &d->a, &d->b);
+}
+
 /* The worker's share of the round: the sums, then the new values. */
 static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
 {
@@ -215,13 +256,15 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     if (k->seq) { /* the changes go to the worker's r as they are made */
         lasso_push_seq(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, run->grows,
                        k->o.lambda, run->newval + v0);
-        return 0;
+    } else {
+        /* with other ranks the sums are this rank's part: rank 0 pulls them */
+        double *z = run->nranks > 1 ? run->zsum + LASSO_K * v0 : w->z;
+        lasso_push(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, z);
+        if (run->nranks == 1)
+            lasso_pull(z, nv, run->grows, k->o.lambda, run->newval + v0);
     }
-    /* with other ranks the sums are this rank's part: rank 0 pulls them */
-    double *z = run->nranks > 1 ? run->zsum + LASSO_K * v0 : w->z;
-    lasso_push(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, z);
-    if (run->nranks == 1)
-        lasso_pull(z, nv, run->grows, k->o.lambda, run->newval + v0);
+    if (run->damps)
+        damp_part(w, rd, v0, nv);
     return 0;
 }
 
@@ -258,10 +301,9 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
     return 0;
 }
 
-/* The step of a round under within = parallel: every new value of the
- * round was computed from the round's starting residual, the first
- * worker's copy (which has applied every round before this one and not
- * this one). rd->change is scratch until the commit. */
+/* The step of a round: the workers' parts of the check (damp_part)
+ * combined, a = sum_p a_p + 2 sum_(p<q) xd_p . xd_q and b = sum_p b_p,
+ * summed in worker order. rd->change holds the pushed changes. */
 static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double *rise)
 {
     struct lasso_state *k = run->rule_state;
@@ -270,13 +312,16 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
     *rise = 0;
     if (rd->nvars < 2)
         return 1; /* one exact coordinate step never rises */
-    for (size_t v = 0; v < rd->nvars; v++)
-        rd->change[v] = run->newval[v] - beta[rd->vars[v]];
-    /* under sequential the first worker's residual holds its share */
-    size_t own0 = 0, own1 = 0;
+    double a = 0, b = 0, cross = 0;
+    for (int p = 0; p < run->P; p++) {
+        const struct lasso_dw *d = &k->dw[p];
+        a += d->a;
+        b += d->b;
+        for (int q = p + 1; q < run->P; q++)
+            cross += lasso_scatter_dot(d->xd, d->rows, d->nr, k->dw[q].xd);
+    }
+    a += 2 * cross;
     if (k->seq) {
-        own0 = (size_t)rd->off[rd->part[0]];
-        own1 = (size_t)rd->off[rd->part[1]];
         if (rd->nvars > k->npushed) {
             double *p = ptm_realloc(k->pushed, rd->nvars * sizeof(double));
             if (!p)
@@ -286,8 +331,8 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
         }
         memcpy(k->pushed, rd->change, rd->nvars * sizeof(double));
     }
-    k->step = lasso_step(k->x, k->rw[0], beta, rd->vars, rd->change, rd->nvars, own0, own1,
-                         run->grows, k->o.lambda, k->xd, k->rows, rise);
+    k->step = lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda,
+                         rise);
     return k->step;
 }
 
