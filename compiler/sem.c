@@ -773,6 +773,7 @@ enum { P_DYN = 1u << PLAN_POLICY_DYNAMIC, P_ROT = 1u << PLAN_POLICY_ROTATION,
     X(balance, P_DYN, "nothing, 'true' or 'false'")                            \
     X(pipeline, P_DYN, "a whole number")                                       \
     X(uniform, P_DYN, "a number from 0 to 1")                                  \
+    X(active, P_DYN, "nothing, 'true' or 'false'")                             \
     X(per_round, P_RR | P_RND, "a whole number")                               \
     X(minibatch, P_DP, "a whole number")
 
@@ -838,11 +839,12 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
     const struct ast_expr *v = o->values.head;
     unsigned n = o->values.n;
     bool ok = true;
-    if (strcmp(def->name, "balance") == 0) {
+    if (strcmp(def->name, "balance") == 0 || strcmp(def->name, "active") == 0) {
+        bool *flag = def->name[0] == 'b' ? &sc->balance : &sc->active;
         if (n == 0)
-            sc->balance = true;
+            *flag = true;
         else if (n == 1 && v->kind == AST_BOOL)
-            sc->balance = v->u.boolean;
+            *flag = v->u.boolean;
         else
             ok = false;
     } else if (strcmp(def->name, "keep") == 0) {
@@ -908,6 +910,7 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
     sc->balance = true;
     sc->pipeline = 1;
     sc->uniform = 0;
+    sc->active = false;
     sc->minibatch = 1000;
     const struct ast_options *opts = &st->u.schedule.options;
     for (const struct ast_option *o = opts->head; o; o = o->next) {

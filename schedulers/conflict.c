@@ -215,11 +215,16 @@ int sched_edges_from_pairs(struct sched_edges *out, const int64_t *pairs, size_t
     for (int64_t b = B; b > 0; b--)
         out->off[b] = out->off[b - 1];
     out->off[0] = 0;
-    /* sort each row and drop repeats, compacting */
+    /* sort each row (unless it is: pairs sorted by (a, b) fill every row
+     * in order) and drop repeats, compacting */
     int64_t w = 0, start = 0;
     for (int64_t b = 0; b < B; b++) {
         int64_t end = out->off[b + 1];
-        qsort(out->adj + start, (size_t)(end - start), sizeof(int64_t), cmp_i64);
+        bool sorted = true;
+        for (int64_t k = start + 1; k < end && sorted; k++)
+            sorted = out->adj[k - 1] <= out->adj[k];
+        if (!sorted)
+            qsort(out->adj + start, (size_t)(end - start), sizeof(int64_t), cmp_i64);
         out->off[b] = w;
         for (int64_t k = start; k < end; k++)
             if (k == start || out->adj[k] != out->adj[k - 1])

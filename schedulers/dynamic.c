@@ -87,6 +87,11 @@
 /* The most blocks: block numbers must fit the conflict cache's keys. */
 #define MAX_BLOCKS INT32_MAX
 #define MAX_PIPELINE 64
+/* `active`: a pass over the blocks that moved follows another while it
+ * changed them by more than ACTIVE_RATIO of what the last pass over every
+ * block did, at most ACTIVE_PASSES times in a row. */
+#define ACTIVE_RATIO 0.01
+#define ACTIVE_PASSES 50
 
 /* A sort key: value and the place it came from. */
 struct key {
@@ -134,6 +139,19 @@ struct dyn {
     int64_t rounds, updates; /* rounds computed, and their kept blocks */
     struct ptm_rng g;
     struct sched_conflicts *conf;
+    /* `active`: the current pass's blocks queue[qpos .. qn), the
+     * candidates left out by the filter last round (first in the next),
+     * which blocks moved at their last update, and the changes the done()
+     * calls reported in this pass and in the last full one */
+    bool active;
+    int64_t *queue;
+    int64_t qpos, qn;
+    int64_t *defer;
+    size_t ndefer;
+    unsigned char *moved;
+    bool full;
+    int passes; /* active passes since the last full one */
+    double pass_change, full_change;
     /* a failure met in done(), reported by the next next() */
     int failed;
     char failure[512];
@@ -449,9 +467,13 @@ static bool uniform_place(const struct dyn *s, size_t k)
     return s->uniform > 0 && floor((double)(k + 1) * s->uniform) > floor((double)k * s->uniform);
 }
 
+static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen);
+
 /* Compute the next round into out. */
 static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
 {
+    if (s->active)
+        return compute_active(s, out, err, errlen);
     bool warm = s->warm_rounds ? s->rounds < s->warmup : s->updates / s->B < s->warmup;
     int rc;
     if (!warm && (rc = refresh(s, err, errlen)) != 0)
@@ -532,6 +554,89 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
     return 0;
 }
 
+/* `active`: the next pass into queue, in block order. After a full pass,
+ * the active blocks, those whose priority is above 0 (without a priority
+ * statement, whose last change was not 0); after a pass over those, the
+ * same again while it changed them by more than ACTIVE_RATIO of the last
+ * full pass (and at most ACTIVE_PASSES times), else every block. A pass
+ * with no block is a full one. A priority that done() cannot keep current
+ * (it reads more than the block's own variable) is evaluated for every
+ * block as an active pass starts. Returns 0, or PTM_EINVAL for a NaN or
+ * infinite priority (message in err). */
+static int next_pass(struct dyn *s, char *err, size_t errlen)
+{
+    bool full = s->qn == 0; /* the first pass */
+    if (!full && s->full) {
+        s->full_change = s->pass_change;
+        s->passes = 0;
+    } else if (!full) {
+        full = !(s->pass_change > ACTIVE_RATIO * s->full_change) || s->passes >= ACTIVE_PASSES;
+    }
+    s->qn = 0;
+    if (!full && s->program && !(s->local && s->reads_params))
+        for (int64_t b = 0; b < s->B; b++) {
+            double w = 0;
+            if (weight_of(s, b, eval_priority(s, b), &w, err, errlen) != 0)
+                return PTM_EINVAL;
+            s->moved[b] = w > 0;
+        }
+    if (!full) {
+        for (int64_t b = 0; b < s->B; b++)
+            if (s->moved[b])
+                s->queue[s->qn++] = b;
+        full = s->qn == 0;
+    }
+    if (full) {
+        for (int64_t b = 0; b < s->B; b++)
+            s->queue[b] = b;
+        s->qn = s->B;
+    } else {
+        s->passes++;
+    }
+    s->full = full;
+    s->qpos = 0;
+    s->pass_change = 0;
+    return 0;
+}
+
+/* `active`: the next round: the candidates the filter left out last
+ * round, then the pass's next blocks in order, N in all; the kept ones are
+ * dealt as under sampling, the others wait for the next round. */
+static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
+{
+    size_t N = s->N, k = 0;
+    memcpy(s->cand, s->defer, s->ndefer * sizeof(int64_t));
+    k = s->ndefer;
+    int rc;
+    if (k == 0 && s->qpos >= s->qn && (rc = next_pass(s, err, errlen)) != 0)
+        return rc;
+    while (k < N && s->qpos < s->qn)
+        s->cand[k++] = s->queue[s->qpos++];
+    for (size_t i = 0; i < k; i++)
+        s->cw[i] = 1;
+    int64_t evals = 0;
+    size_t nk = sched_conflicts_filter(s->conf, s->cand, k, s->kept, &evals);
+    s->ndefer = 0;
+    if (nk < k) { /* the candidates not kept, in their order */
+        if (++s->stamp == 0) {
+            memset(s->drawn, 0, (size_t)s->B * sizeof(uint32_t));
+            s->stamp = 1;
+        }
+        for (size_t i = 0; i < nk; i++)
+            s->drawn[s->kept[i]] = s->stamp;
+        for (size_t i = 0; i < k; i++)
+            if (s->drawn[s->cand[i]] != s->stamp)
+                s->defer[s->ndefer++] = s->cand[i];
+    }
+    assign(s, nk, out);
+    out->candidates = (int64_t)k;
+    out->conflicts = (int64_t)(k - nk);
+    out->evaluations = evals;
+    s->rounds++;
+    s->updates += (int64_t)nk;
+    return 0;
+}
+
 static void copy_round(struct ptm_sched_round *dst, const struct ptm_sched_round *src, int P)
 {
     dst->n = src->n;
@@ -564,6 +669,9 @@ static void dyn_destroy(void *state)
     ptm_free(s->owner);
     ptm_free(s->cursor);
     ptm_free(s->heap);
+    ptm_free(s->queue);
+    ptm_free(s->defer);
+    ptm_free(s->moved);
     if (s->q)
         for (int i = 0; i < s->pipeline; i++) {
             ptm_free(s->q[i].blocks);
@@ -636,6 +744,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->warm_rounds = sc->warmup_unit == PLAN_UNIT_ROUNDS;
     s->pipeline = (int)sc->pipeline;
     s->uniform = sc->uniform;
+    s->active = sc->active;
     s->program = bs->has_priority;
     ptm_rng_seed(&s->g, info->seed ^ 0x64796e616d696300ull); /* "dynamic" stream */
     int rc = PTM_ENOMEM;
@@ -656,6 +765,14 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     if (!s->tree || !s->perm || !s->drawn || !s->cand || !s->cw || !s->keys || !s->tmp ||
         !s->kept || !s->owner || !s->cursor || !s->heap)
         goto fail;
+    if (s->active) {
+        s->queue = alloc(B, sizeof(int64_t));
+        s->defer = alloc(N, sizeof(int64_t));
+        s->moved = alloc(B, 1);
+        if (!s->queue || !s->defer || !s->moved)
+            goto fail;
+        memset(s->moved, 0, B);
+    }
     memset(s->tree, 0, 2 * s->leaves * sizeof(double));
     memset(s->drawn, 0, B * sizeof(uint32_t));
     for (size_t b = 0; b < B; b++)
@@ -747,6 +864,20 @@ static int dyn_next(void *state, struct ptm_sched_round *out, char *err, size_t 
 static void dyn_done(void *state, const int64_t *blocks, const double *change, size_t n)
 {
     struct dyn *s = state;
+    if (s->active) {
+        for (size_t i = 0; i < n; i++) {
+            int64_t b = blocks[i];
+            double w = change[i];
+            if (s->program && s->local && s->reads_params &&
+                weight_of(s, b, eval_priority(s, b), &w, s->failure, sizeof(s->failure)) != 0) {
+                s->failed = PTM_EINVAL;
+                return;
+            }
+            s->moved[b] = !(w == 0);
+            s->pass_change += isfinite(change[i]) ? change[i] : 0;
+        }
+        return;
+    }
     if (s->program && !s->reads_params)
         return; /* nothing it reads has moved */
     if (s->program && !s->local) {

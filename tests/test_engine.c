@@ -275,6 +275,8 @@ static const struct {
     {NONNEG, "random { per_round 37 }", 1, NULL},
     {NONNEG, "dynamic { sample 37 }", 2, NULL},
     {NONNEG, "round_robin { per_round 37 }", 2, "sequential"},
+    {SPREAD, "dynamic { sample 37, active }", 1, "sequential"},
+    {NONNEG, "dynamic { sample 37, active }", 2, NULL},
 };
 static const char *const data_names[] = {"grouped", "spread", "non-negative"};
 

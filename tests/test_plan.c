@@ -513,7 +513,7 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
     ck_assert(s->policy == t->policy && s->over == t->over && s->sample == t->sample &&
               s->keep_all == t->keep_all && s->warmup == t->warmup &&
               s->warmup_unit == t->warmup_unit && s->balance == t->balance &&
-              s->pipeline == t->pipeline && s->uniform == t->uniform &&
+              s->pipeline == t->pipeline && s->uniform == t->uniform && s->active == t->active &&
               s->per_round == t->per_round &&
               s->minibatch == t->minibatch);
     same_hook("update", &a->update, &b->update);

@@ -973,6 +973,111 @@ START_TEST(test_default_priority)
 }
 END_TEST
 
+/* ---- dynamic { active } ---------------------------------------------------------- */
+
+/* The blocks of the rounds up to the end of the current pass (rounds of at
+ * most 7), each told it changed by change(b), in number order; *n gets
+ * how many. Every block comes once. */
+static void active_pass(struct sch *s, int64_t *seen, int64_t *n, double (*change)(int64_t))
+{
+    int64_t B = s->f->B;
+    bool *in = calloc((size_t)B, sizeof(bool));
+    ck_assert_ptr_nonnull(in);
+    *n = 0;
+    for (;;) {
+        const struct ptm_sched_round *r = sch_next(s);
+        double c[7];
+        bool repeat = false;
+        for (size_t i = 0; i < r->n; i++)
+            repeat |= in[r->blocks[i]];
+        ck_assert_msg(!repeat, "a block twice in a pass");
+        int64_t seq[7];
+        policy_order(r, seq);
+        for (size_t i = 0; i < r->n; i++) {
+            in[seq[i]] = true;
+            seen[(*n)++] = seq[i];
+            c[i] = change(r->blocks[i]);
+        }
+        ptm_sched_dynamic.done(s->st, r->blocks, c, r->n);
+        int64_t k = 0; /* a pass ends when the blocks it holds are all seen */
+        for (int64_t b = 0; b < B; b++)
+            k += in[b];
+        if (r->n < 7 || k == B)
+            break;
+    }
+    free(in);
+}
+
+static double moves_3_11_25(int64_t b) { return b == 3 || b == 11 || b == 25 ? 1.0 : 0; }
+static double moves_half(int64_t b) { return b == 3 || b == 11 || b == 25 ? 0.5 : 0; }
+static double moves_little(int64_t b) { return b == 3 || b == 11 || b == 25 ? 1e-3 : 0; }
+
+/* A full pass visits every block once, in number order; then passes over
+ * the blocks that moved (change not 0) while they change by more than 1%
+ * of the full pass; then every block again. */
+START_TEST(test_active_passes)
+{
+    enum { B = 30 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 7;
+    f->plan.schedule.active = true;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 2, 21);
+    int64_t seen[B], n;
+    active_pass(&s, seen, &n, moves_3_11_25);
+    ck_assert_int_eq(n, B);
+    for (int64_t i = 0; i < B; i++)
+        ck_assert_int_eq(seen[i], i);
+    /* the active set, twice: 1.5 is more than 1% of 3, 0.003 is not */
+    active_pass(&s, seen, &n, moves_half);
+    ck_assert_int_eq(n, 3);
+    ck_assert(seen[0] == 3 && seen[1] == 11 && seen[2] == 25);
+    active_pass(&s, seen, &n, moves_little);
+    ck_assert_int_eq(n, 3);
+    ck_assert(seen[0] == 3 && seen[1] == 11 && seen[2] == 25);
+    active_pass(&s, seen, &n, moves_3_11_25);
+    ck_assert_int_eq(n, B);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* With dependencies, a candidate left out waits for the next round: a full
+ * pass still updates each block exactly once, no round holds two blocks
+ * that conflict, and some were left out on the way. */
+START_TEST(test_active_conflicts)
+{
+    enum { B = 40 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_PRED, false);
+    f->density = 0.3;
+    f->plan.schedule.sample = 10;
+    f->plan.schedule.active = true;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 2, 22);
+    long count[B] = {0};
+    int64_t total = 0, left_out = 0;
+    while (total < B) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        left_out += r->conflicts;
+        for (size_t i = 0; i < r->n; i++) {
+            count[r->blocks[i]]++;
+            for (size_t j = 0; j < i; j++)
+                CHECK(!truth(f, r->blocks[i], r->blocks[j]), "%lld and %lld conflict",
+                      (long long)r->blocks[i], (long long)r->blocks[j]);
+        }
+        total += (int64_t)r->n;
+        double c[10] = {0};
+        ptm_sched_dynamic.done(s.st, r->blocks, c, r->n);
+    }
+    ck_assert_int_eq(total, B);
+    for (int b = 0; b < B; b++)
+        ck_assert_int_eq(count[b], 1);
+    ck_assert_int_gt(left_out, 0);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
 /* The first block of the filter order of the next round, after w[x] is
  * raised to 10^9 (and done() is told of `told`, or of nothing). */
 static int64_t leader_after(enum prio_kind prio, int64_t told, bool move_rounds)
@@ -1570,6 +1675,8 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_uniform_places);
     tcase_add_test(tc, test_uniform_all);
     tcase_add_test(tc, test_default_priority);
+    tcase_add_test(tc, test_active_passes);
+    tcase_add_test(tc, test_active_conflicts);
     tcase_add_test(tc, test_priority_refresh);
     tcase_add_test(tc, test_balance);
     tcase_add_test(tc, test_deterministic);

@@ -2333,7 +2333,7 @@ static void chk_lasso(const struct ptm_plan *p)
     assert_const(&b->count, 1);
     ck_assert_int_eq(b->depend, PLAN_DEPEND_PRED);
     ck_assert_uint_eq(b->pred.nvars, 2);
-    /* |cos| of the columns of X (see X_cols), against 0.1:
+    /* |cos| of the columns of X (see X_cols), against 0.3:
      * (1,2) 0.999 -> 1; (1,3) 4/sqrt(60) -> 1; (1,4) 0 -> 0;
      * (2,3) 8/sqrt(256.5) -> 1; (2,4) 0.5/sqrt(513) = 0.022 -> 0; (3,4) 0 -> 0. */
     static const struct {
@@ -2352,12 +2352,12 @@ static void chk_lasso(const struct ptm_plan *p)
         /* and the same with i and j exchanged: the predicate is symmetric */
         ck_assert(eval(&b->pred, NULL, pairs[k].j, pairs[k].i, &f) == pairs[k].want);
     }
-    /* priority |delta(beta[j])| + 1e-4: dbeta = 0.25, 0, -0.5, 2 */
+    /* priority |delta(beta[j])|: dbeta = 0.25, 0, -0.5, 2 */
     ck_assert(b->has_priority);
     ck_assert_uint_eq(b->priority.nvars, 1);
-    ck_assert_double_eq_tol(eval(&b->priority, NULL, 1, 0, NULL), 0.2501, 1e-12);
-    ck_assert_double_eq_tol(eval(&b->priority, NULL, 2, 0, NULL), 0.0001, 1e-12);
-    ck_assert_double_eq_tol(eval(&b->priority, NULL, 3, 0, NULL), 0.5001, 1e-12);
+    ck_assert_double_eq_tol(eval(&b->priority, NULL, 1, 0, NULL), 0.25, 1e-12);
+    ck_assert_double_eq_tol(eval(&b->priority, NULL, 2, 0, NULL), 0, 1e-12);
+    ck_assert_double_eq_tol(eval(&b->priority, NULL, 3, 0, NULL), 0.5, 1e-12);
     /* cost nnz(col(X, j)): columns have 4, 4, 2 and 4 non-zeros */
     ck_assert(b->has_cost);
     ck_assert_double_eq(eval(&b->cost, NULL, 3, 0, NULL), 2);
@@ -2366,9 +2366,10 @@ static void chk_lasso(const struct ptm_plan *p)
     const struct plan_schedule *s = &p->schedule;
     ck_assert_int_eq(s->policy, PLAN_POLICY_DYNAMIC);
     ck_assert_int_eq(s->over, 0);
-    ck_assert_int_eq(s->sample, 256);
+    ck_assert_int_eq(s->sample, 1000);
+    ck_assert(s->active);
     ck_assert(!s->keep_all);
-    ck_assert_int_eq(s->warmup, 3);
+    ck_assert_int_eq(s->warmup, 1);
     ck_assert_int_eq(s->warmup_unit, PLAN_UNIT_SWEEPS);
     ck_assert(s->balance);
     ck_assert_int_eq(s->pipeline, 1);

@@ -152,6 +152,7 @@ struct plan_schedule {
     bool balance;       /* dynamic: balance cost across workers */
     int64_t pipeline;   /* dynamic: rounds scheduled ahead */
     double uniform;     /* dynamic: the share of candidates drawn uniformly, 0 .. 1 */
+    bool active;        /* dynamic: passes over every block, then over those that move */
     int64_t per_round;  /* round_robin, random: blocks per round; 0 = workers */
     int64_t minibatch;  /* data_parallel: rows per clock per worker */
 };

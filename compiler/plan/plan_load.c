@@ -1392,10 +1392,10 @@ static void load_blockset(struct load *L, const struct node *x, uint32_t i)
 }
 
 enum { S_POLICY, S_OVER, S_SAMPLE, S_KEEP, S_WARMUP, S_WARMUP_UNIT, S_BALANCE, S_PIPELINE,
-       S_UNIFORM, S_PER_ROUND, S_MINIBATCH, S_N };
+       S_UNIFORM, S_ACTIVE, S_PER_ROUND, S_MINIBATCH, S_N };
 static const char *const sched_keys[] = {"policy",      "over",    "sample",   "keep",
                                          "warmup",      "warmup_unit", "balance", "pipeline",
-                                         "uniform",     "per_round",   "minibatch"};
+                                         "uniform",     "active",      "per_round", "minibatch"};
 
 enum { PD = 1u << PLAN_POLICY_DYNAMIC, PRR = 1u << PLAN_POLICY_ROUND_ROBIN,
        PRND = 1u << PLAN_POLICY_RANDOM, PDP = 1u << PLAN_POLICY_DATA_PARALLEL };
@@ -1403,7 +1403,8 @@ enum { PD = 1u << PLAN_POLICY_DYNAMIC, PRR = 1u << PLAN_POLICY_ROUND_ROBIN,
 /* The policies each option of the schedule belongs to (S_SAMPLE on). */
 static const unsigned sched_option_policies[S_N] = {
     [S_SAMPLE] = PD,   [S_KEEP] = PD,      [S_WARMUP] = PD,        [S_WARMUP_UNIT] = PD,
-    [S_BALANCE] = PD,  [S_PIPELINE] = PD,  [S_UNIFORM] = PD, [S_PER_ROUND] = PRR | PRND,
+    [S_BALANCE] = PD,  [S_PIPELINE] = PD,  [S_UNIFORM] = PD, [S_ACTIVE] = PD,
+    [S_PER_ROUND] = PRR | PRND,
     [S_MINIBATCH] = PDP,
 };
 
@@ -1419,6 +1420,7 @@ static void schedule_defaults(struct plan_schedule *s)
     s->balance = true;
     s->pipeline = 1;
     s->uniform = 0;
+    s->active = false;
     s->per_round = 0;
     s->minibatch = 1000;
 }
@@ -1476,6 +1478,10 @@ static void load_schedule(struct load *L, const struct node *x)
                 error(L, m.val[k]->loc, "'uniform' must be from 0 to 1");
                 s->uniform = 0;
             }
+            break;
+        case S_ACTIVE: /* optional: absent is false */
+            if (m.val[k])
+                m_bool(L, &m, k, &s->active);
             break;
         case S_PER_ROUND: m_int(L, &m, k, 0, 100000000, &s->per_round); break;
         case S_MINIBATCH: m_int(L, &m, k, 1, INT64_MAX / 2, &s->minibatch); break;

@@ -418,6 +418,8 @@ static void schedule(struct emit *e, const struct plan_schedule *s)
         kv_int(e, "pipeline", s->pipeline);
         if (s->uniform > 0) /* optional: absent is 0 */
             kv_num(e, "uniform", s->uniform);
+        if (s->active) /* optional: absent is false */
+            kv_bool(e, "active", true);
         break;
     case PLAN_POLICY_ROUND_ROBIN:
     case PLAN_POLICY_RANDOM: kv_int(e, "per_round", s->per_round); break;

@@ -187,6 +187,44 @@ static int cmp_by_c(const void *a, const void *b)
     return (x->j > y->j) - (x->j < y->j);
 }
 
+/* a[0 .. n) ascending: quicksort on the middle element, insertion sort
+ * below 16 (a column's partners are few; qsort's calls cost more). */
+static void sort_i64(int64_t *a, size_t n)
+{
+    while (n > 16) {
+        int64_t p = a[n / 2];
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < p)
+                i++;
+            while (a[j] > p)
+                j--;
+            if (i >= j)
+                break;
+            int64_t t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        /* a[0 .. j] <= p <= a[j + 1 .. n): the smaller side recursively */
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_i64(a, left);
+            a += left;
+            n -= left;
+        } else {
+            sort_i64(a + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        int64_t v = a[i];
+        size_t k = i;
+        for (; k > 0 && a[k - 1] > v; k--)
+            a[k] = a[k - 1];
+        a[k] = v;
+    }
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -258,9 +296,10 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     int64_t *cursor = ptm_malloc(((size_t)rows.nrows + 1) * sizeof(int64_t));
     struct by_c *order = corr ? ptm_malloc(((size_t)m + 1) * sizeof(*order)) : NULL;
     int64_t *place = corr ? ptm_malloc(((size_t)m + 1) * sizeof(int64_t)) : NULL;
+    double *inv = ptm_malloc(((size_t)m + 1) * sizeof(double));
     struct pairs ps = {0};
     rc = PTM_ENOMEM;
-    if (!acc || !stamp || !touched || !cursor || (corr && (!order || !place)))
+    if (!acc || !stamp || !touched || !cursor || !inv || (corr && (!order || !place)))
         goto out;
     for (int64_t j = 0; j < m; j++)
         stamp[j] = -1;
@@ -285,6 +324,19 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
         for (int64_t k = 0; k < m; k++)
             place[order[k].j] = k;
     }
+    /* each column's 1 / sqrt of its centred (corr) or plain (cos) sum of
+     * squares: a value from them is within a few ulps of the exact one,
+     * which is computed only when that could change the answer */
+    for (int64_t j = 0; j < m; j++) {
+        double v = corr ? sq[j] - sum[j] * sum[j] / n : sq[j];
+        inv[j] = v > 0 ? 1 / sqrt(v) : 0;
+    }
+    double lo = s.t * (1 - 1e-9), hi = s.t * (1 + 1e-9);
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
     for (int64_t i = 0; i < m; i++) {
         size_t nt = 0;
         for (int64_t e = c->colptr[i]; e < c->colptr[i + 1]; e++) {
@@ -304,13 +356,17 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
                 acc[j] += xi * rows.val[q];
             }
         }
+        size_t nc = 0; /* the conflicting partners, into touched[0 .. nc) */
         for (size_t k = 0; k < nt; k++) {
             int64_t j = touched[k];
-            double v = corr ? expr_corr_of(acc[j], n, sum[i], sq[i], sum[j], sq[j])
-                            : expr_cos_of(acc[j], sq[i], sq[j]);
+            double cov = corr ? acc[j] - sum[i] * sum[j] / n : acc[j];
+            double v = cov * inv[i] * inv[j], a = s.abs ? fabs(v) : v;
+            if (inv[i] == 0 || inv[j] == 0 || !(a < lo || a > hi)) /* near the bound: exactly */
+                v = corr ? expr_corr_of(acc[j], n, sum[i], sq[i], sum[j], sq[j])
+                         : expr_cos_of(acc[j], sq[i], sq[j]);
             info->evaluated++;
-            if (conflicts(&ev, v) && (rc = add_pair(&ps, i, j)) != 0)
-                goto out;
+            if (conflicts(&ev, v))
+                touched[nc++] = j;
         }
         if (corr && order[place[i]].c > 0) {
             /* the partners j > i with no common row and |c_i c_j| >= cut */
@@ -321,10 +377,15 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
                     continue;
                 double v = expr_corr_of(0, n, sum[i], sq[i], sum[j], sq[j]);
                 info->evaluated++;
-                if (conflicts(&ev, v) && (rc = add_pair(&ps, i, j)) != 0)
-                    goto out;
+                if (conflicts(&ev, v))
+                    touched[nc++] = j;
             }
         }
+        /* in order, so that the adjacency lists come out sorted */
+        sort_i64(touched, nc);
+        for (size_t k = 0; k < nc; k++)
+            if ((rc = add_pair(&ps, i, touched[k])) != 0)
+                goto out;
         if ((int64_t)ps.n > DEPGRAPH_MAX_EDGES) {
             snprintf(why, whylen, "the graph has more than %lld conflicting pairs",
                      (long long)DEPGRAPH_MAX_EDGES);
@@ -349,5 +410,6 @@ out:
     ptm_free(cursor);
     ptm_free(order);
     ptm_free(place);
+    ptm_free(inv);
     return rc;
 }
