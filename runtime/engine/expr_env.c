@@ -76,12 +76,10 @@ out_oom:
     return PTM_ENOMEM;
 }
 
-double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sumsq_a, int64_t i,
-                 const struct ptm_csc *b, const double *sum_b, const double *sumsq_b, int64_t j)
+/* Column i of a times column j of b, their row lists merged in row order
+ * (the order depgraph.c adds the same products in). */
+static double dot(const struct ptm_csc *a, int64_t i, const struct ptm_csc *b, int64_t j)
 {
-    if (a->nrows != b->nrows || a->nrows == 0)
-        return NAN;
-    double n = (double)a->nrows;
     int64_t p = a->colptr[i], pe = a->colptr[i + 1];
     int64_t q = b->colptr[j], qe = b->colptr[j + 1];
     double ab = 0;
@@ -94,7 +92,16 @@ double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sum
         else
             q++;
     }
-    return expr_corr_of(ab, n, sum_a[i], sumsq_a[i], sum_b[j], sumsq_b[j]);
+    return ab;
+}
+
+double expr_corr(const struct ptm_csc *a, const double *sum_a, const double *sumsq_a, int64_t i,
+                 const struct ptm_csc *b, const double *sum_b, const double *sumsq_b, int64_t j)
+{
+    if (a->nrows != b->nrows || a->nrows == 0)
+        return NAN;
+    return expr_corr_of(dot(a, i, b, j), (double)a->nrows, sum_a[i], sumsq_a[i], sum_b[j],
+                        sumsq_b[j]);
 }
 
 double expr_corr_of(double ab, double n, double sa, double qa, double sb, double qb)
@@ -121,19 +128,7 @@ double expr_cos(const struct ptm_csc *a, const double *sumsq_a, int64_t i,
 {
     if (a->nrows != b->nrows)
         return NAN;
-    int64_t p = a->colptr[i], pe = a->colptr[i + 1];
-    int64_t q = b->colptr[j], qe = b->colptr[j + 1];
-    double ab = 0;
-    while (p < pe && q < qe) {
-        int32_t ra = a->rowind[p], rb = b->rowind[q];
-        if (ra == rb)
-            ab += a->val[p++] * b->val[q++];
-        else if (ra < rb)
-            p++;
-        else
-            q++;
-    }
-    return expr_cos_of(ab, sumsq_a[i], sumsq_b[j]);
+    return expr_cos_of(dot(a, i, b, j), sumsq_a[i], sumsq_b[j]);
 }
 
 /* ---- callbacks ----------------------------------------------------------- */

@@ -235,13 +235,13 @@ static void progress(const struct ptm_run *run)
     double f = run->nhist ? run->hist[run->nhist - 1] : NAN;
     double ups = run->seconds > 0 ? (double)run->updates / run->seconds : 0;
     char damped[48] = "";
-    if (run->damped)
-        snprintf(damped, sizeof(damped), " damped %lld", (long long)run->damped);
+    if (run->damped) /* before elapsed, which stays last */
+        snprintf(damped, sizeof(damped), "damped %lld ", (long long)run->damped);
     fprintf(log,
             "%sround %lld sweep %lld objective %.10g rel_change %.3g updates/s %.3g "
-            "elapsed %.3fs%s%s",
+            "%selapsed %.3fs%s",
             run->opts.log_tty ? "\r\033[K" : "", (long long)run->round, (long long)sweeps(run), f,
-            rel_change(run), ups, run->seconds, damped, run->opts.log_tty ? "" : "\n");
+            rel_change(run), ups, damped, run->seconds, run->opts.log_tty ? "" : "\n");
     fflush(log);
 }
 
