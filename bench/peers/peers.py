@@ -47,7 +47,7 @@ PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 RUNS = 3
 
 FULL = {
-    "lasso": {"gen": "--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 "
+    "lasso": {"gen": "--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 --grouped "
                      "--nonzeros 2000 --noise 1", "cols": 200000, "frac": 0.11, "cap": 8},
     "logreg": {"gen": "--seed 1 --rows 500000 --cols 50000 --density 0.00078 --nonzeros 5000",
                "cols": 50000, "C": 1.0, "cap": 25, "cap_example": 8, "sweeps": 30, "sgd_epochs": 30,
@@ -57,7 +57,7 @@ FULL = {
     "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30},
 }
 QUICK = {
-    "lasso": {"gen": "--seed 1 --rows 2000 --cols 20000 --density 0.005 --group 10 --corr 0.5 "
+    "lasso": {"gen": "--seed 1 --rows 2000 --cols 20000 --density 0.005 --group 10 --corr 0.5 --grouped "
                      "--nonzeros 200 --noise 1", "cols": 20000, "frac": 0.11, "cap": 3},
     "logreg": {"gen": "--seed 1 --rows 20000 --cols 5000 --density 0.008 --nonzeros 500",
                "cols": 5000, "C": 1.0, "cap": 5, "cap_example": 2, "sweeps": 20, "sgd_epochs": 20,
@@ -179,7 +179,7 @@ def lasso_job(svm, sched, every, stop, beta_out, edges=None, sample=None, seq=Fa
     t = sub1(r'output beta to "beta\.tsv"', 'output beta to "%s"' % beta_out, t)
     if sched == "dynamic":
         t = sub1(r"^depend .*$", 'depend coef from "%s"' % edges, t, re.M)
-        t = sub1(r"sample 256", "sample %d" % sample, t)
+        t = sub1(r"sample \d+", "sample %d" % sample, t)
     else:
         for key in ("depend", "priority", "cost"):
             t = sub1(r"^%s .*\n" % key, "", t, re.M)
@@ -371,7 +371,7 @@ def lasso(p, cfg, svgdir, md):
            "Schedules tried: `round_robin { per_round K }` (with `within = sequential` too: each "
            "worker updates its share of a round one coefficient after the other), "
            "`random { per_round K }` and the example's "
-           "`dynamic` with `sample K` (its priority, cost, keep independent, warmup 3 sweeps, balance, "
+           "`dynamic` with `sample K` (its priority, cost, active, keep independent, balance, "
            "pipeline 1) and `depend coef from EDGES`, the %s pairs of columns of one planted group "
            "(the example's `corr(...) > 0.1` predicate costs about half a microsecond a pair, see "
            "\"Schedulers\", and at sample 256 the filter meets up to 32,640 pairs a round; its edge list "
