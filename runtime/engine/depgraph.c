@@ -307,6 +307,13 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     /* corr of columns without a common row is -c_i c_j: the columns by
      * |c|, largest first, so that the partners of i that may pass the
      * threshold are a prefix */
+    /* each column's 1 / sqrt of its centred (corr) or plain (cos) sum of
+     * squares: a value from them is within a few ulps of the exact one,
+     * which is computed only when that could change the answer */
+    for (int64_t j = 0; j < m; j++) {
+        double v = corr ? sq[j] - sum[j] * sum[j] / n : sq[j];
+        inv[j] = v > 0 ? 1 / sqrt(v) : 0;
+    }
     double cut = s.t;
     if (corr) {
         if (!(cut > 0)) {
@@ -315,21 +322,11 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
             rc = 1;
             goto out;
         }
-        for (int64_t j = 0; j < m; j++) {
-            double v = sq[j] - sum[j] * sum[j] / n;
-            order[j].c = v > 0 ? fabs(sum[j]) / sqrt(n * v) : 0;
-            order[j].j = j;
-        }
+        for (int64_t j = 0; j < m; j++)
+            order[j] = (struct by_c){fabs(sum[j]) * inv[j] / sqrt(n), j};
         qsort(order, (size_t)m, sizeof(*order), cmp_by_c);
         for (int64_t k = 0; k < m; k++)
             place[order[k].j] = k;
-    }
-    /* each column's 1 / sqrt of its centred (corr) or plain (cos) sum of
-     * squares: a value from them is within a few ulps of the exact one,
-     * which is computed only when that could change the answer */
-    for (int64_t j = 0; j < m; j++) {
-        double v = corr ? sq[j] - sum[j] * sum[j] / n : sq[j];
-        inv[j] = v > 0 ? 1 / sqrt(v) : 0;
     }
     double lo = s.t * (1 - 1e-9), hi = s.t * (1 + 1e-9);
     if (lo > hi) {

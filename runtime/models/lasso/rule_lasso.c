@@ -55,10 +55,10 @@ struct lasso_state {
     double **rw; /* worker p's own copy of r (rw[0] is r) */
     struct lasso_dw *dw; /* per worker, when rounds are damped */
     /* within = sequential, damped: the round's changes as pushed (each
-     * worker's residual already holds its own share's), and the step */
+     * worker's residual already holds its own share's; run->step is the
+     * step the engine committed them with) */
     double *pushed;
     size_t npushed;
-    double step;
 };
 
 /* The residual worker w reads and writes: its own copy. */
@@ -167,7 +167,7 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     /* rounds whose changes were computed together are damped
      * (lasso_damp): under within = sequential, the workers' shares */
     run->damps = run->nranks == 1 && (!k->seq || run->P > 1);
-    k->step = 1;
+    run->step = 1;
     if (run->damps) {
         size_t m = (size_t)(k->x->nrows > 0 ? k->x->nrows : 1);
         if (!(k->dw = rt_zalloc((size_t)run->P, sizeof(*k->dw))))
@@ -293,7 +293,7 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     lasso_apply(k->x, rd->vars, rd->change, (size_t)v0, r);
     lasso_apply(k->x, rd->vars + v1, rd->change + v1, rd->nvars - (size_t)v1, r);
-    if (k->step < 1) /* the own share went in as pushed: take back the rest */
+    if (w->run->step < 1) /* the own share went in as pushed: take back the rest */
         for (int64_t v = v0; v < v1; v++) {
             double fix = rd->change[v] - k->pushed[v];
             lasso_apply(k->x, rd->vars + v, &fix, 1, r);
@@ -308,7 +308,6 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
 {
     struct lasso_state *k = run->rule_state;
     const double *beta = run->params[k->o.beta].val;
-    k->step = 1;
     *rise = 0;
     if (rd->nvars < 2)
         return 1; /* one exact coordinate step never rises */
@@ -331,9 +330,7 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
         }
         memcpy(k->pushed, rd->change, rd->nvars * sizeof(double));
     }
-    k->step = lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda,
-                         rise);
-    return k->step;
+    return lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda, rise);
 }
 
 static const struct rt_rule rule_ops = {
