@@ -170,7 +170,8 @@ static const struct {
     {SEQUENTIAL, "round_robin { per_round 16 }", 1},
     {SEQUENTIAL, "round_robin { per_round 16 }", 2},
     {SEQUENTIAL, "round_robin { per_round 150 }", 3},
-    {SEQUENTIAL, "random { per_round 8 }", 2},
+    {SEQUENTIAL, "round_robin { per_round 40 }", 2}, /* rounds of more non-zeros than rows */
+    {SEQUENTIAL, "random { per_round 8 }", 2}, {SEQUENTIAL, "random { per_round 8 }", 1},
 };
 
 static const char *const rule_names[] = {"builtin", "lua", "sequential"};
@@ -180,6 +181,11 @@ START_TEST(test_solves_lasso)
     int P = solves[_i].P;
     int64_t n = prob_csc->nrows, d = prob_csc->ncols;
     make_job_with(solves[_i].rule, solves[_i].schedule, example_lua);
+    /* coefficients drawn at random may all but stand still for a sweep,
+     * which can meet rel_change < 1e-13 short of the optimum: a fixed
+     * number of sweeps instead */
+    if (strstr(solves[_i].schedule, "random"))
+        stop_after(200);
     struct ptm_plan *plan = compile_job();
     make_job();
     double *beta = calloc((size_t)d, sizeof(double));

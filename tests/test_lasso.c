@@ -418,6 +418,44 @@ START_TEST(test_push_apply_by_hand)
 }
 END_TEST
 
+/* X delta on rows lo .. hi-1 of the same matrix, by hand: the two halves
+ * together list each row they touch once, and apply r -= t X delta. */
+START_TEST(test_scatter_rows_by_hand)
+{
+    /* X = [1 0 2; 0 3 0; 4 0 0; 0 5 6] */
+    static int64_t rowptr[] = {0, 2, 3, 4, 6};
+    static int32_t colind[] = {0, 2, 1, 0, 1, 2};
+    static double val[] = {1, 2, 3, 4, 5, 6};
+    struct ptm_csr x = {4, 3, 6, rowptr, colind, val};
+    struct ptm_csc c;
+    ck_assert_int_eq(ptm_csr_rows_csc(&x, 0, 4, &c), 0);
+    int64_t cols[3] = {2, 0, 1};
+    double delta[3] = {1, 0.5, 0}; /* column 1 does not move: no row of its own */
+    double xd[4] = {0}, r[4] = {10, 20, 30, 40};
+    unsigned char mark[4] = {0};
+    int32_t rows_a[4], rows_b[4];
+    size_t na = 0, nb = 0;
+    lasso_scatter_rows(&c, cols, delta, 3, 0, 2, NULL, NULL, xd, mark, rows_a, &na);
+    int32_t cut[3];
+    lasso_row_cut(&c, 2, cut);
+    ck_assert(cut[0] == 1 && cut[1] == 1 && cut[2] == 1); /* rows 0 | 2; 1 | 3; 0 | 3 */
+    lasso_scatter_rows(&c, cols, delta, 3, 2, 4, cut, NULL, xd, mark, rows_b, &nb);
+    /* X delta = (2 + 0.5, 0, 2, 6): rows 0 of the first half, 2 and 3 of the second */
+    ck_assert_uint_eq(na, 1);
+    ck_assert_uint_eq(nb, 2);
+    ck_assert_int_eq(rows_a[0], 0);
+    ck_assert(rows_b[0] == 3 && rows_b[1] == 2); /* column 2 first, then column 0 */
+    ck_assert(xd[0] == 2.5 && xd[1] == 0 && xd[2] == 2 && xd[3] == 6);
+    lasso_scatter_apply(xd, mark, rows_a, &na, 0.5, r);
+    lasso_scatter_apply(xd, mark, rows_b, &nb, 0.5, r);
+    ck_assert(r[0] == 10 - 1.25 && r[1] == 20 && r[2] == 30 - 1 && r[3] == 40 - 3);
+    ck_assert(na == 0 && nb == 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert(xd[i] == 0 && mark[i] == 0);
+    ptm_csc_release(&c);
+}
+END_TEST
+
 /* ---- (a) the serial solver meets the KKT conditions ---------------------- */
 
 START_TEST(test_serial_kkt)
@@ -1087,6 +1125,7 @@ static Suite *lasso_suite(void)
     tcase_add_loop_test(tc, test_pull, 0, (int)PTM_ARRAY_LEN(pull_rows));
     tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
     tcase_add_test(tc, test_push_apply_by_hand);
+    tcase_add_test(tc, test_scatter_rows_by_hand);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("solve");

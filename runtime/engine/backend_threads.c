@@ -11,6 +11,9 @@
  * condition variable: on a busy or oversubscribed machine the sleep keeps spinning
  * threads from starving the ones that work.
  *
+ * Within a phase, rt_barrier() holds each worker until all P have
+ * reached it (a count and a generation, waited on the same way).
+ *
  * No wake-up is lost: a thread that goes to sleep first counts itself in
  * `sleepers` and then re-reads the value it waits on, under the mutex; the
  * thread that changes the value changes it first and then reads
@@ -91,19 +94,19 @@ static void wake(struct rt_gate *g)
     }
 }
 
-/* Wait until gen differs from seen; returns the new gen. */
-static unsigned wait_gen(struct rt_gate *g, unsigned seen)
+/* Wait until *v (gen or passed) differs from seen; returns the new value. */
+static unsigned wait_change(struct rt_gate *g, atomic_uint *v, unsigned seen)
 {
     unsigned now;
     double deadline = spin_deadline(g);
     for (unsigned i = 0; !spin_over(i, deadline); i++) {
-        if ((now = atomic_load(&g->gen)) != seen)
+        if ((now = atomic_load(v)) != seen)
             return now;
         cpu_relax();
     }
     pthread_mutex_lock(&g->mu);
     atomic_fetch_add(&g->sleepers, 1);
-    while ((now = atomic_load(&g->gen)) == seen)
+    while ((now = atomic_load(v)) == seen)
         pthread_cond_wait(&g->cv, &g->mu);
     atomic_fetch_sub(&g->sleepers, 1);
     pthread_mutex_unlock(&g->mu);
@@ -132,7 +135,7 @@ static void *worker_main(void *arg)
     struct rt_gate *g = &w->run->gate;
     unsigned seen = 0;
     for (;;) {
-        seen = wait_gen(g, seen);
+        seen = wait_change(g, &g->gen, seen);
         if (w->run->work.exit)
             break;
         rt_worker_phase(w);
@@ -165,6 +168,8 @@ static int threads_start(struct ptm_run *run, char *err, size_t errlen)
     atomic_init(&g->gen, 0);
     atomic_init(&g->pending, 0);
     atomic_init(&g->sleepers, 0);
+    atomic_init(&g->arrived, 0);
+    atomic_init(&g->passed, 0);
     g->spin = own_cores(run) ? SPIN_OWN_CORE : SPIN_SHARED_CORE;
     if (pthread_mutex_init(&g->mu, NULL) != 0)
         goto fail;
@@ -183,6 +188,24 @@ static int threads_start(struct ptm_run *run, char *err, size_t errlen)
 fail:
     snprintf(err, errlen, "cannot start %d worker threads", run->P - 1);
     return PTM_ENOMEM;
+}
+
+/* The last of the P workers to arrive resets the count and lets the
+ * others go by bumping `passed`, which each read before arriving: a
+ * worker cannot arrive at the next barrier before the count is reset,
+ * since it waits for `passed` to move, which happens after the reset. */
+static void threads_barrier(struct rt_worker *w)
+{
+    struct ptm_run *run = w->run;
+    struct rt_gate *g = &run->gate;
+    unsigned seen = atomic_load(&g->passed);
+    if (atomic_fetch_add(&g->arrived, 1) == run->P - 1) {
+        atomic_store(&g->arrived, 0);
+        atomic_fetch_add(&g->passed, 1);
+        wake(g);
+        return;
+    }
+    wait_change(g, &g->passed, seen);
 }
 
 static void threads_phase(struct ptm_run *run)
@@ -228,4 +251,5 @@ const struct rt_backend rt_backend_threads = {
     .reduce_z = threads_reduce_z,
     .reduce_part = threads_reduce_part,
     .stop = threads_stop,
+    .barrier = threads_barrier,
 };

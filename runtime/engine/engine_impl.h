@@ -225,6 +225,8 @@ struct rt_backend {
     double (*reduce_part)(struct ptm_run *run);
     /* Stop and join the workers. */
     void (*stop)(struct ptm_run *run);
+    /* rt_barrier() */
+    void (*barrier)(struct rt_worker *w);
 };
 
 /* What the workers do in a phase. */
@@ -243,6 +245,8 @@ struct rt_gate {
     atomic_uint gen;     /* phases opened */
     atomic_int pending;  /* workers still in the phase */
     atomic_int sleepers; /* threads asleep on cv */
+    atomic_int arrived;  /* workers at the barrier (rt_barrier) */
+    atomic_uint passed;  /* barriers passed */
     double spin;         /* seconds a wait spins before it sleeps */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -339,6 +343,10 @@ struct ptm_run {
 
 /* The phase of run->work on worker w (the backends call it; rounds.c). */
 void rt_worker_phase(struct rt_worker *w);
+/* Inside a phase: wait until every worker of this rank has called it;
+ * what each wrote before it is then visible to all. A rule that calls it
+ * must call it on every worker, as many times, failure or not. */
+void rt_barrier(struct rt_worker *w);
 /* Record a failure of worker w: its message and PTM_E* code. */
 void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
 #ifdef __GNUC__

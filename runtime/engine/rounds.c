@@ -55,6 +55,13 @@ void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
         int64_t at = off[b0] - (int64_t)b0;
         for (size_t i = b0; i < b1; i++) {
             int64_t v = at + (int64_t)i, e = vars[v];
+            /* the values are far apart, and may sit in another worker's
+             * cache: ask for them ahead, so that the misses overlap */
+            if (i + 16 < b1) {
+                __builtin_prefetch(val + vars[v + 16], 1);
+                if (last)
+                    __builtin_prefetch(last + vars[v + 16], 1);
+            }
             double d = newval[v] - val[e];
             change[v] = d;
             if (last)
@@ -97,6 +104,12 @@ static void expand_share(struct rt_round *rd, int p)
 {
     for (size_t i = rd->part[p]; i < rd->part[p + 1]; i++)
         rd->vars[i] = rd->blocks[i];
+}
+
+void rt_barrier(struct rt_worker *w)
+{
+    if (w->run->P > 1)
+        w->run->backend->barrier(w);
 }
 
 void rt_worker_phase(struct rt_worker *w)

@@ -138,8 +138,9 @@ static double step_slope(double t, double a, double b, const double *beta, const
     return (a * t - b) / n + lambda * s;
 }
 
-void lasso_scatter(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
-                   double *xd, unsigned char *mark, int32_t *rows, size_t *nr)
+/* lasso_scatter_rows over all rows. */
+static void scatter_all(const struct ptm_csc *x, const int64_t *cols, const double *delta,
+                        size_t ns, double *xd, unsigned char *mark, int32_t *rows, size_t *nr)
 {
     const int64_t *restrict cp = x->colptr;
     const int32_t *restrict ri = x->rowind;
@@ -161,33 +162,67 @@ void lasso_scatter(const struct ptm_csc *x, const int64_t *cols, const double *d
     *nr = m;
 }
 
-void lasso_scatter_sums(const double *xd, const int32_t *rows, size_t nr, const double *r,
-                        int own, double *a, double *b)
+/* The first of a column's entries e0 .. e1-1 whose row is at least lo. */
+static int64_t first_row_at(const int32_t *ri, int64_t e0, int64_t e1, int64_t lo)
 {
-    double sa = 0, sb = 0;
-    for (size_t q = 0; q < nr; q++) {
-        double u = xd[rows[q]];
-        sa += u * u;
-        sb += (own ? r[rows[q]] + u : r[rows[q]]) * u;
+    while (e0 < e1) {
+        int64_t mid = e0 + (e1 - e0) / 2;
+        if (ri[mid] < lo)
+            e0 = mid + 1;
+        else
+            e1 = mid;
     }
-    *a = sa;
-    *b = sb;
+    return e0;
 }
 
-double lasso_scatter_dot(const double *xd_p, const int32_t *rows_p, size_t nr_p,
-                         const double *xd_q)
+void lasso_scatter_rows(const struct ptm_csc *x, const int64_t *cols, const double *delta,
+                        size_t ns, int64_t lo, int64_t hi, const int32_t *first,
+                        const int32_t *end, double *xd, unsigned char *mark, int32_t *rows,
+                        size_t *nr)
 {
-    double s = 0;
-    for (size_t q = 0; q < nr_p; q++)
-        s += xd_p[rows_p[q]] * xd_q[rows_p[q]];
-    return s;
+    if (lo <= 0 && hi >= x->nrows) {
+        scatter_all(x, cols, delta, ns, xd, mark, rows, nr);
+        return;
+    }
+    const int64_t *restrict cp = x->colptr;
+    const int32_t *restrict ri = x->rowind;
+    const double *restrict v = x->val;
+    size_t m = *nr;
+    for (size_t k = 0; k < ns; k++) {
+        double d = delta[k];
+        if (d == 0)
+            continue;
+        int64_t j = cols[k], e0 = cp[j], e1 = cp[j + 1];
+        int64_t e = first ? e0 + first[j] : lo <= 0 ? e0 : first_row_at(ri, e0, e1, lo);
+        if (end)
+            e1 = e0 + end[j];
+        for (; e < e1 && ri[e] < hi; e++) {
+            int32_t i = ri[e];
+            if (!mark[i]) {
+                mark[i] = 1;
+                rows[m++] = i;
+            }
+            xd[i] += v[e] * d;
+        }
+    }
+    *nr = m;
 }
 
-void lasso_scatter_clear(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr)
+void lasso_row_cut(const struct ptm_csc *x, int64_t lo, int32_t *cut)
+{
+    for (int64_t j = 0; j < x->ncols; j++)
+        cut[j] = (int32_t)(first_row_at(x->rowind, x->colptr[j], x->colptr[j + 1], lo) -
+                           x->colptr[j]);
+}
+
+void lasso_scatter_apply(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr,
+                         double t, double *r)
 {
     for (size_t q = 0; q < *nr; q++) {
-        xd[rows[q]] = 0;
-        mark[rows[q]] = 0;
+        int32_t i = rows[q];
+        r[i] -= t * xd[i];
+        xd[i] = 0;
+        mark[i] = 0;
     }
     *nr = 0;
 }

@@ -74,26 +74,27 @@ void lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const 
 void lasso_pull(const double *z, size_t ns, int64_t n, double lambda, double *beta_new);
 
 /* Damping a round whose coordinate updates were computed together (from
- * one residual, or a worker's share one after the other): beta moves by
- * t delta, delta[k] the change of column cols[k]. The quadratic part of
- * f(beta + t delta) needs a = |X delta|^2 and b = r0 . X delta, r0 the
- * round's starting residual; each worker adds X delta_p of its share into
- * a dense buffer of its own, and they combine as a = sum_p |X delta_p|^2
- * + 2 sum_(p<q) X delta_p . X delta_q and b = sum_p r0 . X delta_p.
+ * one residual, or each worker's share one after the other): beta moves
+ * by t delta, delta[k] the change of column cols[k]. The quadratic part
+ * of f(beta + t delta) needs a = |X delta|^2 and b = r0 . X delta, r0 the
+ * round's starting residual, which the workers add up over their rows.
  *
- * lasso_scatter: xd += X delta over cols[0 .. ns), listing in rows (nr of
- * them so far) each row it touches for the first time (mark[i] set). */
-void lasso_scatter(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
-                   double *xd, unsigned char *mark, int32_t *rows, size_t *nr);
-/* Over the listed rows: *a = |xd|^2 and *b = r0 . xd, where r0 = r, or
- * r + xd when r already holds the changes (own). */
-void lasso_scatter_sums(const double *xd, const int32_t *rows, size_t nr, const double *r,
-                        int own, double *a, double *b);
-/* xd_p . xd_q over p's listed rows. */
-double lasso_scatter_dot(const double *xd_p, const int32_t *rows_p, size_t nr_p,
-                         const double *xd_q);
-/* Zero xd and mark on the listed rows; nr becomes 0. */
-void lasso_scatter_clear(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr);
+ * lasso_scatter_rows: xd += X delta over cols[0 .. ns) on the rows lo ..
+ * hi-1 (a column's rows must be ascending, as a CSC built from rows has
+ * them), listing in rows (nr of them so far) each row it touches for the
+ * first time (mark[i] set). first[j] and end[j], when not NULL, are where
+ * in column j those rows start and end (entry offsets from colptr[j]),
+ * else they are searched for. */
+void lasso_scatter_rows(const struct ptm_csc *x, const int64_t *cols, const double *delta,
+                        size_t ns, int64_t lo, int64_t hi, const int32_t *first,
+                        const int32_t *end, double *xd, unsigned char *mark, int32_t *rows,
+                        size_t *nr);
+/* cut[j] = the offset in column j of its first row at or above lo. */
+void lasso_row_cut(const struct ptm_csc *x, int64_t lo, int32_t *cut);
+/* r_i -= t xd_i over the listed rows: the round's change, damped by t,
+ * applied from its X delta; then xd and mark are cleared (nr = 0). */
+void lasso_scatter_apply(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr,
+                         double t, double *r);
 /* The step t in (0, 1]: 1 when f(beta + delta) <= f(beta), else the
  * minimizer of the convex f(beta + t delta) over (0, 1] (bisection on its
  * slope, which is negative at 0: each change is a descent step for its

@@ -10,11 +10,39 @@
  * computed from beta's initial values at set-up, whatever r's own
  * initializer says, because the kernel is exact only when r is the
  * residual. The rule splits rounds by blocks: a worker computes whole
- * columns' sums, so under within = parallel the results are the same bits
- * for any number of workers. Each worker keeps its own copy of r (the
- * first worker's is the parameter) and applies every round's changes to
- * it in the same phase as its next push: no worker writes what another
- * reads, and a round is one hand-off.
+ * columns' sums.
+ *
+ * DESIGN: how P workers share the work of a round depends on `within`
+ * and on the ranks (enum mode). Each reads the columns of its share
+ * once; what differs is how the residual learns the round's changes.
+ *
+ * - ROWS (within = parallel, one rank): one r, its rows divided among
+ *   the workers (whole chunks of CHUNK rows, balanced by non-zeros). A
+ *   round is one phase: each worker applies the last round to its rows of
+ *   r; a barrier; it pushes its share of the columns against all of r; a
+ *   barrier; it adds X delta of the whole round, on its rows only, into
+ *   xd, with its chunks' parts of |X delta|^2 and r . X delta, from which
+ *   the coordinator takes the round's step (lasso_step) before the
+ *   commit; the next phase applies r -= step xd on each worker's rows. A
+ *   worker writes 1/P of the rows, so the work of a round divides by P.
+ *   X delta is summed in the policy's order and the step's sums by chunk
+ *   (each chunk's rows in the order that order first touches them, then
+ *   the chunks in order), so the results are the same bits for any P.
+ * - SEQ1 (within = sequential, one worker): cyclic coordinate descent on
+ *   r, nothing to combine.
+ * - SEQP (within = sequential, P > 1 workers, one rank): each worker
+ *   copies r (dense, n values), runs its share one column after the other
+ *   on its copy; a barrier; then on its rows X delta = sum over workers q
+ *   of (r - r_q), dense, with the step's sums, and the next phase applies
+ *   r -= step X delta on its rows. The dense passes cost about 3 n a
+ *   worker, far less than applying the others' columns one by one when
+ *   the round touches most rows; a round whose columns hold fewer
+ *   non-zeros than there are rows runs instead on the first worker alone,
+ *   on r itself (exact coordinate descent, never damped).
+ * - RANKS (within = parallel under MPI): the rows are the ranks'; each
+ *   worker keeps its own copy of its rank's r and applies every round's
+ *   changes to it in the same phase as its next push, and rank 0 pulls
+ *   the sums over the ranks.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,43 +56,50 @@
 #include "model.h"
 #include "ptm.h"
 
+/* Rows a chunk: under ROWS and SEQP the workers' rows are whole chunks. */
+#define CHUNK 256
+
 struct lasso_opts {
     int32_t x, y, beta, r; /* r: -1 when absent */
     double lambda;
 };
 
-/* A worker's part of the damping check (kernel_lasso.h): X delta of its
- * share on the rows it touches, and its sums. */
-struct lasso_dw {
-    double *xd;
-    unsigned char *mark;
-    int32_t *rows;
+enum mode { ROWS, SEQ1, SEQP, RANKS };
+
+/* A worker's own (ROWS, SEQP). */
+struct lasso_w {
+    int32_t *rows; /* the rows of its own that X delta touches, nr of them */
     size_t nr;
-    double a, b;
+    bool solo;     /* SEQP: the last round ran on the first worker alone */
+    int64_t nnz;   /* SEQP: the non-zeros of its share's columns */
+    bool stale;    /* SEQP: its copy of r must be copied whole */
 };
 
-/* The rule's state: it splits rounds by blocks (engine_impl.h), so the
- * workers share X and the squared column norms; each has its residual. */
 struct lasso_state {
     struct lasso_opts o;
-    const struct ptm_csc *x; /* all of X */
+    enum mode mode;
+    const struct ptm_csc *x; /* all of X (of the rank's rows under MPI) */
     double *sq;              /* ||x_j||^2, every column */
-    double *r;               /* y - X beta, every row: the first worker's */
+    double *r;               /* y - X beta, every row */
     bool own_r;
-    bool seq;    /* within = sequential */
-    double **rw; /* worker p's own copy of r (rw[0] is r) */
-    struct lasso_dw *dw; /* per worker, when rounds are damped */
-    /* within = sequential, damped: the round's changes as pushed (each
-     * worker's residual already holds its own share's; run->step is the
-     * step the engine committed them with) */
-    double *pushed;
-    size_t npushed;
+    double **rw; /* RANKS: worker p's copy of r (rw[0] is r); SEQP, ROWS: its scratch copy */
+    /* ROWS and SEQP */
+    int64_t *lo, *hi;    /* worker p's rows lo[p] .. hi[p]-1 */
+    double *xd;          /* X delta of the round, each worker on its rows */
+    unsigned char *mark; /* xd[i] holds a sum */
+    size_t *pos;         /* ROWS: the dealt place of the block at each policy place */
+    int64_t *pvars;      /* ROWS, a variable a block: the round's, in the policy's order */
+    double *pdelta;      /* ... and their changes */
+    int32_t **cut;       /* cut[p], 0 < p < P: where worker p's rows start in each
+                            column (lasso_row_cut), or NULL: searched for */
+    double *ca, *cb;     /* each chunk's part of |X delta|^2 and r . X delta */
+    struct lasso_w *wk;  /* P */
 };
 
-/* The residual worker w reads and writes: its own copy. */
+/* The residual worker w reads and writes. */
 static double *resid(const struct lasso_state *k, const struct rt_worker *w)
 {
-    return k->rw[w->id];
+    return k->mode == RANKS ? k->rw[w->id] : k->r;
 }
 
 /* The options of hook h (lasso_cd or lasso_objective), checked against
@@ -130,6 +165,64 @@ static int read_opts(const struct ptm_run *run, const struct plan_hook *h, const
     return 0;
 }
 
+/* ROWS and SEQP: the workers' rows, whole chunks balanced by non-zeros,
+ * and the buffers of X delta. */
+static int split_setup(struct ptm_run *run, struct lasso_state *k)
+{
+    const struct ptm_csc *x = k->x;
+    size_t m = (size_t)(x->nrows > 0 ? x->nrows : 1), P = (size_t)run->P;
+    int64_t nch = (x->nrows + CHUNK - 1) / CHUNK;
+    size_t nc = (size_t)(nch > 0 ? nch : 1);
+    k->xd = rt_zalloc(m, sizeof(double));
+    k->lo = rt_zalloc(P, sizeof(int64_t));
+    k->hi = rt_zalloc(P, sizeof(int64_t));
+    k->ca = rt_zalloc(nc, sizeof(double));
+    k->cb = rt_zalloc(nc, sizeof(double));
+    k->wk = rt_zalloc(P, sizeof(*k->wk));
+    int64_t *cnz = rt_zalloc(nc, sizeof(int64_t));
+    if (!k->xd || !k->lo || !k->hi || !k->ca || !k->cb || !k->wk || !cnz) {
+        ptm_free(cnz);
+        return PTM_ENOMEM;
+    }
+    for (int64_t e = 0; e < x->nnz; e++)
+        cnz[x->rowind[e] / CHUNK]++;
+    /* worker p takes chunks while that brings the non-zeros before its end
+     * nearer to (p + 1) / P of all of them; the last takes the rest */
+    int64_t c = 0, seen = 0;
+    for (int p = 0; p < run->P; p++) {
+        k->lo[p] = c * CHUNK < x->nrows ? c * CHUNK : x->nrows;
+        double want = (double)x->nnz * (double)(p + 1) / (double)run->P;
+        while (c < nch && (p == run->P - 1 || (double)seen + (double)cnz[c] / 2 <= want)) {
+            seen += cnz[c];
+            c++;
+        }
+        k->hi[p] = c * CHUNK < x->nrows ? c * CHUNK : x->nrows;
+    }
+    ptm_free(cnz);
+    size_t B = (size_t)(run->nblocks > 0 ? run->nblocks : 1);
+    k->mark = rt_zalloc(m, 1);
+    k->pos = rt_zalloc(B, sizeof(size_t));
+    k->pvars = rt_zalloc(B, sizeof(int64_t));
+    k->pdelta = rt_zalloc(B, sizeof(double));
+    k->cut = rt_zalloc(P + 1, sizeof(int32_t *));
+    if (!k->mark || !k->pos || !k->pvars || !k->pdelta || !k->cut)
+        return PTM_ENOMEM;
+    /* the cut tables while they stay within 64 MiB */
+    if ((double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
+        for (int p = 1; p < run->P; p++) {
+            if (!(k->cut[p] = rt_zalloc((size_t)(x->ncols > 0 ? x->ncols : 1), sizeof(int32_t))))
+                return PTM_ENOMEM;
+            lasso_row_cut(x, k->lo[p], k->cut[p]);
+        }
+    for (int p = 0; p < run->P; p++) {
+        int64_t len = k->hi[p] - k->lo[p];
+        if (!(k->wk[p].rows = rt_zalloc((size_t)(len > 0 ? len : 1), sizeof(int32_t))))
+            return PTM_ENOMEM;
+        k->wk[p].stale = true;
+    }
+    return 0;
+}
+
 static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     struct lasso_state *k = rt_zalloc(1, sizeof(*k));
@@ -145,52 +238,45 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
         return PTM_EINVAL;
     }
     k->x = &run->w[0].shard[k->o.x].csc;
+    size_t m = (size_t)(k->x->nrows > 0 ? k->x->nrows : 1);
     k->sq = rt_zalloc((size_t)k->x->ncols, sizeof(double));
     k->r = k->o.r >= 0 ? run->params[k->o.r].val : NULL;
     if (!k->r) {
-        k->r = rt_zalloc((size_t)k->x->nrows, sizeof(double));
+        k->r = rt_zalloc(m, sizeof(double));
         k->own_r = true;
     }
     if (!k->sq || !k->r)
         return PTM_ENOMEM;
     const struct plan_option *ow = rt_option(&run->plan->update, "within");
-    k->seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
-    if (k->seq && run->nranks > 1) {
+    bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
+    if (seq && run->nranks > 1) {
         snprintf(err, errlen,
                  "update lasso_cd: within = sequential runs on one rank (%d ranks split a round "
                  "by rows); use within = parallel under mpirun",
                  run->nranks);
         return PTM_EINVAL;
     }
-    /* each worker its own r, which only it writes (see lasso_apply_w) */
-    run->apply_dealt = k->seq;
-    /* rounds whose changes were computed together are damped
-     * (lasso_damp): under within = sequential, the workers' shares */
-    run->damps = run->nranks == 1 && (!k->seq || run->P > 1);
+    k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
+    /* apply needs the policy's order only to sum X delta in it */
+    run->apply_dealt = k->mode == SEQ1 || k->mode == SEQP;
+    /* rounds whose changes were computed together are damped (lasso_damp) */
+    run->damps = k->mode == ROWS || k->mode == SEQP;
     run->step = 1;
-    if (run->damps) {
-        size_t m = (size_t)(k->x->nrows > 0 ? k->x->nrows : 1);
-        if (!(k->dw = rt_zalloc((size_t)run->P, sizeof(*k->dw))))
-            return PTM_ENOMEM;
-        for (int p = 0; p < run->P; p++) {
-            struct lasso_dw *d = &k->dw[p];
-            d->xd = rt_zalloc(m, sizeof(double));
-            d->mark = rt_zalloc(m, 1);
-            d->rows = rt_zalloc(m, sizeof(int32_t));
-            if (!d->xd || !d->mark || !d->rows)
-                return PTM_ENOMEM;
-        }
-    }
+    if ((k->mode == ROWS || k->mode == SEQP) && (rc = split_setup(run, k)) != 0)
+        return rc;
     if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
         return PTM_ENOMEM;
-    for (int p = 1; p < run->P; p++)
-        if (!(k->rw[p] = rt_zalloc((size_t)(k->x->nrows > 0 ? k->x->nrows : 1), sizeof(double))))
-            return PTM_ENOMEM;
+    for (int p = 0; p < run->P; p++)
+        if (k->mode == SEQP || (k->mode == ROWS && run->P > 1) || (k->mode == RANKS && p > 0))
+            if (!(k->rw[p] = rt_zalloc(m, sizeof(double))))
+                return PTM_ENOMEM;
     lasso_colsq(k->x, k->sq);
     lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
-    k->rw[0] = k->r;
-    for (int p = 1; p < run->P; p++)
-        memcpy(k->rw[p], k->r, (size_t)k->x->nrows * sizeof(double));
+    if (k->mode == RANKS) {
+        k->rw[0] = k->r;
+        for (int p = 1; p < run->P; p++)
+            memcpy(k->rw[p], k->r, (size_t)k->x->nrows * sizeof(double));
+    }
     return 0;
 }
 
@@ -200,18 +286,28 @@ static void lasso_release(struct ptm_run *run)
     if (!k)
         return;
     ptm_free(k->sq);
-    if (k->dw)
-        for (int p = 0; p < run->P; p++) {
-            ptm_free(k->dw[p].xd);
-            ptm_free(k->dw[p].mark);
-            ptm_free(k->dw[p].rows);
-        }
-    ptm_free(k->dw);
-    ptm_free(k->pushed);
     if (k->rw)
-        for (int p = 1; p < run->P; p++)
-            ptm_free(k->rw[p]);
+        for (int p = 0; p < run->P; p++)
+            if (k->mode == SEQP || (k->mode == ROWS && run->P > 1) || (k->mode == RANKS && p > 0))
+                ptm_free(k->rw[p]);
     ptm_free(k->rw);
+    if (k->wk)
+        for (int p = 0; p < run->P; p++)
+            ptm_free(k->wk[p].rows);
+    ptm_free(k->wk);
+    ptm_free(k->lo);
+    ptm_free(k->hi);
+    ptm_free(k->xd);
+    ptm_free(k->mark);
+    ptm_free(k->pos);
+    ptm_free(k->pvars);
+    ptm_free(k->pdelta);
+    if (k->cut)
+        for (int p = 0; p <= run->P; p++)
+            ptm_free(k->cut[p]);
+    ptm_free(k->cut);
+    ptm_free(k->ca);
+    ptm_free(k->cb);
     if (k->own_r)
         ptm_free(k->r);
     ptm_free(k);
@@ -225,24 +321,134 @@ static size_t lasso_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars
     return LASSO_K * nvars;
 }
 
-/* The worker's part of the damping check (lasso_damp): X delta of its
- * share, its square and its product with the round's starting residual.
- * rd->change is scratch until the commit, each worker its share's. */
-static void damp_part(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
+/* The changes of the worker's share, newval - beta, into rd->change,
+ * which is scratch until the commit. */
+static void share_changes(const struct ptm_run *run, const struct lasso_state *k,
+                          const struct rt_round *rd, int64_t v0, size_t nv)
+{
+    const double *beta = run->params[k->o.beta].val;
+    for (size_t v = 0; v < nv; v++)
+        rd->change[v0 + (int64_t)v] = run->newval[v0 + (int64_t)v] - beta[rd->vars[v0 + (int64_t)v]];
+}
+
+/* The worker's chunks' parts of |X delta|^2 and r . X delta, over the
+ * rows it listed (all among lo .. hi-1), in the order it listed them. */
+static void chunk_sums(const struct lasso_state *k, const struct lasso_w *d, int64_t lo, int64_t hi)
+{
+    for (int64_t c = lo / CHUNK; c * CHUNK < hi; c++)
+        k->ca[c] = k->cb[c] = 0;
+    for (size_t q = 0; q < d->nr; q++) {
+        int32_t i = d->rows[q];
+        double u = k->xd[i];
+        k->ca[i / CHUNK] += u * u;
+        k->cb[i / CHUNK] += k->r[i] * u;
+    }
+}
+
+/* ROWS: the worker's share against all of r, then X delta of the whole
+ * round on its rows, in the policy's order, and its chunks' sums. */
+static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
 {
     struct ptm_run *run = w->run;
     const struct lasso_state *k = run->rule_state;
-    struct lasso_dw *d = &k->dw[w->id];
-    lasso_scatter_clear(d->xd, d->mark, d->rows, &d->nr);
-    d->a = d->b = 0;
-    if (rd->nvars < 2)
-        return;
+    struct lasso_w *d = &k->wk[w->id];
+    /* the share's non-zeros: when they outnumber the rows, r is read from
+     * a copy taken in one sweep (the other workers' rows sit in their
+     * caches; fetched by the push's scattered reads, one line at a time,
+     * they cost more than the whole copy) */
+    const int64_t *cp = k->x->colptr;
+    int64_t nnz = 0, n = k->x->nrows;
+    for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
+        nnz += cp[rd->vars[v] + 1] - cp[rd->vars[v]];
+    rt_barrier(w); /* every worker's rows of r hold the last round */
+    const double *r = k->r;
+    if (run->P > 1 && nnz >= n) {
+        memcpy(k->rw[w->id], k->r, (size_t)n * sizeof(double));
+        r = k->rw[w->id];
+    }
+    lasso_push(k->x, k->sq, r, run->params[k->o.beta].val, rd->vars + v0, nv, w->z);
+    lasso_pull(w->z, nv, run->grows, k->o.lambda, run->newval + v0);
+    share_changes(run, k, rd, v0, nv);
+    /* the round in the policy's order: with a variable a block, the
+     * variables and changes themselves, else where each block was dealt */
+    bool one = rd->nvars == rd->n;
+    for (size_t i = rd->part[w->id]; i < rd->part[w->id + 1]; i++)
+        if (one) {
+            k->pvars[rd->order[i]] = rd->vars[i];
+            k->pdelta[rd->order[i]] = rd->change[i];
+        } else {
+            k->pos[rd->order[i]] = i;
+        }
+    rt_barrier(w); /* every share's changes are in */
+    int p = w->id;
+    int64_t lo = k->lo[p], hi = k->hi[p];
+    const int32_t *first = p > 0 ? k->cut[p] : NULL, *end = p + 1 < run->P ? k->cut[p + 1] : NULL;
+    if (one) {
+        lasso_scatter_rows(k->x, k->pvars, k->pdelta, rd->nvars, lo, hi, first, end, k->xd,
+                           k->mark, d->rows, &d->nr);
+    } else {
+        for (size_t q = 0; q < rd->n; q++) {
+            size_t i = k->pos[q];
+            int64_t a = rd->off[i], b = rd->off[i + 1];
+            lasso_scatter_rows(k->x, rd->vars + a, rd->change + a, (size_t)(b - a), lo, hi, first,
+                               end, k->xd, k->mark, d->rows, &d->nr);
+        }
+    }
+    chunk_sums(k, d, lo, hi);
+}
+
+/* SEQP: see DESIGN. */
+static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
+{
+    struct ptm_run *run = w->run;
+    const struct lasso_state *k = run->rule_state;
+    struct lasso_w *d = &k->wk[w->id];
     const double *beta = run->params[k->o.beta].val;
-    double *delta = rd->change + v0;
-    for (size_t v = 0; v < nv; v++)
-        delta[v] = run->newval[v0 + (int64_t)v] - beta[rd->vars[v0 + (int64_t)v]];
-    lasso_scatter(k->x, rd->vars + v0, delta, nv, d->xd, d->mark, d->rows, &d->nr);
-    lasso_scatter_sums(d->xd, d->rows, d->nr, resid(k, w), k->seq, &d->a, &d->b);
+    const int64_t *cp = k->x->colptr;
+    int64_t n = k->x->nrows;
+    int64_t nnz = 0; /* the share's non-zeros, for all to add up */
+    for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
+        nnz += cp[rd->vars[v] + 1] - cp[rd->vars[v]];
+    d->nnz = nnz;
+    rt_barrier(w); /* r holds the last round; every share's variables are in rd */
+    nnz = 0;
+    for (int p = 0; p < run->P; p++)
+        nnz += k->wk[p].nnz;
+    d->solo = nnz < n;
+    if (d->solo) {
+        if (w->id == 0)
+            lasso_push_seq(k->x, k->sq, k->r, beta, rd->vars, rd->nvars, run->grows, k->o.lambda,
+                           run->newval);
+        d->stale = true; /* r moved on rows no list holds */
+        return;
+    }
+    /* the copy catches up with r: all of it, or the rows the last round
+     * changed (every worker's list of them) */
+    double *restrict rp = k->rw[w->id];
+    const double *restrict r = k->r;
+    size_t listed = 0;
+    for (int p = 0; p < run->P; p++)
+        listed += k->wk[p].nr;
+    if (d->stale || listed >= (size_t)n / 8) { /* one sweep beats scattered reads */
+        memcpy(rp, r, (size_t)n * sizeof(double));
+        d->stale = false;
+    } else {
+        for (int p = 0; p < run->P; p++) {
+            const int32_t *rows = k->wk[p].rows;
+            for (size_t q = 0; q < k->wk[p].nr; q++)
+                rp[rows[q]] = r[rows[q]];
+        }
+    }
+    lasso_push_seq(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
+                   run->newval + v0);
+    share_changes(run, k, rd, v0, nv);
+    rt_barrier(w); /* every share's changes are in, and no copy reads the lists */
+    d->nr = 0;
+    int p = w->id;
+    int64_t lo = k->lo[p], hi = k->hi[p];
+    lasso_scatter_rows(k->x, rd->vars, rd->change, rd->nvars, lo, hi, p > 0 ? k->cut[p] : NULL,
+                       p + 1 < run->P ? k->cut[p + 1] : NULL, k->xd, k->mark, d->rows, &d->nr);
+    chunk_sums(k, d, lo, hi);
 }
 
 /* The worker's share of the round: the sums, then the new values. */
@@ -253,22 +459,26 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     size_t nv = (size_t)(v1 - v0);
     const double *beta = run->params[k->o.beta].val;
-    if (k->seq) { /* the changes go to the worker's r as they are made */
-        lasso_push_seq(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, run->grows,
-                       k->o.lambda, run->newval + v0);
-    } else {
-        /* with other ranks the sums are this rank's part: rank 0 pulls them */
-        double *z = run->nranks > 1 ? run->zsum + LASSO_K * v0 : w->z;
-        lasso_push(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv, z);
-        if (run->nranks == 1)
-            lasso_pull(z, nv, run->grows, k->o.lambda, run->newval + v0);
+    switch (k->mode) {
+    case ROWS:
+        push_rows(w, rd, v0, nv);
+        break;
+    case SEQP:
+        push_seqp(w, rd, v0, nv);
+        break;
+    case SEQ1: /* the changes go to r as they are made */
+        lasso_push_seq(k->x, k->sq, k->r, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
+                       run->newval + v0);
+        break;
+    case RANKS: /* this rank's part of the sums: rank 0 pulls them */
+        lasso_push(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv,
+                   run->zsum + LASSO_K * v0);
+        break;
     }
-    if (run->damps)
-        damp_part(w, rd, v0, nv);
     return 0;
 }
 
-/* With other ranks: rank 0 on the sums over the ranks. */
+/* RANKS: rank 0 on the sums over the ranks. */
 static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const double *z,
                           size_t zlen, double *out)
 {
@@ -278,59 +488,48 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
     return 0;
 }
 
-/* Every worker applies the round to its own copy of r, all rows; under
- * parallel all of it, in the policy's order, so the copies stay the same
- * bits whatever the number of workers, and under sequential the others'
- * shares (push applied the worker's own). */
+/* The committed round into the worker's residual: ROWS and SEQP r -=
+ * step X delta on its rows; RANKS every change on its copy, all its
+ * rank's rows, in the policy's order. */
 static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 {
     const struct lasso_state *k = w->run->rule_state;
-    double *r = resid(k, w);
-    if (!k->seq) {
-        lasso_apply(k->x, rd->vars, rd->change, rd->nvars, r);
-        return 0;
-    }
-    int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
-    lasso_apply(k->x, rd->vars, rd->change, (size_t)v0, r);
-    lasso_apply(k->x, rd->vars + v1, rd->change + v1, rd->nvars - (size_t)v1, r);
-    if (w->run->step < 1) /* the own share went in as pushed: take back the rest */
-        for (int64_t v = v0; v < v1; v++) {
-            double fix = rd->change[v] - k->pushed[v];
-            lasso_apply(k->x, rd->vars + v, &fix, 1, r);
+    struct lasso_w *d = k->wk ? &k->wk[w->id] : NULL;
+    double t = w->run->step;
+    switch (k->mode) {
+    case ROWS:
+        lasso_scatter_apply(k->xd, k->mark, d->rows, &d->nr, t, k->r);
+        break;
+    case SEQP: /* the list stays: the copies catch up from it */
+        if (!d->solo) {
+            size_t nr = d->nr;
+            lasso_scatter_apply(k->xd, k->mark, d->rows, &nr, t, k->r);
         }
+        break;
+    case SEQ1:
+        break;
+    case RANKS:
+        lasso_apply(k->x, rd->vars, rd->change, rd->nvars, resid(k, w));
+        break;
+    }
     return 0;
 }
 
-/* The step of a round: the workers' parts of the check (damp_part)
- * combined, a = sum_p a_p + 2 sum_(p<q) xd_p . xd_q and b = sum_p b_p,
- * summed in worker order. rd->change holds the pushed changes. */
+/* The step of a round (ROWS, SEQP): the chunks' sums in chunk order.
+ * rd->change holds the pushed changes. */
 static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double *rise)
 {
-    struct lasso_state *k = run->rule_state;
-    const double *beta = run->params[k->o.beta].val;
+    const struct lasso_state *k = run->rule_state;
     *rise = 0;
-    if (rd->nvars < 2)
-        return 1; /* one exact coordinate step never rises */
-    double a = 0, b = 0, cross = 0;
-    for (int p = 0; p < run->P; p++) {
-        const struct lasso_dw *d = &k->dw[p];
-        a += d->a;
-        b += d->b;
-        for (int q = p + 1; q < run->P; q++)
-            cross += lasso_scatter_dot(d->xd, d->rows, d->nr, k->dw[q].xd);
+    if (rd->nvars < 2 || (k->mode == SEQP && k->wk[0].solo))
+        return 1; /* exact coordinate steps one after the other never rise */
+    double a = 0, b = 0;
+    for (int64_t c = 0; c * CHUNK < k->x->nrows; c++) {
+        a += k->ca[c];
+        b += k->cb[c];
     }
-    a += 2 * cross;
-    if (k->seq) {
-        if (rd->nvars > k->npushed) {
-            double *p = ptm_realloc(k->pushed, rd->nvars * sizeof(double));
-            if (!p)
-                return 1; /* cannot remember the pushes: commit as pushed */
-            k->pushed = p;
-            k->npushed = rd->nvars;
-        }
-        memcpy(k->pushed, rd->change, rd->nvars * sizeof(double));
-    }
-    return lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda, rise);
+    return lasso_step(a, b, run->params[k->o.beta].val, rd->vars, rd->change, rd->nvars,
+                      run->grows, k->o.lambda, rise);
 }
 
 static const struct rt_rule rule_ops = {
@@ -417,6 +616,10 @@ static int obj_part(struct rt_worker *w, double *out)
     int64_t lo = run->split ? w->lo : 0, hi = run->split ? w->hi : x->csr.nrows;
     if (s->kernel_r) {
         const struct lasso_state *k = run->rule_state;
+        if (k->mode == ROWS || k->mode == SEQP) { /* the rows its apply brought up to date */
+            lo = k->lo[w->id];
+            hi = k->hi[w->id];
+        }
         *out = lasso_loss_part(resid(k, w) + lo, hi - lo, n) + penalty_part(w);
         return 0;
     }
