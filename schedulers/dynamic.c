@@ -113,6 +113,7 @@ struct dyn {
     bool program;      /* a priority statement; else the default */
     bool reads_params; /* it reads parameter values or changes */
     bool local;        /* ... only at the block's own variable */
+    bool abs_delta;    /* it is abs(delta(p[j])) of that variable: the change done() reports */
     uint32_t moving;   /* bits of the globals it reads that move during a run */
     double seen[PROG_NGLOBALS]; /* their values at the last evaluation of all */
     bool dirty;        /* a round committed since the last evaluation of all */
@@ -301,6 +302,10 @@ static void classify(struct dyn *s, const struct prog *p)
         own[sp++] = mine;
     }
     s->local = local;
+    const struct prog_insn *c = p->code;
+    s->abs_delta = local && bs->axis == PLAN_AXIS_ELEMS && p->ncode == 3 && c[0].op == PROG_VAR &&
+                   c[0].a == 0 && c[1].op == PROG_DELTA && c[1].a == bs->param && c[1].b == 1 &&
+                   c[2].op == PROG_ABS;
 }
 
 /* "coef(12)": block b of the set, as the language numbers it. */
@@ -434,8 +439,10 @@ static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
     } else {
         /* balance false; or equal costs, where the least loaded worker is
          * always the next one in turn */
-        for (size_t i = 0; i < nk; i++)
-            s->owner[i] = (int)(i % P);
+        for (size_t i = 0, p = 0; i < nk; i++) {
+            s->owner[i] = (int)p;
+            p = p + 1 == P ? 0 : p + 1;
+        }
     }
     for (size_t p = 0; p < P; p++) {
         s->cursor[p] = 0;
@@ -456,7 +463,13 @@ static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
         out->blocks[pos] = s->kept[i];
         if (out->order)
             out->order[pos] = i;
-        out->load[p] += s->cost ? s->cost[s->kept[i]] : 1;
+    }
+    /* each worker's cost, summed in its part's order */
+    for (size_t p = 0; p < P; p++) {
+        double load = 0;
+        for (size_t i = out->part[p]; i < out->part[p + 1]; i++)
+            load += s->cost ? s->cost[out->blocks[i]] : 1;
+        out->load[p] = load;
     }
     out->n = nk;
 }
@@ -865,17 +878,21 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
 {
     struct dyn *s = state;
     if (s->active) {
+        double sum = 0; /* in a register: the stores to moved[] may alias anything */
         for (size_t i = 0; i < n; i++) {
             int64_t b = blocks[i];
             double w = change[i];
-            if (s->program && s->local && s->reads_params &&
-                weight_of(s, b, eval_priority(s, b), &w, s->failure, sizeof(s->failure)) != 0) {
+            /* abs(delta()) is the change itself, unless it is not a number */
+            if (s->program && s->local && s->reads_params && (!s->abs_delta || !isfinite(w)) &&
+                weight_of(s, b, s->abs_delta ? w : eval_priority(s, b), &w, s->failure,
+                          sizeof(s->failure)) != 0) {
                 s->failed = PTM_EINVAL;
                 return;
             }
             s->moved[b] = !(w == 0);
-            s->pass_change += isfinite(change[i]) ? change[i] : 0;
+            sum += isfinite(change[i]) ? change[i] : 0;
         }
+        s->pass_change += sum;
         return;
     }
     if (s->program && !s->reads_params)
@@ -886,7 +903,10 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
     }
     for (size_t i = 0; i < n; i++) {
         int64_t b = blocks[i];
-        double v = s->program ? eval_priority(s, b) : change[i] + DEFAULT_FLOOR, w = 0;
+        double v = s->abs_delta  ? change[i]
+                   : s->program ? eval_priority(s, b)
+                                : change[i] + DEFAULT_FLOOR,
+               w = 0;
         if (weight_of(s, b, v, &w, s->failure, sizeof(s->failure)) != 0) {
             s->failed = PTM_EINVAL;
             return;
