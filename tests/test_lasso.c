@@ -45,13 +45,13 @@ struct problem_row {
     struct gen_lasso_opts o;
 };
 
-/* seed, rows, cols, density, group, corr, nonzeros, noise, grouped */
+/* seed, rows, cols, density, group, corr, nonzeros, noise, grouped, nonnegative, offset */
 static const struct problem_row problems[] = {
-    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1, true}},
-    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05, true}},
-    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5, true}},
-    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1, true}},
-    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2, true}},
+    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1, true, false, 0}},
+    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05, true, false, 0}},
+    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5, true, false, 0}},
+    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1, true, false, 0}},
+    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2, true, false, 0}},
 };
 
 /* Fractions of lambda_max. */
@@ -888,11 +888,11 @@ END_TEST
 
 /* Tiny and odd shapes: the file still has the declared shape. */
 static const struct gen_lasso_opts shape_rows[] = {
-    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1, true},    /* the last group is drawn by the last row */
-    {6, 1, 1, 1, 1, 0, 1, 0, true},              /* 1 x 1 */
-    {7, 4, 7, 1, 3, 1, 7, 0, true},              /* dense, rho 1: columns of a group equal */
-    {8, 10, 5, 0.5, 100, 0.3, 0, 1, true},       /* group > cols: one group; beta* = 0 */
-    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1, true}, /* mostly empty rows, every coefficient */
+    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1, true, false, 0},    /* the last group is drawn by the last row */
+    {6, 1, 1, 1, 1, 0, 1, 0, true, false, 0},              /* 1 x 1 */
+    {7, 4, 7, 1, 3, 1, 7, 0, true, false, 0},              /* dense, rho 1: columns of a group equal */
+    {8, 10, 5, 0.5, 100, 0.3, 0, 1, true, false, 0},       /* group > cols: one group; beta* = 0 */
+    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1, true, false, 0}, /* mostly empty rows, every coefficient */
 };
 
 START_TEST(test_gen_shapes)
@@ -1011,20 +1011,57 @@ START_TEST(test_gen_spread)
 END_TEST
 
 static const struct gen_lasso_opts bad_rows[] = {
-    {1, 0, 10, 0.1, 1, 0, 1, 0, false},                      /* rows 0 */
-    {1, 10, 0, 0.1, 1, 0, 0, 0, false},                      /* cols 0 */
-    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0, false}, /* rows too many */
-    {1, 10, 10, 0, 1, 0, 1, 0, false},                       /* density 0 */
-    {1, 10, 10, 1.5, 1, 0, 1, 0, false},                     /* density > 1 */
-    {1, 10, 10, NAN, 1, 0, 1, 0, false},                     /* density NaN */
-    {1, 10, 10, 0.1, 0, 0, 1, 0, false},                     /* group 0 */
-    {1, 10, 10, 0.1, 1, -0.1, 1, 0, false},                  /* corr < 0 */
-    {1, 10, 10, 0.1, 1, 1.01, 1, 0, false},                  /* corr > 1 */
-    {1, 10, 10, 0.1, 1, 0, 11, 0, false},                    /* nonzeros > cols */
-    {1, 10, 10, 0.1, 1, 0, -1, 0, false},                    /* nonzeros < 0 */
-    {1, 10, 10, 0.1, 1, 0, 1, -1, false},                    /* noise < 0 */
-    {1, 10, 10, 0.1, 1, 0, 1, INFINITY, false},              /* noise inf */
+    {1, 0, 10, 0.1, 1, 0, 1, 0, false, false, 0},                      /* rows 0 */
+    {1, 10, 0, 0.1, 1, 0, 0, 0, false, false, 0},                      /* cols 0 */
+    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0, false, false, 0}, /* rows too many */
+    {1, 10, 10, 0, 1, 0, 1, 0, false, false, 0},                       /* density 0 */
+    {1, 10, 10, 1.5, 1, 0, 1, 0, false, false, 0},                     /* density > 1 */
+    {1, 10, 10, NAN, 1, 0, 1, 0, false, false, 0},                     /* density NaN */
+    {1, 10, 10, 0.1, 0, 0, 1, 0, false, false, 0},                     /* group 0 */
+    {1, 10, 10, 0.1, 1, -0.1, 1, 0, false, false, 0},                  /* corr < 0 */
+    {1, 10, 10, 0.1, 1, 1.01, 1, 0, false, false, 0},                  /* corr > 1 */
+    {1, 10, 10, 0.1, 1, 0, 11, 0, false, false, 0},                    /* nonzeros > cols */
+    {1, 10, 10, 0.1, 1, 0, -1, 0, false, false, 0},                    /* nonzeros < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, -1, false, false, 0},                    /* noise < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, INFINITY, false, false, 0},              /* noise inf */
 };
+
+/* --nonnegative takes the absolute value of each entry, the same entries
+ * in the same places (the labels of a beta* of zeros are the noise alone,
+ * so they stay too); --offset adds its value to every label. */
+START_TEST(test_gen_nonnegative_offset)
+{
+    struct gen_lasso_opts o;
+    ptm_gen_lasso_defaults(&o);
+    o.seed = 44;
+    o.rows = 120;
+    o.cols = 90;
+    o.density = 0.1;
+    o.group = 3;
+    o.nonzeros = 0;
+    gen_into("sign-a", &o);
+    o.nonnegative = true;
+    o.offset = 7.25;
+    gen_into("sign-b", &o);
+    struct ptm_dataset *a = read_svm("sign-a/lasso.svm"), *b = read_svm("sign-b/lasso.svm");
+    ck_assert_int_eq(a->csr.nnz, b->csr.nnz);
+    ck_assert_int_gt(a->csr.nnz, 100);
+    int64_t negative = 0;
+    for (int64_t e = 0; e < a->csr.nnz; e++) {
+        ck_assert_int_eq(a->csr.colind[e], b->csr.colind[e]);
+        ck_assert(b->csr.val[e] == fabs(a->csr.val[e]));
+        negative += a->csr.val[e] < 0;
+    }
+    ck_assert_int_gt(negative, a->csr.nnz / 4); /* the default has both signs */
+    for (int64_t i = 0; i < o.rows; i++)
+        ck_assert_msg(fabs(b->labels.val[i] - (a->labels.val[i] + 7.25)) < 1e-12,
+                      "row %lld: %.17g, %.17g", (long long)i, a->labels.val[i], b->labels.val[i]);
+    o.offset = NAN;
+    ck_assert_int_eq(ptm_gen_lasso(&o, "sign-b"), PTM_EINVAL);
+    ptm_dataset_free(a);
+    ptm_dataset_free(b);
+}
+END_TEST
 
 START_TEST(test_gen_bad)
 {
@@ -1144,6 +1181,7 @@ static Suite *lasso_suite(void)
     tcase_add_loop_test(tc, test_gen_shape_and_correlation, 0, (int)PTM_ARRAY_LEN(corr_rows));
     tcase_add_loop_test(tc, test_gen_shapes, 0, (int)PTM_ARRAY_LEN(shape_rows));
     tcase_add_loop_test(tc, test_gen_spread, 0, 2);
+    tcase_add_test(tc, test_gen_nonnegative_offset);
     tcase_add_loop_test(tc, test_gen_bad, 0, (int)PTM_ARRAY_LEN(bad_rows));
     tcase_add_test(tc, test_gen_missing_dir);
     tcase_add_test(tc, test_gen_formats);

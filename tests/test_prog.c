@@ -201,7 +201,7 @@ static struct prog_env fake_env(struct fake *f, const double *vars)
 {
     memset(f, 0, sizeof(*f));
     return (struct prog_env){globals, vars,   f,      cb_param, cb_delta,
-                             cb_data, cb_nnz, cb_dim, cb_corr};
+                             cb_data, cb_nnz, cb_dim, cb_corr, NULL};
 }
 
 /* What each kind of expression may use. */

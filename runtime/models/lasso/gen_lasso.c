@@ -51,7 +51,8 @@ static bool opts_ok(const struct gen_lasso_opts *o)
 {
     return o->rows >= 1 && o->rows <= INT32_MAX && o->cols >= 1 && o->cols <= INT32_MAX &&
            o->density > 0 && o->density <= 1 && o->group >= 1 && o->corr >= 0 && o->corr <= 1 &&
-           o->nonzeros >= 0 && o->nonzeros <= o->cols && o->noise >= 0 && isfinite(o->noise);
+           o->nonzeros >= 0 && o->nonzeros <= o->cols && o->noise >= 0 && isfinite(o->noise) &&
+           isfinite(o->offset);
 }
 
 /* beta*: nonzeros columns by Floyd's algorithm, values in column order. */
@@ -159,6 +160,8 @@ static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const 
             int64_t c0 = (int64_t)pick[k] * gsz, c1 = c0 + gsz < d ? c0 + gsz : d;
             for (int64_t c = c0; c < c1; c++) {
                 double x = a * f + b * gen_rng_normal(&gx);
+                if (op->nonnegative)
+                    x = fabs(x);
                 int64_t mq = (int64_t)llround(x * VALUE_SCALE);
                 if (mq == 0)
                     continue;
@@ -167,7 +170,7 @@ static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const 
                     y += ((double)mq / VALUE_SCALE) * beta[c];
             }
         }
-        y += op->noise * gen_rng_normal(&gn);
+        y += op->noise * gen_rng_normal(&gn) + op->offset;
         if (!op->grouped)
             qsort(ent, (size_t)ne, sizeof(*ent), by_col);
         char *p = gen_out_room(o);
@@ -237,7 +240,9 @@ enum {
     FLAG_CORR,
     FLAG_NONZEROS,
     FLAG_NOISE,
-    FLAG_GROUPED
+    FLAG_GROUPED,
+    FLAG_NONNEGATIVE,
+    FLAG_OFFSET
 };
 
 static const struct gen_flag flags[] = {
@@ -249,6 +254,8 @@ static const struct gen_flag flags[] = {
     [FLAG_NONZEROS] = GEN_INT32("--nonzeros", 0),
     [FLAG_NOISE] = GEN_REAL("--noise", 0, HUGE_VAL, false, false, "a finite number >= 0"),
     [FLAG_GROUPED] = GEN_SWITCH("--grouped"),
+    [FLAG_NONNEGATIVE] = GEN_SWITCH("--nonnegative"),
+    [FLAG_OFFSET] = GEN_REAL("--offset", -HUGE_VAL, HUGE_VAL, false, false, "a finite number"),
     GEN_FLAGS_END,
 };
 
@@ -270,6 +277,8 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     GEN_ARG(a, FLAG_NONZEROS, whole, o.nonzeros);
     GEN_ARG(a, FLAG_NOISE, real, o.noise);
     o.grouped = a->given[FLAG_GROUPED];
+    o.nonnegative = a->given[FLAG_NONNEGATIVE];
+    GEN_ARG(a, FLAG_OFFSET, real, o.offset);
     if (o.nonzeros > o.cols)
         o.nonzeros = o.cols; /* the default: check() refused a given one */
     *file = NULL;
@@ -281,7 +290,7 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
     .usage =
         "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
         "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n"
-        "                     [--grouped]\n",
+        "                     [--grouped] [--nonnegative] [--offset M]\n",
     .help =
         "lasso: sparse regression y = X beta* + noise with correlated features.\n"
         "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
@@ -302,7 +311,11 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
         "  --nonzeros K   non-zero coefficients of beta*, at most C (default 10,\n"
         "                 or C when C is smaller)\n"
         "  --noise SIGMA  standard deviation of the label noise (default 0.1)\n"
-        "  --grouped      each group in consecutive columns\n",
+        "  --grouped      each group in consecutive columns\n"
+        "  --nonnegative  the absolute value of every entry (uncentred columns,\n"
+        "                 as counts and tf-idf are)\n"
+        "  --offset M     added to every label: a mean that a model without an\n"
+        "                 intercept fits through the coefficients (default 0)\n",
     .flags = flags,
     .check = check,
     .run = run,

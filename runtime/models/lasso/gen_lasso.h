@@ -34,7 +34,11 @@ extern const struct ptm_gen ptm_gen_lasso_cmd;
  * groups none. The last row always draws the last group, so that the file
  * has `cols` columns. beta* has `nonzeros` non-zero coefficients on columns
  * drawn uniformly, each +-(0.5 + U[0, 1)); the label is
- * x_i beta* + noise * N(0, 1). Unless `grouped`, the columns are then
+ * x_i beta* + noise * N(0, 1) + offset. With `nonnegative` every value is
+ * replaced by its absolute value (columns then are not centred, as counts
+ * and tf-idf are not; the correlation within a group falls with it), and
+ * `offset` gives the labels a mean that a model without an intercept must
+ * fit through the coefficients. Unless `grouped`, the columns are then
  * renumbered by a uniform permutation of all but the last (which stays
  * last), in X and beta* alike, so that a group's columns are spread over
  * X as the features of real data are, and a schedule that takes columns
@@ -50,6 +54,8 @@ struct gen_lasso_opts {
     int64_t nonzeros;   /* 0 .. cols */
     double noise;       /* >= 0, finite */
     bool grouped;       /* each group in consecutive columns (else spread) */
+    bool nonnegative;   /* |x| for every value */
+    double offset;      /* added to every label; finite */
 };
 
 /* The defaults above, seed 0. */
