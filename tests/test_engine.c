@@ -283,6 +283,8 @@ static const struct {
     {NONNEG, "round_robin { per_round 37 }", 2, "sequential"},
     {SPREAD, "dynamic { sample 37, active }", 1, "sequential"},
     {NONNEG, "dynamic { sample 37, active }", 2, NULL},
+    {NONNEG, "dynamic { sample 37, active, keep all }", 2, "sequential"},
+    {NONNEG, "round_robin { per_round 37 }", 3, "sequential"},
 };
 static const char *const data_names[] = {"grouped", "spread", "non-negative"};
 

@@ -210,10 +210,13 @@ static void threads_barrier(struct rt_worker *w)
 
 static void threads_phase(struct ptm_run *run)
 {
-    if (run->P > 1)
+    bool all = run->P > 1 && !run->work.alone;
+    if (all)
         open_phase(run);
+    for (int p = 1; !all && p < run->P; p++)
+        run->w[p].part = 0; /* the first worker's part is the whole */
     rt_worker_phase(&run->w[0]);
-    if (run->P > 1)
+    if (all)
         wait_pending(&run->gate);
 }
 

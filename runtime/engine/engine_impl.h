@@ -200,6 +200,13 @@ struct rt_rule {
      * objective; *rise receives what the whole change would have raised it
      * by. NULL: commit as pushed. */
     double (*damp)(struct ptm_run *run, const struct rt_round *rd, double *rise);
+    /* Split rules, on the coordinator before a round's phase: whether the
+     * first worker can do the whole phase (the pending round's apply and
+     * the round's push) alone, the others having nothing to do in it; they
+     * are then not woken. Asked before the objective's evaluations too:
+     * the first worker's part then covers every row (the others' are 0).
+     * NULL: never. */
+    bool (*alone)(const struct ptm_run *run);
 };
 
 /* An objective: every worker's part, summed in worker order, then one
@@ -237,6 +244,7 @@ struct rt_work {
     int64_t clocks;               /* RT_CLOCKS: clocks each worker runs */
     bool anchor;                  /* RT_CLOCKS: the rule's anchor first */
     bool exit;                    /* leave */
+    bool alone;                   /* the first worker alone (rt_rule.alone) */
 };
 
 /* A gate where P - 1 worker threads wait for the coordinator and the

@@ -248,24 +248,28 @@ double lasso_step(double a, double b, const double *beta, const int64_t *cols,
     return lo > 0 ? lo : hi;
 }
 
-void lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
-                    const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new)
+double lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
+                      const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new)
 {
     const int64_t *restrict cp = x->colptr;
     const int32_t *restrict ri = x->rowind;
     const double *restrict v = x->val;
-    double t = (double)n * lambda;
+    double t = (double)n * lambda, fit = 0, pen = 0;
     for (size_t k = 0; k < ns; k++) {
         if (k + PREFETCH_AHEAD < ns)
             PREFETCH_COL(x, cols[k + PREFETCH_AHEAD]);
         int64_t j = cols[k], at = cp[j], len = cp[j + 1] - at;
         double s = sq[j], old = beta[j];
-        double z = col_dot(ri + at, v + at, len, r) + s * old;
-        double b = s > 0 ? soft_threshold(z, t) / s : 0;
+        double xr = col_dot(ri + at, v + at, len, r), z = xr + s * old;
+        double b = s > 0 ? soft_threshold(z, t) / s : 0, d = b - old;
         beta_new[k] = b;
-        if (b - old != 0)
-            col_axpy(ri + at, v + at, len, b - old, r);
+        if (d != 0) {
+            col_axpy(ri + at, v + at, len, d, r);
+            fit += d * (2 * xr - d * s);
+            pen += fabs(b) - fabs(old);
+        }
     }
+    return fit / (2.0 * (double)n) - lambda * pen;
 }
 
 void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,

@@ -31,14 +31,19 @@
  * - SEQ1 (within = sequential, one worker): cyclic coordinate descent on
  *   r, nothing to combine.
  * - SEQP (within = sequential, P > 1 workers, one rank): each worker
- *   copies r (dense, n values), runs its share one column after the other
- *   on its copy; a barrier; then on its rows X delta = sum over workers q
- *   of (r - r_q), dense, with the step's sums, and the next phase applies
- *   r -= step X delta on its rows. The dense passes cost about 3 n a
- *   worker, far less than applying the others' columns one by one when
- *   the round touches most rows; a round whose columns hold fewer
+ *   keeps a copy of r, brings it up to date with the rows the last round
+ *   changed (every worker's list of them; the whole of r in one sweep when
+ *   they are many, which costs less than fetching them one by one from the
+ *   other workers' caches), and runs its share one column after the other
+ *   on it; a barrier; then X delta of the whole round on its rows as ROWS
+ *   does, and the next phase applies r -= step X delta on its rows. A
+ *   worker thus reads its share's columns twice and writes a P-th of the
+ *   rows, where applying the other workers' columns to a copy of all rows
+ *   costs a pass over their non-zeros. A round whose columns hold fewer
  *   non-zeros than there are rows runs instead on the first worker alone,
- *   on r itself (exact coordinate descent, never damped).
+ *   on r itself (exact coordinate descent, never damped), and so do the
+ *   rounds after a split round that gained too little over what its
+ *   shares gained alone (split_verdict).
  * - RANKS (within = parallel under MPI): the rows are the ranks'; each
  *   worker keeps its own copy of its rank's r and applies every round's
  *   changes to it in the same phase as its next push, and rank 0 pulls
@@ -71,6 +76,7 @@ struct lasso_w {
     int32_t *rows; /* the rows of its own that X delta touches, nr of them */
     size_t nr;
     bool solo;     /* SEQP: the last round ran on the first worker alone */
+    double dec;    /* SEQP: how much its share lowered f on its copy */
     int64_t nnz;   /* SEQP: the non-zeros of its share's columns */
     bool stale;    /* SEQP: its copy of r must be copied whole */
 };
@@ -94,7 +100,18 @@ struct lasso_state {
                             column (lasso_row_cut), or NULL: searched for */
     double *ca, *cb;     /* each chunk's part of |X delta|^2 and r . X delta */
     struct lasso_w *wk;  /* P */
+    /* SEQP: rounds to run on the first worker alone before splitting is
+     * tried again, and the next such wait (see lasso_damp) */
+    int64_t solo_left, backoff;
 };
+
+/* SEQP: a split round costs about SPLIT_COST / P of a round on one worker
+ * (bench/RESULTS.md, "Engine": two workers sweep 1.6 times as fast); it
+ * pays while it lowers the objective by at least that share of what the
+ * workers' shares lowered it by on their own copies. */
+#define SPLIT_COST 1.25
+/* the longest wait before splitting is tried again, in rounds */
+#define SOLO_MAX 64
 
 /* The residual worker w reads and writes. */
 static double *resid(const struct lasso_state *k, const struct rt_worker *w)
@@ -406,18 +423,31 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     const double *beta = run->params[k->o.beta].val;
     const int64_t *cp = k->x->colptr;
     int64_t n = k->x->nrows;
-    int64_t nnz = 0; /* the share's non-zeros, for all to add up */
-    for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
-        nnz += cp[rd->vars[v] + 1] - cp[rd->vars[v]];
-    d->nnz = nnz;
-    rt_barrier(w); /* r holds the last round; every share's variables are in rd */
-    nnz = 0;
-    for (int p = 0; p < run->P; p++)
-        nnz += k->wk[p].nnz;
-    d->solo = nnz < n;
+    /* the whole round's variables: with a variable a block the blocks
+     * themselves (the workers fill rd->vars with their shares as they
+     * start) */
+    const int64_t *vars = run->expand_late ? rd->blocks : rd->vars;
+    bool split_before = !d->solo;
+    d->solo = k->solo_left > 0;
+    if (!d->solo) { /* a round of few non-zeros runs alone too */
+        int64_t nnz = 0;
+        for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
+            nnz += cp[rd->vars[v] + 1] - cp[rd->vars[v]];
+        d->nnz = nnz;
+        rt_barrier(w); /* r holds the last round; every share's variables are in rd */
+        split_before = false;
+        nnz = 0;
+        for (int p = 0; p < run->P; p++)
+            nnz += k->wk[p].nnz;
+        d->solo = nnz < n;
+    }
     if (d->solo) {
+        /* the first worker alone, on r: it waits for the others only when
+         * they are applying a split round to their rows */
+        if (split_before)
+            rt_barrier(w);
         if (w->id == 0)
-            lasso_push_seq(k->x, k->sq, k->r, beta, rd->vars, rd->nvars, run->grows, k->o.lambda,
+            lasso_push_seq(k->x, k->sq, k->r, beta, vars, rd->nvars, run->grows, k->o.lambda,
                            run->newval);
         d->stale = true; /* r moved on rows no list holds */
         return;
@@ -439,8 +469,8 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
                 rp[rows[q]] = r[rows[q]];
         }
     }
-    lasso_push_seq(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
-                   run->newval + v0);
+    d->dec = lasso_push_seq(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
+                            run->newval + v0);
     share_changes(run, k, rd, v0, nv);
     rt_barrier(w); /* every share's changes are in, and no copy reads the lists */
     d->nr = 0;
@@ -515,21 +545,71 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
     return 0;
 }
 
+/* SEQP, after a split round that lowered f by dec (damped as committed)
+ * where its shares on their own copies lowered it by own: whether to run
+ * the next rounds on the first worker alone. On correlated or uncentred
+ * columns the shares undo much of each other's progress (each was
+ * computed without the others'), and one worker going through the whole
+ * round one column after the other does better for the time: then the
+ * next `backoff` rounds run alone, and the wait doubles (up to SOLO_MAX)
+ * each time splitting fails again, halving when it pays. The numbers
+ * decide, not the clock, so a run gives the same results every time. */
+static void split_verdict(struct lasso_state *k, int P, double dec, double own)
+{
+    if (own > 0 && dec < own * SPLIT_COST / P) {
+        k->backoff = k->backoff ? (k->backoff * 2 < SOLO_MAX ? k->backoff * 2 : SOLO_MAX) : 1;
+        k->solo_left = k->backoff;
+    } else {
+        k->backoff /= 2;
+    }
+}
+
 /* The step of a round (ROWS, SEQP): the chunks' sums in chunk order.
  * rd->change holds the pushed changes. */
 static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double *rise)
 {
-    const struct lasso_state *k = run->rule_state;
+    struct lasso_state *k = run->rule_state;
     *rise = 0;
-    if (rd->nvars < 2 || (k->mode == SEQP && k->wk[0].solo))
+    if (k->mode == SEQP && k->wk[0].solo) {
+        if (k->solo_left > 0)
+            k->solo_left--;
         return 1; /* exact coordinate steps one after the other never rise */
+    }
+    if (rd->nvars < 2)
+        return 1;
     double a = 0, b = 0;
     for (int64_t c = 0; c * CHUNK < k->x->nrows; c++) {
         a += k->ca[c];
         b += k->cb[c];
     }
-    return lasso_step(a, b, run->params[k->o.beta].val, rd->vars, rd->change, rd->nvars,
-                      run->grows, k->o.lambda, rise);
+    const double *beta = run->params[k->o.beta].val;
+    double t = lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda,
+                          rise);
+    if (k->mode == SEQP) {
+        /* f(beta + t delta) - f(beta) (at t = 1 lasso_step's rise), and
+         * what the shares did alone */
+        double df = *rise, own = 0;
+        if (t < 1) {
+            double l1 = 0;
+            for (size_t v = 0; v < rd->nvars; v++) {
+                double old = beta[rd->vars[v]];
+                l1 += fabs(old + t * rd->change[v]) - fabs(old);
+            }
+            df = (t * t * a - 2 * t * b) / (2.0 * (double)run->grows) + k->o.lambda * l1;
+        }
+        for (int p = 0; p < run->P; p++)
+            own += k->wk[p].dec;
+        split_verdict(k, run->P, -df, own);
+    }
+    return t;
+}
+
+/* SEQP: a round that will run on the first worker alone, after one that
+ * did (nothing for the others to apply), need not wake them. */
+static bool lasso_alone(const struct ptm_run *run)
+{
+    const struct lasso_state *k = run->rule_state;
+    return k->mode == SEQP && k->solo_left > 0 && k->wk[0].solo;
 }
 
 static const struct rt_rule rule_ops = {
@@ -543,6 +623,7 @@ static const struct rt_rule rule_ops = {
     .pull = lasso_pull_run,
     .apply = lasso_apply_w,
     .damp = lasso_damp,
+    .alone = lasso_alone,
 };
 
 static bool columns_only(const struct ptm_plan *plan)
@@ -602,6 +683,8 @@ static double penalty_part(const struct rt_worker *w)
     const struct lasso_obj *s = run->obj_state;
     const struct rt_param *b = &run->params[s->o.beta];
     int64_t c0 = b->len * w->id / run->P, c1 = b->len * (w->id + 1) / run->P;
+    if (run->work.alone) /* the first worker alone: all of it */
+        c0 = 0, c1 = b->len;
     return lasso_penalty(b->val + c0, c1 - c0, s->o.lambda);
 }
 
@@ -614,9 +697,14 @@ static int obj_part(struct rt_worker *w, double *out)
     const struct rt_shard *x = &w->shard[s->o.x];
     int64_t n = run->grows;
     int64_t lo = run->split ? w->lo : 0, hi = run->split ? w->hi : x->csr.nrows;
+    if (run->work.alone) { /* the first worker alone: every row */
+        lo = 0;
+        hi = x->csr.nrows;
+    }
     if (s->kernel_r) {
         const struct lasso_state *k = run->rule_state;
-        if (k->mode == ROWS || k->mode == SEQP) { /* the rows its apply brought up to date */
+        if ((k->mode == ROWS || k->mode == SEQP) && !run->work.alone) {
+            /* the rows its apply brought up to date */
             lo = k->lo[w->id];
             hi = k->hi[w->id];
         }
