@@ -13,6 +13,11 @@
 2. The Lasso example (examples/lasso/lasso.ptm) under its own stop rule on
    8 data seeds, and the share of a run's time spent scheduling.
 3. bench/sched_bench (C): candidates and dependency evaluations a second.
+4. Workers: 2 against 1 in wall time to 1e-6 of f*, in alternating pairs,
+   on three shapes (the Lasso kernel's wide data, data B, and a tall one
+   with uncentred non-negative columns and labels of a large mean), for
+   round_robin seq, dynamic active seq and random with the round's changes
+   computed together.
 
 f* is the objective of round_robin { per_round 4000 } with within =
 sequential (cyclic coordinate descent) on one worker after it changed by
@@ -40,7 +45,20 @@ DATA = {
     "A": "--seed 4 --rows 5000 --cols 20000 --density 0.005 --group 10 --corr 0.9 --nonzeros 100",
     "B": "--seed 5 --rows 5000 --cols 20000 --density 0.005 --group 10 --corr 0.5 --nonzeros 100",
     "ex": "--seed %d",
+    "wide": "--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 "
+            "--nonzeros 100 --noise 0.1",
+    "tall": "--seed 7 --rows 60000 --cols 20000 --density 0.00133 --group 10 --corr 0.5 "
+            "--nonzeros 100 --nonnegative --offset 10",
 }
+# part 4: data, lambda; jobs: name, schedule, extra, within = sequential
+SHAPES = [("wide", 1e-4), ("B", LAMBDA), ("tall", 1e-4)]
+WORKER_JOBS = [
+    ("round_robin seq", "round_robin { per_round 4000 }", "", True),
+    ("dynamic active seq", "dynamic { sample 4000, active, keep all }",
+     "priority coef(j) = abs(delta(beta[j]))", True),
+    ("random", "random { per_round 4000 }", "", False),
+]
+PAIRS = 7
 K = 1000
 COS = "depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3"
 COST = "cost coef(j) = nnz(col(X, j))"
@@ -241,6 +259,58 @@ def compare(b, md, key, summary):
     md += ["", "Charts (1 worker): %s." % ", ".join("[%s](%s)" % (f, f) for f in files), ""]
 
 
+def workers(b, md):
+    """Part 4: 1 and 2 workers in alternating pairs; the seconds (from the
+    progress line) when the objective first came within 1e-6 of f*."""
+    log("== schedulers: workers")
+    md += ["### Workers", "",
+           "2 workers against 1 on the same job, in %d pairs of runs one right after the other "
+           "(the order alternating, as the machine's speed drifts); each pair gives the ratio of "
+           "the seconds (progress line, objective every sweep) at which the objective first came "
+           "within 1e-6 of f*; median and quartiles of the ratios (> 1: 2 workers faster). "
+           "random: `random { per_round 4000 }` with the round's changes computed together "
+           "(within = parallel, damped), the rows of the residual divided among the workers." %
+           PAIRS, "",
+           "| data | lambda | job | 1 worker s (median) | 2 workers s (median) | ratio (median) | "
+           "quartiles |", "|---|---|---|---|---|---|---|"]
+    rows = []
+    for key, lam in SHAPES:
+        svm = b.gen(key) if key != "B" else os.path.join(b.path("data-B"), "lasso.svm")
+        fstar = b.optimum(svm, lam)
+        stop = "objective <= %r or sweeps >= 300" % (fstar * (1 + 1e-7))
+        target = fstar * (1 + 1e-6)
+        for name, sched, extra, seq in WORKER_JOBS:
+            job = b.job(svm, sched, extra, stop, "every 1 sweeps", name="w.ptm", lam=lam,
+                        seq=seq)
+            t = {1: [], 2: []}
+            for i in range(PAIRS):
+                for P in ((1, 2) if i % 2 == 0 else (2, 1)):
+                    r = subprocess.run([b.ptm, "run", "--workers", str(P), job],
+                                       capture_output=True, text=True)
+                    at = None
+                    for line in r.stderr.splitlines():
+                        m = re.search(r" objective ([0-9.eE+-]+) .*elapsed ([0-9.]+)s", line)
+                        if m and float(m.group(1)) <= target:
+                            at = float(m.group(2))
+                            break
+                    t[P].append(at)
+            ratios = sorted(a / c for a, c in zip(t[1], t[2]) if a and c)
+            med = statistics.median(ratios) if ratios else None
+            q1 = ratios[len(ratios) // 4] if ratios else None
+            q3 = ratios[(3 * len(ratios)) // 4] if ratios else None
+            t1, t2 = median_or_none(t[1]), median_or_none(t[2])
+            md.append("| %s | %g | %s | %s | %s | %s | %s .. %s |" % (
+                key, lam, name, fmt_s(t1), fmt_s(t2), fmt_r(med), fmt_r(q1), fmt_r(q3)))
+            rows.append((key, name, med, q1, q3, t1, t2))
+            log("  %s %s: 1 worker %s s, 2 workers %s s, ratio %s" % (
+                key, name, fmt_s(t1), fmt_s(t2), fmt_r(med)))
+    for key, _ in SHAPES:
+        md.append("")
+        md.append("Data %s: `ptm gen lasso %s`." % (key, DATA[key]))
+    md.append("")
+    return rows
+
+
 def fmt_r(v):
     return "-" if v is None else "%.2f" % v
 
@@ -332,6 +402,9 @@ def claims(b, md):
     md.append("The machine is shared and its timings vary by up to 2x between runs (FACTS.md); "
               "with 2 workers a round also pays the hand-off between threads, which varies most.")
 
+    # ---- 4. workers
+    worker_rows = workers(b, md)
+
     # ---- the summary, at the top
     lines = ["Summary (details below; ratios > 1 favour dynamic active, '-' where one did not "
              "reach the gap):", ""]
@@ -345,6 +418,10 @@ def claims(b, md):
     lines.append("- The Lasso example, seeds 1 .. 8, 1 and 2 workers: %.1f to %.1f sweeps of "
                  "updates; scheduler share %.0f%% to %.0f%% of the elapsed seconds (the "
                  "dependency graph is most of it)." % (sw[0], sw[-1], shares[0], shares[-1]))
+    for shape, name, med, q1, q3, t1, t2 in worker_rows:
+        lines.append("- Workers, %s data, %s: 1 worker / 2 workers in seconds to 1e-6 of f*, "
+                     "median of %d pairs %s (quartiles %s .. %s)." % (
+                         shape, name, PAIRS, fmt_r(med), fmt_r(q1), fmt_r(q3)))
     lines.append("")
     md[summary_at:summary_at] = lines
 

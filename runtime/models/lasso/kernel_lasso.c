@@ -12,6 +12,7 @@
  */
 #include "kernel_lasso.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -230,12 +231,18 @@ void lasso_scatter_apply(double *xd, unsigned char *mark, const int32_t *rows, s
 double lasso_step(double a, double b, const double *beta, const int64_t *cols,
                   const double *delta, size_t ns, int64_t n, double lambda, double *rise)
 {
-    double l1 = 0;
-    for (size_t k = 0; k < ns; k++)
-        l1 += fabs(beta[cols[k]] + delta[k]) - fabs(beta[cols[k]]);
+    double l1 = 0, size = 0;
+    for (size_t k = 0; k < ns; k++) {
+        double old = fabs(beta[cols[k]]), now = fabs(beta[cols[k]] + delta[k]);
+        l1 += now - old;
+        size += now + old;
+    }
     double nn = (double)n;
     *rise = (a - 2 * b) / (2 * nn) + lambda * l1;
-    if (!(*rise > 0))
+    /* a rise within the rounding of its terms is none (a round that
+     * changed next to nothing) */
+    double noise = 8 * DBL_EPSILON * ((a + 2 * fabs(b)) / (2 * nn) + lambda * size);
+    if (!(*rise > noise))
         return 1;
     double lo = 0, hi = 1;
     for (int it = 0; it < 60 && hi - lo > 1e-15; it++) {

@@ -98,7 +98,8 @@ void lasso_row_cut(const struct ptm_csc *x, int64_t lo, int32_t *cut);
  * applied from its X delta; then xd and mark are cleared (nr = 0). */
 void lasso_scatter_apply(double *xd, unsigned char *mark, const int32_t *rows, size_t *nr,
                          double t, double *r);
-/* The step t in (0, 1]: 1 when f(beta + delta) <= f(beta), else the
+/* The step t in (0, 1]: 1 when f(beta + delta) <= f(beta) (or exceeds it
+ * by no more than the rounding of its terms), else the
  * minimizer of the convex f(beta + t delta) over (0, 1] (bisection on its
  * slope, which is negative at 0: each change is a descent step for its
  * own coordinate). *rise receives f(beta + delta) - f(beta). */
