@@ -200,13 +200,14 @@ struct rt_rule {
      * objective; *rise receives what the whole change would have raised it
      * by. NULL: commit as pushed. */
     double (*damp)(struct ptm_run *run, const struct rt_round *rd, double *rise);
-    /* Split rules, on the coordinator before a round's phase: whether the
-     * first worker can do the whole phase (the pending round's apply and
-     * the round's push) alone, the others having nothing to do in it; they
-     * are then not woken. Asked before the objective's evaluations too:
-     * the first worker's part then covers every row (the others' are 0).
-     * NULL: never. */
-    bool (*alone)(const struct ptm_run *run);
+    /* Split rules, on the coordinator before the phase of round rd
+     * (expanded, its variables in rd->vars unless expand_late): whether
+     * the first worker can do the whole phase (the pending round's apply
+     * and rd's push) alone, the others having nothing to do in it; they
+     * are then not woken. Asked before the objective's evaluations too,
+     * with rd NULL: the first worker's part then covers every row (the
+     * others' are 0). NULL: never. */
+    bool (*alone)(const struct ptm_run *run, const struct rt_round *rd);
 };
 
 /* An objective: every worker's part, summed in worker order, then one

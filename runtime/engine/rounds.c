@@ -201,7 +201,7 @@ static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *e
     if (run->holder && !run->rule->sync && rt_gather_blocks(run) != 0)
         return PTM_ENOMEM;
     struct rt_work wk = {.apply = pending, .objective = true,
-                         .alone = run->rule->alone && run->rule->alone(run)};
+                         .alone = run->rule->alone && run->rule->alone(run, NULL)};
     int rc = phase(run, &wk, err, errlen);
     if (rc != 0)
         return rc;
@@ -589,7 +589,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
              * others have nothing to do; it then fills their shares'
              * variables too) */
             struct rt_work wp = {.apply = pending, .push = rd,
-                                 .alone = run->rule->alone && run->rule->alone(run)};
+                                 .alone = run->rule->alone && run->rule->alone(run, rd)};
             for (int p = 1; wp.alone && run->expand_late && p < run->P; p++)
                 expand_share(rd, p);
             if ((rc = phase(run, &wp, err, errlen)) != 0)

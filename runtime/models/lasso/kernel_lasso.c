@@ -139,30 +139,6 @@ static double step_slope(double t, double a, double b, const double *beta, const
     return (a * t - b) / n + lambda * s;
 }
 
-/* lasso_scatter_rows over all rows. */
-static void scatter_all(const struct ptm_csc *x, const int64_t *cols, const double *delta,
-                        size_t ns, double *xd, unsigned char *mark, int32_t *rows, size_t *nr)
-{
-    const int64_t *restrict cp = x->colptr;
-    const int32_t *restrict ri = x->rowind;
-    const double *restrict v = x->val;
-    size_t m = *nr;
-    for (size_t k = 0; k < ns; k++) {
-        double d = delta[k];
-        if (d == 0)
-            continue;
-        for (int64_t e = cp[cols[k]]; e < cp[cols[k] + 1]; e++) {
-            int32_t i = ri[e];
-            if (!mark[i]) {
-                mark[i] = 1;
-                rows[m++] = i;
-            }
-            xd[i] += v[e] * d;
-        }
-    }
-    *nr = m;
-}
-
 /* The first of a column's entries e0 .. e1-1 whose row is at least lo. */
 static int64_t first_row_at(const int32_t *ri, int64_t e0, int64_t e1, int64_t lo)
 {
@@ -181,10 +157,6 @@ void lasso_scatter_rows(const struct ptm_csc *x, const int64_t *cols, const doub
                         const int32_t *end, double *xd, unsigned char *mark, int32_t *rows,
                         size_t *nr)
 {
-    if (lo <= 0 && hi >= x->nrows) {
-        scatter_all(x, cols, delta, ns, xd, mark, rows, nr);
-        return;
-    }
     const int64_t *restrict cp = x->colptr;
     const int32_t *restrict ri = x->rowind;
     const double *restrict v = x->val;

@@ -218,11 +218,12 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     ptm_free(cnz);
     size_t B = (size_t)(run->nblocks > 0 ? run->nblocks : 1);
     k->mark = rt_zalloc(m, 1);
-    k->pos = rt_zalloc(B, sizeof(size_t));
-    k->pvars = rt_zalloc(B, sizeof(int64_t));
-    k->pdelta = rt_zalloc(B, sizeof(double));
     k->cut = rt_zalloc(P + 1, sizeof(int32_t *));
-    if (!k->mark || !k->pos || !k->pvars || !k->pdelta || !k->cut)
+    if (!k->mark || !k->cut)
+        return PTM_ENOMEM;
+    if (k->mode == ROWS && (!(k->pos = rt_zalloc(B, sizeof(size_t))) ||
+                            !(k->pvars = rt_zalloc(B, sizeof(int64_t))) ||
+                            !(k->pdelta = rt_zalloc(B, sizeof(double)))))
         return PTM_ENOMEM;
     /* the cut tables while they stay within 64 MiB */
     if ((double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
@@ -428,7 +429,8 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
      * start) */
     const int64_t *vars = run->expand_late ? rd->blocks : rd->vars;
     bool split_before = !d->solo;
-    d->solo = k->solo_left > 0;
+    /* alone: the engine woke no other worker (lasso_alone) */
+    d->solo = run->work.alone || k->solo_left > 0;
     if (!d->solo) { /* a round of few non-zeros runs alone too */
         int64_t nnz = 0;
         for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
@@ -604,12 +606,22 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
     return t;
 }
 
-/* SEQP: a round that will run on the first worker alone, after one that
- * did (nothing for the others to apply), need not wake them. */
-static bool lasso_alone(const struct ptm_run *run)
+/* SEQP: after a round that ran on the first worker alone (nothing for
+ * the others to apply), a phase without a round (the objective's) or
+ * with one that will run alone too (splitting is resting, or its columns
+ * hold fewer non-zeros than X has rows) need not wake the others. */
+static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
 {
     const struct lasso_state *k = run->rule_state;
-    return k->mode == SEQP && k->solo_left > 0 && k->wk[0].solo;
+    if (k->mode != SEQP || !k->wk[0].solo)
+        return false;
+    if (!rd || k->solo_left > 0)
+        return true;
+    const int64_t *cp = k->x->colptr, *vars = run->expand_late ? rd->blocks : rd->vars;
+    int64_t nnz = 0;
+    for (size_t v = 0; v < rd->nvars && nnz < k->x->nrows; v++)
+        nnz += cp[vars[v] + 1] - cp[vars[v]];
+    return nnz < k->x->nrows;
 }
 
 static const struct rt_rule rule_ops = {
