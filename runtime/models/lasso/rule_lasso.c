@@ -350,10 +350,12 @@ static void share_changes(const struct ptm_run *run, const struct lasso_state *k
 }
 
 /* The worker's chunks' parts of |X delta|^2 and r . X delta, over the
- * rows it listed (all among lo .. hi-1), in the order it listed them. */
+ * rows it listed (all among lo .. hi-1), in the order it listed them. A
+ * worker without rows (lo == hi, which may be rows(X) itself, inside the
+ * last worker's chunk) has no chunk. */
 static void chunk_sums(const struct lasso_state *k, const struct lasso_w *d, int64_t lo, int64_t hi)
 {
-    for (int64_t c = lo / CHUNK; c * CHUNK < hi; c++)
+    for (int64_t c = lo / CHUNK; lo < hi && c * CHUNK < hi; c++)
         k->ca[c] = k->cb[c] = 0;
     for (size_t q = 0; q < d->nr; q++) {
         int32_t i = d->rows[q];
