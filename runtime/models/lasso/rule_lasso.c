@@ -105,10 +105,10 @@ struct lasso_state {
     int64_t solo_left, backoff;
 };
 
-/* SEQP: a split round costs about SPLIT_COST / P of a round on one worker
- * (bench/RESULTS.md, "Engine": two workers sweep 1.6 times as fast); it
- * pays while it lowers the objective by at least that share of what the
- * workers' shares lowered it by on their own copies. */
+/* SEQP: a split round is taken to cost SPLIT_COST / P of a round on one
+ * worker (a P-th of the columns, plus merging the copies); it pays while
+ * it lowers the objective by at least that share of what the workers'
+ * shares lowered it by on their own copies. */
 #define SPLIT_COST 1.25
 /* the longest wait before splitting is tried again, in rounds */
 #define SOLO_MAX 64
@@ -349,6 +349,25 @@ static void share_changes(const struct ptm_run *run, const struct lasso_state *k
         rd->change[v0 + (int64_t)v] = run->newval[v0 + (int64_t)v] - beta[rd->vars[v0 + (int64_t)v]];
 }
 
+/* The non-zeros of the columns vars[0 .. n). */
+static int64_t cols_nnz(const struct ptm_csc *x, const int64_t *vars, size_t n)
+{
+    int64_t nnz = 0;
+    for (size_t v = 0; v < n; v++)
+        nnz += x->colptr[vars[v] + 1] - x->colptr[vars[v]];
+    return nnz;
+}
+
+/* xd += X delta of cols[0 .. n) on worker p's rows, listed in its rows
+ * (lasso_scatter_rows, with the cut tables when there are some). */
+static void scatter_own(const struct ptm_run *run, const struct lasso_state *k, int p,
+                        const int64_t *cols, const double *delta, size_t n)
+{
+    struct lasso_w *d = &k->wk[p];
+    lasso_scatter_rows(k->x, cols, delta, n, k->lo[p], k->hi[p], p > 0 ? k->cut[p] : NULL,
+                       p + 1 < run->P ? k->cut[p + 1] : NULL, k->xd, k->mark, d->rows, &d->nr);
+}
+
 /* The worker's chunks' parts of |X delta|^2 and r . X delta, over the
  * rows it listed (all among lo .. hi-1), in the order it listed them. A
  * worker without rows (lo == hi, which may be rows(X) itself, inside the
@@ -376,10 +395,7 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
      * a copy taken in one sweep (the other workers' rows sit in their
      * caches; fetched by the push's scattered reads, one line at a time,
      * they cost more than the whole copy) */
-    const int64_t *cp = k->x->colptr;
-    int64_t nnz = 0, n = k->x->nrows;
-    for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
-        nnz += cp[rd->vars[v] + 1] - cp[rd->vars[v]];
+    int64_t nnz = cols_nnz(k->x, rd->vars + v0, nv), n = k->x->nrows;
     rt_barrier(w); /* every worker's rows of r hold the last round */
     const double *r = k->r;
     if (run->P > 1 && nnz >= n) {
@@ -400,21 +416,16 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
             k->pos[rd->order[i]] = i;
         }
     rt_barrier(w); /* every share's changes are in */
-    int p = w->id;
-    int64_t lo = k->lo[p], hi = k->hi[p];
-    const int32_t *first = p > 0 ? k->cut[p] : NULL, *end = p + 1 < run->P ? k->cut[p + 1] : NULL;
     if (one) {
-        lasso_scatter_rows(k->x, k->pvars, k->pdelta, rd->nvars, lo, hi, first, end, k->xd,
-                           k->mark, d->rows, &d->nr);
+        scatter_own(run, k, w->id, k->pvars, k->pdelta, rd->nvars);
     } else {
         for (size_t q = 0; q < rd->n; q++) {
             size_t i = k->pos[q];
             int64_t a = rd->off[i], b = rd->off[i + 1];
-            lasso_scatter_rows(k->x, rd->vars + a, rd->change + a, (size_t)(b - a), lo, hi, first,
-                               end, k->xd, k->mark, d->rows, &d->nr);
+            scatter_own(run, k, w->id, rd->vars + a, rd->change + a, (size_t)(b - a));
         }
     }
-    chunk_sums(k, d, lo, hi);
+    chunk_sums(k, d, k->lo[w->id], k->hi[w->id]);
 }
 
 /* SEQP: see DESIGN. */
@@ -424,7 +435,6 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     const struct lasso_state *k = run->rule_state;
     struct lasso_w *d = &k->wk[w->id];
     const double *beta = run->params[k->o.beta].val;
-    const int64_t *cp = k->x->colptr;
     int64_t n = k->x->nrows;
     /* the whole round's variables: with a variable a block the blocks
      * themselves (the workers fill rd->vars with their shares as they
@@ -434,13 +444,10 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     /* alone: the engine woke no other worker (lasso_alone) */
     d->solo = run->work.alone || k->solo_left > 0;
     if (!d->solo) { /* a round of few non-zeros runs alone too */
-        int64_t nnz = 0;
-        for (int64_t v = v0; v < v0 + (int64_t)nv; v++)
-            nnz += cp[rd->vars[v] + 1] - cp[rd->vars[v]];
-        d->nnz = nnz;
+        d->nnz = cols_nnz(k->x, rd->vars + v0, nv);
         rt_barrier(w); /* r holds the last round; every share's variables are in rd */
         split_before = false;
-        nnz = 0;
+        int64_t nnz = 0;
         for (int p = 0; p < run->P; p++)
             nnz += k->wk[p].nnz;
         d->solo = nnz < n;
@@ -478,11 +485,8 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     share_changes(run, k, rd, v0, nv);
     rt_barrier(w); /* every share's changes are in, and no copy reads the lists */
     d->nr = 0;
-    int p = w->id;
-    int64_t lo = k->lo[p], hi = k->hi[p];
-    lasso_scatter_rows(k->x, rd->vars, rd->change, rd->nvars, lo, hi, p > 0 ? k->cut[p] : NULL,
-                       p + 1 < run->P ? k->cut[p + 1] : NULL, k->xd, k->mark, d->rows, &d->nr);
-    chunk_sums(k, d, lo, hi);
+    scatter_own(run, k, w->id, rd->vars, rd->change, rd->nvars);
+    chunk_sums(k, d, k->lo[w->id], k->hi[w->id]);
 }
 
 /* The worker's share of the round: the sums, then the new values. */
@@ -619,11 +623,7 @@ static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
         return false;
     if (!rd || k->solo_left > 0)
         return true;
-    const int64_t *cp = k->x->colptr, *vars = run->expand_late ? rd->blocks : rd->vars;
-    int64_t nnz = 0;
-    for (size_t v = 0; v < rd->nvars && nnz < k->x->nrows; v++)
-        nnz += cp[vars[v] + 1] - cp[vars[v]];
-    return nnz < k->x->nrows;
+    return cols_nnz(k->x, run->expand_late ? rd->blocks : rd->vars, rd->nvars) < k->x->nrows;
 }
 
 static const struct rt_rule rule_ops = {
