@@ -25,6 +25,10 @@ bool cli_parse_color(const char *when, bool *color);
 int cli_load_job(const char *path, const struct ptm_set *sets, unsigned nsets, bool color,
                  struct ptm_plan **plan);
 
+/* ptm predict (cli/predict.c) */
+int cli_predict(int argc, char **argv);
+extern const char cli_predict_help[];
+
 /* ptm plan (cli/plan.c) */
 int cli_plan(int argc, char **argv);
 extern const char cli_plan_help[];

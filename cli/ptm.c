@@ -88,6 +88,8 @@ static const struct command commands[] = {
      "Exit status: 0 ok, 3 the job has errors, 2 usage error, 1 cannot write.\n", NULL},
     {"gen", cmd_gen, "generate a synthetic data set with a known answer", NULL, gen_help},
     {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help, NULL},
+    {"predict", cli_predict, "apply a trained model to new data and score it", cli_predict_help,
+     NULL},
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
      "               [--quiet] [--backend threads|mpi] [--color=WHEN]\n"

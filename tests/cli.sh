@@ -1414,6 +1414,170 @@ run plan --svg "$T/pl/no/such/dir/a.svg" "$T/pl/rr.ptm"
 want_rc 1; out_empty; err_has "cannot write '$T/pl/no/such/dir/a.svg'"
 end
 
+# ---- predict: a trained model applied to new data ----------------------------
+
+P="$T/pred"
+mkdir -p "$P"
+run gen lasso --seed 3 --out "$P/data" --rows 300 --cols 200 --density 0.05 --group 5 --nonzeros 8
+cat >"$P/lasso.ptm" <<'E'
+job lasso
+const lambda = 0.001
+data X : sparse matrix from "data/lasso.svm" format libsvm shard rows
+data y : vector from labels(X)
+param beta : vector[cols(X)] = 0
+param r    : vector[rows(X)] = y shard like X
+blocks coef = beta each 1
+schedule round_robin { per_round 50 }
+update builtin lasso_cd { lambda = lambda, within = sequential }
+objective builtin lasso_objective { lambda = lambda } every 1 sweeps
+stop when sweeps >= 200 or rel_change(objective) < 1e-12
+output beta to "beta.tsv"
+E
+(cd "$P" && "$PTM_ABS" run --workers 1 lasso.ptm) >"$T/out" 2>"$T/err"
+obj=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+begin "predict lasso: X beta by hand, and rmse^2 / 2 + lambda |beta|_1 is the run's objective"
+run predict "$P/lasso.ptm" --model "$P" --data "$P/data/lasso.svm" -o "$P/pred.tsv"
+want_rc 0
+out_has "predicted 300 rows of $P/data/lasso.svm to $P/pred.tsv"
+# X beta from the libsvm file and beta.tsv, by awk
+awk 'NR == FNR { b[NR] = $1; next }
+     { s = 0; for (k = 2; k <= NF; k++) { split($k, kv, ":"); s += kv[2] * b[kv[1]] } printf "%.17g\n", s }' \
+    "$P/beta.tsv" "$P/data/lasso.svm" >"$P/byhand.tsv"
+paste "$P/pred.tsv" "$P/byhand.tsv" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-12) bad = 1 }
+    END { exit bad }' || no "predictions differ from X beta"
+rmse=$(awk '$1 == "rmse" { print $2 }' "$T/out")
+l1=$(awk '{ s += ($1 < 0 ? -$1 : $1) } END { printf "%.17g", s }' "$P/beta.tsv")
+awk -v r="$rmse" -v l1="$l1" -v f="$obj" 'BEGIN { g = r * r / 2 + 0.001 * l1; d = (g - f) / f;
+    if (d < 0) d = -d; exit !(d < 1e-8) }' || no "rmse $rmse does not give the objective $obj"
+grep -q '^r2 0\.9' "$T/out" || no "r2 is not above 0.9"
+end
+
+begin "predict: the predictions never replace an input (-o the data)"
+cp "$P/data/lasso.svm" "$P/copy.svm"
+run predict "$P/lasso.ptm" --model "$P" --data "$P/copy.svm" -o "$P/copy.svm"
+want_rc 2
+err_has "-o $P/copy.svm is the input '$P/copy.svm': it would be overwritten"
+cmp -s "$P/copy.svm" "$P/data/lasso.svm" || no "the data changed"
+end
+
+begin "predict: -o the job's own output is refused"
+run predict "$P/lasso.ptm" --model "$P" --data "$P/data/lasso.svm" -o "$P/beta.tsv"
+want_rc 2
+err_has "where the job writes beta: it would be overwritten"
+end
+
+begin "predict: a parameter file that is not a table is located"
+printf '0.5\n0.25x\n\n1\n' >"$P/bad.tsv"
+run predict "$P/lasso.ptm" --param beta="$P/bad.tsv" --data "$P/data/lasso.svm"
+want_rc 4
+err_has "$P/bad.tsv:2:1: error: bad value '0.25x'"
+err_has "$P/bad.tsv:3: error: blank line inside the table"
+end
+
+begin "predict: a missing model file says where it looked"
+run predict "$P/lasso.ptm" --data "$P/data/lasso.svm"
+want_rc 4
+err_has "beta.tsv: error: cannot open: No such file or directory"
+end
+
+begin "predict: --data is required, and a job that writes no weights names --param"
+run predict "$P/lasso.ptm"
+want_rc 2
+err_has "--data FILE is required"
+grep -v '^output' "$P/lasso.ptm" >"$P/noout.ptm"
+run predict "$P/noout.ptm" --data "$P/data/lasso.svm"
+want_rc 1
+err_has "the job writes beta nowhere (no 'output beta to ...'): give --param beta=FILE"
+end
+
+begin "predict logreg: probabilities, log loss, accuracy and AUC by hand (ties half)"
+cat >"$P/lr.ptm" <<'E'
+job lr
+data X : sparse matrix from "lr.svm" format libsvm shard rows
+data y : vector from labels(X)
+param w : vector[cols(X)] = 0
+schedule data_parallel { minibatch 2 }
+update builtin logreg_sgd { rate = 0.1 }
+stop when sweeps >= 10
+output w to "w.tsv"
+E
+printf '1 1:1\n0 1:1\n1 2:1\n0 3:1\n1 1:2\n' >"$P/lr.svm"
+printf '1\n0\n-1\n' >"$P/w.tsv"
+run predict "$P/lr.ptm" --model "$P" --data "$P/lr.svm" -o -
+want_rc 0
+# margins 1, 1, 0, -1, 2: probabilities, and pairs (pos, neg) ranked
+# right: (1,0 tie) (1,-1) (0,0 no: 0 < 1) ... AUC = (0.5 + 1 + 0 + 1 + 1 + 1) / 6
+awk 'BEGIN { m[1] = 1; m[2] = 1; m[3] = 0; m[4] = -1; m[5] = 2;
+     for (i = 1; i <= 5; i++) printf "%.17g\n", 1 / (1 + exp(-m[i])) }' >"$P/lr.want"
+awk '{ printf "%.17g\n", $1 }' "$T/out" | paste - "$P/lr.want" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-15) bad = 1 } END { exit bad }' ||
+    no "probabilities differ"
+want_ll=$(awk 'BEGIN { printf "%.10g", (log(1 + exp(-1)) + log(1 + exp(1)) + log(2) + log(1 + exp(-1)) + log(1 + exp(-2))) / 5 }')
+err_has "logloss $want_ll"
+err_has "accuracy 0.6"
+err_has "auc 0.75"
+end
+
+begin "predict mf: the test RMSE of the run's own objective"
+run gen mf --seed 2 --out "$P/mf" --rows 60 --cols 50 --rank 3
+cat >"$P/mf.ptm" <<'E'
+job mf
+data R : sparse matrix from "mf/ratings.mtx" format mm shard rows
+data T : sparse matrix from "mf/test.mtx" format mm
+param W : matrix[rows(R), 3] = random(0.1) shard like R
+param H : matrix[cols(R), 3] = random(0.1)
+blocks hb = H rows into workers
+schedule rotation over hb
+update builtin mf_sgd { rate = 0.05, reg = 0.05 }
+objective builtin rmse { test = T } every 1 sweeps
+stop when sweeps >= 20
+output W to "W.tsv"
+output H to "H.tsv"
+E
+(cd "$P" && "$PTM_ABS" run --workers 2 mf.ptm) >"$T/out" 2>"$T/err"
+want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+run predict "$P/mf.ptm" --model "$P" --data "$P/mf/test.mtx" -o "$P/mf.pred"
+want_rc 0
+got=$(awk '$1 == "rmse" { print $2 }' "$T/out")
+awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }' ||
+    no "rmse $got, the run's $want"
+[ "$(wc -l <"$P/mf.pred")" -eq "$(awk '!/^%/ { n++ } END { print n - 1 }' "$P/mf/test.mtx")" ] ||
+    no "not a line an entry"
+printf '1\t2\n' >"$P/H2.tsv"
+run predict "$P/mf.ptm" --model "$P" --param H="$P/H2.tsv" --data "$P/mf/test.mtx"
+want_rc 1
+err_has "has rank 3 and '$P/H2.tsv' rank 2"
+end
+
+begin "predict lda: fold-in with the true topics recovers the true mixtures"
+run gen lda --seed 4 --out "$P/lda" --docs 300 --words 400 --topics 5 --length 80
+# the true topics (a topic a line) as word-topic counts (a word a line)
+awk '{ for (v = 1; v <= NF; v++) c[v, NR] = int($v * 1e6 + 0.5); K = NR; V = NF }
+     END { for (v = 1; v <= V; v++) for (k = 1; k <= K; k++) printf "%d%s", c[v, k], k < K ? "\t" : "\n" }' \
+    "$P/lda/topics_true.tsv" >"$P/nwk_true.tsv"
+cat >"$P/lda.ptm" <<'E'
+job lda
+data D : sparse int matrix from "lda/docword.txt" format uci vocab "lda/vocab.txt" shard rows
+param nwk : int matrix[cols(D), 5] = 0
+param nk  : int vector[5] = 0 consistency ssp 1
+blocks words = nwk rows into workers
+schedule rotation over words
+update builtin lda_gibbs { alpha = 0.1, beta = 0.01 }
+stop when sweeps >= 10
+output nwk to "word_topic.tsv"
+E
+run predict "$P/lda.ptm" --param nwk="$P/nwk_true.tsv" --data "$P/lda/docword.txt" -o "$P/theta.tsv"
+want_rc 0
+out_has "predicted 300 documents"
+# mean L1 distance to the true mixtures: small, against 1.6 for uniform mixtures
+d=$(paste "$P/theta.tsv" "$P/lda/doc_topics_true.tsv" |
+    awk '{ s = 0; for (k = 1; k <= 5; k++) { x = $k - $(k + 5); s += x < 0 ? -x : x } t += s }
+         END { printf "%.3f", t / NR }')
+awk -v d="$d" 'BEGIN { exit !(d < 0.25) }' || no "mean L1 distance $d to the true mixtures"
+ll=$(awk '$1 == "loglik_per_word" { print $2 }' "$T/out")
+awk -v l="$ll" 'BEGIN { exit !(l > -log(400) + 0.5) }' || no "loglik_per_word $ll not above uniform words"
+end
+
 # ---- ptm run under Open MPI: 1, 2 and 4 ranks on this machine ----------
 
 # Ranks run the plain build only: the sanitizers' runtimes and Open MPI's

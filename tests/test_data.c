@@ -1241,6 +1241,63 @@ END_TEST
 
 #define add_rows(tc, fn, table) tcase_add_loop_test(tc, fn, 0, (int)PTM_ARRAY_LEN(table))
 
+
+/* ---- tables (read_tsv.c) ----------------------------------------------- */
+
+/* Read text as a table; the return code, the first message in msg. */
+static int read_table(const char *text, bool integer, struct ptm_table *t, char *msg, size_t len)
+{
+    write_file("t.tsv", text, strlen(text));
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_data_read_tsv("t.tsv", integer, &dg, t);
+    snprintf(msg, len, "%s", dg.n ? dg.msg[0].text : "");
+    ptm_data_diags_release(&dg);
+    return rc;
+}
+
+START_TEST(test_tsv)
+{
+    struct ptm_table t;
+    char msg[512];
+    /* what write_tsv writes, %.17g, reads back bit for bit */
+    ck_assert_int_eq(read_table("1\t-2.5\t0.10000000000000001\n3\t4e-300\t5\n\n\n", false, &t,
+                                msg, sizeof(msg)), 0);
+    ck_assert_int_eq(t.rows, 2);
+    ck_assert_int_eq(t.cols, 3);
+    ck_assert(t.val[2] == 0.1 && t.val[4] == 4e-300 && t.val[1] == -2.5);
+    ptm_free(t.val);
+    /* no final newline */
+    ck_assert_int_eq(read_table("7", false, &t, msg, sizeof(msg)), 0);
+    ck_assert(t.rows == 1 && t.cols == 1 && t.val[0] == 7);
+    ptm_free(t.val);
+    static const struct {
+        const char *text;
+        bool integer;
+        const char *msg;
+    } bad[] = {
+        {"1\t2\n3\n", false, "t.tsv:2: error: 1 field, expected 2 (as on line 1)"},
+        {"1\n\n2\n", false, "t.tsv:2: error: blank line inside the table (a row a line)"},
+        {"1\tnan\n", false, "t.tsv:1:3: error:"},
+        {"1\t\t2\n", false, "t.tsv:1:3: error: empty field"},
+        {"1 2\n", false, "t.tsv:1:1: error:"},
+        {"1.5\n", true, "t.tsv:1:1: error:"},
+        {"", false, "t.tsv: error: no rows: the table is empty"},
+        {"1\t2\t\n", false, "t.tsv:1:5: error: empty field"},
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        ck_assert_int_eq(read_table(bad[k].text, bad[k].integer, &t, msg, sizeof(msg)), PTM_EDATA);
+        ck_assert_msg(strncmp(msg, bad[k].msg, strlen(bad[k].msg)) == 0, "case %zu: '%s'", k, msg);
+        ck_assert_ptr_null(t.val);
+    }
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    ck_assert_int_eq(ptm_data_read_tsv("missing.tsv", false, &dg, &t), PTM_ENOENT);
+    ck_assert_uint_eq(dg.nerrors, 1);
+    ptm_data_diags_release(&dg);
+}
+END_TEST
+
 static Suite *data_suite(void)
 {
     Suite *s = suite_create("data");
@@ -1269,6 +1326,10 @@ static Suite *data_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_numbers);
     tcase_add_loop_test(tc, test_numbers_random, 0, 4);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tables");
+    tcase_add_test(tc, test_tsv);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("matrices");

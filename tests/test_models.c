@@ -56,7 +56,9 @@
 #include "kernel_mf.h"
 #include "lang.h"
 #include "plan.h"
+#include "predict.h"
 #include "ptm.h"
+#include "rng.h"
 #include "testutil.h"
 #include "viz.h"
 
@@ -717,6 +719,67 @@ START_TEST(test_straggler_refused)
 }
 END_TEST
 
+/* The metrics of `ptm predict` against their definitions, computed the
+ * slow way: AUC as the share of (positive, negative) pairs ranked right,
+ * ties half; log loss and accuracy row by row; R^2 from its sums. */
+START_TEST(test_predict_metrics)
+{
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 7 + (uint64_t)_i);
+    enum { N = 300 };
+    double y[N], m[N], pred[N];
+    for (int i = 0; i < N; i++) {
+        y[i] = ptm_rng_uniform(&g) < 0.3 ? 1 : (_i % 2 ? -1 : 0);
+        /* margins on a coarse grid: many ties */
+        m[i] = floor(8 * ptm_rng_uniform(&g)) / 2 - 2 + (y[i] > 0 ? 0.5 : 0);
+        pred[i] = y[i] + ptm_rng_uniform(&g) - 0.5;
+    }
+    struct ptm_predict pr;
+    memset(&pr, 0, sizeof(pr));
+    ck_assert_int_eq(ptm_predict_classification(&pr, y, m, N), 0);
+    double pairs = 0, right = 0, loss = 0, acc = 0;
+    for (int i = 0; i < N; i++) {
+        double p = 1 / (1 + exp(-m[i]));
+        loss -= y[i] > 0 ? log(p) : log(1 - p);
+        acc += (p > 0.5) == (y[i] > 0);
+        for (int j = 0; j < N; j++)
+            if (y[i] > 0 && !(y[j] > 0)) {
+                pairs++;
+                right += m[i] > m[j] ? 1 : m[i] == m[j] ? 0.5 : 0;
+            }
+    }
+    ck_assert_int_eq(pr.nmetrics, 3);
+    ck_assert_str_eq(pr.metric[0].name, "logloss");
+    ck_assert_double_eq_tol(pr.metric[0].value, loss / N, 1e-12);
+    ck_assert_str_eq(pr.metric[1].name, "accuracy");
+    ck_assert_double_eq_tol(pr.metric[1].value, acc / N, 1e-15);
+    ck_assert_str_eq(pr.metric[2].name, "auc");
+    ck_assert_double_eq_tol(pr.metric[2].value, right / pairs, 1e-12);
+
+    memset(&pr, 0, sizeof(pr));
+    ptm_predict_regression(&pr, y, pred, N);
+    double mean = 0, sse = 0, sst = 0, sae = 0;
+    for (int i = 0; i < N; i++)
+        mean += y[i] / N;
+    for (int i = 0; i < N; i++) {
+        sse += (y[i] - pred[i]) * (y[i] - pred[i]);
+        sae += fabs(y[i] - pred[i]);
+        sst += (y[i] - mean) * (y[i] - mean);
+    }
+    ck_assert_int_eq(pr.nmetrics, 3);
+    ck_assert_double_eq_tol(pr.metric[0].value, sqrt(sse / N), 1e-12);
+    ck_assert_double_eq_tol(pr.metric[1].value, sae / N, 1e-12);
+    ck_assert_double_eq_tol(pr.metric[2].value, 1 - sse / sst, 1e-12);
+
+    /* one class only: no AUC */
+    for (int i = 0; i < N; i++)
+        y[i] = 1;
+    memset(&pr, 0, sizeof(pr));
+    ck_assert_int_eq(ptm_predict_classification(&pr, y, m, N), 0);
+    ck_assert(isnan(pr.metric[2].value));
+}
+END_TEST
+
 static Suite *models_suite(void)
 {
     Suite *s = suite_create("models");
@@ -730,6 +793,7 @@ static Suite *models_suite(void)
     tcase_add_loop_test(tc, test_lda, 0, (int)PTM_ARRAY_LEN(lda_cases));
     tcase_add_loop_test(tc, test_straggler, 0, (int)PTM_ARRAY_LEN(st_cases));
     tcase_add_test(tc, test_straggler_refused);
+    tcase_add_loop_test(tc, test_predict_metrics, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -255,4 +255,21 @@ int ptm_data_read_mem(const char *buf, size_t len, const char *name, const char 
                       size_t vocab_len, const char *vocab_name, const struct ptm_data_opts *o,
                       struct ptm_data_diags *dg, struct ptm_dataset **out);
 
+/* ---- tables ------------------------------------------------------------- */
+
+/* A parameter's values as a run writes them (`output`): rows x cols,
+ * row-major. */
+struct ptm_table {
+    int64_t rows, cols;
+    double *val; /* owned (ptm_free) */
+};
+
+/* Read a table written by `output` (read_tsv.c): a row a line, the fields
+ * of a line separated by tabs, every value a finite number (whole with
+ * integer), every line as many fields as the first. "-" is stdin. Errors
+ * "PATH:LINE:COL: error: ..." go to dg. Returns 0, PTM_EDATA, PTM_ENOENT,
+ * PTM_EIO or PTM_ENOMEM; out is empty on failure. */
+int ptm_data_read_tsv(const char *path, bool integer, struct ptm_data_diags *dg,
+                      struct ptm_table *out);
+
 #endif

@@ -22,6 +22,7 @@ struct builtin;
 struct plan_output;
 struct ptm_gen;
 struct ptm_plan;
+struct ptm_predict;
 struct ptm_run;
 struct rt_objective;
 struct rt_rule;
@@ -53,6 +54,11 @@ struct ptm_model {
      * PTM_EIO or PTM_ENOMEM with a message in err. NULL: nothing. */
     int (*write_output)(const struct ptm_run *run, const struct plan_output *o, char *err,
                         size_t errlen);
+    /* `ptm predict` (predict.h): apply the trained parameters to new data,
+     * write the predictions and score them. Returns 0 or a PTM_E* code
+     * with a message in err (or in the data diagnostics). NULL: the model
+     * cannot predict. */
+    int (*predict)(struct ptm_predict *pr, char *err, size_t errlen);
     /* `ptm gen NAME` (gen.h), or NULL: the model has no generator. */
     const struct ptm_gen *gen;
 };

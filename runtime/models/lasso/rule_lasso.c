@@ -59,6 +59,7 @@
 #include "gen_lasso.h"
 #include "kernel_lasso.h"
 #include "model.h"
+#include "predict_lasso.h"
 #include "ptm.h"
 
 /* Rows a chunk: under ROWS and SEQP the workers' rows are whole chunks. */
@@ -761,6 +762,7 @@ static const struct rt_objective objective_ops = {
 
 const struct ptm_model ptm_model_lasso = {
     .name = "lasso",
+    .predict = lasso_predict,
     .gen = &ptm_gen_lasso_cmd,
     .builtins = ptm_builtins_lasso,
     .rules = (const struct ptm_model_rule[]){{"lasso_cd", &rule_ops}, {NULL, NULL}},

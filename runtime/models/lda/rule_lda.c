@@ -28,6 +28,7 @@
 #include "gen_lda.h"
 #include "kernel_lda.h"
 #include "model.h"
+#include "predict_lda.h"
 #include "pstore.h"
 #include "ptm.h"
 #include "wfile.h"
@@ -459,6 +460,7 @@ static int write_top_words(const struct ptm_run *run, const struct plan_output *
 
 const struct ptm_model ptm_model_lda = {
     .name = "lda",
+    .predict = lda_predict,
     .gen = &ptm_gen_lda_cmd,
     .builtins = ptm_builtins_lda,
     .rules = (const struct ptm_model_rule[]){{"lda_gibbs", &rule_ops}, {NULL, NULL}},

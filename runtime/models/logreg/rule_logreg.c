@@ -39,6 +39,7 @@
 #include "gen_logreg.h"
 #include "kernel_logreg.h"
 #include "model.h"
+#include "predict_logreg.h"
 #include "pstore.h"
 #include "ptm.h"
 
@@ -391,6 +392,7 @@ static const struct rt_objective objective_ops = {
 
 const struct ptm_model ptm_model_logreg = {
     .name = "logreg",
+    .predict = logreg_predict,
     .gen = &ptm_gen_logreg_cmd,
     .builtins = ptm_builtins_logreg,
     .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops}, {NULL, NULL}},

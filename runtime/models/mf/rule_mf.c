@@ -21,6 +21,7 @@
 #include "gen_mf.h"
 #include "kernel_mf.h"
 #include "model.h"
+#include "predict_mf.h"
 #include "ptm.h"
 
 struct mf_state {
@@ -293,6 +294,7 @@ static const struct rt_objective objective_ops = {
 
 const struct ptm_model ptm_model_mf = {
     .name = "mf",
+    .predict = mf_predict,
     .gen = &ptm_gen_mf_cmd,
     .builtins = ptm_builtins_mf,
     .rules = (const struct ptm_model_rule[]){{"mf_sgd", &rule_ops},
