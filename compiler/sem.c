@@ -22,11 +22,30 @@
 
 /* ---- diagnostics and symbols -------------------------------------------- */
 
+/* An option given by --set TARGET.KEY=VALUE has no place in the job: its
+ * nodes carry SET_LOC(k), k the index of the --set, and what is said
+ * about them is said of the --set. */
+#define SET_LOC_BEGIN UINT32_MAX
+#define SET_LOC(k) ((struct ptm_loc){SET_LOC_BEGIN, (uint32_t)(k)})
+
+static void report(struct sem *s, enum ptm_severity sev, struct ptm_loc loc, const char *fmt,
+                   va_list ap)
+{
+    if (loc.begin == SET_LOC_BEGIN && loc.end < s->opts->nsets) {
+        const struct ptm_set *set = &s->opts->sets[loc.end];
+        char msg[1024];
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        diag_file(s->diags, sev, "--set %s=%s: %s", set->name, set->value, msg);
+        return;
+    }
+    diag_addv(s->diags, sev, loc, fmt, ap);
+}
+
 void sem_error(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    diag_addv(s->diags, PTM_SEV_ERROR, loc, fmt, ap);
+    report(s, PTM_SEV_ERROR, loc, fmt, ap);
     va_end(ap);
 }
 
@@ -34,7 +53,7 @@ void sem_note(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    diag_addv(s->diags, PTM_SEV_NOTE, loc, fmt, ap);
+    report(s, PTM_SEV_NOTE, loc, fmt, ap);
     va_end(ap);
 }
 
@@ -298,10 +317,110 @@ static void check_const(struct sem *s, const struct ast_stmt *st, struct sym *y)
     y->ready = true;
 }
 
-static void check_sets(struct sem *s)
+/* The statements whose options --set TARGET.KEY=VALUE reaches. */
+static const char *const set_targets[] = {"update", "objective", "schedule"};
+
+/* The option --set target.key=VALUE gives (the last such --set), as if the
+ * job wrote `key VALUE` in target's options: VALUE is a number (a
+ * duration too), true or false, a name, or nothing (a flag); NULL when no
+ * --set names it, or when VALUE is none of these (reported). */
+static const struct ast_option *set_option(struct sem *s, const char *target, const char *key)
+{
+    size_t tl = strlen(target);
+    int k = -1;
+    for (unsigned i = 0; i < s->opts->nsets; i++) {
+        const char *n = s->opts->sets[i].name;
+        if (strncmp(n, target, tl) == 0 && n[tl] == '.' && strcmp(n + tl + 1, key) == 0)
+            k = (int)i;
+    }
+    if (k < 0)
+        return NULL;
+    const char *v = s->opts->sets[k].value;
+    struct ast_option *o = arena_alloc(s->arena, sizeof(*o));
+    struct ast_expr *e = arena_alloc(s->arena, sizeof(*e));
+    if (!o || !e) {
+        s->oom = true;
+        return NULL;
+    }
+    memset(o, 0, sizeof(*o));
+    memset(e, 0, sizeof(*e));
+    o->key.name = s->opts->sets[k].name + tl + 1;
+    o->key.loc = o->loc = e->loc = SET_LOC(k);
+    e->depth = 1;
+    double x;
+    bool name = isalpha((unsigned char)v[0]) || v[0] == '_';
+    for (const char *c = v; name && *c; c++)
+        name = isalnum((unsigned char)*c) || *c == '_';
+    if (!v[0])
+        return o; /* a flag */
+    if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        e->kind = AST_BOOL;
+        e->u.boolean = v[0] == 't';
+    } else if (parse_number(v, &x)) {
+        e->kind = AST_NUM;
+        e->u.num = x;
+    } else if (name) {
+        e->kind = AST_NAME;
+        e->u.name = v;
+    } else {
+        sem_error(s, e->loc, "the value of an option is a number, true, false or a name");
+        return NULL;
+    }
+    o->values.head = o->values.tail = e;
+    o->values.n = 1;
+    return o;
+}
+
+/* The statement of the job a --set target names, or NULL. */
+static const struct ast_stmt *set_statement(const struct ast_job *job, const char *target)
+{
+    enum ast_stmt_kind k = strcmp(target, "update") == 0      ? AST_STMT_UPDATE
+                           : strcmp(target, "objective") == 0 ? AST_STMT_OBJECTIVE
+                                                              : AST_STMT_SCHEDULE;
+    for (const struct ast_stmt *st = job->head; st; st = st->next)
+        if (st->kind == k)
+            return st;
+    return NULL;
+}
+
+/* --set TARGET.KEY=VALUE: the target is a statement of the job that takes
+ * options from here; the key and value are checked with the statement. */
+static bool check_option_set(struct sem *s, const struct ast_job *job, const struct ptm_set *set)
+{
+    const char *dot = strchr(set->name, '.');
+    if (!dot)
+        return false;
+    size_t tl = (size_t)(dot - set->name);
+    const char *target = NULL;
+    for (size_t i = 0; i < PTM_ARRAY_LEN(set_targets); i++)
+        if (strlen(set_targets[i]) == tl && strncmp(set->name, set_targets[i], tl) == 0)
+            target = set_targets[i];
+    if (!target) {
+        diag_file(s->diags, PTM_SEV_ERROR,
+                  "--set %s=%s: options are set as update.KEY, objective.KEY or schedule.KEY",
+                  set->name, set->value);
+        return true;
+    }
+    const struct ast_stmt *st = set_statement(job, target);
+    if (!dot[1])
+        diag_file(s->diags, PTM_SEV_ERROR, "--set %s=%s: no option named after '%s.'",
+                  set->name, set->value, target);
+    else if (!st)
+        diag_file(s->diags, PTM_SEV_ERROR, "--set %s=%s: the job has no %s statement", set->name,
+                  set->value, target);
+    else if (st->kind != AST_STMT_SCHEDULE && st->u.hook.kind != AST_HOOK_BUILTIN)
+        diag_file(s->diags, PTM_SEV_ERROR,
+                  "--set %s=%s: only the options of a builtin %s can be set (this one is Lua)",
+                  set->name, set->value, target);
+    return true;
+}
+
+static void check_sets(struct sem *s, const struct ast_job *job)
 {
     for (unsigned i = 0; i < s->opts->nsets; i++) {
         const struct ptm_set *set = &s->opts->sets[i];
+        if (check_option_set(s, job, set))
+            continue;
         struct sym *y = sem_lookup(s, set->name);
         if (y && y->kind == SYM_CONST)
             continue;
@@ -919,8 +1038,24 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
                 sem_error(s, o->key.loc, "option '%s' is given twice", o->key.name);
                 goto next;
             }
-        check_sched_option(s, sc, o);
+        const struct ast_option *so = set_option(s, "schedule", o->key.name);
+        check_sched_option(s, sc, so ? so : o); /* --set schedule.KEY=VALUE replaces it */
     next:;
+    }
+    /* --set schedule.KEY=VALUE for options the job does not give, each
+     * key once (the last --set of it) */
+    for (unsigned k = 0; k < s->opts->nsets; k++) {
+        const char *n = s->opts->sets[k].name;
+        if (strncmp(n, "schedule.", 9) != 0 || !n[9])
+            continue;
+        bool given = false;
+        for (const struct ast_option *q = opts->head; q; q = q->next)
+            given |= strcmp(q->key.name, n + 9) == 0;
+        for (unsigned j = k + 1; j < s->opts->nsets; j++)
+            given |= strcmp(s->opts->sets[j].name, n) == 0;
+        const struct ast_option *so = given ? NULL : set_option(s, "schedule", n + 9);
+        if (so)
+            check_sched_option(s, sc, so);
     }
     const struct ast_ident *over = &st->u.schedule.over;
     if (sc->policy == PLAN_POLICY_DATA_PARALLEL) {
@@ -1006,12 +1141,34 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                                   const struct builtin *bi, struct plan_hook *h)
 {
     const struct ast_options *opts = &st->u.hook.options;
+    const char *target = st->kind == AST_STMT_UPDATE ? "update" : "objective";
     size_t nopt = 0;
     while (bi->opts[nopt].key)
         nopt++;
     h->options = zalloc(s, nopt, sizeof(*h->options));
     if (!h->options)
         return;
+    /* Keys of --set target.KEY the builtin does not have. */
+    size_t tl = strlen(target);
+    for (unsigned k = 0; k < s->opts->nsets; k++) {
+        const char *n = s->opts->sets[k].name;
+        if (strncmp(n, target, tl) != 0 || n[tl] != '.' || !n[tl + 1])
+            continue;
+        const char *cands[16];
+        bool known = false;
+        for (size_t i = 0; i < nopt && i < 16; i++) {
+            cands[i] = bi->opts[i].key;
+            known |= strcmp(bi->opts[i].key, n + tl + 1) == 0;
+        }
+        if (known)
+            continue;
+        const char *sug = diag_suggest(n + tl + 1, strlen(n + tl + 1), cands, nopt < 16 ? nopt : 16);
+        if (sug)
+            sem_error(s, SET_LOC(k), "%s has no option '%s' (did you mean '%s'?)", bi->name,
+                      n + tl + 1, sug);
+        else
+            sem_error(s, SET_LOC(k), "%s has no option '%s'", bi->name, n + tl + 1);
+    }
     /* Unknown keys first. */
     for (const struct ast_option *o = opts->head; o; o = o->next) {
         bool known = false;
@@ -1040,6 +1197,9 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
         for (const struct ast_option *q = opts->head; q; q = q->next)
             if (strcmp(q->key.name, bo->key) == 0)
                 o = q;
+        const struct ast_option *so = set_option(s, target, bo->key);
+        if (so)
+            o = so; /* --set update.KEY=VALUE replaces the job's */
         struct plan_option *po = &h->options[h->noptions];
         po->key = dup(s, bo->key);
         if (!po->key)
@@ -1468,7 +1628,7 @@ static int build(struct sem *s, const struct ast_job *job)
     }
     if (s->oom)
         goto out;
-    check_sets(s);
+    check_sets(s, job);
 
     /* Pass 2, in order of dependence: consts, the job-wide consistency
      * (parameters default to it), data from files, data from labels(),

@@ -697,6 +697,31 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:2:16: error: unknown name 'lamda' (did you mean 'lambda'?)\n"
       "    const lambda = lamda\n"
       "                   ^^^^^\n"),
+    /* ---- --set of options: update.KEY, objective.KEY, schedule.KEY ---- */
+    RS(LASSO, NULL, "", "update.lambd=0.5",
+      "t.ptm: error: --set update.lambd=0.5: lasso_cd has no option 'lambd' (did you mean 'lambda'?)\n"),
+    RS(LASSO, NULL, "", "update.lambda=-1",
+      "t.ptm: error: --set update.lambda=-1: option 'lambda' of lasso_cd must be a number at least 0, not -1\n"),
+    RS(LASSO, NULL, "", "update.within=sideways",
+      "t.ptm: error: --set update.within=sideways: option 'within' takes one of parallel|sequential\n"),
+    RS(LASSO, NULL, "", "update.lambda=1+2",
+      "t.ptm: error: --set update.lambda=1+2: the value of an option is a number, true, false or a name\n"),
+    RS(LASSO, NULL, "", "update.beta=X",
+      "t.ptm: error: --set update.beta=X: 'X' is a data source, not a parameter\n"
+      "t.ptm:3:6: note: 'X' is defined here\n"
+      "    data X : sparse matrix from \"x.svm\" format libsvm shard rows\n"
+      "         ^\n"),
+    RS(LASSO, NULL, "", "schedule.sampel=10\nschedule.per_round=5\nschedule.sample=0",
+      "t.ptm: error: --set schedule.sample=0: 'sample' must be a whole number from 1 to 100000000, not 0\n"
+      "t.ptm: error: --set schedule.sampel=10: unknown option 'sampel' (did you mean 'sample'?)\n"
+      "t.ptm: error: --set schedule.per_round=5: 'per_round' is not an option of the dynamic policy\n"),
+    RS(LASSO, NULL, "", "model.rate=1\nupdate.=1\nobjective.lambda=x",
+      "t.ptm: error: --set model.rate=1: options are set as update.KEY, objective.KEY or schedule.KEY\n"
+      "t.ptm: error: --set update.=1: no option named after 'update.'\n"
+      "t.ptm: error: --set objective.lambda=x: unknown name 'x'\n"),
+    RS(WHOLE, NULL, "job t\nparam p : vector[3]\nblocks b = p\nschedule round_robin\n"
+      "update lua \"ok.lua\"\nstop when rounds >= 1\n", "update.push=f",
+      "t.ptm: error: --set update.push=f: only the options of a builtin update can be set (this one is Lua)\n"),
     /* Clean: a string const takes any text; the last of two sets wins. */
     RS(LASSO, "const", "const lambda = 0.001\nconst name = \"abc\"", "name=12\nlambda=abc\nlambda=7",
       ""),
@@ -2573,6 +2598,24 @@ static void chk_set(const struct ptm_plan *p)
     ck_assert_double_eq(eval_stop(&p->stop, 10, 0, 0, 0, 0), 1);
 }
 
+/* --set of options: they replace the job's or are added, the last wins. */
+static void chk_set_options(const struct ptm_plan *p)
+{
+    ck_assert_int_eq(p->schedule.sample, 77);
+    ck_assert(p->schedule.keep_all);
+    ck_assert(p->schedule.active);
+    const struct plan_hook *u = &p->update;
+    for (uint32_t i = 0; i < u->noptions; i++) {
+        if (strcmp(u->options[i].key, "lambda") == 0)
+            ck_assert_double_eq(u->options[i].num, 0.5); /* the const's value: --set lambda */
+        if (strcmp(u->options[i].key, "within") == 0)
+            ck_assert_str_eq(u->options[i].str, "sequential");
+    }
+    for (uint32_t i = 0; i < p->objective.noptions; i++)
+        if (strcmp(p->objective.options[i].key, "lambda") == 0)
+            ck_assert_double_eq(p->objective.options[i].num, 0.25);
+}
+
 /* --set n=3 n=4: the last wins; a duration for a number. */
 static void chk_set_last(const struct ptm_plan *p)
 {
@@ -2728,6 +2771,9 @@ static const struct accept_row accept_rows[] = {
      "schedule round_robin\n"
      "update lua \"ok.lua\"\n"
      "stop when rounds >= n\n", "n=3\nn=abc\nn=1.5m", chk_set_last},
+    {NULL, LASSO, NULL, "",
+     "schedule.sample=10\nupdate.within=sequential\nschedule.sample=77\nschedule.keep=all\n"
+     "schedule.active=\nupdate.lambda=lambda\nlambda=0.5\nobjective.lambda=0.25", chk_set_options},
     {NULL, LASSO, "stop",
      "stop when seconds > 250ms or rounds > 30s or sweeps > 10m or objective > 1.5h or "
      "rel_change(objective) > 2d", NULL, chk_durations},
