@@ -1490,6 +1490,35 @@ want_rc 1
 err_has "the job writes beta nowhere (no 'output beta to ...'): give --param beta=FILE"
 end
 
+begin "run: a dense CSV matrix with a header gives the libsvm file's coefficients, bit for bit"
+mkdir -p "$P/dense"
+# 40 rows, 6 columns with some zeros; the label first
+awk 'BEGIN { srand(5); print "y,a,b,c,d,e,f";
+     for (i = 1; i <= 40; i++) { line = ""; y = 0;
+       for (j = 1; j <= 6; j++) { v = (rand() < 0.3) ? 0 : int(rand() * 2000 - 1000) / 1000;
+         y += v * (j % 3 - 1); line = line "," v }
+       printf "%.6f%s\n", y + (rand() - 0.5) / 10, line } }' >"$P/dense/x.csv"
+awk -F, 'NR > 1 { line = $1; for (j = 2; j <= NF; j++) if ($j != 0) line = line " " (j - 1) ":" $j;
+     print line }' "$P/dense/x.csv" >"$P/dense/x.svm"
+for f in csv svm; do
+    if [ $f = csv ]; then decl='matrix from "x.csv" format csv'; else decl='sparse matrix from "x.svm" format libsvm'; fi
+    cat >"$P/dense/$f.ptm" <<E
+job d
+data X : $decl shard rows
+data y : vector from labels(X)
+param beta : vector[6] = 0
+blocks coef = beta each 1
+schedule round_robin { per_round 6 }
+update builtin lasso_cd { lambda = 0.01, within = sequential }
+stop when sweeps >= 30
+output beta to "beta_$f.tsv"
+E
+    (cd "$P/dense" && "$PTM_ABS" run --quiet --workers 1 $f.ptm) >"$T/out" 2>"$T/err" || no "the $f job failed"
+done
+cmp -s "$P/dense/beta_csv.tsv" "$P/dense/beta_svm.tsv" || no "the coefficients differ"
+[ "$(grep -c . "$P/dense/beta_csv.tsv")" -eq 6 ] || no "not 6 coefficients"
+end
+
 begin "predict logreg: probabilities, log loss, accuracy and AUC by hand (ties half)"
 cat >"$P/lr.ptm" <<'E'
 job lr
