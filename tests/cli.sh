@@ -1452,6 +1452,27 @@ awk -v r="$rmse" -v l1="$l1" -v f="$obj" 'BEGIN { g = r * r / 2 + 0.001 * l1; d 
 grep -q '^r2 0\.9' "$T/out" || no "r2 is not above 0.9"
 end
 
+begin "gen lasso|logreg --test SHARE: SHARE x R held-out rows of the same model; the training file unchanged"
+run gen lasso --seed 6 --out "$P/gt0" --rows 1000 --cols 100 --density 0.05 --nonzeros 5
+run gen lasso --seed 6 --out "$P/gt1" --rows 1000 --cols 100 --density 0.05 --nonzeros 5 --test 0.9
+want_rc 0
+cmp -s "$P/gt0/lasso.svm" "$P/gt1/lasso.svm" || no "lasso.svm changed"
+[ ! -e "$P/gt0/test.svm" ] || no "test.svm without --test"
+[ "$(wc -l <"$P/gt1/test.svm")" -eq 900 ] || no "not 900 held-out rows"
+# the true coefficients on the held-out rows: the RMSE is the noise, 0.1
+sed 's|"data/lasso.svm"|"gt1/lasso.svm"|' "$P/lasso.ptm" >"$P/gt.ptm"
+run predict "$P/gt.ptm" --param beta="$P/gt1/beta_true.tsv" --data "$P/gt1/test.svm"
+want_rc 0
+rmse=$(awk '$1 == "rmse" { print $2 }' "$T/out")
+awk -v r="$rmse" 'BEGIN { exit !(r > 0.09 && r < 0.11) }' || no "rmse of beta* $rmse, not the noise 0.1"
+run gen logreg --seed 6 --out "$P/gl0" --rows 300 --cols 50
+run gen logreg --seed 6 --out "$P/gl1" --rows 300 --cols 50 --test 0.25
+want_rc 0
+cmp -s "$P/gl0/train.svm" "$P/gl1/train.svm" || no "train.svm changed"
+cmp -s "$P/gl0/info.tsv" "$P/gl1/info.tsv" || no "info.tsv changed"
+[ "$(wc -l <"$P/gl1/test.svm")" -eq 75 ] || no "not 75 held-out rows"
+end
+
 begin "predict: the predictions never replace an input (-o the data)"
 cp "$P/data/lasso.svm" "$P/copy.svm"
 run predict "$P/lasso.ptm" --model "$P" --data "$P/copy.svm" -o "$P/copy.svm"

@@ -52,7 +52,7 @@ static bool opts_ok(const struct gen_lasso_opts *o)
     return o->rows >= 1 && o->rows <= INT32_MAX && o->cols >= 1 && o->cols <= INT32_MAX &&
            o->density > 0 && o->density <= 1 && o->group >= 1 && o->corr >= 0 && o->corr <= 1 &&
            o->nonzeros >= 0 && o->nonzeros <= o->cols && o->noise >= 0 && isfinite(o->noise) &&
-           isfinite(o->offset);
+           isfinite(o->offset) && o->test >= 0 && o->test <= INT32_MAX;
 }
 
 /* beta*: nonzeros columns by Floyd's algorithm, values in column order. */
@@ -121,8 +121,10 @@ static int by_col(const void *a, const void *b)
     return (x->col > y->col) - (x->col < y->col);
 }
 
-static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const double *beta,
-                      const int32_t *perm, bool *mark)
+/* The rows of lasso.svm into o, then op->test held-out rows from the same
+ * streams into ot (the training file is the same with or without them). */
+static int write_rows(struct gen_out *otrain, struct gen_out *ot, const struct gen_lasso_opts *op,
+                      const double *beta, const int32_t *perm, bool *mark)
 {
     int64_t d = op->cols, gsz = op->group < d ? op->group : d;
     int64_t ng = (d + gsz - 1) / gsz;
@@ -144,7 +146,8 @@ static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const 
     gen_rng_seed(&gn, op->seed, 3);
     double a = sqrt(op->corr), b = sqrt(1 - op->corr);
     bool last_seen = false;
-    for (int64_t i = 0; i < op->rows; i++) {
+    for (int64_t i = 0; i < op->rows + op->test; i++) {
+        struct gen_out *o = i < op->rows ? otrain : ot;
         int64_t m = whole + (gen_rng_uniform(&gx) < frac ? 1 : 0);
         if (m > ng)
             m = ng;
@@ -188,7 +191,8 @@ static int write_rows(struct gen_out *o, const struct gen_lasso_opts *op, const 
     }
     ptm_free(pick);
     ptm_free(ent);
-    return gen_out_finish(o);
+    int rc = gen_out_finish(otrain);
+    return rc == 0 && op->test > 0 ? gen_out_finish(ot) : rc;
 }
 
 int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
@@ -200,9 +204,10 @@ int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
     double *out = ptm_malloc((size_t)d * sizeof(*out));
     int32_t *perm = ptm_malloc((size_t)d * sizeof(*perm));
     bool *mark = ptm_malloc((size_t)d * sizeof(*mark));
-    struct gen_out fb, fx;
+    struct gen_out fb, fx, ft;
     memset(&fb, 0, sizeof(fb));
     memset(&fx, 0, sizeof(fx));
+    memset(&ft, 0, sizeof(ft));
     int rc = PTM_ENOMEM;
     if (!beta || !out || !perm || !mark)
         goto out;
@@ -213,16 +218,21 @@ int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
         rc = write_beta(&fb, beta, perm, d, out);
     if (!rc)
         rc = gen_out_open(&fx, dir, "lasso.svm");
+    if (!rc && o->test > 0)
+        rc = gen_out_open(&ft, dir, "test.svm");
     if (!rc)
-        rc = write_rows(&fx, o, beta, perm, mark);
+        rc = write_rows(&fx, &ft, o, beta, perm, mark);
     if (!rc)
         rc = gen_out_rename(&fb);
     if (!rc)
         rc = gen_out_rename(&fx);
+    if (!rc && o->test > 0)
+        rc = gen_out_rename(&ft);
 out:
     /* No temporary file is left behind. */
     gen_out_release(&fb);
     gen_out_release(&fx);
+    gen_out_release(&ft);
     ptm_free(beta);
     ptm_free(out);
     ptm_free(perm);
@@ -242,7 +252,8 @@ enum {
     FLAG_NOISE,
     FLAG_GROUPED,
     FLAG_NONNEGATIVE,
-    FLAG_OFFSET
+    FLAG_OFFSET,
+    FLAG_TEST
 };
 
 static const struct gen_flag flags[] = {
@@ -256,6 +267,7 @@ static const struct gen_flag flags[] = {
     [FLAG_GROUPED] = GEN_SWITCH("--grouped"),
     [FLAG_NONNEGATIVE] = GEN_SWITCH("--nonnegative"),
     [FLAG_OFFSET] = GEN_REAL("--offset", -HUGE_VAL, HUGE_VAL, false, false, "a finite number"),
+    [FLAG_TEST] = GEN_REAL("--test", 0, 1, false, true, "a number in [0, 1)"),
     GEN_FLAGS_END,
 };
 
@@ -279,6 +291,9 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     o.grouped = a->given[FLAG_GROUPED];
     o.nonnegative = a->given[FLAG_NONNEGATIVE];
     GEN_ARG(a, FLAG_OFFSET, real, o.offset);
+    double share = 0;
+    GEN_ARG(a, FLAG_TEST, real, share);
+    o.test = llround(share * (double)o.rows);
     if (o.nonzeros > o.cols)
         o.nonzeros = o.cols; /* the default: check() refused a given one */
     *file = NULL;
@@ -290,11 +305,12 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
     .usage =
         "       ptm gen lasso --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
         "                     [--group G] [--corr RHO] [--nonzeros K] [--noise SIGMA]\n"
-        "                     [--grouped] [--nonnegative] [--offset M]\n",
+        "                     [--grouped] [--nonnegative] [--offset M] [--test SHARE]\n",
     .help =
         "lasso: sparse regression y = X beta* + noise with correlated features.\n"
         "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
         "  DIR/beta_true.tsv  beta*, one coefficient a line\n"
+        "  DIR/test.svm       with --test SHARE: held-out rows of the same model\n"
         "Columns come in groups of G that share a latent factor: two columns of\n"
         "a group have correlation RHO, columns of different groups none. Each\n"
         "row draws groups uniformly so that D of its entries are non-zero on\n"
@@ -315,7 +331,10 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
         "  --nonnegative  the absolute value of every entry (uncentred columns,\n"
         "                 as counts and tf-idf are)\n"
         "  --offset M     added to every label: a mean that a model without an\n"
-        "                 intercept fits through the coefficients (default 0)\n",
+        "                 intercept fits through the coefficients (default 0)\n"
+        "  --test SHARE   also write SHARE x R held-out rows, in [0, 1), to\n"
+        "                 DIR/test.svm (default 0: none); lasso.svm is the same\n"
+        "                 with or without them\n",
     .flags = flags,
     .check = check,
     .run = run,

@@ -56,6 +56,7 @@ struct gen_lasso_opts {
     bool grouped;       /* each group in consecutive columns (else spread) */
     bool nonnegative;   /* |x| for every value */
     double offset;      /* added to every label; finite */
+    int64_t test;       /* held-out rows (DIR/test.svm), 0 .. INT32_MAX; 0: none */
 };
 
 /* The defaults above, seed 0. */

@@ -40,7 +40,8 @@ void ptm_gen_logreg_defaults(struct gen_logreg_opts *o)
 static bool opts_ok(const struct gen_logreg_opts *o)
 {
     return o->rows >= 1 && o->rows <= INT32_MAX && o->cols >= 1 && o->cols <= INT32_MAX &&
-           o->density > 0 && o->density <= 1 && o->nonzeros >= 0 && o->nonzeros <= o->cols;
+           o->density > 0 && o->density <= 1 && o->nonzeros >= 0 && o->nonzeros <= o->cols &&
+           o->test >= 0 && o->test <= INT32_MAX;
 }
 
 /* w*: nonzeros columns by Floyd's algorithm, values in column order. */
@@ -91,8 +92,11 @@ static double log1pexp(double t)
     return t > 0 ? t + log1p(exp(-t)) : log1p(exp(t));
 }
 
-static int write_rows(struct gen_out *o, const struct gen_logreg_opts *op, const double *w,
-                      bool *mark, struct sums *sum)
+/* The rows of train.svm into otrain (their sums into sum), then op->test
+ * held-out rows from the same streams into ot (the training file is the
+ * same with or without them). */
+static int write_rows(struct gen_out *otrain, struct gen_out *ot, const struct gen_logreg_opts *op,
+                      const double *w, bool *mark, struct sums *sum)
 {
     int64_t d = op->cols;
     double per_row = op->density * (double)d;
@@ -110,7 +114,10 @@ static int write_rows(struct gen_out *o, const struct gen_logreg_opts *op, const
     gen_rng_seed(&gx, op->seed, STREAM_X);
     gen_rng_seed(&gy, op->seed, STREAM_LABEL);
     bool last_seen = false;
-    for (int64_t i = 0; i < op->rows; i++) {
+    struct sums held = {0, 0, 0, 0};
+    for (int64_t i = 0; i < op->rows + op->test; i++) {
+        struct gen_out *o = i < op->rows ? otrain : ot;
+        struct sums *sm = i < op->rows ? sum : &held;
         int64_t m = whole + (gen_rng_uniform(&gx) < frac ? 1 : 0);
         if (m > d)
             m = d;
@@ -137,10 +144,10 @@ static int write_rows(struct gen_out *o, const struct gen_logreg_opts *op, const
             last_seen = true;
         double p = 1 / (1 + exp(-margin));
         bool pos = gen_rng_uniform(&gy) < p;
-        sum->nnz += ne;
-        sum->positives += pos;
-        sum->prob += p;
-        sum->logloss += log1pexp(pos ? -margin : margin);
+        sm->nnz += ne;
+        sm->positives += pos;
+        sm->prob += p;
+        sm->logloss += log1pexp(pos ? -margin : margin);
         char *s = gen_out_room(o);
         memcpy(s, pos ? "1" : "-1", pos ? 1 : 2);
         o->len += pos ? 1 : 2;
@@ -157,7 +164,8 @@ static int write_rows(struct gen_out *o, const struct gen_logreg_opts *op, const
     }
     ptm_free(col);
     ptm_free(q);
-    return gen_out_finish(o);
+    int rc = gen_out_finish(otrain);
+    return rc == 0 && op->test > 0 ? gen_out_finish(ot) : rc;
 }
 
 static int write_info(struct gen_out *o, const struct gen_logreg_opts *op, const struct sums *s)
@@ -176,11 +184,12 @@ static int write_info(struct gen_out *o, const struct gen_logreg_opts *op, const
     return gen_out_finish(o);
 }
 
-enum { F_W, F_TRAIN, F_INFO, NFILES };
+enum { F_W, F_TRAIN, F_TEST, F_INFO, NFILES };
 
 static const char *const file_name[NFILES] = {
     [F_W] = "w_true.tsv",
     [F_TRAIN] = "train.svm",
+    [F_TEST] = "test.svm",
     [F_INFO] = "info.tsv",
 };
 
@@ -205,8 +214,10 @@ int ptm_gen_logreg(const struct gen_logreg_opts *o, const char *dir, const char 
         rc = write_w(&f[F_W], w, d);
     if (!rc)
         rc = gen_out_open(&f[at = F_TRAIN], dir, file_name[F_TRAIN]);
+    if (!rc && o->test > 0)
+        rc = gen_out_open(&f[at = F_TEST], dir, file_name[F_TEST]);
     if (!rc) {
-        rc = write_rows(&f[F_TRAIN], o, w, mark, &sum);
+        rc = write_rows(&f[F_TRAIN], &f[F_TEST], o, w, mark, &sum);
         if (rc == PTM_ENOMEM)
             at = -1;
     }
@@ -215,7 +226,8 @@ int ptm_gen_logreg(const struct gen_logreg_opts *o, const char *dir, const char 
     if (!rc)
         rc = write_info(&f[F_INFO], o, &sum);
     for (int k = 0; k < NFILES && !rc; k++)
-        rc = gen_out_rename(&f[at = k]);
+        if (k != F_TEST || o->test > 0)
+            rc = gen_out_rename(&f[at = k]);
 out:
     if (rc == PTM_EIO && file && at >= 0)
         *file = file_name[at];
@@ -229,13 +241,14 @@ out:
 
 /* ---- `ptm gen logreg` ----------------------------------------------------------- */
 
-enum { FLAG_ROWS, FLAG_COLS, FLAG_DENSITY, FLAG_NONZEROS };
+enum { FLAG_ROWS, FLAG_COLS, FLAG_DENSITY, FLAG_NONZEROS, FLAG_TEST };
 
 static const struct gen_flag flags[] = {
     [FLAG_ROWS] = GEN_INT32("--rows", 1),
     [FLAG_COLS] = GEN_INT32("--cols", 1),
     [FLAG_DENSITY] = GEN_REAL("--density", 0, 1, true, false, "a number in (0, 1]"),
     [FLAG_NONZEROS] = GEN_INT32("--nonzeros", 0),
+    [FLAG_TEST] = GEN_REAL("--test", 0, 1, false, true, "a number in [0, 1)"),
     GEN_FLAGS_END,
 };
 
@@ -253,6 +266,9 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     GEN_ARG(a, FLAG_COLS, whole, o.cols);
     GEN_ARG(a, FLAG_DENSITY, real, o.density);
     GEN_ARG(a, FLAG_NONZEROS, whole, o.nonzeros);
+    double share = 0;
+    GEN_ARG(a, FLAG_TEST, real, share);
+    o.test = llround(share * (double)o.rows);
     if (o.nonzeros > o.cols)
         o.nonzeros = o.cols; /* the default: check() refused a given one */
     return ptm_gen_logreg(&o, dir, file);
@@ -262,11 +278,12 @@ const struct ptm_gen ptm_gen_logreg_cmd = {
     .summary = "binary classification from a logistic model",
     .usage =
         "       ptm gen logreg --seed N --out DIR [--rows R] [--cols C] [--density D]\n"
-        "                      [--nonzeros K]\n",
+        "                      [--nonzeros K] [--test SHARE]\n",
     .help =
         "logreg: binary classification, P(y = 1 | x) = 1 / (1 + exp(-x . w*)).\n"
         "  DIR/train.svm   X and y, libsvm, labels 1 and -1\n"
         "  DIR/w_true.tsv  w*, one weight a line\n"
+        "  DIR/test.svm    with --test SHARE: held-out rows of the same model\n"
         "  DIR/info.tsv    counts, mean_sigmoid (the mean of sigmoid(x . w*): the\n"
         "                  expected share of 1s) and logloss_true (the log-loss\n"
         "                  of w* on these labels)\n"
@@ -278,7 +295,10 @@ const struct ptm_gen ptm_gen_logreg_cmd = {
         "  --cols C       columns of X (default 1000)\n"
         "  --density D    share of non-zeros in a row, in (0, 1] (default 0.05)\n"
         "  --nonzeros K   non-zero weights of w*, at most C (default 100, or C\n"
-        "                 when C is smaller)\n",
+        "                 when C is smaller)\n"
+        "  --test SHARE   also write SHARE x R held-out rows, in [0, 1), to\n"
+        "                 DIR/test.svm (default 0: none); train.svm is the same\n"
+        "                 with or without them\n",
     .flags = flags,
     .check = check,
     .run = run,

@@ -36,6 +36,7 @@ struct gen_logreg_opts {
     int64_t rows, cols; /* 1 .. INT32_MAX each */
     double density;     /* (0, 1] */
     int64_t nonzeros;   /* 0 .. cols */
+    int64_t test;       /* held-out rows (DIR/test.svm), 0 .. INT32_MAX; 0: none */
 };
 
 void ptm_gen_logreg_defaults(struct gen_logreg_opts *o);
