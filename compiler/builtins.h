@@ -43,6 +43,9 @@ struct builtin {
     const char *summary;
     const struct builtin_opt *opts; /* ends with a NULL key */
     unsigned policies; /* update rules: mask of 1u << enum plan_policy it runs under */
+    /* update rules: the metrics (plan.h) `ptm predict` and a job's `metric`
+     * statements compute for the model, "rmse|mae|r2"; NULL: none */
+    const char *metrics;
 };
 
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their
@@ -56,7 +59,7 @@ struct builtin {
 #define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false}
 #define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false}
 #define BUILTIN_POLICY(p) (1u << PLAN_POLICY_##p)
-#define BUILTIN_END {NULL, 0, NULL, NULL, 0}
+#define BUILTIN_END {NULL, 0, NULL, NULL, 0, NULL}
 
 /* Each model's table, ended by BUILTIN_END. */
 #define PTM_MODEL(m) extern const struct builtin ptm_builtins_##m[];

@@ -424,7 +424,7 @@ static int check_operands(struct checker *c, const struct prog_insn *in)
     const struct prog *p = c->p;
     const struct prog_limits *lim = c->lim;
     const struct op_info *oi = &op_info[in->op];
-    bool uses_b = oi->operands == 'p' || oi->operands == 'c';
+    bool uses_b = oi->operands == 'p' || oi->operands == 'c' || oi->operands == 'm';
     if (oi->operands == 0 && in->a != 0)
         return FAIL_AT(c, "unused operand a is %d, not 0", in->a);
     if (!uses_b && in->b != 0)
@@ -488,6 +488,13 @@ static int check_operands(struct checker *c, const struct prog_insn *in)
             int rc = check_data(c, in->a, true);
             return rc ? rc : check_data(c, in->b, true);
         }
+        break;
+    case 'm':
+        if (in->b < 0 || in->b >= PROG_METRIC_OF)
+            return FAIL_AT(c, "metric operand b is %d, not 0 to %d", in->b, PROG_METRIC_OF - 1);
+        if (in->a < 0 || (lim && (uint32_t)in->a >= lim->nmetrics))
+            return FAIL_AT(c, "metric %d out of range (%u %s)", in->a, lim ? lim->nmetrics : 0,
+                           plural(lim ? lim->nmetrics : 0, "metric", "metrics"));
         break;
     }
     return 0;
@@ -752,6 +759,11 @@ double prog_eval(const struct prog *p, const struct prog_env *env)
                 sp[-1] = env->corr(env->ud, ip->a, i, ip->b, j);
                 NEXT();
             }
+            CASE(METRIC)
+            {
+                *sp++ = env->metrics ? env->metrics[PROG_METRIC_OF * ip->a + ip->b] : NAN;
+                NEXT();
+            }
             CASE(COS)
             {
                 int64_t i = to_index(sp[-2]), j = to_index(sp[-1]);
@@ -831,6 +843,7 @@ void prog_dump(FILE *out, const struct prog *p)
             break;
         case 'p':
         case 'c':
+        case 'm':
             fprintf(out, "%d %d", in->a, in->b);
             break;
         default: /* 'v', 'd' */

@@ -30,7 +30,8 @@
  * operands: 0 none, 'k' constant index in a, 'v' variable slot in a,
  * 'g' global in a, 'j' jump target in a, 'd' data index in a,
  * 'p' parameter index in a with the number of indices in b,
- * 'c' data indices in a and b.
+ * 'c' data indices in a and b, 'm' a metric index in a and what of it in b
+ * (enum prog_metric_of).
  * pops = -1 means "b indices" (PARAM, DELTA, DATA). For JFALSE and JTRUE
  * pops and pushes describe the jump taken; falling through pops 1, and the
  * stack depth at a jump target is the same on every path into it. */
@@ -69,7 +70,8 @@
     X(ROWS, "rows", 'd', 0, 1)       /* rows of data a */                      \
     X(COLS, "cols", 'd', 0, 1)       /* columns of data a */                   \
     X(CORR, "corr", 'c', 2, 1) /* corr(col i of data a, col j of data b) */  \
-    X(COS, "cos", 'c', 2, 1)   /* cos(col i of data a, col j of data b) */
+    X(COS, "cos", 'c', 2, 1)   /* cos(col i of data a, col j of data b) */   \
+    X(METRIC, "metric", 'm', 0, 1) /* metrics[PROG_METRIC_OF * a + b] */
 
 enum prog_op {
 #define X(name, yaml, operands, pops, pushes) PROG_##name,
@@ -93,6 +95,10 @@ enum prog_global {
 #undef X
         PROG_NGLOBALS
 };
+
+/* What a PROG_METRIC instruction reads of metric a (operand b): its last
+ * value, its rel_change, and the evaluations since its best value. */
+enum prog_metric_of { PROG_METRIC_VALUE, PROG_METRIC_REL_CHANGE, PROG_METRIC_SINCE_BEST, PROG_METRIC_OF };
 
 #define PROG_MAX_VARS 2 /* i and j of a depend predicate */
 #define PROG_MAX_INDICES 2
@@ -124,6 +130,7 @@ struct prog_limits {
     const uint8_t *data_ndims;  /* per data: 1 or 2 */
     uint32_t allowed_globals;   /* bit mask of 1u << enum prog_global */
     bool allow_runtime;         /* PARAM, DELTA, DATA, NNZ_*, CORR, COS allowed */
+    uint32_t nmetrics; /* metrics a METRIC instruction may name */
 };
 
 struct prog_env {
@@ -141,6 +148,7 @@ struct prog_env {
     double (*corr)(void *ud, int32_t data_a, int64_t i, int32_t data_b, int64_t j);
     /* The cosine of the angle between the two columns, as stored. */
     double (*cos)(void *ud, int32_t data_a, int64_t i, int32_t data_b, int64_t j);
+    const double *metrics; /* PROG_METRIC_OF values a metric; NULL: none (NaN) */
 };
 
 /* prog_init() gives the same empty program as zeroed memory. */

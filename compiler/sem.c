@@ -95,7 +95,7 @@ void sem_unknown(struct sem *s, struct ptm_loc loc, const char *what, const char
 
 static const char *kind_word(enum sym_kind k)
 {
-    static const char *const w[] = {"const", "data source", "parameter", "block set"};
+    static const char *const w[] = {"const", "data source", "parameter", "block set", "metric"};
     return w[k];
 }
 
@@ -1565,6 +1565,113 @@ static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
     }
 }
 
+/* Does a hook's option name data d (or the data whose labels d are)? */
+static bool hook_reads(const struct plan_hook *h, const struct ptm_plan *plan, int32_t d)
+{
+    for (uint32_t i = 0; h->present && i < h->noptions; i++) {
+        const struct plan_option *o = &h->options[i];
+        if (o->kind == PLAN_VALUE_DATA &&
+            (o->ref == d || (o->ref >= 0 && plan->data[o->ref].labels_of == d)))
+            return true;
+    }
+    return false;
+}
+
+/* Data only metrics read is not sharded unless the job says so: a metric
+ * is scored on all of it at once (on rank 0 under MPI), and rows sharded
+ * beside the training data would have to be as many. */
+static void unshard_metric_data(struct sem *s, const struct ast_job *job, int32_t d)
+{
+    struct ptm_plan *plan = s->plan;
+    if (plan->data[d].shard != PLAN_SHARD_ROWS || hook_reads(&plan->update, plan, d) ||
+        hook_reads(&plan->objective, plan, d))
+        return;
+    for (const struct ast_stmt *st = job->head; st; st = st->next)
+        if (st->kind == AST_STMT_DATA && strcmp(st->u.data.name.name, plan->data[d].name) == 0)
+            for (const struct ast_attr *a = st->u.data.attrs.head; a; a = a->next)
+                if (a->kind == AST_ATTR_SHARD)
+                    return; /* said so */
+    plan->data[d].shard = PLAN_SHARD_NONE;
+    for (uint32_t k = 0; k < plan->ndata; k++)
+        if (plan->data[k].labels_of == d)
+            plan->data[k].shard = PLAN_SHARD_NONE;
+}
+
+/* metric NAME = KIND(DATA): a measure the update's model computes
+ * (struct builtin's metrics), on a matrix data source; evaluated with the
+ * objective. */
+static void check_metrics(struct sem *s, const struct ast_job *job, bool has_objective)
+{
+    const struct plan_hook *u = &s->plan->update;
+    const struct builtin *bi = u->present && !u->lua && u->builtin ? builtin_lookup(u->builtin)
+                                                                    : NULL;
+    for (const struct ast_stmt *st = job->head; st && !s->oom; st = st->next) {
+        if (st->kind != AST_STMT_METRIC)
+            continue;
+        struct sym *y = sem_lookup(s, st->u.metric.name.name);
+        if (!y || y->loc.begin != st->u.metric.name.loc.begin)
+            continue; /* a duplicate, already reported */
+        struct plan_metric *m = &s->plan->metrics[y->index];
+        const struct ast_expr *e = st->u.metric.value;
+        if (e->kind != AST_CALL) {
+            sem_error(s, e->loc, "a metric is KIND(DATA), such as rmse(T)");
+            continue;
+        }
+        const char *kind = e->u.call.fn.name;
+        int k = plan_metric_lookup(kind);
+        if (u->present && (u->lua || !bi || !bi->metrics)) {
+            sem_error(s, st->loc, "metrics come from a builtin update's model; %s has none",
+                      u->lua ? "a Lua update" : u->builtin ? u->builtin : "the update");
+            continue;
+        }
+        bool known = false;
+        const char *cands[PLAN_NMETRIC_KINDS];
+        size_t n = 0;
+        for (const char *w = bi ? bi->metrics : ""; *w;) {
+            size_t wl = strcspn(w, "|");
+            known |= wl == strlen(kind) && strncmp(w, kind, wl) == 0;
+            for (int j = 0; j < PLAN_NMETRIC_KINDS; j++)
+                if (strlen(plan_metric_name((enum plan_metric_kind)j)) == wl &&
+                    strncmp(plan_metric_name((enum plan_metric_kind)j), w, wl) == 0)
+                    cands[n++] = plan_metric_name((enum plan_metric_kind)j);
+            w += wl + (w[wl] == '|');
+        }
+        if (bi && (k < 0 || !known)) {
+            const char *sug = diag_suggest(kind, strlen(kind), cands, n);
+            if (sug)
+                sem_error(s, e->u.call.fn.loc, "%s has no metric '%s' (did you mean '%s'?)",
+                          bi->name, kind, sug);
+            else
+                sem_error(s, e->u.call.fn.loc, "%s has no metric '%s' (it has %s)", bi->name,
+                          kind, bi->metrics);
+            continue;
+        }
+        if (k >= 0)
+            m->kind = (enum plan_metric_kind)k;
+        const struct ast_expr *a = e->u.call.args.head;
+        if (e->u.call.args.n != 1 || a->kind != AST_NAME) {
+            sem_error(s, e->loc, "%s() takes the name of a data source", kind);
+            continue;
+        }
+        struct ast_ident id = {a->u.name, a->loc};
+        const struct sym *dy = resolve(s, &id, SYM_DATA);
+        if (!dy)
+            continue;
+        int32_t d = dy->index;
+        if (s->plan->data[d].format == PLAN_FORMAT_LABELS || !s->plan->data[d].matrix) {
+            sem_error(s, a->loc, "a metric is measured on a matrix data source; '%s' is %s",
+                      a->u.name, s->plan->data[d].format == PLAN_FORMAT_LABELS ? "labels"
+                                                                                : "a vector");
+            continue;
+        }
+        m->data = d;
+        unshard_metric_data(s, job, d);
+        if (!has_objective)
+            sem_error(s, st->loc, "metrics are evaluated with the objective, but the job has no "
+                                  "'objective'");
+    }
+}
+
 static int build(struct sem *s, const struct ast_job *job)
 {
     struct ptm_plan *plan = s->plan;
@@ -1578,6 +1685,7 @@ static int build(struct sem *s, const struct ast_job *job)
     plan->params = zalloc(s, count[AST_STMT_PARAM], sizeof(*plan->params));
     plan->blocksets = zalloc(s, count[AST_STMT_BLOCKS], sizeof(*plan->blocksets));
     plan->outputs = zalloc(s, count[AST_STMT_OUTPUT], sizeof(*plan->outputs));
+    plan->metrics = zalloc(s, count[AST_STMT_METRIC], sizeof(*plan->metrics));
     const struct ast_stmt **seen = zalloc(s, 3 * (size_t)count[AST_STMT_BLOCKS] + 1,
                                           sizeof(*seen));
     /* The symbol table: a power of two, at least twice the names. */
@@ -1611,6 +1719,13 @@ static int build(struct sem *s, const struct ast_job *job)
                 p->name = dup(s, st->u.param.name.name);
                 prog_init(&p->dims[0]);
                 prog_init(&p->dims[1]);
+            }
+            break;
+        case AST_STMT_METRIC:
+            if (declare(s, &st->u.metric.name, SYM_METRIC, (int32_t)plan->nmetrics)) {
+                struct plan_metric *m = &plan->metrics[plan->nmetrics++];
+                m->name = dup(s, st->u.metric.name.name);
+                m->data = -1;
             }
             break;
         case AST_STMT_BLOCKS:
@@ -1689,7 +1804,9 @@ static int build(struct sem *s, const struct ast_job *job)
             break;
         case AST_STMT_STOP:
             if (once(s, st, &one[st->kind])) {
-                struct ectx cx = {.what = "the stop rule", .globals = (1u << PROG_NGLOBALS) - 1};
+                struct ectx cx = {.what = "the stop rule",
+                                  .flags = ECTX_METRIC,
+                                  .globals = (1u << PROG_NGLOBALS) - 1};
                 plan->has_stop = sem_prog(s, &cx, &plan->stop, st->u.stop.when, ETYPE_BOOL);
             }
             break;
@@ -1720,6 +1837,7 @@ static int build(struct sem *s, const struct ast_job *job)
         sem_error(s, job->name.loc, "the job has no parameters ('param')");
     if (one[AST_STMT_UPDATE] && s->policy_known && plan->update.present)
         check_update_policy(s, one[AST_STMT_UPDATE]);
+    check_metrics(s, job, one[AST_STMT_OBJECTIVE] != NULL);
     /* Warnings: declared structure the schedule will not use. */
     for (uint32_t b = 0; s->policy_known && b < plan->nblocksets; b++) {
         struct sym *y = sem_lookup(s, plan->blocksets[b].name);

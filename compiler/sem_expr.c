@@ -17,7 +17,7 @@
 
 static const char *const functions[] = {
     "abs", "sqrt", "log", "exp", "min", "max", "corr", "cos", "col", "row", "nnz",
-    "delta", "rows", "cols", "labels", "random", "rel_change",
+    "delta", "rows", "cols", "labels", "random", "rel_change", "since_best",
 };
 
 bool sem_is_function(const char *name)
@@ -66,7 +66,8 @@ static int var_slot(const struct ectx *cx, const char *name)
 
 static const char *sym_kind_name(enum sym_kind k)
 {
-    static const char *const names[] = {"a const", "a data source", "a parameter", "a block set"};
+    static const char *const names[] = {"a const", "a data source", "a parameter", "a block set",
+                                        "a metric"};
     return names[k];
 }
 
@@ -98,6 +99,13 @@ static enum etype name_expr(struct sem *s, const struct ectx *cx, struct prog *p
                 return ETYPE_ERROR;
             }
             return ETYPE_NUM;
+        }
+        if (y->kind == SYM_METRIC) {
+            if (cx->flags & ECTX_METRIC)
+                return emit(s, p, PROG_METRIC, y->index, PROG_METRIC_VALUE) ? ETYPE_NUM
+                                                                            : ETYPE_ERROR;
+            sem_error(s, e->loc, "'%s' is a metric: only the stop rule can read it", name);
+            return ETYPE_ERROR;
         }
         if (y->kind == SYM_PARAM)
             sem_error(s, e->loc, "'%s' is a parameter; index it (%s[j]) to get a number", name,
@@ -288,11 +296,26 @@ static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p
                 return ETYPE_ERROR;
         return emit(s, p, PROG_DELTA, y->index, (int32_t)want) ? ETYPE_NUM : ETYPE_ERROR;
     }
-    if (strcmp(fn, "rel_change") == 0) {
+    if (strcmp(fn, "rel_change") == 0 || strcmp(fn, "since_best") == 0) {
         if (!nargs(s, e, 1, 1))
             return ETYPE_ERROR;
+        const struct sym *m = a->kind == AST_NAME ? sem_lookup(s, a->u.name) : NULL;
+        if (m && m->kind == SYM_METRIC) {
+            if (!(cx->flags & ECTX_METRIC)) {
+                sem_error(s, e->loc, "%s() cannot be used in %s", fn, cx->what);
+                return ETYPE_ERROR;
+            }
+            return emit(s, p, PROG_METRIC, m->index,
+                        fn[0] == 'r' ? PROG_METRIC_REL_CHANGE : PROG_METRIC_SINCE_BEST)
+                       ? ETYPE_NUM
+                       : ETYPE_ERROR;
+        }
+        if (fn[0] == 's') {
+            sem_error(s, a->loc, "since_best() takes a metric (metric NAME = KIND(DATA))");
+            return ETYPE_ERROR;
+        }
         if (a->kind != AST_NAME || strcmp(a->u.name, "objective") != 0) {
-            sem_error(s, a->loc, "rel_change() takes 'objective'");
+            sem_error(s, a->loc, "rel_change() takes 'objective' or a metric");
             return ETYPE_ERROR;
         }
         if (!(cx->globals & (1u << PROG_G_REL_CHANGE))) {

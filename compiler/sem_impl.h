@@ -11,7 +11,7 @@
 #include "plan.h"
 #include "prog.h"
 
-enum sym_kind { SYM_CONST, SYM_DATA, SYM_PARAM, SYM_BLOCKS };
+enum sym_kind { SYM_CONST, SYM_DATA, SYM_PARAM, SYM_BLOCKS, SYM_METRIC };
 
 struct sym {
     const char *name;
@@ -41,6 +41,7 @@ enum {
     ECTX_DIMS = 1u << 0,  /* rows(X), cols(X) */
     ECTX_DATA = 1u << 1,  /* corr, nnz, data indexing */
     ECTX_PARAM = 1u << 2, /* parameter values and delta() */
+    ECTX_METRIC = 1u << 3, /* metrics, rel_change() and since_best() of them */
 };
 
 struct ectx {

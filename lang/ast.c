@@ -418,6 +418,17 @@ struct ast_stmt *ast_hook_stmt(struct lang_ctx *c, enum ast_stmt_kind kind,
     return s;
 }
 
+struct ast_stmt *ast_metric(struct lang_ctx *c, struct ast_ident name, struct ast_expr *value,
+                            struct ptm_loc loc)
+{
+    struct ast_stmt *s = stmt(c, AST_STMT_METRIC, loc);
+    if (s) {
+        s->u.metric.name = name;
+        s->u.metric.value = value;
+    }
+    return s;
+}
+
 struct ast_stmt *ast_stop(struct lang_ctx *c, struct ast_expr *when, struct ptm_loc loc)
 {
     struct ast_stmt *s = stmt(c, AST_STMT_STOP, loc);
@@ -685,6 +696,10 @@ static void dump_stmt(FILE *out, const struct ast_stmt *s)
                 fprintf(out, " %s", s->u.hook.every_unit.name);
             fputc(')', out);
         }
+        break;
+    case AST_STMT_METRIC:
+        fprintf(out, " %s ", s->u.metric.name.name);
+        ast_dump_expr(out, s->u.metric.value);
         break;
     case AST_STMT_STOP:
         fputc(' ', out);

@@ -169,6 +169,7 @@ struct ast_options {
     X(CONSISTENCY, "consistency")                                              \
     X(UPDATE, "update")                                                        \
     X(OBJECTIVE, "objective")                                                  \
+    X(METRIC, "metric")                                                        \
     X(STOP, "stop")                                                            \
     X(OUTPUT, "output")                                                        \
     X(SEED, "seed")
@@ -235,6 +236,10 @@ struct ast_stmt {
             struct ast_expr *every;
             struct ast_ident every_unit;
         } hook;
+        struct { /* metric NAME = EXPR */
+            struct ast_ident name;
+            struct ast_expr *value;
+        } metric;
         struct { /* stop when EXPR */
             struct ast_expr *when;
         } stop;

@@ -126,6 +126,8 @@ struct ast_hook {
 struct ast_stmt *ast_hook_stmt(struct lang_ctx *c, enum ast_stmt_kind kind,
                                const struct ast_hook *hook, struct ast_options options,
                                struct ast_expr *every, struct ast_ident unit, struct ptm_loc loc);
+struct ast_stmt *ast_metric(struct lang_ctx *c, struct ast_ident name, struct ast_expr *value,
+                            struct ptm_loc loc);
 struct ast_stmt *ast_stop(struct lang_ctx *c, struct ast_expr *when, struct ptm_loc loc);
 struct ast_stmt *ast_output(struct lang_ctx *c, struct ast_ident name, struct ast_str file,
                             struct ptm_loc file_loc, struct ast_attrs attrs, struct ptm_loc loc);

@@ -108,7 +108,8 @@ static struct ast_str no_str(void) { return (struct ast_str){NULL, 0}; }
 %token AND "and" ASYNC "async" BLOCKS "blocks" BSP "bsp" BUILTIN "builtin"
 %token CONSISTENCY "consistency" CONST "const" COST "cost" DATA "data" DENSE "dense"
 %token DEPEND "depend" EACH "each" EVERY "every" FALSE "false" FORMAT "format" FROM "from"
-%token INT "int" INTO "into" JOB "job" LIKE "like" LUA "lua" MATRIX "matrix" NOT "not"
+%token INT "int" INTO "into" JOB "job" LIKE "like" LUA "lua" MATRIX "matrix" METRIC "metric"
+%token NOT "not"
 %token OBJECTIVE "objective" OR "or" OUTPUT "output" OVER "over" PARAM "param"
 %token PRIORITY "priority" REAL "real" SCHEDULE "schedule" SEED "seed" SHARD "shard"
 %token SPARSE "sparse" SSP "ssp" STOP "stop" TO "to" TRUE "true" UPDATE "update"
@@ -175,6 +176,8 @@ stmt
         { NEW($$ = ast_hook_stmt(ctx, AST_STMT_UPDATE, &$2, $3, NULL, no_ident(), @$)); }
     | OBJECTIVE hook options_opt every_opt unit_opt
         { NEW($$ = ast_hook_stmt(ctx, AST_STMT_OBJECTIVE, &$2, $3, $4, $5, @$)); }
+    | METRIC IDENT '=' expr
+        { NEW($$ = ast_metric(ctx, $2, $4, @$)); }
     | STOP WHEN expr
         { NEW($$ = ast_stop(ctx, $3, @$)); }
     | OUTPUT IDENT TO STRING attrs
@@ -280,8 +283,8 @@ word
     | keyword       { NEW(($$ = ast_word(ctx, @1)).name); }
     ;
 keyword
-    : option_keyword | BLOCKS | CONSISTENCY | CONST | COST | DATA | DEPEND | JOB | OBJECTIVE
-    | OUTPUT | PARAM | PRIORITY | SCHEDULE | SEED | STOP | UPDATE
+    : option_keyword | BLOCKS | CONSISTENCY | CONST | COST | DATA | DEPEND | JOB | METRIC
+    | OBJECTIVE | OUTPUT | PARAM | PRIORITY | SCHEDULE | SEED | STOP | UPDATE
     ;
 option_keyword
     : AND | ASYNC | BSP | BUILTIN | DENSE | EACH | EVERY | FORMAT | FROM | INT | INTO | LIKE

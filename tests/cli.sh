@@ -1473,6 +1473,45 @@ cmp -s "$P/gl0/info.tsv" "$P/gl1/info.tsv" || no "info.tsv changed"
 [ "$(wc -l <"$P/gl1/test.svm")" -eq 75 ] || no "not 75 held-out rows"
 end
 
+begin "metric: a held-out RMSE beside the objective, in progress and trace; since_best() stops early"
+sed -e 's|^data y : vector from labels(X)|&\ndata T : sparse matrix from "gt1/test.svm" format libsvm|' \
+    -e 's|^objective .*|&\nmetric test_rmse = rmse(T)|' \
+    -e 's|^stop when .*|stop when sweeps >= 500 or since_best(test_rmse) >= 3|' \
+    -e 's|"data/lasso.svm"|"gt1/lasso.svm"|' -e 's|"beta.tsv"|"beta_es.tsv"|' \
+    -e 's|lambda = 0.001|lambda = 0.0001|' "$P/lasso.ptm" >"$P/es.ptm"
+(cd "$P" && "$PTM_ABS" run --workers 2 --trace es.jsonl es.ptm) >"$T/out" 2>"$T/err" || no "the run failed"
+grep -q ' test_rmse 0\.' "$T/err" || no "progress shows no test_rmse"
+# the trace: the best value came 3 evaluations before the last, and no
+# earlier stretch went 3 evaluations without a new best
+awk -F'"test_rmse": ' 'NF > 1 { split($2, a, /[},]/); n++; v[n] = a[1] + 0 }
+    END { best = v[1]; since = 0; for (i = 2; i <= n; i++) {
+            if (v[i] < best) { best = v[i]; since = 0 } else since++;
+            if (since >= 3 && i < n) exit 1 }
+          exit !(since == 3 && n > 4) }' "$P/es.jsonl" || no "the run did not stop at since_best 3"
+last=$(awk -F'"test_rmse": ' 'NF > 1 { split($2, a, /[},]/); v = a[1] } END { print v }' "$P/es.jsonl")
+run predict "$P/es.ptm" --model "$P" --data "$P/gt1/test.svm"
+got=$(awk '$1 == "rmse" { print $2 }' "$T/out")
+awk -v a="$got" -v b="$last" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }' ||
+    no "ptm predict on the written beta gives rmse $got, the run's last metric $last"
+end
+
+begin "metric: refused for a Lua update (no model of its own predicts)"
+cat >"$P/bad_metric.ptm" <<'E'
+job t
+data X : sparse matrix from "gt1/lasso.svm" format libsvm shard rows
+param w : vector[cols(X)] = 0
+blocks b = w each 1
+schedule round_robin { per_round 10 }
+update lua "nothing.lua"
+metric m = rmse(X)
+stop when sweeps >= 1
+E
+printf 'function push(w, blocks) return {} end\n' >"$P/nothing.lua"
+run check "$P/bad_metric.ptm"
+want_rc 3
+err_has "bad_metric.ptm:7:1: error: metrics come from a builtin update's model; a Lua update has none"
+end
+
 begin "predict: the predictions never replace an input (-o the data)"
 cp "$P/data/lasso.svm" "$P/copy.svm"
 run predict "$P/lasso.ptm" --model "$P" --data "$P/copy.svm" -o "$P/copy.svm"
@@ -1599,6 +1638,14 @@ want_rc 1
 err_has "has rank 3 and '$P/H2.tsv' rank 2"
 end
 
+begin "metric: MF's held-out RMSE on 2 workers is the rmse objective on the same ratings"
+sed -e 's|^objective .*|&\nmetric held = rmse(T)\nmetric held_mae = mae(T)|' "$P/mf.ptm" >"$P/mfm.ptm"
+(cd "$P" && "$PTM_ABS" run --workers 2 mfm.ptm) >"$T/out" 2>"$T/err" || no "the run failed"
+awk '/objective/ { for (i = 1; i < NF; i++) { if ($i == "objective") o = $(i + 1); if ($i == "held") h = $(i + 1) }
+     d = o - h; if (d < 0) d = -d; if (d > 1e-5 * o || h == "") bad = 1; n++ }
+     END { exit bad || n == 0 }' "$T/err" || no "held differs from the objective"
+end
+
 begin "predict lda: fold-in with the true topics recovers the true mixtures"
 run gen lda --seed 4 --out "$P/lda" --docs 300 --words 400 --topics 5 --length 80
 # the true topics (a topic a line) as word-topic counts (a word a line)
@@ -1686,6 +1733,27 @@ if $mpi_tests; then
             end
         done
     done
+
+    # a metric on held-out rows: rank 0 scores the parameters gathered from
+    # every rank, as the threads score theirs
+    "$PTM" gen lasso --seed 7 --out "$T/mpi/held" --rows 300 --cols 60 --density 0.1 --group 3 --test 0.5 >/dev/null 2>&1
+    sed -e "s|^data y : vector from labels(X)|&\ndata T : sparse matrix from \"$T/mpi/held/test.svm\" format libsvm|" \
+        -e 's|^objective .*|&\nmetric held = r2(T)|' "$T/mpi/builtin.ptm" >"$T/mpi/metric.ptm"
+    run run --workers 2 "$T/mpi/metric.ptm"
+    awk '/ held / { for (i = 1; i < NF; i++) if ($i == "held") print $(i + 1) }' "$T/err" >"$T/mpi/held-threads.txt"
+    begin "mpirun -np 2, a metric on held-out rows: the threads' values"
+    mpirun_ptm 2 run --workers 1 "$T/mpi/metric.ptm"
+    want_rc 0
+    awk '/ held / { for (i = 1; i < NF; i++) if ($i == "held") print $(i + 1) }' "$T/err" >"$T/mpi/held-mpi.txt"
+    [ -s "$T/mpi/held-mpi.txt" ] || no "progress shows no metric"
+    cmp -s "$T/mpi/held-mpi.txt" "$T/mpi/held-threads.txt" || no "the metric differs from the threads'"
+    end
+    sed -e 's|^metric held = r2(T)|metric held = r2(X)|' "$T/mpi/metric.ptm" >"$T/mpi/metric_x.ptm"
+    begin "mpirun -np 2, a metric on the rows sharded across ranks is refused"
+    mpirun_ptm 2 run --workers 1 "$T/mpi/metric_x.ptm"
+    want_rc 1
+    err_has "metric held: data 'X' is sharded by rows, so under MPI no rank holds all of it"
+    end
 
     # dynamic with a dependency graph over all ranks' rows: the same graph,
     # rounds and coefficients as 2 threads

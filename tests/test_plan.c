@@ -465,6 +465,11 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
     SAME(nparams);
     SAME(nblocksets);
     SAME(noutputs);
+    SAME(nmetrics);
+    for (uint32_t i = 0; i < a->nmetrics; i++) {
+        same_str("metric", "name", a->metrics[i].name, b->metrics[i].name);
+        ck_assert(a->metrics[i].kind == b->metrics[i].kind && a->metrics[i].data == b->metrics[i].data);
+    }
     SAME(cons);
     SAME(staleness);
     SAME(has_stop);
@@ -662,8 +667,14 @@ static char *row_text(const char *base, const char *find, const char *repl, cons
     "  - key: \"W\"\n    param: 0\n  - key: \"H\"\n    param: 1\n"               \
     "  every: 1\n  every_unit: sweeps\n"
 
+#define LASSO_METRICS                                                          \
+    "metrics:\n- name: \"m\"\n  kind: rmse\n  data: 0\n- name: \"n\"\n  kind: r2\n  data: 0\n" \
+    "stop:\n"
+
 static const struct accept_row accept_rows[] = {
     {lasso_plan, NULL, NULL, NULL, NULL},
+    /* metrics, read by the stop rule */
+    {lasso_plan, "stop:\n", LASSO_METRICS, "  - [global, sweeps]\n", "  - [metric, 1, 2]\n"},
     {mf_plan, NULL, NULL, NULL, NULL},
     /* a word option given (a plan written before it may leave it out: row 0) */
     {lasso_plan, LASSO_UPDATE_OPTIONS,
@@ -759,6 +770,33 @@ struct reject_row {
 static const char lasso_crlf[] = "";
 
 static const struct reject_row reject_rows[] = {
+    /* metrics: the kinds the update computes, a matrix data source, unique
+     * names, an objective; the stop rule names metrics there are */
+    {lasso_plan, "stop:\n", "metrics:\n- name: \"m\"\n  kind: auc\n  data: 1\n- name: \"m\"\n  kind: rmse\n  data: 7\n"
+     "- name: \"k\"\n  kind: rmsd\n  data: 0\nstop:\n", NULL, NULL,
+     "plan.yaml:136:3: error: the update lasso_cd has no metric 'auc'\n"
+     "    - name: \"m\"\n"
+     "      ^\n"
+     "plan.yaml:138:9: error: a metric is measured on a matrix data source, not on 'y'\n"
+     "      data: 1\n"
+     "            ^\n"
+     "plan.yaml:139:3: error: another metric is already named 'm'\n"
+     "    - name: \"m\"\n"
+     "      ^\n"
+     "plan.yaml:141:9: error: 'data' must be a data source index from 0 to 1, not 7\n"
+     "      data: 7\n"
+     "            ^\n"
+     "plan.yaml:143:9: error: unknown metric kind 'rmsd' (did you mean 'rmse'?)\n"
+     "      kind: rmsd\n"
+     "            ^^^^\n"},
+    {lasso_plan, "stop:\n", LASSO_METRICS, "  - [global, sweeps]\n", "  - [metric, 2, 0]\n",
+     "plan.yaml:147:5: error: invalid stop rule: instruction 0 (metric): metric 2 out of range (2 metrics)\n"
+     "      - [metric, 2, 0]\n"
+     "        ^\n"},
+    {lasso_plan, "stop:\n", LASSO_METRICS, "  - [global, sweeps]\n", "  - [metric, 0, 3]\n",
+     "plan.yaml:147:5: error: invalid stop rule: instruction 0 (metric): metric operand b is 3, not 0 to 2\n"
+     "      - [metric, 0, 3]\n"
+     "        ^\n"},
     /* 0 the file: empty, not a mapping, truncated, not YAML */
     {NULL, NULL, "", NULL, NULL,
      "plan.yaml: error: the plan is empty\n"},

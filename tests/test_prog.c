@@ -201,7 +201,7 @@ static struct prog_env fake_env(struct fake *f, const double *vars)
 {
     memset(f, 0, sizeof(*f));
     return (struct prog_env){globals, vars,   f,      cb_param, cb_delta,
-                             cb_data, cb_nnz, cb_dim, cb_corr, NULL};
+                             cb_data, cb_nnz, cb_dim, cb_corr, NULL, NULL};
 }
 
 /* What each kind of expression may use. */
@@ -831,7 +831,13 @@ static const struct reject_row reject_rows[] = {
     {{{0}}, 0, 0, 0, 1, LIM_FULL, "empty program"},
     {{BAD_OP(200)}, 1, 0, 0, 1, LIM_FULL, "instruction 0: unknown opcode 200"},
     {{I(VAR, 0, 0), BAD_OP(PROG_NOPS)}, 2, 0, 1, 1, LIM_FULL,
-     "instruction 1: unknown opcode 35"},
+     "instruction 1: unknown opcode 36"},
+    {{I(METRIC, 0, 0)}, 1, 0, 0, 1, LIM_FULL,
+     "instruction 0 (metric): metric 0 out of range (0 metrics)"},
+    {{I(METRIC, 0, 3)}, 1, 0, 0, 1, LIM_FULL,
+     "instruction 0 (metric): metric operand b is 3, not 0 to 2"},
+    {{I(METRIC, -1, 0)}, 1, 0, 0, 1, LIM_FULL,
+     "instruction 0 (metric): metric -1 out of range (0 metrics)"},
     {{I(CONST, 2, 0)}, 1, 2, 0, 1, LIM_FULL,
      "instruction 0 (const): constant 2 out of range (2 constants)"},
     {{I(CONST, 1, 0)}, 1, 1, 0, 1, LIM_FULL,
@@ -1088,6 +1094,30 @@ static const struct env_row env_rows[] = {
      'c', D_Z, D_Z, 2, {3, 0}, 0},
 };
 /* clang-format on */
+
+/* METRIC reads the env's metrics: value, rel_change, since_best; NaN
+ * without them. */
+START_TEST(test_metric_op)
+{
+    struct prog p;
+    prog_init(&p);
+    ck_assert_int_eq(prog_emit(&p, PROG_METRIC, 1, PROG_METRIC_SINCE_BEST), 0);
+    ck_assert_int_eq(prog_emit(&p, PROG_METRIC, 0, PROG_METRIC_VALUE), 0);
+    ck_assert_int_eq(prog_emit(&p, PROG_ADD, 0, 0), 0);
+    ck_assert_int_eq(prog_finish(&p), 0);
+    const double m[2 * PROG_METRIC_OF] = {0.5, 0.1, 2, 7, 0.2, 3};
+    struct prog_limits lim = {.nmetrics = 2};
+    char err[128];
+    ck_assert_int_eq(prog_validate(&p, &lim, err, sizeof(err)), 0);
+    lim.nmetrics = 1;
+    ck_assert_int_eq(prog_validate(&p, &lim, err, sizeof(err)), PTM_EINVAL);
+    struct prog_env env = {.metrics = m};
+    ck_assert_double_eq(prog_eval(&p, &env), 3.5);
+    env.metrics = NULL;
+    ck_assert(isnan(prog_eval(&p, &env)));
+    prog_release(&p);
+}
+END_TEST
 
 START_TEST(test_env)
 {
@@ -1390,6 +1420,7 @@ static Suite *prog_suite(void)
 
     tc = tcase_create("env");
     add_rows(tc, test_env, env_rows);
+    tcase_add_test(tc, test_metric_op);
     tcase_add_test(tc, test_env_reference);
     suite_add_tcase(s, tc);
 

@@ -697,6 +697,42 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:2:16: error: unknown name 'lamda' (did you mean 'lambda'?)\n"
       "    const lambda = lamda\n"
       "                   ^^^^^\n"),
+    /* ---- metric NAME = KIND(DATA) ---- */
+    R(LASSO, "stop", "data T : sparse matrix from \"x.svm\" format libsvm\nmetric m = rmes(T)\nstop when sweeps >= 1",
+      "t.ptm:15:12: error: lasso_cd has no metric 'rmes' (did you mean 'rmse'?)\n"
+      "    metric m = rmes(T)\n"
+      "               ^^^^\n"),
+    R(LASSO, "stop", "data T : sparse matrix from \"x.svm\" format libsvm\nmetric m = auc(T)\nstop when sweeps >= 1",
+      "t.ptm:15:12: error: lasso_cd has no metric 'auc' (it has rmse|mae|r2)\n"
+      "    metric m = auc(T)\n"
+      "               ^^^\n"),
+    R(LASSO, "stop", "metric m = rmse\nmetric n = rmse(y)\nmetric k = rmse(X, y)\nstop when sweeps >= 1",
+      "t.ptm:14:12: error: a metric is KIND(DATA), such as rmse(T)\n"
+      "    metric m = rmse\n"
+      "               ^^^^\n"
+      "t.ptm:15:17: error: a metric is measured on a matrix data source; 'y' is labels\n"
+      "    metric n = rmse(y)\n"
+      "                    ^\n"
+      "t.ptm:16:12: error: rmse() takes the name of a data source\n"
+      "    metric k = rmse(X, y)\n"
+      "               ^^^^^^^^^^\n"),
+    R(LASSO, "stop", "metric m = rmse(X)\nmetric n = r2(X)\nstop when rel_change(m) < 0 or m > 1 or since_best(n) > 2",
+      ""),
+    R(LASSO, "priority", "metric m = rmse(X)\npriority coef(j) = m",
+      "t.ptm:10:20: error: 'm' is a metric: only the stop rule can read it\n"
+      "    priority coef(j) = m\n"
+      "                       ^\n"),
+    R(LASSO, "stop", "stop when since_best(objective) > 1",
+      "t.ptm:14:22: error: since_best() takes a metric (metric NAME = KIND(DATA))\n"
+      "    stop when since_best(objective) > 1\n"
+      "                         ^^^^^^^^^\n"),
+    R(LASSO, "objective", "metric m = rmse(X)",
+      "t.ptm:13:1: error: metrics are evaluated with the objective, but the job has no 'objective'\n"
+      "    metric m = rmse(X)\n"
+      "    ^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:14:28: error: the stop rule reads the objective, but the job has no 'objective'\n"
+      "    stop when sweeps >= 100 or rel_change(objective) < 1e-7\n"
+      "                               ^^^^^^^^^^^^^^^^^^^^^\n"),
     /* ---- --set of options: update.KEY, objective.KEY, schedule.KEY ---- */
     RS(LASSO, NULL, "", "update.lambd=0.5",
       "t.ptm: error: --set update.lambd=0.5: lasso_cd has no option 'lambd' (did you mean 'lambda'?)\n"),
@@ -1720,7 +1756,7 @@ static const struct sem_row sem_rows[] = {
       "    stop when nnz(col(X, 1)) > 0\n"
       "              ^^^^^^^^^^^^^^\n"),
     R(LASSO, "stop", "stop when rel_change(rounds) < 1",
-      "t.ptm:14:22: error: rel_change() takes 'objective'\n"
+      "t.ptm:14:22: error: rel_change() takes 'objective' or a metric\n"
       "    stop when rel_change(rounds) < 1\n"
       "                         ^^^^^^\n"),
     R(LASSO, "stop", "stop when rel_change(objective, 1) < 1",

@@ -30,6 +30,20 @@ NAMES(plan_policy, PLAN_POLICY_LIST, plan_policy_name, plan_policy_lookup, PLAN_
 NAMES(plan_cons, PLAN_CONS_LIST, plan_cons_name, plan_cons_lookup, PLAN_NCONS)
 NAMES(plan_init, PLAN_INIT_LIST, plan_init_name, plan_init_lookup, PLAN_NINITS)
 NAMES(plan_unit, PLAN_UNIT_LIST, plan_unit_name, plan_unit_lookup, PLAN_NUNITS)
+#undef NAME_X
+#define NAME_X(name, text, higher) text,
+NAMES(plan_metric_kind, PLAN_METRIC_LIST, plan_metric_name, plan_metric_lookup, PLAN_NMETRIC_KINDS)
+
+bool plan_metric_higher(enum plan_metric_kind k)
+{
+    static const bool higher[] = {
+#define X(name, text, h) h,
+        PLAN_METRIC_LIST(X)
+#undef X
+    };
+    PTM_ASSERT((unsigned)k < PLAN_NMETRIC_KINDS);
+    return higher[k];
+}
 
 char *plan_strndup(const char *s, size_t len)
 {
@@ -106,6 +120,9 @@ void plan_free(struct ptm_plan *p)
     hook_release(&p->update);
     hook_release(&p->objective);
     prog_release(&p->stop);
+    for (uint32_t i = 0; i < p->nmetrics; i++)
+        ptm_free(p->metrics[i].name);
+    ptm_free(p->metrics);
     for (uint32_t i = 0; i < p->noutputs; i++) {
         ptm_free(p->outputs[i].path);
         ptm_free(p->outputs[i].format);

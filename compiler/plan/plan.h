@@ -57,6 +57,18 @@
     X(ROUNDS, "rounds")                                                        \
     X(SWEEPS, "sweeps")
 
+/* The measures of a model on held-out data (`metric NAME = KIND(DATA)`),
+ * as `ptm predict` computes them: X(NAME, "name", higher is better). */
+#define PLAN_METRIC_LIST(X)                                                    \
+    X(RMSE, "rmse", false)                                                     \
+    X(MAE, "mae", false)                                                       \
+    X(R2, "r2", true)                                                          \
+    X(LOGLOSS, "logloss", false)                                               \
+    X(ACCURACY, "accuracy", true)                                              \
+    X(AUC, "auc", true)                                                        \
+    X(LOGLIK_PER_WORD, "loglik_per_word", true)                                \
+    X(PERPLEXITY, "perplexity", false)
+
 #define X(name, text) PLAN_FORMAT_##name,
 enum plan_format { PLAN_FORMAT_LIST(X) PLAN_NFORMATS };
 #undef X
@@ -75,6 +87,9 @@ enum plan_init { PLAN_INIT_LIST(X) PLAN_NINITS };
 #define X(name, text) PLAN_UNIT_##name,
 enum plan_unit { PLAN_UNIT_LIST(X) PLAN_NUNITS };
 #undef X
+#define X(name, text, higher) PLAN_METRIC_##name,
+enum plan_metric_kind { PLAN_METRIC_LIST(X) PLAN_NMETRIC_KINDS };
+#undef X
 
 const char *plan_format_name(enum plan_format f);
 const char *plan_shard_name(enum plan_shard s);
@@ -89,6 +104,11 @@ int plan_policy_lookup(const char *s);
 int plan_cons_lookup(const char *s);
 int plan_init_lookup(const char *s);
 int plan_unit_lookup(const char *s);
+const char *plan_metric_name(enum plan_metric_kind k);
+int plan_metric_lookup(const char *s);
+/* True when a larger value of the metric is better (auc), false when a
+ * smaller one is (rmse). */
+bool plan_metric_higher(enum plan_metric_kind k);
 
 /* A constant of the job, as finally set (after --set). */
 struct plan_const {
@@ -183,6 +203,14 @@ struct plan_hook {
     enum plan_unit every_unit;
 };
 
+/* `metric NAME = KIND(DATA)`: the model's KIND on data DATA, evaluated
+ * with the objective; the stop rule may read it. */
+struct plan_metric {
+    char *name;
+    enum plan_metric_kind kind;
+    int32_t data; /* a matrix data source */
+};
+
 struct plan_output {
     int32_t param;
     char *path;
@@ -206,7 +234,9 @@ struct ptm_plan {
     int32_t staleness;
     struct plan_hook update;
     struct plan_hook objective;
-    struct prog stop; /* globals only; empty program: never stop on its own */
+    struct plan_metric *metrics;
+    uint32_t nmetrics;
+    struct prog stop; /* globals and metrics only; empty program: never stop on its own */
     bool has_stop;
     struct plan_output *outputs;
     uint32_t noutputs;

@@ -943,7 +943,7 @@ static bool load_insn(struct load *L, const struct node *x, struct prog_insn *in
     if (op < 0)
         return false;
     char kind = op_operands[op];
-    uint32_t want = kind == 0 ? 0 : kind == 'p' || kind == 'c' ? 2 : 1;
+    uint32_t want = kind == 0 ? 0 : kind == 'p' || kind == 'c' || kind == 'm' ? 2 : 1;
     if (x->n - 1 != want) {
         error(L, x->loc, "'%s' takes %u operand%s, not %u", op_names[op], want,
               want == 1 ? "" : "s", x->n - 1);
@@ -1037,6 +1037,7 @@ static bool load_prog(struct load *L, const struct node *x, const char *subject,
         .param_ndims = L->all_param_ndims ? L->param_ndims : NULL,
         .data_ndims = L->all_data_ndims ? L->data_ndims : NULL,
         .allowed_globals = cx->globals,
+        .nmetrics = cx == &cx_stop ? L->plan->nmetrics : 0,
         .allow_runtime = cx->runtime,
     };
     char err[256];
@@ -1703,6 +1704,34 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
         builtin_options(L, bi, h, keynodes, ok, m.key[H_OPTIONS]);
 }
 
+enum { ME_NAME, ME_KIND, ME_DATA, ME_N };
+static const char *const metric_keys[] = {"name", "kind", "data"};
+static const char *const metric_kinds[] = {
+#define X(name, text, higher) text,
+    PLAN_METRIC_LIST(X)
+#undef X
+};
+
+/* metric := {name, kind, data}: a matrix data source, not labels. */
+static bool load_metric(struct load *L, const struct node *x, struct plan_metric *me)
+{
+    me->data = -1;
+    struct map m;
+    if (!map_open(L, x, "an entry of 'metrics'", "a metric", metric_keys, ME_N, &m))
+        return false;
+    bool ok = m_name(L, &m, ME_NAME, false, &me->name);
+    int k = m_word(L, &m, ME_KIND, "metric kind", NAMES(metric_kinds));
+    me->kind = k >= 0 ? (enum plan_metric_kind)k : PLAN_METRIC_RMSE;
+    ok = m_index(L, &m, ME_DATA, L->ndata, "data source", &me->data) && k >= 0 && ok;
+    if (ok && (L->plan->data[me->data].format == PLAN_FORMAT_LABELS ||
+               !L->plan->data[me->data].matrix)) {
+        error(L, m.val[ME_DATA]->loc, "a metric is measured on a matrix data source, not on "
+                                       "'%s'", L->plan->data[me->data].name);
+        ok = false;
+    }
+    return ok;
+}
+
 enum { OU_PARAM, OU_PATH, OU_FORMAT, OU_N };
 static const char *const output_keys[] = {"param", "path", "format"};
 
@@ -1817,10 +1846,11 @@ static void unique_paths(struct load *L, const struct node *list)
 /* ---- the plan ------------------------------------------------------------ */
 
 enum { T_VERSION, T_JOB, T_BASE_DIR, T_SEED, T_CONSTS, T_DATA, T_PARAMS, T_BLOCKSETS,
-       T_SCHEDULE, T_CONSISTENCY, T_UPDATE, T_OBJECTIVE, T_STOP, T_OUTPUTS, T_N };
+       T_SCHEDULE, T_CONSISTENCY, T_UPDATE, T_OBJECTIVE, T_METRICS, T_STOP, T_OUTPUTS, T_N };
 static const char *const top_keys[] = {
-    "ptm_plan", "job",         "base_dir", "seed",      "consts", "data",  "params",
-    "blocksets", "schedule", "consistency", "update", "objective", "stop", "outputs"};
+    "ptm_plan", "job",         "base_dir", "seed",      "consts",  "data",
+    "params",   "blocksets",   "schedule", "consistency", "update", "objective",
+    "metrics",  "stop",        "outputs"};
 
 /* The format version comes first: a plan from a newer ptm gets one clear
  * message, not a list of what this one does not know. */
@@ -1930,6 +1960,44 @@ static void load_plan(struct load *L, const struct node *root)
         load_hook(L, v, false, &p->update);
     if (!L->oom && m.val[T_OBJECTIVE])
         load_hook(L, m.val[T_OBJECTIVE], true, &p->objective);
+    const struct node *mets = m.val[T_METRICS] ? m_seq(L, &m, T_METRICS) : NULL;
+    if (!L->oom && mets) {
+        p->metrics = zalloc(L, mets->n, sizeof(*p->metrics));
+        if (!L->oom) {
+            p->nmetrics = mets->n;
+            i = 0;
+            for (const struct node *e = mets->head; e && !L->oom; e = e->next, i++)
+                load_metric(L, e, &p->metrics[i]);
+            const struct builtin *bi = p->update.present && !p->update.lua && p->update.builtin
+                                           ? builtin_lookup(p->update.builtin)
+                                           : NULL;
+            for (uint32_t a = 0; a < p->nmetrics && p->update.present; a++) {
+                const char *kind = plan_metric_name(p->metrics[a].kind), *w = bi ? bi->metrics : NULL;
+                bool known = false;
+                while (w && *w) {
+                    size_t wl = strcspn(w, "|");
+                    known |= wl == strlen(kind) && strncmp(w, kind, wl) == 0;
+                    w += wl + (w[wl] == '|');
+                }
+                if (!known)
+                    error(L, nth(mets, a)->loc, "the update %s has no metric '%s'",
+                          p->update.lua ? "(Lua)" : p->update.builtin ? p->update.builtin : "",
+                          kind);
+            }
+            if (p->nmetrics && !p->objective.present)
+                error(L, m.key[T_METRICS]->loc,
+                      "metrics are evaluated with the objective, but the plan has no "
+                      "'objective'");
+            for (uint32_t a = 0; a < p->nmetrics; a++)
+                for (uint32_t b = 0; b < a; b++)
+                    if (p->metrics[a].name && p->metrics[b].name &&
+                        strcmp(p->metrics[a].name, p->metrics[b].name) == 0) {
+                        error(L, nth(mets, a)->loc, "another metric is already named '%s'",
+                              p->metrics[a].name);
+                        break;
+                    }
+        }
+    }
     if (!L->oom && (v = req(L, &m, T_STOP))) {
         p->has_stop = load_prog(L, v, "'stop'", &cx_stop, &p->stop);
         for (uint32_t k = 0; p->has_stop && !p->objective.present && k < p->stop.ncode; k++)

@@ -265,6 +265,7 @@ static void program_body(struct emit *e, const struct prog *p)
         case 'g': word(e, prog_global_name((enum prog_global)in->a)); break;
         case 'p':
         case 'c':
+        case 'm':
             integer(e, in->a);
             integer(e, in->b);
             break;
@@ -476,6 +477,21 @@ static void hook(struct emit *e, const char *key, const struct plan_hook *h, boo
     map_end(e);
 }
 
+static void metrics(struct emit *e, const struct ptm_plan *p)
+{
+    word(e, "metrics");
+    seq_begin(e, false);
+    for (uint32_t i = 0; i < p->nmetrics; i++) {
+        const struct plan_metric *m = &p->metrics[i];
+        map_begin(e);
+        kv_str(e, "name", m->name);
+        kv_word(e, "kind", plan_metric_name(m->kind));
+        kv_int(e, "data", m->data);
+        map_end(e);
+    }
+    seq_end(e);
+}
+
 static void outputs(struct emit *e, const struct ptm_plan *p)
 {
     word(e, "outputs");
@@ -526,6 +542,8 @@ static void plan(struct emit *e, const struct ptm_plan *p)
     hook(e, "update", &p->update, false);
     if (p->objective.present)
         hook(e, "objective", &p->objective, true);
+    if (p->nmetrics)
+        metrics(e, p);
     if (!p->has_stop && !e->rc)
         e->rc = PTM_EINVAL;
     program(e, "stop", &p->stop);

@@ -155,6 +155,9 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     /* X[i, j] in the scheduler's expressions reads the CSR's entries */
     run->columns_only = run->split && run->model && run->model->columns_only &&
                         run->model->columns_only(plan) && !rt_sched_reads_entries(plan);
+    for (uint32_t k = 0; k < plan->nmetrics; k++)
+        if (plan->data[plan->metrics[k].data].shard == PLAN_SHARD_ROWS)
+            run->columns_only = false; /* a metric on the training rows reads them */
     rc = PTM_ENOMEM;
     run->caphist = 64;
     run->hist = rt_zalloc(run->caphist, sizeof(double));
@@ -168,6 +171,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
     run->expand_late = run->split && run->nranks == 1 && run->bs &&
                        run->bs->axis == PLAN_AXIS_ELEMS && !run->bs->into && run->bsize == 1;
     if (run->obj && (rc = run->obj->setup(run, err, errlen)) != 0)
+        goto fail;
+    if ((rc = rt_metrics_setup(run, err, errlen)) != 0)
         goto fail;
     if ((rc = rt_make_schedule(run, dg, err, errlen)) != 0)
         goto fail;
@@ -190,6 +195,7 @@ void ptm_run_free(struct ptm_run *run)
         if (run->obj)
             run->obj->release(run);
     }
+    rt_metrics_release(run);
     if (run->sched_state)
         run->sched->destroy(run->sched_state);
     if (run->has_senv)

@@ -348,7 +348,26 @@ struct ptm_run {
     double seconds;
     double *hist; /* objective history */
     size_t nhist, caphist;
+    /* the job's metrics (metrics.c), evaluated with the objective on rank 0 */
+    struct rt_metric *metrics;
+    double *mvals; /* PROG_METRIC_OF values a metric, what the stop rule reads */
 };
+
+/* A metric's history: its last and best values. */
+struct rt_metric {
+    double last, best;
+    int64_t n, since_best;
+};
+
+/* The job's metrics (metrics.c). setup checks them against the run and
+ * allocates their state (0, PTM_EINVAL with a message, PTM_ENOMEM); eval
+ * scores them from the committed parameters, a collective call on every
+ * rank, after the objective; print writes " NAME VALUE..." (progress) or
+ * "\"NAME\": VALUE, ..." (json, the trace). */
+int rt_metrics_setup(struct ptm_run *run, char *err, size_t errlen);
+void rt_metrics_release(struct ptm_run *run);
+int rt_metrics_eval(struct ptm_run *run, char *err, size_t errlen);
+void rt_metrics_print(const struct ptm_run *run, FILE *f, bool json);
 
 /* The phase of run->work on worker w (the backends call it; rounds.c). */
 void rt_worker_phase(struct rt_worker *w);

@@ -79,6 +79,11 @@ int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool
     fprintf(t, "]");
     if (evaluated)
         fprintf(t, ", \"objective\": %.17g", run->hist[run->nhist - 1]);
+    if (evaluated && run->plan->nmetrics) {
+        fprintf(t, ", \"metrics\": {");
+        rt_metrics_print(run, t, true);
+        fputc('}', t);
+    }
     if (run->damps && run->step < 1)
         fprintf(t, ", \"step\": %.17g", run->step);
     if (run->round == 1 && run->has_depgraph) {

@@ -207,18 +207,21 @@ static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *e
         return rc;
     double part = run->backend->reduce_part(run);
     ptm_comm_sum_to_root(&part, 1);
-    if (run->rank != 0)
-        return 0; /* rank 0 keeps the history */
-    double f = run->obj->finish(run, part);
-    if (!isfinite(f)) {
-        snprintf(err, errlen, "the objective is %g%s%s", f, run->opts.objective_at ? "\n" : "",
-                 run->opts.objective_at ? run->opts.objective_at : "");
-        if (run->opts.objective_at)
-            snprintf(err + strlen(err), errlen - strlen(err),
-                     ": note: the objective is declared here");
-        return PTM_EINVAL;
+    if (run->rank == 0) { /* rank 0 keeps the history */
+        double f = run->obj->finish(run, part);
+        if (!isfinite(f)) {
+            snprintf(err, errlen, "the objective is %g%s%s", f,
+                     run->opts.objective_at ? "\n" : "",
+                     run->opts.objective_at ? run->opts.objective_at : "");
+            if (run->opts.objective_at)
+                snprintf(err + strlen(err), errlen - strlen(err),
+                         ": note: the objective is declared here");
+            return PTM_EINVAL;
+        }
+        if ((rc = record_objective(run, f)) != 0)
+            return rc;
     }
-    return record_objective(run, f);
+    return rt_metrics_eval(run, err, errlen);
 }
 
 static double rel_change(const struct ptm_run *run)
@@ -251,11 +254,12 @@ static void progress(const struct ptm_run *run)
     char damped[48] = "";
     if (run->damped) /* before elapsed, which stays last */
         snprintf(damped, sizeof(damped), "damped %lld ", (long long)run->damped);
-    fprintf(log,
-            "%sround %lld sweep %lld objective %.10g rel_change %.3g updates/s %.3g "
-            "%selapsed %.3fs%s",
+    fprintf(log, "%sround %lld sweep %lld objective %.10g rel_change %.3g",
             run->opts.log_tty ? "\r\033[K" : "", (long long)run->round, (long long)sweeps(run), f,
-            rel_change(run), ups, damped, run->seconds, run->opts.log_tty ? "" : "\n");
+            rel_change(run));
+    rt_metrics_print(run, log, false);
+    fprintf(log, " updates/s %.3g %selapsed %.3fs%s", ups, damped, run->seconds,
+            run->opts.log_tty ? "" : "\n");
     fflush(log);
 }
 
@@ -326,7 +330,7 @@ static bool stop_now(struct ptm_run *run)
     g[PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN;
     g[PROG_G_REL_CHANGE] = rel_change(run);
     g[PROG_G_WORKERS] = (double)run->G;
-    struct prog_env env = {.globals = g};
+    struct prog_env env = {.globals = g, .metrics = run->mvals};
     double v = prog_eval(&plan->stop, &env);
     return v != 0 && !isnan(v);
 }

@@ -286,7 +286,11 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
                 }
             } else {
                 const struct ptm_csc *c;
-                rc = run->columns_only ? ptm_dataset_csc_only(ds, &c) : ptm_dataset_csc(ds, &c);
+                bool scored = false; /* a metric predicts its rows */
+                for (uint32_t q = 0; q < run->plan->nmetrics; q++)
+                    scored |= run->plan->metrics[q].data == (int32_t)k;
+                rc = run->columns_only && !scored ? ptm_dataset_csc_only(ds, &c)
+                                                  : ptm_dataset_csc(ds, &c);
                 if (rc == 0)
                     s->csc = *c;
             }

@@ -59,6 +59,10 @@ struct ptm_model {
      * with a message in err (or in the data diagnostics). NULL: the model
      * cannot predict. */
     int (*predict)(struct ptm_predict *pr, char *err, size_t errlen);
+    /* The options of the update that name the parameters predict reads
+     * (an optional one may be absent), ended by NULL: what a run gathers
+     * for its metrics. */
+    const char *const *predict_params;
     /* `ptm gen NAME` (gen.h), or NULL: the model has no generator. */
     const struct ptm_gen *gen;
 };

@@ -22,6 +22,7 @@ int ptm_predict_init(struct ptm_predict *pr, struct ptm_data_diags *dg)
     pr->predicted = 0;
     pr->unit = "rows";
     pr->data = NULL;
+    pr->borrowed = false;
     pr->tables = ptm_malloc(n * sizeof(*pr->tables));
     pr->paths = ptm_malloc(n * sizeof(*pr->paths));
     if (!pr->tables || !pr->paths) {
@@ -40,12 +41,13 @@ void ptm_predict_release(struct ptm_predict *pr)
 {
     if (pr->tables)
         for (uint32_t k = 0; k < pr->plan->nparams; k++) {
-            ptm_free(pr->tables[k].val);
+            if (!pr->borrowed)
+                ptm_free(pr->tables[k].val);
             ptm_free(pr->paths[k]);
         }
     ptm_free(pr->tables);
     ptm_free(pr->paths);
-    if (pr->data)
+    if (pr->data && !pr->borrowed)
         ptm_dataset_free(pr->data);
     pr->tables = NULL;
     pr->paths = NULL;

@@ -57,6 +57,9 @@ struct ptm_predict {
     int nmetrics;
     int64_t predicted; /* predictions made: rows, pairs or documents */
     const char *unit;  /* what a prediction is: "rows", "pairs", "documents" */
+    /* Set by a caller that gives the tables and the data itself (a run's
+     * metrics): ptm_predict_release() leaves them alone. */
+    bool borrowed;
     /* Private. */
     struct ptm_table *tables; /* by parameter index; val NULL until read */
     char **paths;             /* where each was read */

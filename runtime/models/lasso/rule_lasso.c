@@ -763,6 +763,7 @@ static const struct rt_objective objective_ops = {
 const struct ptm_model ptm_model_lasso = {
     .name = "lasso",
     .predict = lasso_predict,
+    .predict_params = (const char *const[]){"beta", "intercept", NULL},
     .gen = &ptm_gen_lasso_cmd,
     .builtins = ptm_builtins_lasso,
     .rules = (const struct ptm_model_rule[]){{"lasso_cd", &rule_ops}, {NULL, NULL}},

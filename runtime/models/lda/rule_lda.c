@@ -461,6 +461,7 @@ static int write_top_words(const struct ptm_run *run, const struct plan_output *
 const struct ptm_model ptm_model_lda = {
     .name = "lda",
     .predict = lda_predict,
+    .predict_params = (const char *const[]){"nwk", NULL},
     .gen = &ptm_gen_lda_cmd,
     .builtins = ptm_builtins_lda,
     .rules = (const struct ptm_model_rule[]){{"lda_gibbs", &rule_ops}, {NULL, NULL}},

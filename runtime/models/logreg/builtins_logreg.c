@@ -28,7 +28,7 @@ static const struct builtin_opt logloss_opts[] = {
 };
 
 const struct builtin ptm_builtins_logreg[] = {
-    {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL)},
-    {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0},
+    {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL), "logloss|accuracy|auc"},
+    {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0, NULL},
     BUILTIN_END,
 };

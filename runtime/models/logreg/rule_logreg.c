@@ -393,6 +393,7 @@ static const struct rt_objective objective_ops = {
 const struct ptm_model ptm_model_logreg = {
     .name = "logreg",
     .predict = logreg_predict,
+    .predict_params = (const char *const[]){"w", "intercept", NULL},
     .gen = &ptm_gen_logreg_cmd,
     .builtins = ptm_builtins_logreg,
     .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops}, {NULL, NULL}},

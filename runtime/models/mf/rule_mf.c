@@ -295,6 +295,7 @@ static const struct rt_objective objective_ops = {
 const struct ptm_model ptm_model_mf = {
     .name = "mf",
     .predict = mf_predict,
+    .predict_params = (const char *const[]){"W", "H", NULL},
     .gen = &ptm_gen_mf_cmd,
     .builtins = ptm_builtins_mf,
     .rules = (const struct ptm_model_rule[]){{"mf_sgd", &rule_ops},

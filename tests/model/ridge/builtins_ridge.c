@@ -20,8 +20,8 @@ static const struct builtin_opt ridge_opts[] = {
 
 const struct builtin ptm_builtins_ridge[] = {
     {"ridge_cd", BUILTIN_UPDATE, "ridge regression by coordinate descent", ridge_opts,
-     BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM)},
+     BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), NULL},
     {"ridge_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta|^2 + lambda/2 |beta|^2",
-     ridge_opts, 0},
+     ridge_opts, 0, NULL},
     BUILTIN_END,
 };
