@@ -532,7 +532,14 @@ static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
     }
     const struct ast_expr *init = st->u.param.init;
     p->init = PLAN_INIT_CONST;
-    if (!init) {
+    if (st->u.param.file.s) {
+        /* = from "file": read when the job runs, relative to the job's directory */
+        p->init = PLAN_INIT_FILE;
+        if (st->u.param.file.len == 0)
+            sem_error(s, st->u.param.file_loc, "the file name is empty");
+        else
+            p->init_path = dup(s, st->u.param.file.s);
+    } else if (!init) {
         p->init_value = 0;
     } else if (init->kind == AST_CALL && strcmp(init->u.call.fn.name, "random") == 0) {
         p->init = PLAN_INIT_RANDOM;
@@ -1137,6 +1144,9 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                 break;
             }
             po->ref = y->index;
+            if (bo->derived && s->plan->params[y->index].init == PLAN_INIT_FILE)
+                sem_error(s, y->loc, "'%s' cannot start from a file: %s derives it (%s)", y->name,
+                          bi->name, bo->derived);
             break;
         }
         }

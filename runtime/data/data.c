@@ -1141,8 +1141,7 @@ int ptm_data_read_mem(const char *buf, size_t len, const char *name, const char 
     return rc;
 }
 
-/* Open path for reading; "-" is stdin. A message in dg when it fails. */
-static int open_input(const char *path, const char *name, struct ptm_data_diags *dg, FILE **f)
+int data_open_input(const char *path, const char *name, struct ptm_data_diags *dg, FILE **f)
 {
     if (!strcmp(path, "-")) {
         *f = stdin;
@@ -1165,11 +1164,11 @@ int ptm_data_read(const char *path, const struct ptm_data_opts *o, struct ptm_da
     *out = NULL;
     const char *name = o->name ? o->name : strcmp(path, "-") ? path : "<stdin>";
     FILE *f = NULL, *vf = NULL;
-    int rc = open_input(path, name, dg, &f);
+    int rc = data_open_input(path, name, dg, &f);
     if (rc)
         return rc;
     if (o->format == PLAN_FORMAT_UCI && o->vocab) {
-        rc = open_input(o->vocab, o->vocab, dg, &vf);
+        rc = data_open_input(o->vocab, o->vocab, dg, &vf);
         if (rc)
             goto out_close;
     }

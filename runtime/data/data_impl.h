@@ -74,6 +74,10 @@ void data_error_in(struct data_rd *rd, const char *name, int64_t line, int64_t c
  * as \xNN); slot 0 or 1, valid until the next call with that slot. */
 const char *data_quote(struct data_rd *rd, int slot, const char *s, size_t n);
 
+/* Open path for reading ("-" is stdin). Returns 0, or PTM_ENOENT or
+ * PTM_EIO with "NAME: error: cannot open: REASON" in dg. */
+int data_open_input(const char *path, const char *name, struct ptm_data_diags *dg, FILE **f);
+
 /* Open a line reader over a FILE or a memory buffer. Returns 0 or PTM_ENOMEM. */
 int data_lines_open(struct data_lines *L, FILE *f, const char *mem, size_t memlen, size_t chunk,
                     size_t line_max);
