@@ -1009,6 +1009,16 @@ static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char 
                       fns[i]);
 }
 
+/* A parameter the kernel derives (its values come from state of its own)
+ * cannot start from a file. */
+static void derived_from_file(struct sem *s, const struct builtin *bi,
+                              const struct builtin_opt *bo, const struct sym *y)
+{
+    if (bo->derived && y->kind == SYM_PARAM && s->plan->params[y->index].init == PLAN_INIT_FILE)
+        sem_error(s, y->loc, "'%s' cannot start from a file: %s derives it (%s)", y->name,
+                  bi->name, bo->derived);
+}
+
 static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                                   const struct builtin *bi, struct plan_hook *h)
 {
@@ -1062,6 +1072,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
             if (y && y->kind == want) {
                 po->kind = bo->kind == BOPT_DATA ? PLAN_VALUE_DATA : PLAN_VALUE_PARAM;
                 po->ref = y->index;
+                derived_from_file(s, bi, bo, y);
                 continue;
             }
         }
@@ -1144,9 +1155,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                 break;
             }
             po->ref = y->index;
-            if (bo->derived && s->plan->params[y->index].init == PLAN_INIT_FILE)
-                sem_error(s, y->loc, "'%s' cannot start from a file: %s derives it (%s)", y->name,
-                          bi->name, bo->derived);
+            derived_from_file(s, bi, bo, y);
             break;
         }
         }
