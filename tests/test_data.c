@@ -1261,7 +1261,7 @@ static const struct values_row values_rows[] = {
     {LIT("1  2.5\r\n -3 4e-300 \r\n0.1\t 6"), false, 1, 2, 2, 0, 3, 2, v_mid, ""},
     /* a vector */
     {LIT("1\n2.5\n-3\n"), true, 0, 3, 1, PTM_EDATA, 3, 1, NULL,
-     "v.tsv:2:1: error: value '2.5' is not a whole number (the data is declared int)"},
+     "v.tsv:2:1: error: value '2.5' is not a whole number (the parameter is declared int)"},
     {LIT("7\n-8\n"), true, 0, 2, 1, 0, 2, 1, (const double[]){7, -8}, ""},
     /* another width than wanted: counted, nothing kept */
     {LIT("1\t2\n3\t4\n"), false, 0, 2, 3, 0, 2, 2, NULL, ""},

@@ -453,8 +453,8 @@ bool data_check_value(struct data_rd *rd, int64_t line, const char *linestart, c
         if (v > 9007199254740992.0 || v < -9007199254740992.0)
             data_error(rd, line, col, "%s '%s' is too large for an int (beyond 2^53)", what, q);
         else
-            data_error(rd, line, col, "%s '%s' is not a whole number (the data is declared int)",
-                       what, q);
+            data_error(rd, line, col, "%s '%s' is not a whole number (%s is declared int)", what,
+                       q, rd->int_what ? rd->int_what : "the data");
         return false;
     }
     return true;

@@ -61,6 +61,7 @@ struct data_rd {
     size_t vocab_len;
     const char *vocab_name;
     char quote[2][128]; /* data_quote() results */
+    const char *int_what; /* what is declared int, for messages; NULL: "the data" */
 };
 
 /* "FILE:LINE:COL: error: ..." into rd->dg; line 0: no line, col 0: no

@@ -97,6 +97,7 @@ static int read_any(struct data_rd *rd, const struct ptm_values_opts *vo, struct
     rd->begin = 0;
     rd->end = INT64_MAX;
     rd->max_dim = PTM_DATA_DIM_MAX;
+    rd->int_what = "the parameter";
     int rc = data_range_start(rd);
     if (rc == 0)
         rc = read_values(rd, vo, out);
