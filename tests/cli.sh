@@ -1535,6 +1535,15 @@ want_rc 3
 err_has "$T/w/lda.ptm:10:7: error: 'nwk' cannot start from a file: lda_gibbs derives it (the counts of its topic assignments, which no output holds)"
 end
 
+begin "a plan whose lda_gibbs counts start from a file is refused, exit 3"
+"$PTM" compile examples/lda/lda.ptm -o "$T/w/lda.yaml"
+awk '/name: "nwk"/ { f = 1 } f && /init: const/ { print "  init: file"; print "  init_path: \"w.tsv\""; getline; f = 0; next } { print }' \
+    "$T/w/lda.yaml" >"$T/w/lda-file.yaml"
+run check "$T/w/lda-file.yaml"
+want_rc 3
+err_has "error: parameter 0 ('nwk') cannot start from a file: lda_gibbs derives it"
+end
+
 # MF: W and H from the files a run wrote; the next run's first RMSE is the
 # last one of the run that wrote them.
 mkdir -p "$T/w/mf"

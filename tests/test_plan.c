@@ -1068,8 +1068,8 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:36:3: error: 'init_data' goes with init data\n"
      "      init_data: 1\n"
      "      ^^^^^^^^^\n"},
-    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: const\n  init_value: 0\n  init_path: \"b.tsv\"\n",
-     NULL, NULL,
+    {lasso_plan, "  init: const\n  init_value: 0\n",
+     "  init: const\n  init_value: 0\n  init_path: \"b.tsv\"\n", NULL, NULL,
      "plan.yaml:35:3: error: 'init_path' goes with init file\n"
      "      init_path: \"b.tsv\"\n"
      "      ^^^^^^^^^\n"},

@@ -51,8 +51,8 @@
 #define PLAN_INIT_LIST(X)                                                      \
     X(CONST, "const")   /* every element = value */                           \
     X(RANDOM, "random") /* uniform in [-value, value], from the job's seed */  \
-    X(DATA, "data")     /* a copy of a vector data source (data) */                \
-    X(FILE, "file")     /* the values in a TSV file, as `output` writes it (path) */
+    X(DATA, "data")     /* a copy of a vector data source (data) */            \
+    X(FILE, "file")     /* the values of a file an output wrote (init_path) */
 
 #define PLAN_UNIT_LIST(X)                                                      \
     X(ROUNDS, "rounds")                                                        \

@@ -1594,8 +1594,9 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
             else if (o->kind == PLAN_VALUE_PARAM && bo->derived && o->ref >= 0 &&
                      (uint32_t)o->ref < L->nparams && L->param_ok[o->ref] &&
                      L->plan->params[o->ref].init == PLAN_INIT_FILE)
-                error(L, kn->loc, "parameter %d ('%s') cannot start from a file: %s derives it (%s)",
-                      o->ref, L->plan->params[o->ref].name, bi->name, bo->derived);
+                error(L, kn->loc,
+                      "parameter %d ('%s') cannot start from a file: %s derives it (%s)", o->ref,
+                      L->plan->params[o->ref].name, bi->name, bo->derived);
             break;
         case BOPT_DATA:
             if (o->kind != PLAN_VALUE_DATA && !none)

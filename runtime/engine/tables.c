@@ -347,7 +347,8 @@ int rt_read_param_file(const struct ptm_plan *plan, int32_t p, int64_t rows, int
     const struct plan_param *pp = &plan->params[p];
     char path[4096];
     plan_path(plan, pp->init_path, path, sizeof(path));
-    struct ptm_values_opts o = {.integer = pp->integer, .lo = lo, .hi = hi, .cols = cols > 0 ? cols : 0};
+    struct ptm_values_opts o = {
+        .integer = pp->integer, .lo = lo, .hi = hi, .cols = cols > 0 ? cols : 0};
     int rc = ptm_data_read_values(path, NULL, &o, dg, out);
     if (rc != 0)
         return rc;
