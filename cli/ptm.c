@@ -67,7 +67,8 @@ static const struct command commands[] = {
      "  --ast             print the syntax tree of each valid spec\n"
      "  --data            also read every data file the job names and report\n"
      "                    each bad line (FILE:LINE:COL: error: ...) and the\n"
-     "                    size of each data set\n"
+     "                    size of each data set; and the files parameters\n"
+     "                    start from (= from \"file\"), checked against their size\n"
      "  -                 read the spec from standard input\n"
      "\n"
      "Exit status: 0 when every spec is valid, 3 when one has errors, 4 when\n"
@@ -457,7 +458,44 @@ static char *dir_of(const char *path)
  * "FILE:LINE:COL", or "" when it does not (or the input is a plan). */
 struct job_where {
     char update[4200], objective[4200];
+    char **param; /* each parameter's declaration, indexed as the plan's; NULL for a plan */
+    uint32_t nparam;
 };
+
+static void job_where_release(struct job_where *at)
+{
+    for (uint32_t i = 0; i < at->nparam; i++)
+        free(at->param[i]);
+    free(at->param);
+    at->param = NULL;
+    at->nparam = 0;
+}
+
+/* Where the job declares each parameter of plan, for the messages about
+ * the file a parameter starts from. Returns 0 or PTM_ENOMEM. */
+static int find_params(struct ptm_source *src, const struct ast_job *job,
+                       const struct ptm_plan *plan, struct job_where *at)
+{
+    at->param = calloc(plan->nparams ? plan->nparams : 1, sizeof(*at->param));
+    if (!at->param)
+        return PTM_ENOMEM;
+    at->nparam = plan->nparams;
+    for (const struct ast_stmt *st = job->head; st; st = st->next) {
+        if (st->kind != AST_STMT_PARAM)
+            continue;
+        for (uint32_t i = 0; i < plan->nparams; i++) {
+            if (at->param[i] || strcmp(plan->params[i].name, st->u.param.name.name) != 0)
+                continue;
+            unsigned line, col;
+            ptm_source_linecol(src, st->loc.begin, &line, &col);
+            size_t n = strlen(src->name) + 32;
+            if (!(at->param[i] = malloc(n)))
+                return PTM_ENOMEM;
+            snprintf(at->param[i], n, "%s:%u:%u", src->name, line, col);
+        }
+    }
+    return 0;
+}
 
 static void find_hooks(struct ptm_source *src, const struct ast_job *job, struct job_where *at)
 {
@@ -478,8 +516,11 @@ static void find_hooks(struct ptm_source *src, const struct ast_job *job, struct
 static int load_job(const char *path, const struct job_flags *f, struct ptm_plan **plan,
                     struct job_where *at)
 {
-    if (at)
+    if (at) {
         at->update[0] = at->objective[0] = '\0';
+        at->param = NULL;
+        at->nparam = 0;
+    }
     *plan = NULL;
     char err[512];
     struct ptm_source src;
@@ -510,6 +551,8 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
         struct ptm_compile_opts opts = {
             .base_dir = dir, .sets = f->sets, .nsets = f->nsets, .check_hooks = true};
         rc = ptm_compile(&src, job, &opts, &diags, plan);
+        if (rc == 0 && at)
+            rc = find_params(&src, job, *plan, at);
     }
     fflush(stdout);
     if (!f->silent)
@@ -531,10 +574,17 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
 }
 
 /* Read every data file of plan (relative paths from its base_dir) as the
- * runtime would, and report its size or its errors. Returns an exit code. */
-static int check_data(const struct ptm_plan *plan, bool color)
+ * runtime would, and report its size or its errors; then the files the
+ * parameters start from, checked against the sizes the data gives (at:
+ * where the job declares each parameter, or NULL). Returns an exit code. */
+static int check_data(const struct ptm_plan *plan, const struct job_where *at, bool color)
 {
     int code = PTM_EXIT_OK;
+    struct ptm_dataset **sets = calloc(plan->ndata ? plan->ndata : 1, sizeof(*sets));
+    if (!sets) {
+        fprintf(stderr, "ptm: error: out of memory\n");
+        return PTM_EXIT_FAILED;
+    }
     for (uint32_t k = 0; k < plan->ndata; k++) {
         const struct plan_data *d = &plan->data[k];
         if (d->format == PLAN_FORMAT_LABELS)
@@ -572,7 +622,7 @@ static int check_data(const struct ptm_plan *plan, bool color)
             if (ds->vocab.n)
                 printf(", %lld words", (long long)ds->vocab.n);
             printf("\n");
-            ptm_dataset_free(ds);
+            sets[k] = ds;
         } else if (rc == PTM_ENOMEM) {
             fprintf(stderr, "%s: error: out of memory\n", path);
             code = PTM_EXIT_FAILED;
@@ -580,6 +630,31 @@ static int check_data(const struct ptm_plan *plan, bool color)
             code = PTM_EXIT_DATA;
         }
     }
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct plan_param *pp = &plan->params[p];
+        if (pp->init != PLAN_INIT_FILE)
+            continue;
+        struct ptm_data_diags dg;
+        ptm_data_diags_init(&dg);
+        int64_t rows, cols;
+        const char *where = at && p < at->nparam ? at->param[p] : NULL;
+        int rc = ptm_check_param_file(plan, (int32_t)p, sets, where, &dg, &rows, &cols);
+        fflush(stdout);
+        ptm_data_diags_print(stderr, &dg, color);
+        ptm_data_diags_release(&dg);
+        if (rc == 0) {
+            printf("%s: param %s: %lld x %lld\n", pp->init_path, pp->name, (long long)rows,
+                   (long long)cols);
+        } else if (rc == PTM_ENOMEM) {
+            fprintf(stderr, "%s: error: out of memory\n", pp->init_path);
+            code = PTM_EXIT_FAILED;
+        } else if (code == PTM_EXIT_OK) {
+            code = PTM_EXIT_DATA;
+        }
+    }
+    for (uint32_t k = 0; k < plan->ndata; k++)
+        ptm_dataset_free(sets[k]);
+    free(sets);
     return code;
 }
 
@@ -592,9 +667,11 @@ static int cmd_check(int argc, char **argv)
     worst = PTM_EXIT_OK;
     for (int i = 0; i < f.nfiles; i++) {
         struct ptm_plan *plan;
-        int code = load_job(f.files[i], &f, &plan, NULL);
+        struct job_where at;
+        int code = load_job(f.files[i], &f, &plan, &at);
         if (code == PTM_EXIT_OK && f.data)
-            code = check_data(plan, use_color(f.color));
+            code = check_data(plan, &at, use_color(f.color));
+        job_where_release(&at);
         if (code == PTM_EXIT_OK && !f.dump)
             printf("%s: ok\n", strcmp(f.files[i], "-") == 0 ? "<stdin>" : f.files[i]);
         plan_free(plan);
@@ -705,6 +782,7 @@ static int cmd_run(int argc, char **argv)
         .log_tty = isatty(STDERR_FILENO) != 0,
         .update_at = at.update[0] ? at.update : NULL,
         .objective_at = at.objective[0] ? at.objective : NULL,
+        .param_at = (const char *const *)at.param,
         .stragglers = f.stragglers,
         .nstragglers = f.nstragglers,
     };
@@ -770,6 +848,7 @@ static int cmd_run(int argc, char **argv)
     ptm_run_free(run);
 out_plan:
     plan_free(plan);
+    job_where_release(&at);
 out:
     ptm_comm_finish();
     free_job_flags(&f);

@@ -35,6 +35,10 @@ struct builtin_opt {
     double lo, hi;     /* BOPT_NUM: the range allowed */
     bool lo_open;      /* BOPT_NUM: lo itself is not allowed */
     bool whole;        /* BOPT_NUM: a whole number */
+    /* BOPT_PARAM: the rule computes the parameter's values from state of its
+     * own that no output holds, so a file cannot give them (`= from`): why,
+     * for the message; NULL when it may start from a file. */
+    const char *derived;
 };
 
 struct builtin {
@@ -50,14 +54,16 @@ struct builtin {
 
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their
  * range (OPT_POS: lo excluded; OPT_WHOLE: whole numbers), references to a
- * data source or parameter, words; OPT_END ends a list of options and
+ * data source or parameter (OPT_DERIVED: a parameter the rule computes,
+ * which cannot start from a file), words; OPT_END ends a list of options and
  * BUILTIN_END a table. BUILTIN_POLICY(P) is the mask bit of policy P. */
-#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false}
-#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false}
-#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true}
-#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false}
-#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false}
-#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false}
+#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false, NULL}
+#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false, NULL}
+#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true, NULL}
+#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false, NULL}
+#define OPT_DERIVED(key, dflt, why) {key, BOPT_PARAM, dflt, NULL, 0, 0, false, false, why}
+#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false, NULL}
+#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false, NULL}
 #define BUILTIN_POLICY(p) (1u << PLAN_POLICY_##p)
 #define BUILTIN_END {NULL, 0, NULL, NULL, 0, NULL}
 

@@ -651,7 +651,14 @@ static void check_param(struct sem *s, const struct ast_stmt *st, int32_t index)
     }
     const struct ast_expr *init = st->u.param.init;
     p->init = PLAN_INIT_CONST;
-    if (!init) {
+    if (st->u.param.file.s) {
+        /* = from "file": read when the job runs, relative to the job's directory */
+        p->init = PLAN_INIT_FILE;
+        if (st->u.param.file.len == 0)
+            sem_error(s, st->u.param.file_loc, "the file name is empty");
+        else
+            p->init_path = dup(s, st->u.param.file.s);
+    } else if (!init) {
         p->init_value = 0;
     } else if (init->kind == AST_CALL && strcmp(init->u.call.fn.name, "random") == 0) {
         p->init = PLAN_INIT_RANDOM;
@@ -1137,6 +1144,16 @@ static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char 
                       fns[i]);
 }
 
+/* A parameter the kernel derives (its values come from state of its own)
+ * cannot start from a file. */
+static void derived_from_file(struct sem *s, const struct builtin *bi,
+                              const struct builtin_opt *bo, const struct sym *y)
+{
+    if (bo->derived && y->kind == SYM_PARAM && s->plan->params[y->index].init == PLAN_INIT_FILE)
+        sem_error(s, y->loc, "'%s' cannot start from a file: %s derives it (%s)", y->name,
+                  bi->name, bo->derived);
+}
+
 static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                                   const struct builtin *bi, struct plan_hook *h)
 {
@@ -1215,6 +1232,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
             if (y && y->kind == want) {
                 po->kind = bo->kind == BOPT_DATA ? PLAN_VALUE_DATA : PLAN_VALUE_PARAM;
                 po->ref = y->index;
+                derived_from_file(s, bi, bo, y);
                 continue;
             }
         }
@@ -1297,6 +1315,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                 break;
             }
             po->ref = y->index;
+            derived_from_file(s, bi, bo, y);
             break;
         }
         }

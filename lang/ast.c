@@ -325,6 +325,18 @@ struct ast_stmt *ast_param(struct lang_ctx *c, struct ast_ident name, struct ast
     return s;
 }
 
+struct ast_stmt *ast_param_file(struct lang_ctx *c, struct ast_ident name, struct ast_type *type,
+                                struct ast_str file, struct ptm_loc file_loc,
+                                struct ast_attrs attrs, struct ptm_loc loc)
+{
+    struct ast_stmt *s = ast_param(c, name, type, NULL, attrs, loc);
+    if (s) {
+        s->u.param.file = file;
+        s->u.param.file_loc = file_loc;
+    }
+    return s;
+}
+
 struct ast_stmt *ast_blocks(struct lang_ctx *c, struct ast_ident name, struct ast_ident param,
                             struct ast_ident axis, enum ast_split split, struct ast_expr *count,
                             struct ptm_loc loc)
@@ -637,6 +649,10 @@ static void dump_stmt(FILE *out, const struct ast_stmt *s)
         if (s->u.param.init) {
             fputs(" (= ", out);
             ast_dump_expr(out, s->u.param.init);
+            fputc(')', out);
+        } else if (s->u.param.file.s) {
+            fputs(" (from ", out);
+            put_str(out, s->u.param.file);
             fputc(')', out);
         }
         dump_attrs(out, s->u.param.attrs);

@@ -199,10 +199,12 @@ struct ast_stmt {
             struct ast_expr *source;
             struct ast_attrs attrs;
         } data;
-        struct { /* param NAME : TYPE [= EXPR] ATTRS */
+        struct { /* param NAME : TYPE [= EXPR | = from "file"] ATTRS */
             struct ast_ident name;
             struct ast_type *type;
-            struct ast_expr *init; /* NULL: default */
+            struct ast_expr *init; /* NULL: default, or from a file */
+            struct ast_str file;   /* from "file"; s NULL when absent */
+            struct ptm_loc file_loc;
             struct ast_attrs attrs;
         } param;
         struct { /* blocks NAME = PARAM [AXIS] [each|into EXPR] */

@@ -102,6 +102,10 @@ struct ast_stmt *ast_data(struct lang_ctx *c, struct ast_ident name, struct ast_
                           struct ast_expr *source, struct ast_attrs attrs, struct ptm_loc loc);
 struct ast_stmt *ast_param(struct lang_ctx *c, struct ast_ident name, struct ast_type *type,
                            struct ast_expr *init, struct ast_attrs attrs, struct ptm_loc loc);
+/* param NAME : TYPE = from "file" ATTRS */
+struct ast_stmt *ast_param_file(struct lang_ctx *c, struct ast_ident name, struct ast_type *type,
+                                struct ast_str file, struct ptm_loc file_loc,
+                                struct ast_attrs attrs, struct ptm_loc loc);
 struct ast_stmt *ast_blocks(struct lang_ctx *c, struct ast_ident name, struct ast_ident param,
                             struct ast_ident axis, enum ast_split split, struct ast_expr *count,
                             struct ptm_loc loc);

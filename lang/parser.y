@@ -154,6 +154,8 @@ stmt
         { NEW($$ = ast_data(ctx, $2, $4, $6, $7, @$)); }
     | PARAM IDENT ':' type init_opt attrs
         { NEW($$ = ast_param(ctx, $2, $4, $5, $6, @$)); }
+    | PARAM IDENT ':' type '=' FROM STRING attrs
+        { NEW($$ = ast_param_file(ctx, $2, $4, $7, @7, $8, @$)); }
     | BLOCKS IDENT '=' IDENT axis_opt
         { NEW($$ = ast_blocks(ctx, $2, $4, $5, AST_SPLIT_DEFAULT, NULL, @$)); }
     | BLOCKS IDENT '=' IDENT axis_opt EACH expr

@@ -1531,7 +1531,7 @@ printf '0.5\n0.25x\n\n1\n' >"$P/bad.tsv"
 run predict "$P/lasso.ptm" --param beta="$P/bad.tsv" --data "$P/data/lasso.svm"
 want_rc 4
 err_has "$P/bad.tsv:2:1: error: bad value '0.25x'"
-err_has "$P/bad.tsv:3: error: blank line inside the table"
+err_has "$P/bad.tsv:3: error: blank line: every line is a row of values"
 end
 
 begin "predict: a missing model file says where it looked"
@@ -1673,6 +1673,158 @@ d=$(paste "$P/theta.tsv" "$P/lda/doc_topics_true.tsv" |
 awk -v d="$d" 'BEGIN { exit !(d < 0.25) }' || no "mean L1 distance $d to the true mixtures"
 ll=$(awk '$1 == "loglik_per_word" { print $2 }' "$T/out")
 awk -v l="$ll" 'BEGIN { exit !(l > -log(400) + 0.5) }' || no "loglik_per_word $ll not above uniform words"
+end
+
+# ---- parameters from a file (param ... = from "file") -------------------
+
+# rel_ok A B TOL: |A - B| <= TOL |B|
+rel_ok() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b; exit !(a != "" && d <= t * b) }'; }
+# objectives FILE: the objective of every progress line of stderr in FILE, one a line
+objectives() { awk '/ objective / { for (i = 1; i < NF; i++) if ($i == "objective") print $(i + 1) }' "$1"; }
+
+mkdir -p "$T/w"
+"$PTM" gen lasso --seed 1 --out "$T/w/data" >/dev/null 2>&1
+awk 'BEGIN { for (i = 0; i < 10000; i++) print 0 }' >"$T/w/zero.tsv"
+# warm_job NAME START SWEEPS OUT: a Lasso job on the example data from START
+warm_job() {
+    printf '%s\n' "job $1" "const lambda = 0.002" \
+        'data X : sparse matrix from "data/lasso.svm" format libsvm shard rows' \
+        'data y : vector from labels(X)' \
+        "param beta : vector[cols(X)] = from \"$2\"" \
+        'param r : vector[rows(X)] = y shard like X' 'blocks coef = beta each 1' \
+        'schedule round_robin over coef' 'update builtin lasso_cd { lambda = lambda }' \
+        'objective builtin lasso_objective { lambda = lambda } every 1 sweeps' \
+        "stop when sweeps >= $3" "output beta to \"$T/w/$4\"" >"$T/w/$1.ptm"
+}
+warm_job first zero.tsv 4 beta.tsv
+warm_job second beta.tsv 60 beta2.tsv
+warm_job long zero.tsv 64 beta-long.tsv
+
+begin "lasso from beta.tsv: starts at the objective the run that wrote it ended on (1e-9), reaches the same optimum as one long run (1e-8)"
+run run --workers 1 "$T/w/first.ptm"
+want_rc 0
+f_first=$(objectives "$T/err" | tail -n 1)
+run run --workers 1 "$T/w/second.ptm"
+want_rc 0
+f_start=$(objectives "$T/err" | head -n 1)
+f_second=$(objectives "$T/err" | tail -n 1)
+run run --workers 1 "$T/w/long.ptm"
+want_rc 0
+f_long=$(objectives "$T/err" | tail -n 1)
+rel_ok "$f_start" "$f_first" 1e-9 || no "starts at $f_start, the first run ended at $f_first"
+rel_ok "$f_second" "$f_long" 1e-8 || no "ends at $f_second, one long run at $f_long"
+rel_ok "$f_second" "$f_start" 1e-3 && no "the second run did not move ($f_start to $f_second)"
+end
+
+begin "lasso from beta.tsv on 2 workers: the same first objective (1e-9)"
+run run --workers 2 --set lambda=0.002 "$T/w/second.ptm"
+want_rc 0
+rel_ok "$(objectives "$T/err" | head -n 1)" "$f_first" 1e-9 || no "starts at $(objectives "$T/err" | head -n 1), want $f_first"
+end
+
+begin "a plan from a job with a file: the path stays relative to the job's directory"
+run compile "$T/w/second.ptm" -o "$T/w/second.yaml"
+want_rc 0
+grep -q 'init: file' "$T/w/second.yaml" || no "no 'init: file' in the plan"
+grep -q 'init_path: "beta.tsv"' "$T/w/second.yaml" || no "no init_path in the plan"
+run run --quiet --workers 1 "$T/w/second.ptm"
+cp "$T/w/beta2.tsv" "$T/w/beta2-job.tsv"
+(cd / && "$PTM_ABS" run --quiet --workers 1 "$T/w/second.yaml" >"$T/out" 2>"$T/err")
+rc=$?
+want_rc 0
+cmp -s "$T/w/beta2.tsv" "$T/w/beta2-job.tsv" || no "beta differs from the job's"
+end
+
+begin "check --data reads the file a parameter starts from"
+run check --data "$T/w/second.ptm"
+want_rc 0
+out_has "beta.tsv: param beta: 10000 x 1"
+end
+
+head -n 9999 "$T/w/beta.tsv" >"$T/w/short.tsv"
+sed 's/"beta.tsv"/"short.tsv"/' "$T/w/second.ptm" >"$T/w/short.ptm"
+begin "a file of too few rows: named, with what it holds and what the parameter needs, at the param statement; exit 4"
+run run --workers 1 "$T/w/short.ptm"
+want_rc 4
+err_is "$T/w/short.ptm:5:1: error: 'short.tsv' holds 9999 rows, beta needs 10000 (cols(X))"
+run check --data "$T/w/short.ptm"
+want_rc 4
+err_is "$T/w/short.ptm:5:1: error: 'short.tsv' holds 9999 rows, beta needs 10000 (cols(X))"
+end
+
+paste "$T/w/beta.tsv" "$T/w/beta.tsv" >"$T/w/short.tsv"
+begin "a file of two columns for a vector: exit 4"
+run run --workers 1 "$T/w/short.ptm"
+want_rc 4
+err_is "$T/w/short.ptm:5:1: error: 'short.tsv' holds 2 columns, beta needs 1 (a vector: a value a line)"
+end
+
+{ echo 0; echo 0.5x; echo nan; echo 1 2; head -n 9996 "$T/w/beta.tsv"; } >"$T/w/short.tsv"
+begin "bad values and lines in the file: FILE:LINE:COL, exit 4"
+run run --workers 1 "$T/w/short.ptm"
+want_rc 4
+err_is "$T/w/short.tsv:2:1: error: bad value '0.5x'
+$T/w/short.tsv:3:1: error: value 'nan' is not a finite number
+$T/w/short.tsv:4: error: 2 values on this line, 1 on line 1"
+end
+
+rm -f "$T/w/short.tsv"
+begin "a missing file: cannot open, with the path and the reason; exit 4"
+run run --workers 1 "$T/w/short.ptm"
+want_rc 4
+err_is "$T/w/short.tsv: error: cannot open: No such file or directory"
+run check --data "$T/w/short.ptm"
+want_rc 4
+err_is "$T/w/short.tsv: error: cannot open: No such file or directory"
+end
+
+begin "an int parameter from a file needs whole values"
+printf 'function push() end\n' >"$T/w/int.lua"
+printf '3\n2.5\n1\n' >"$T/w/int.tsv"
+printf '%s\n' "job ints" 'param p : int vector[3] = from "int.tsv"' 'blocks b = p into workers' \
+    'schedule rotation' 'update lua "int.lua"' 'stop when rounds >= 1' >"$T/w/int.ptm"
+run check --data "$T/w/int.ptm"
+want_rc 4
+err_is "$T/w/int.tsv:2:1: error: value '2.5' is not a whole number (the parameter is declared int)"
+end
+
+begin "lda_gibbs counts cannot start from a file, exit 3"
+sed 's|^param nwk .*|param nwk : int matrix[cols(D), topics] = from "word_topic.tsv"|' \
+    examples/lda/lda.ptm >"$T/w/lda.ptm"
+run check "$T/w/lda.ptm"
+want_rc 3
+err_has "$T/w/lda.ptm:10:7: error: 'nwk' cannot start from a file: lda_gibbs derives it (the counts of its topic assignments, which no output holds)"
+end
+
+begin "a plan whose lda_gibbs counts start from a file is refused, exit 3"
+"$PTM" compile examples/lda/lda.ptm -o "$T/w/lda.yaml"
+awk '/name: "nwk"/ { f = 1 } f && /init: const/ { print "  init: file"; print "  init_path: \"w.tsv\""; getline; f = 0; next } { print }' \
+    "$T/w/lda.yaml" >"$T/w/lda-file.yaml"
+run check "$T/w/lda-file.yaml"
+want_rc 3
+err_has "error: parameter 0 ('nwk') cannot start from a file: lda_gibbs derives it"
+end
+
+# MF: W and H from the files a run wrote; the next run's first RMSE is the
+# last one of the run that wrote them.
+mkdir -p "$T/w/mf"
+"$PTM" gen mf --seed 1 --out "$T/w/mf/data" --rows 300 --cols 200 --ratings 6000 --rank 4 >/dev/null 2>&1
+sed -e 's|^stop when .*|stop when sweeps >= 5|' -e "s|\"W.tsv\"|\"$T/w/mf/W.tsv\"|" \
+    -e "s|\"H.tsv\"|\"$T/w/mf/H.tsv\"|" examples/mf/mf.ptm >"$T/w/mf/first.ptm"
+sed -e 's|= random(0.1) shard like R|= from "W.tsv" shard like R|' \
+    -e 's|^param H \(.*\) = random(0.1)|param H \1 = from "H.tsv"|' \
+    -e "s|\"$T/w/mf/W.tsv\"|\"$T/w/mf/W2.tsv\"|" -e "s|\"$T/w/mf/H.tsv\"|\"$T/w/mf/H2.tsv\"|" \
+    "$T/w/mf/first.ptm" >"$T/w/mf/second.ptm"
+begin "mf from W.tsv and H.tsv: the first RMSE is the last one of the run that wrote them (1e-9)"
+run run --workers 2 "$T/w/mf/first.ptm"
+want_rc 0
+e_first=$(objectives "$T/err" | tail -n 1)
+grep -q 'from "W.tsv" shard like R' "$T/w/mf/second.ptm" || no "the job does not start W from a file"
+grep -q 'from "H.tsv"' "$T/w/mf/second.ptm" || no "the job does not start H from a file"
+run run --workers 2 "$T/w/mf/second.ptm"
+want_rc 0
+rel_ok "$(objectives "$T/err" | head -n 1)" "$e_first" 1e-9 || no "starts at $(objectives "$T/err" | head -n 1), want $e_first"
+rel_ok "$(objectives "$T/err" | tail -n 1)" "$e_first" 1e-6 && no "the second run did not move"
 end
 
 # ---- ptm run under Open MPI: 1, 2 and 4 ranks on this machine ----------
@@ -2004,6 +2156,30 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
     awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d < 1e-3) }' ||
         no "loss $got, the threads' $want"
+    end
+
+    # parameters from a file: each rank its rows of a sharded one
+    begin "mpirun -np 2, lasso from beta.tsv: the threads' first and last objectives (1e-9)"
+    mpirun_ptm 2 run --workers 1 "$T/w/second.ptm"
+    want_rc 0
+    rel_ok "$(objectives "$T/err" | head -n 1)" "$f_first" 1e-9 || no "starts at $(objectives "$T/err" | head -n 1), want $f_first"
+    rel_ok "$(objectives "$T/err" | tail -n 1)" "$f_second" 1e-9 || no "ends at $(objectives "$T/err" | tail -n 1), want $f_second"
+    end
+    run run --quiet --workers 2 "$T/w/mf/second.ptm"
+    mv "$T/w/mf/W2.tsv" "$T/w/mf/W2-threads.tsv"
+    mv "$T/w/mf/H2.tsv" "$T/w/mf/H2-threads.tsv"
+    begin "mpirun -np 2, mf with W (sharded) and H from files: the same W and H as 2 threads"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/w/mf/second.ptm"
+    want_rc 0
+    cmp -s "$T/w/mf/W2.tsv" "$T/w/mf/W2-threads.tsv" || no "W differs from the threads'"
+    cmp -s "$T/w/mf/H2.tsv" "$T/w/mf/H2-threads.tsv" || no "H differs from the threads'"
+    end
+    begin "mpirun -np 2, a file of too few rows: every rank refuses it, exit 4"
+    head -n 299 "$T/w/mf/W.tsv" >"$T/w/mf/W-short.tsv"
+    sed 's|"W.tsv"|"W-short.tsv"|' "$T/w/mf/second.ptm" >"$T/w/mf/short.ptm"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/w/mf/short.ptm"
+    want_rc 4
+    err_has "$T/w/mf/short.ptm:11:1: error: 'W-short.tsv' holds 299 rows, W needs 300 (rows(R))"
     end
 else
     echo "skip ptm run under MPI (mpirun missing, a sanitizer build, or built without MPI)"

@@ -1237,66 +1237,115 @@ START_TEST(test_fault)
 }
 END_TEST
 
+/* ---- parameter values (read_values.c) ----------------------------------- */
+
+struct values_row {
+    const char *in;
+    size_t inlen;
+    bool integer;
+    int64_t lo, hi, cols;  /* the rows kept; the columns wanted (0: any) */
+    int rc;                /* 0 or PTM_EDATA */
+    int64_t rows, ncols;   /* what the file holds */
+    const double *val;     /* the rows kept, row-major; NULL: none */
+    const char *msgs;      /* every message, joined by newlines */
+};
+
+/* clang-format off */
+static const double v_all[] = {1, 2.5, -3, 4e-300, 0.1, 6};
+static const double v_mid[] = {-3, 4e-300};
+static const struct values_row values_rows[] = {
+    /* as outputs.c writes: tabs, %.17g, a row a line */
+    {LIT("1\t2.5\n-3\t4.0000000000000001e-300\n0.10000000000000001\t6\n"), false, 0, 3, 2,
+     0, 3, 2, v_all, ""},
+    /* spaces, CRLF, no final newline; a shard's rows */
+    {LIT("1  2.5\r\n -3 4e-300 \r\n0.1\t 6"), false, 1, 2, 2, 0, 3, 2, v_mid, ""},
+    /* a vector */
+    {LIT("1\n2.5\n-3\n"), true, 0, 3, 1, PTM_EDATA, 3, 1, NULL,
+     "v.tsv:2:1: error: value '2.5' is not a whole number (the parameter is declared int)"},
+    {LIT("7\n-8\n"), true, 0, 2, 1, 0, 2, 1, (const double[]){7, -8}, ""},
+    /* another width than wanted: counted, nothing kept */
+    {LIT("1\t2\n3\t4\n"), false, 0, 2, 3, 0, 2, 2, NULL, ""},
+    {LIT(""), false, 0, 5, 1, 0, 0, 0, NULL, ""},
+    /* bad values and lines */
+    {LIT("1\t2\n3\tx4\n"), false, 0, 2, 2, PTM_EDATA, 2, 2, NULL,
+     "v.tsv:2:3: error: bad value 'x4'"},
+    {LIT("1\nnan\n-inf\n1e999\n"), false, 0, 4, 1, PTM_EDATA, 4, 1, NULL,
+     "v.tsv:2:1: error: value 'nan' is not a finite number\n"
+     "v.tsv:3:1: error: value '-inf' is not a finite number\n"
+     "v.tsv:4:1: error: value '1e999' is out of range"},
+    {LIT("1\t2\n3\n4\t5\t6\n"), false, 0, 3, 2, PTM_EDATA, 3, 2, NULL,
+     "v.tsv:2: error: 1 value on this line, 2 on line 1\n"
+     "v.tsv:3: error: 3 values on this line, 2 on line 1"},
+    {LIT("1\n\n2\n"), false, 0, 2, 1, PTM_EDATA, 2, 1, NULL,
+     "v.tsv:2: error: blank line: every line is a row of values"},
+    {LIT("1\n1e300000000000\n1e17\n"), true, 0, 3, 1, PTM_EDATA, 3, 1, NULL,
+     "v.tsv:2:1: error: value '1e300000000000' is out of range\n"
+     "v.tsv:3:1: error: value '1e17' is too large for an int (beyond 2^53)"},
+    {LIT("1\0002\n"), false, 0, 1, 1, PTM_EDATA, 1, 1, NULL,
+     "v.tsv:1:1: error: bad value '1\\x002'"},
+};
+/* clang-format on */
+
+START_TEST(test_values)
+{
+    const struct values_row *r = &values_rows[_i];
+    write_file("v.tsv", r->in, r->inlen);
+    for (int how = 0; how < 3; how++) {
+        struct ptm_values_opts o = {
+            .integer = r->integer, .lo = r->lo, .hi = r->hi, .cols = r->cols,
+            .chunk = how == 2 ? 3 : 0};
+        struct ptm_data_diags dg;
+        ptm_data_diags_init(&dg);
+        struct ptm_values v;
+        int rc = how == 0 ? ptm_data_read_values("v.tsv", NULL, &o, &dg, &v)
+                          : ptm_data_read_values_mem(r->in, r->inlen, "v.tsv", &o, &dg, &v);
+        char msgs[4096];
+        join_msgs(&dg, msgs, sizeof(msgs));
+        if (strcmp(msgs, r->msgs))
+            fprintf(stderr, "values row %d (how %d): got\n%s\n", _i, how, msgs);
+        ck_assert_str_eq(msgs, r->msgs);
+        ck_assert_int_eq(rc, r->rc);
+        if (rc == 0) {
+            ck_assert_int_eq(v.rows, r->rows);
+            ck_assert_int_eq(v.cols, r->ncols);
+            int64_t kept = (r->hi < v.rows ? r->hi : v.rows) - r->lo;
+            if (r->val) {
+                ck_assert_ptr_nonnull(v.val);
+                for (int64_t e = 0; e < kept * v.cols; e++)
+                    ck_assert_msg(v.val[e] == r->val[e], "row %d: value %lld is %.17g", _i,
+                                  (long long)e, v.val[e]);
+            } else {
+                ck_assert_ptr_null(v.val);
+            }
+        } else {
+            ck_assert_ptr_null(v.val);
+        }
+        ptm_free(v.val);
+        ptm_data_diags_release(&dg);
+    }
+}
+END_TEST
+
+START_TEST(test_values_missing)
+{
+    struct ptm_values_opts o = {.hi = 1};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_values v;
+    ck_assert_int_eq(ptm_data_read_values("nope.tsv", NULL, &o, &dg, &v), PTM_ENOENT);
+    char msgs[256];
+    join_msgs(&dg, msgs, sizeof(msgs));
+    ck_assert_str_eq(msgs, "nope.tsv: error: cannot open: No such file or directory");
+    ck_assert_ptr_null(v.val);
+    ptm_data_diags_release(&dg);
+}
+END_TEST
+
 /* ---- the suite ---------------------------------------------------------- */
 
 #define add_rows(tc, fn, table) tcase_add_loop_test(tc, fn, 0, (int)PTM_ARRAY_LEN(table))
 
 
-/* ---- tables (read_tsv.c) ----------------------------------------------- */
-
-/* Read text as a table; the return code, the first message in msg. */
-static int read_table(const char *text, bool integer, struct ptm_table *t, char *msg, size_t len)
-{
-    write_file("t.tsv", text, strlen(text));
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    int rc = ptm_data_read_tsv("t.tsv", integer, &dg, t);
-    snprintf(msg, len, "%s", dg.n ? dg.msg[0].text : "");
-    ptm_data_diags_release(&dg);
-    return rc;
-}
-
-START_TEST(test_tsv)
-{
-    struct ptm_table t;
-    char msg[512];
-    /* what write_tsv writes, %.17g, reads back bit for bit */
-    ck_assert_int_eq(read_table("1\t-2.5\t0.10000000000000001\n3\t4e-300\t5\n\n\n", false, &t,
-                                msg, sizeof(msg)), 0);
-    ck_assert_int_eq(t.rows, 2);
-    ck_assert_int_eq(t.cols, 3);
-    ck_assert(t.val[2] == 0.1 && t.val[4] == 4e-300 && t.val[1] == -2.5);
-    ptm_free(t.val);
-    /* no final newline */
-    ck_assert_int_eq(read_table("7", false, &t, msg, sizeof(msg)), 0);
-    ck_assert(t.rows == 1 && t.cols == 1 && t.val[0] == 7);
-    ptm_free(t.val);
-    static const struct {
-        const char *text;
-        bool integer;
-        const char *msg;
-    } bad[] = {
-        {"1\t2\n3\n", false, "t.tsv:2: error: 1 field, expected 2 (as on line 1)"},
-        {"1\n\n2\n", false, "t.tsv:2: error: blank line inside the table (a row a line)"},
-        {"1\tnan\n", false, "t.tsv:1:3: error:"},
-        {"1\t\t2\n", false, "t.tsv:1:3: error: empty field"},
-        {"1 2\n", false, "t.tsv:1:1: error:"},
-        {"1.5\n", true, "t.tsv:1:1: error:"},
-        {"", false, "t.tsv: error: no rows: the table is empty"},
-        {"1\t2\t\n", false, "t.tsv:1:5: error: empty field"},
-    };
-    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-        ck_assert_int_eq(read_table(bad[k].text, bad[k].integer, &t, msg, sizeof(msg)), PTM_EDATA);
-        ck_assert_msg(strncmp(msg, bad[k].msg, strlen(bad[k].msg)) == 0, "case %zu: '%s'", k, msg);
-        ck_assert_ptr_null(t.val);
-    }
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    ck_assert_int_eq(ptm_data_read_tsv("missing.tsv", false, &dg, &t), PTM_ENOENT);
-    ck_assert_uint_eq(dg.nerrors, 1);
-    ptm_data_diags_release(&dg);
-}
-END_TEST
 
 static Suite *data_suite(void)
 {
@@ -1316,6 +1365,11 @@ static Suite *data_suite(void)
     tcase_add_test(tc, test_print);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("values");
+    add_rows(tc, test_values, values_rows);
+    tcase_add_test(tc, test_values_missing);
+    suite_add_tcase(s, tc);
+
     tc = tcase_create("range");
     tcase_set_timeout(tc, 60);
     add_rows(tc, test_range, accept_rows);
@@ -1326,10 +1380,6 @@ static Suite *data_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_numbers);
     tcase_add_loop_test(tc, test_numbers_random, 0, 4);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("tables");
-    tcase_add_test(tc, test_tsv);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("matrices");

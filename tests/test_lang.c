@@ -329,12 +329,16 @@ static const struct parse_row accept_rows[] = {
          "param q : int vector\n"
          "param r : matrix[rows(X), k] = random(0.1)\n"
          "param s : vector consistency ssp s + 1\n"
+         "param t : matrix[rows(X), 2] = from \"t.tsv\" shard like X\n"
+         "param u : vector[3] = from \"\"\n"
          "seed 1\n"),
      "(job a)\n"
      "(param p (dense real vector) (= 0) (shard like X) (consistency ssp 2) (consistency async))\n"
      "(param q (int vector))\n"
      "(param r (matrix [rows(X), k]) (= random(0.1)))\n"
      "(param s (vector) (consistency ssp (+ s 1)))\n"
+     "(param t (matrix [rows(X), 2]) (from \"t.tsv\") (shard like X))\n"
+     "(param u (vector [3]) (from \"\"))\n"
      "(seed 1)\n"},
     /* blocks: every split */
     {LIT("job a\n"

@@ -494,6 +494,7 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
         where = "param";
         const struct plan_param *x = &a->params[i], *y = &b->params[i];
         same_str(where, "name", x->name, y->name);
+        same_str(where, "init_path", x->init_path, y->init_path);
         ck_assert(x->matrix == y->matrix && x->integer == y->integer && x->init == y->init &&
                   memcmp(&x->init_value, &y->init_value, sizeof(double)) == 0 &&
                   x->init_data == y->init_data && x->shard_like == y->shard_like &&
@@ -700,6 +701,11 @@ static const struct accept_row accept_rows[] = {
      "  cost:\n    max_stack: 1\n    nvars: 1\n    consts: []\n    code:\n    - [var, 0]\n"
      "    - [nnz_col, 0]\n",
      "", LASSO_PRED, "  depend: none\n"},
+    /* a parameter from a file */
+    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n  init_path: \"beta.tsv\"\n",
+     NULL, NULL},
+    {lasso_plan, "  init: data\n  init_data: 1\n", "  init: file\n  init_path: \"/abs/r 1.tsv\"\n",
+     NULL, NULL},
     /* consistency */
     {lasso_plan, "consistency:\n  model: ssp\n  staleness: 0\nupdate:",
      "consistency:\n  model: async\nupdate:",
@@ -1078,6 +1084,33 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:48:3: error: 'init_value' goes with init const or random\n"
      "      init_value: 1\n"
      "      ^^^^^^^^^^\n"},
+    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n", NULL, NULL,
+     "plan.yaml:24:3: error: missing key 'init_path' in a parameter\n"
+     "    - name: \"beta\"\n"
+     "      ^^^^\n"},
+    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n  init_path: \"\"\n", NULL,
+     NULL,
+     "plan.yaml:34:14: error: 'init_path' cannot be empty\n"
+     "      init_path: \"\"\n"
+     "                 ^^\n"},
+    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n  init_path: [a]\n", NULL,
+     NULL,
+     "plan.yaml:34:14: error: 'init_path' must be a string, not a sequence\n"
+     "      init_path: [a]\n"
+     "                 ^\n"},
+    {lasso_plan, "  init: const\n  init_value: 0\n",
+     "  init: file\n  init_path: \"b.tsv\"\n  init_value: 0\n  init_data: 1\n", NULL, NULL,
+     "plan.yaml:35:3: error: 'init_value' goes with init const or random\n"
+     "      init_value: 0\n"
+     "      ^^^^^^^^^^\n"
+     "plan.yaml:36:3: error: 'init_data' goes with init data\n"
+     "      init_data: 1\n"
+     "      ^^^^^^^^^\n"},
+    {lasso_plan, "  init: const\n  init_value: 0\n",
+     "  init: const\n  init_value: 0\n  init_path: \"b.tsv\"\n", NULL, NULL,
+     "plan.yaml:35:3: error: 'init_path' goes with init file\n"
+     "      init_path: \"b.tsv\"\n"
+     "      ^^^^^^^^^\n"},
     {lasso_plan, "- name: \"beta\"\n  matrix: false\n", "- name: \"beta\"\n  matrix: true\n", NULL,
      NULL,
      "plan.yaml:28:3: error: a matrix has 2 dims, not 1\n"

@@ -1537,6 +1537,24 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:6:7: note: 'r' is defined here\n"
       "    param r : vector[rows(X)] = y shard like X\n"
       "          ^\n"),
+    /* ---- a parameter from a file ---- */
+    R(LASSO, "param beta", "param beta : vector[cols(X)] = from \"beta.tsv\"", ""),
+    R(MF, "param W", "param W : matrix[rows(R), rank] = from \"W.tsv\" shard like R", ""),
+    R(LASSO, "param beta", "param beta : vector[cols(X)] = from \"\"",
+      "t.ptm:5:37: error: the file name is empty\n"
+      "    param beta : vector[cols(X)] = from \"\"\n"
+      "                                        ^^\n"),
+    R(LDA, "param nwk", "param nwk : int matrix[cols(D), topics] = from \"word_topic.tsv\"",
+      "t.ptm:4:7: error: 'nwk' cannot start from a file: lda_gibbs derives it (the counts of its "
+      "topic assignments, which no output holds)\n"
+      "    param nwk : int matrix[cols(D), topics] = from \"word_topic.tsv\"\n"
+      "          ^^^\n"),
+    R(LDA, "update", "update builtin lda_gibbs { alpha = 0.1, sampler = sparse }\n"
+      "param ndk : int matrix[rows(D), topics] = from \"doc_topic.tsv\" shard like D",
+      "t.ptm:9:7: error: 'ndk' cannot start from a file: lda_gibbs derives it (the counts of its "
+      "topic assignments, which no output holds)\n"
+      "    param ndk : int matrix[rows(D), topics] = from \"doc_topic.tsv\" shard like D\n"
+      "          ^^^\n"),
     R(LDA, "update", "update builtin lda_gibbs { sampler = fast }",
       "t.ptm:8:38: error: option 'sampler' takes one of dense|sparse|alias|plain\n"
       "    update builtin lda_gibbs { sampler = fast }\n"

@@ -103,6 +103,7 @@ void plan_free(struct ptm_plan *p)
     ptm_free(p->data);
     for (uint32_t i = 0; i < p->nparams; i++) {
         ptm_free(p->params[i].name);
+        ptm_free(p->params[i].init_path);
         prog_release(&p->params[i].dims[0]);
         prog_release(&p->params[i].dims[1]);
     }

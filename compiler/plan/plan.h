@@ -51,7 +51,8 @@
 #define PLAN_INIT_LIST(X)                                                      \
     X(CONST, "const")   /* every element = value */                           \
     X(RANDOM, "random") /* uniform in [-value, value], from the job's seed */  \
-    X(DATA, "data")     /* a copy of a vector data source (data) */
+    X(DATA, "data")     /* a copy of a vector data source (data) */            \
+    X(FILE, "file")     /* the values of a file an output wrote (init_path) */
 
 #define PLAN_UNIT_LIST(X)                                                      \
     X(ROUNDS, "rounds")                                                        \
@@ -138,6 +139,7 @@ struct plan_param {
     enum plan_init init;
     double init_value; /* CONST value, RANDOM scale */
     int32_t init_data; /* DATA: index of a vector data source; else -1 */
+    char *init_path;   /* FILE: the file, relative to base_dir; else NULL */
     int32_t shard_like; /* rows live with this data's row shards; -1: replicated */
     enum plan_cons cons;
     int32_t staleness; /* SSP: s >= 0 (0 is BSP) */

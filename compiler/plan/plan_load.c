@@ -1222,14 +1222,15 @@ static void data_rules(struct load *L, const struct data_where *where)
     }
 }
 
-enum { P_NAME, P_MATRIX, P_INTEGER, P_DIMS, P_INIT, P_INIT_VALUE, P_INIT_DATA, P_SHARD_LIKE,
-       P_CONSISTENCY, P_N };
-static const char *const param_keys[] = {"name", "matrix",     "integer",   "dims",
-                                         "init", "init_value", "init_data", "shard_like",
+enum { P_NAME, P_MATRIX, P_INTEGER, P_DIMS, P_INIT, P_INIT_VALUE, P_INIT_DATA, P_INIT_PATH,
+       P_SHARD_LIKE, P_CONSISTENCY, P_N };
+static const char *const param_keys[] = {"name",       "matrix",      "integer",
+                                         "dims",       "init",        "init_value",
+                                         "init_data",  "init_path",   "shard_like",
                                          "consistency"};
 
-/* param := {name, matrix, integer, dims: [program...], init, init_value | init_data,
- *           shard_like?, consistency} */
+/* param := {name, matrix, integer, dims: [program...], init,
+ *           init_value | init_data | init_path, shard_like?, consistency} */
 static bool load_param(struct load *L, const struct node *x, uint32_t i)
 {
     struct plan_param *p = &L->plan->params[i];
@@ -1278,9 +1279,16 @@ static bool load_param(struct load *L, const struct node *x, uint32_t i)
         } else {
             ok = false;
         }
+        ok = forbid(L, &m, P_INIT_PATH, "'init_path' goes with init file") && ok;
+    } else if (init == PLAN_INIT_FILE) {
+        p->init = PLAN_INIT_FILE;
+        ok = forbid(L, &m, P_INIT_VALUE, "'init_value' goes with init const or random") && ok;
+        ok = forbid(L, &m, P_INIT_DATA, "'init_data' goes with init data") && ok;
+        ok = m_str(L, &m, P_INIT_PATH, true, &p->init_path) && ok;
     } else if (init >= 0) {
         p->init = (enum plan_init)init;
         ok = forbid(L, &m, P_INIT_DATA, "'init_data' goes with init data") && ok;
+        ok = forbid(L, &m, P_INIT_PATH, "'init_path' goes with init file") && ok;
         if (m_num(L, &m, P_INIT_VALUE, true, &p->init_value)) {
             const struct node *v = m.val[P_INIT_VALUE];
             if (init == PLAN_INIT_RANDOM && !(p->init_value > 0)) {
@@ -1584,6 +1592,12 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
             if (o->kind != PLAN_VALUE_PARAM && !none)
                 error(L, kn->loc, "option '%s' of %s takes a parameter ('param')%s", o->key,
                       bi->name, optional ? " or \"\" ('str')" : "");
+            else if (o->kind == PLAN_VALUE_PARAM && bo->derived && o->ref >= 0 &&
+                     (uint32_t)o->ref < L->nparams && L->param_ok[o->ref] &&
+                     L->plan->params[o->ref].init == PLAN_INIT_FILE)
+                error(L, kn->loc,
+                      "parameter %d ('%s') cannot start from a file: %s derives it (%s)", o->ref,
+                      L->plan->params[o->ref].name, bi->name, bo->derived);
             break;
         case BOPT_DATA:
             if (o->kind != PLAN_VALUE_DATA && !none)

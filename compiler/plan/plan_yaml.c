@@ -352,6 +352,8 @@ static void params(struct emit *e, const struct ptm_plan *p)
         kv_word(e, "init", plan_init_name(q->init));
         if (q->init == PLAN_INIT_DATA)
             kv_int(e, "init_data", q->init_data);
+        else if (q->init == PLAN_INIT_FILE)
+            kv_str(e, "init_path", q->init_path);
         else
             kv_num(e, "init_value", q->init_value);
         if (q->shard_like >= 0)

@@ -453,8 +453,8 @@ bool data_check_value(struct data_rd *rd, int64_t line, const char *linestart, c
         if (v > 9007199254740992.0 || v < -9007199254740992.0)
             data_error(rd, line, col, "%s '%s' is too large for an int (beyond 2^53)", what, q);
         else
-            data_error(rd, line, col, "%s '%s' is not a whole number (the data is declared int)",
-                       what, q);
+            data_error(rd, line, col, "%s '%s' is not a whole number (%s is declared int)", what,
+                       q, rd->int_what ? rd->int_what : "the data");
         return false;
     }
     return true;
@@ -1141,8 +1141,7 @@ int ptm_data_read_mem(const char *buf, size_t len, const char *name, const char 
     return rc;
 }
 
-/* Open path for reading; "-" is stdin. A message in dg when it fails. */
-static int open_input(const char *path, const char *name, struct ptm_data_diags *dg, FILE **f)
+int data_open_input(const char *path, const char *name, struct ptm_data_diags *dg, FILE **f)
 {
     if (!strcmp(path, "-")) {
         *f = stdin;
@@ -1165,11 +1164,11 @@ int ptm_data_read(const char *path, const struct ptm_data_opts *o, struct ptm_da
     *out = NULL;
     const char *name = o->name ? o->name : strcmp(path, "-") ? path : "<stdin>";
     FILE *f = NULL, *vf = NULL;
-    int rc = open_input(path, name, dg, &f);
+    int rc = data_open_input(path, name, dg, &f);
     if (rc)
         return rc;
     if (o->format == PLAN_FORMAT_UCI && o->vocab) {
-        rc = open_input(o->vocab, o->vocab, dg, &vf);
+        rc = data_open_input(o->vocab, o->vocab, dg, &vf);
         if (rc)
             goto out_close;
     }

@@ -255,21 +255,36 @@ int ptm_data_read_mem(const char *buf, size_t len, const char *name, const char 
                       size_t vocab_len, const char *vocab_name, const struct ptm_data_opts *o,
                       struct ptm_data_diags *dg, struct ptm_dataset **out);
 
-/* ---- tables ------------------------------------------------------------- */
+/* ---- parameter values --------------------------------------------------- */
 
-/* A parameter's values as a run writes them (`output`): rows x cols,
- * row-major. */
-struct ptm_table {
-    int64_t rows, cols;
-    double *val; /* owned (ptm_free) */
+/* How to read a file of parameter values (ptm_data_read_values()). */
+struct ptm_values_opts {
+    bool integer;   /* values must be whole, |v| <= 2^53 */
+    int64_t lo, hi; /* keep rows lo .. hi-1 (those the file has); count the rest */
+    int64_t cols;   /* > 0: the columns wanted; a file of other width keeps no rows */
+    size_t chunk;   /* bytes per read; 0: 1 MiB (tests make it small) */
 };
 
-/* Read a table written by `output` (read_tsv.c): a row a line, the fields
- * of a line separated by tabs, every value a finite number (whole with
- * integer), every line as many fields as the first. "-" is stdin. Errors
- * "PATH:LINE:COL: error: ..." go to dg. Returns 0, PTM_EDATA, PTM_ENOENT,
- * PTM_EIO or PTM_ENOMEM; out is empty on failure. */
-int ptm_data_read_tsv(const char *path, bool integer, struct ptm_data_diags *dg,
-                      struct ptm_table *out);
+/* What a file of parameter values holds. */
+struct ptm_values {
+    int64_t rows, cols; /* of the whole file (rows: its non-blank lines) */
+    double *val;        /* the rows kept, row-major; owned (free with ptm_free()) */
+};
+
+/* Read a parameter's values as `output` writes them (runtime/engine/
+ * outputs.c): a row a line, a matrix's columns separated by tabs (spaces
+ * are accepted too), every line with as many values as the first, no
+ * blank lines; CRLF accepted. Values as data values (finite, decimal; with
+ * o->integer whole and at most 2^53). name names the file in messages
+ * (NULL: path). Returns 0 and *out, whose sizes the caller compares with
+ * the parameter's; or PTM_EDATA (messages "NAME:LINE:COL: error: ..." in
+ * dg), PTM_ENOENT or PTM_EIO ("cannot open" or a read error in dg) or
+ * PTM_ENOMEM, with *out empty. */
+int ptm_data_read_values(const char *path, const char *name, const struct ptm_values_opts *o,
+                         struct ptm_data_diags *dg, struct ptm_values *out);
+/* The same from a memory buffer. Borrows all. */
+int ptm_data_read_values_mem(const char *buf, size_t len, const char *name,
+                             const struct ptm_values_opts *o, struct ptm_data_diags *dg,
+                             struct ptm_values *out);
 
 #endif

@@ -61,6 +61,7 @@ struct data_rd {
     size_t vocab_len;
     const char *vocab_name;
     char quote[2][128]; /* data_quote() results */
+    const char *int_what; /* what is declared int, for messages; NULL: "the data" */
 };
 
 /* "FILE:LINE:COL: error: ..." into rd->dg; line 0: no line, col 0: no
@@ -73,6 +74,10 @@ void data_error_in(struct data_rd *rd, const char *name, int64_t line, int64_t c
 /* s[0..n) quoted for a message (at most about 40 bytes shown, other bytes
  * as \xNN); slot 0 or 1, valid until the next call with that slot. */
 const char *data_quote(struct data_rd *rd, int slot, const char *s, size_t n);
+
+/* Open path for reading ("-" is stdin). Returns 0, or PTM_ENOENT or
+ * PTM_EIO with "NAME: error: cannot open: REASON" in dg. */
+int data_open_input(const char *path, const char *name, struct ptm_data_diags *dg, FILE **f);
 
 /* Open a line reader over a FILE or a memory buffer. Returns 0 or PTM_ENOMEM. */
 int data_lines_open(struct data_lines *L, FILE *f, const char *mem, size_t memlen, size_t chunk,

@@ -60,6 +60,10 @@ struct ptm_run_opts {
     /* Where the job declares its update and objective ("job.ptm:LINE:COL"),
      * for the messages of a failing hook; NULL: unknown (a plan). */
     const char *update_at, *objective_at;
+    /* Where the job declares each parameter (indexed as plan->params), for
+     * the messages about a file a parameter starts from; NULL, or NULL
+     * entries: unknown (a plan). Borrows. */
+    const char *const *param_at;
     /* Limits of Lua hooks (lua_host.h); 0: the defaults. */
     size_t lua_mem;    /* bytes a worker's state may hold */
     long lua_budget;   /* instructions a call may run */
@@ -122,6 +126,18 @@ const double *ptm_run_history(const struct ptm_run *run, size_t *n);
  * returns its length, or -1 for no such parameter. Under MPI, of a
  * sharded parameter only this rank's rows. */
 int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap);
+
+/* For `ptm check --data`: read the file parameter p of plan starts from
+ * (init file; relative to plan->base_dir) and check its shape against the
+ * parameter's sizes computed from data (the plan's data sets as read,
+ * indexed as plan->data; NULL for labels, which take their data's rows).
+ * A size that depends on the number of workers is not checked. Sets *rows
+ * and *cols to what the file holds (0 when it cannot be read). Returns 0,
+ * or PTM_EDATA, PTM_ENOENT, PTM_EIO (messages in dg; a wrong shape at
+ * `at`, "job.ptm:LINE:COL", or at the file when at is NULL) or
+ * PTM_ENOMEM. */
+int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
+                         const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols);
 
 /* Install (on) or remove a SIGINT handler that makes running jobs stop
  * after the current round. */

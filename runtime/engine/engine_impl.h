@@ -424,6 +424,16 @@ int rt_make_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, si
  * scheduler. run is zeroed but for plan, opts, seed and P (lowered as a run
  * lowers it). Returns as ptm_run_new(); ptm_run_free() releases run. */
 int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
+/* Read the initial values of parameter p of plan from its file (init
+ * file, relative to plan->base_dir): rows lo .. hi-1 of a rows x cols
+ * parameter into *out (out->val: those rows, row-major; caller frees it
+ * with ptm_free()). A file of other rows or columns (rows or cols < 0: not
+ * checked) is an error at `at` ("job.ptm:LINE:COL", where the job declares
+ * the parameter; NULL: at the file). Returns 0, or PTM_EDATA, PTM_ENOENT,
+ * PTM_EIO (messages in dg) or PTM_ENOMEM, with *out empty. */
+int rt_read_param_file(const struct ptm_plan *plan, int32_t p, int64_t rows, int64_t cols,
+                       int64_t lo, int64_t hi, const char *at, struct ptm_data_diags *dg,
+                       struct ptm_values *out);
 /* Fill rd->off, rd->vars and rd->nvars from rd->blocks[0 .. rd->n). */
 void rt_expand_round(const struct ptm_run *run, struct rt_round *rd);
 /* The units (elements, rows or columns of the scheduled parameter) block

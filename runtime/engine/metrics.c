@@ -102,7 +102,7 @@ int rt_metrics_eval(struct ptm_run *run, char *err, size_t errlen)
     if (plan->nmetrics == 0)
         return 0;
     const struct ptm_model *model = run->model;
-    struct ptm_table *tables = rt_zalloc(plan->nparams, sizeof(*tables));
+    struct ptm_values *tables = rt_zalloc(plan->nparams, sizeof(*tables));
     if (!tables)
         return PTM_ENOMEM;
     int rc = 0;
@@ -131,7 +131,7 @@ int rt_metrics_eval(struct ptm_run *run, char *err, size_t errlen)
         } else {
             ptm_run_param(run, p, v, t->len);
         }
-        tables[p] = (struct ptm_table){t->rows, t->cols, v};
+        tables[p] = (struct ptm_values){.rows = t->rows, .cols = t->cols, .val = v};
     }
     if (rc == 0 && run->rank == 0) {
         /* one prediction a data set */

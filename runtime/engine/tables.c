@@ -22,6 +22,12 @@
 #include "ptm.h"
 #include "rng.h"
 
+/* The data sets `ptm check --data` has read, for the sizes of parameters. */
+struct check_dims {
+    const struct ptm_plan *plan;
+    struct ptm_dataset *const *data;
+};
+
 /* Read every data file of the plan. */
 static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
 {
@@ -335,8 +341,87 @@ static double *param_slot(struct ptm_run *run, int32_t p, int64_t e)
     return NULL;
 }
 
+/* path joined to the plan's base_dir, as data paths are. */
+static void plan_path(const struct ptm_plan *plan, const char *path, char *buf, size_t len)
+{
+    const char *base = plan->base_dir ? plan->base_dir : ".";
+    bool rel = path[0] != '/' && strcmp(base, ".") != 0;
+    snprintf(buf, len, rel ? "%s/%s" : "%.0s%s", base, path);
+}
+
+/* " (cols(X))": a size's expression, unless it is a bare number. */
+static void size_text(const struct prog *p, char *buf, size_t len)
+{
+    double v;
+    buf[0] = '\0';
+    if (p->text && p->text[0] && !prog_is_const(p, &v))
+        snprintf(buf, len, " (%s)", p->text);
+}
+
+int rt_read_param_file(const struct ptm_plan *plan, int32_t p, int64_t rows, int64_t cols,
+                       int64_t lo, int64_t hi, const char *at, struct ptm_data_diags *dg,
+                       struct ptm_values *out)
+{
+    const struct plan_param *pp = &plan->params[p];
+    char path[4096];
+    plan_path(plan, pp->init_path, path, sizeof(path));
+    struct ptm_values_opts o = {
+        .integer = pp->integer, .lo = lo, .hi = hi, .cols = cols > 0 ? cols : 0};
+    int rc = ptm_data_read_values(path, NULL, &o, dg, out);
+    if (rc != 0)
+        return rc;
+    /* the shape, at the declaration when the job says where it is */
+    char msg[8192], what[1024];
+    const char *where = at ? at : path;
+    if (rows >= 0 && out->rows != rows) {
+        size_text(&pp->dims[0], what, sizeof(what));
+        snprintf(msg, sizeof(msg), "%s: error: '%s' holds %lld row%s, %s needs %lld%s", where,
+                 pp->init_path, (long long)out->rows, out->rows == 1 ? "" : "s", pp->name,
+                 (long long)rows, what);
+        rt_diags_from_text(dg, msg);
+        rc = PTM_EDATA;
+    }
+    if (cols >= 0 && out->rows > 0 && out->cols != cols) {
+        if (pp->matrix)
+            size_text(&pp->dims[1], what, sizeof(what));
+        else
+            snprintf(what, sizeof(what), " (a vector: a value a line)");
+        snprintf(msg, sizeof(msg), "%s: error: '%s' holds %lld column%s, %s needs %lld%s", where,
+                 pp->init_path, (long long)out->cols, out->cols == 1 ? "" : "s", pp->name,
+                 (long long)cols, what);
+        rt_diags_from_text(dg, msg);
+        rc = PTM_EDATA;
+    }
+    if (rc != 0) {
+        ptm_free(out->val);
+        memset(out, 0, sizeof(*out));
+    }
+    return rc;
+}
+
+/* Initial values from the parameter's file: under MPI a sharded
+ * parameter's rank reads the rows of its own, the others every row. */
+static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags *dg)
+{
+    struct rt_param *t = &run->params[p];
+    const char *const *at = run->opts.param_at;
+    int64_t lo = t->shard_like >= 0 ? run->row0 : 0;
+    int64_t hi = t->shard_like >= 0 ? run->row0 + run->nrows : t->rows;
+    struct ptm_values v;
+    int rc = rt_read_param_file(run->plan, p, t->rows, t->cols, lo, hi, at ? at[p] : NULL, dg, &v);
+    if (rc != 0)
+        return rc;
+    for (int64_t e = lo * t->cols; e < hi * t->cols; e++) {
+        double *slot = param_slot(run, p, e);
+        if (slot)
+            *slot = v.val[e - lo * t->cols];
+    }
+    ptm_free(v.val);
+    return 0;
+}
+
 /* Sizes, storage and initial values of every parameter. */
-static int make_params(struct ptm_run *run, char *err, size_t errlen)
+static int make_params(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
     run->params = rt_zalloc(plan->nparams, sizeof(*run->params));
@@ -386,7 +471,10 @@ static int make_params(struct ptm_run *run, char *err, size_t errlen)
         }
         /* initial values, element by element in global order, so that they
          * depend neither on the number of workers nor on that of ranks */
-        if (pp->init == PLAN_INIT_DATA) {
+        if (pp->init == PLAN_INIT_FILE) {
+            if ((rc = init_from_file(run, (int32_t)p, dg)) != 0)
+                return rc;
+        } else if (pp->init == PLAN_INIT_DATA) {
             /* labels are the rank's own rows when their data is sharded */
             const struct ptm_vec *v = init_vector(run, pp->init_data);
             int64_t want = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
@@ -546,7 +634,7 @@ int rt_make_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, si
     run->w = rt_zalloc((size_t)run->P, sizeof(*run->w));
     if (!run->w)
         return PTM_ENOMEM;
-    if ((rc = make_shards(run, err, errlen)) != 0 || (rc = make_params(run, err, errlen)) != 0)
+    if ((rc = make_shards(run, err, errlen)) != 0 || (rc = make_params(run, dg, err, errlen)) != 0)
         return rc;
     return make_blocks(run, err, errlen);
 }
@@ -561,7 +649,7 @@ int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, s
     if (rc == 0)
         rc = choose_rows(run, err, errlen);
     if (rc == 0)
-        rc = make_params(run, err, errlen);
+        rc = make_params(run, dg, err, errlen);
     if (rc == 0)
         rc = make_blocks(run, err, errlen);
     return rc;
@@ -575,4 +663,42 @@ void rt_expand_round(const struct ptm_run *run, struct rt_round *rd)
 void rt_block_units(const struct ptm_run *run, int64_t b, int64_t *u0, int64_t *u1)
 {
     block_units(run, b, u0, u1);
+}
+
+/* rows(D) and cols(D) of the data sets as `ptm check --data` reads them. */
+static double check_dim_cb(void *ud, int32_t k, int axis)
+{
+    const struct ptm_plan *plan = ((const struct check_dims *)ud)->plan;
+    struct ptm_dataset *const *data = ((const struct check_dims *)ud)->data;
+    if (k < 0 || (uint32_t)k >= plan->ndata)
+        return NAN;
+    int32_t owner = plan->data[k].labels_of >= 0 ? plan->data[k].labels_of : k;
+    if (owner < 0 || (uint32_t)owner >= plan->ndata || !data[owner])
+        return NAN;
+    if (plan->data[k].labels_of >= 0)
+        return axis == 0 ? (double)ptm_dataset_rows(data[owner]) : 1;
+    return (double)(axis == 0 ? ptm_dataset_rows(data[owner]) : ptm_dataset_cols(data[owner]));
+}
+
+int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
+                         const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols)
+{
+    const struct plan_param *pp = &plan->params[p];
+    struct check_dims cd = {plan, data};
+    /* a size that reads `workers` is known only when the job runs: NaN */
+    double g[PROG_NGLOBALS];
+    for (int i = 0; i < PROG_NGLOBALS; i++)
+        g[i] = NAN;
+    struct prog_env env = {.globals = g, .ud = &cd, .dim = check_dim_cb};
+    int64_t want[2] = {-1, 1};
+    for (int k = 0; k < (pp->matrix ? 2 : 1); k++) {
+        double v = prog_eval(&pp->dims[k], &env);
+        want[k] = v >= 1 && v <= (double)PTM_DATA_DIM_MAX && v == floor(v) ? (int64_t)v : -1;
+    }
+    struct ptm_values vals;
+    int rc = rt_read_param_file(plan, p, want[0], want[1], 0, 0, at, dg, &vals);
+    *rows = vals.rows;
+    *cols = vals.cols;
+    ptm_free(vals.val);
+    return rc;
 }

@@ -114,7 +114,7 @@ const char *ptm_predict_param_path(const struct ptm_predict *pr, const char *key
     return p >= 0 && pr->paths[p] ? pr->paths[p] : "";
 }
 
-const struct ptm_table *ptm_predict_param(struct ptm_predict *pr, const char *key, bool required,
+const struct ptm_values *ptm_predict_param(struct ptm_predict *pr, const char *key, bool required,
                                           int *rc, char *err, size_t errlen)
 {
     *rc = 0;
@@ -154,7 +154,8 @@ const struct ptm_table *ptm_predict_param(struct ptm_predict *pr, const char *ke
         return NULL;
     }
     pr->paths[p] = path;
-    *rc = ptm_data_read_tsv(path, pp->integer, pr->dg, &pr->tables[p]);
+    struct ptm_values_opts vo = {.integer = pp->integer, .lo = 0, .hi = INT64_MAX};
+    *rc = ptm_data_read_values(path, NULL, &vo, pr->dg, &pr->tables[p]);
     if (*rc != 0) {
         snprintf(err, errlen, "cannot read %s from '%s'", pp->name, path);
         return NULL;
@@ -317,10 +318,10 @@ int ptm_predict_linear(struct ptm_predict *pr, const char *wkey, double **margin
 {
     *margin = NULL;
     int rc;
-    const struct ptm_table *w = ptm_predict_param(pr, wkey, true, &rc, err, errlen);
+    const struct ptm_values *w = ptm_predict_param(pr, wkey, true, &rc, err, errlen);
     if (!w)
         return rc;
-    const struct ptm_table *b = ptm_predict_param(pr, "intercept", false, &rc, err, errlen);
+    const struct ptm_values *b = ptm_predict_param(pr, "intercept", false, &rc, err, errlen);
     if (rc != 0)
         return rc;
     const char *wpath = ptm_predict_param_path(pr, wkey);

@@ -61,7 +61,7 @@ struct ptm_predict {
      * metrics): ptm_predict_release() leaves them alone. */
     bool borrowed;
     /* Private. */
-    struct ptm_table *tables; /* by parameter index; val NULL until read */
+    struct ptm_values *tables; /* by parameter index; val NULL until read */
     char **paths;             /* where each was read */
     struct ptm_dataset *data;
     struct ptm_data_diags *dg;
@@ -81,7 +81,7 @@ int ptm_predict_run(struct ptm_predict *pr, char *err, size_t errlen);
 /* For models. The parameter the update's option key names, read whole;
  * NULL when the option is absent and !required (an optional parameter
  * such as an intercept), or on failure (rc and err set). */
-const struct ptm_table *ptm_predict_param(struct ptm_predict *pr, const char *key,
+const struct ptm_values *ptm_predict_param(struct ptm_predict *pr, const char *key,
                                           bool required, int *rc, char *err, size_t errlen);
 /* Where the table of the parameter option key names was read. */
 const char *ptm_predict_param_path(const struct ptm_predict *pr, const char *key);

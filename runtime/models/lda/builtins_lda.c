@@ -6,14 +6,18 @@
 
 #include "builtins.h"
 
+#define LDA_COUNTS "the counts of its topic assignments, which no output holds"
+
 static const struct builtin_opt lda_opts[] = {
     OPT_POS("alpha", "0.1", HUGE_VAL),
     OPT_POS("beta", "0.01", HUGE_VAL),
     OPT_WORD("sampler", "dense", "dense|sparse|alias|plain"),
     OPT_REF("D", BOPT_DATA, "D"),
-    OPT_REF("nwk", BOPT_PARAM, "nwk"),
-    OPT_REF("nk", BOPT_PARAM, "nk"),
-    OPT_REF("ndk", BOPT_PARAM, "?ndk"), /* the document-topic counts, kept up to date */
+    /* The counts are those of topic assignments drawn at set-up; no output
+     * holds the assignments, so counts from a file could not match them. */
+    OPT_DERIVED("nwk", "nwk", LDA_COUNTS),
+    OPT_DERIVED("nk", "nk", LDA_COUNTS),
+    OPT_DERIVED("ndk", "?ndk", LDA_COUNTS), /* the document-topic counts, kept up to date */
     OPT_END,
 };
 

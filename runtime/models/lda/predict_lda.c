@@ -94,7 +94,7 @@ static void fold_in(struct fold *f, const int32_t *w, int64_t n)
 int lda_predict(struct ptm_predict *pr, char *err, size_t errlen)
 {
     int rc;
-    const struct ptm_table *nwk = ptm_predict_param(pr, "nwk", true, &rc, err, errlen);
+    const struct ptm_values *nwk = ptm_predict_param(pr, "nwk", true, &rc, err, errlen);
     if (!nwk)
         return rc;
     const struct ptm_dataset *ds = ptm_predict_data(pr, "D", &rc, err, errlen);

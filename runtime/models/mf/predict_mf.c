@@ -15,10 +15,10 @@
 int mf_predict(struct ptm_predict *pr, char *err, size_t errlen)
 {
     int rc;
-    const struct ptm_table *W = ptm_predict_param(pr, "W", true, &rc, err, errlen);
+    const struct ptm_values *W = ptm_predict_param(pr, "W", true, &rc, err, errlen);
     if (!W)
         return rc;
-    const struct ptm_table *H = ptm_predict_param(pr, "H", true, &rc, err, errlen);
+    const struct ptm_values *H = ptm_predict_param(pr, "H", true, &rc, err, errlen);
     if (!H)
         return rc;
     if (W->cols != H->cols) {
