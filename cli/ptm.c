@@ -511,6 +511,45 @@ static void find_hooks(struct ptm_source *src, const struct ast_job *job, struct
     }
 }
 
+enum input_kind { INPUT_JOB, INPUT_PLAN, INPUT_OTHER };
+
+/* What the text of path is, from its first word: a plan starts with its
+ * version key 'ptm_plan:' (after blank and '#' lines) or is named .yaml or
+ * .yml; a data file given as the job (below) is neither; the rest is
+ * parsed as a job spec. */
+static enum input_kind input_kind(const char *path, const char *text, size_t len)
+{
+    const char *p = text, *e = text + len;
+    if (e - p >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+        p += 3;
+    for (;;) {
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        if (p < e && *p == '#') {
+            while (p < e && *p != '\n')
+                p++;
+            continue;
+        }
+        break;
+    }
+    size_t n = strlen(path);
+    if ((size_t)(e - p) >= 9 && memcmp(p, "ptm_plan:", 9) == 0)
+        return INPUT_PLAN;
+    if ((n > 5 && strcmp(path + n - 5, ".yaml") == 0) ||
+        (n > 4 && strcmp(path + n - 4, ".yml") == 0))
+        return INPUT_PLAN;
+    if (p == e)
+        return INPUT_JOB; /* empty: the parser says so */
+    /* a number (libsvm, UCI, a CSV of numbers), '%' (MatrixMarket), or a
+     * word right before ',' or ':' (a CSV header, YAML) is data; a word
+     * may be a misspelt statement, which the parser names */
+    if (!isalpha((unsigned char)*p) && *p != '_')
+        return INPUT_OTHER;
+    while (p < e && (isalnum((unsigned char)*p) || *p == '_'))
+        p++;
+    return p < e && (*p == ',' || *p == ':') ? INPUT_OTHER : INPUT_JOB;
+}
+
 /* Read, parse and check one job; on success *plan is set, and *at when at
  * is not NULL. Returns an exit code; diagnostics are printed. */
 static int load_job(const char *path, const struct job_flags *f, struct ptm_plan **plan,
@@ -536,7 +575,19 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
     struct ast_job *job;
     char *dir = dir_of(path);
     /* A plan (YAML) is loaded and checked as the runtime would load it. */
-    bool is_plan = strncmp(src.text, "ptm_plan:", 9) == 0;
+    enum input_kind kind = input_kind(path, src.text, src.len);
+    bool is_plan = kind == INPUT_PLAN;
+    if (kind == INPUT_OTHER) {
+        if (!f->silent)
+            fprintf(stderr,
+                    "%s: error: not a job spec nor a plan: a job starts with 'job NAME', a "
+                    "plan with 'ptm_plan: %d' (is it a data file?)\n",
+                    src.name, PTM_PLAN_VERSION);
+        free(dir);
+        arena_release(&arena);
+        ptm_source_release(&src);
+        return PTM_EXIT_USAGE;
+    }
     if (!dir)
         rc = PTM_ENOMEM;
     else if (is_plan)

@@ -997,6 +997,34 @@ run help run
 want_rc 0; out_has "usage: ptm run"
 end
 
+begin "check --data: a device, a FIFO or a directory as data is refused at once, never read"
+mkdir -p "$T/special"
+mkfifo "$T/special/fifo"
+for src in /dev/zero "$T/special/fifo" "$T/special"; do
+    printf 'job s\ndata X : sparse matrix from "%s" format libsvm shard rows\nparam w : vector[cols(X)] = 0\nblocks b = w each 1\nschedule round_robin\nupdate lua "none.lua"\nstop when sweeps >= 1\n' "$src" >"$T/special/s.ptm"
+    printf 'function push(w, S) return {} end\nfunction pull(w, S, z) end\n' >"$T/special/none.lua"
+    timeout 20 "$PTM" check --data "$T/special/s.ptm" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    want_rc 4
+    err_has "data is read from a regular file (or '-', standard input)"
+done
+end
+
+begin "a data file given as the job: one line saying what it is not"
+printf '1 1:0.5 3:2\n-1 2:1\n' >"$T/special/d.svm"
+run run "$T/special/d.svm"
+want_rc 2
+err_is "$T/special/d.svm: error: not a job spec nor a plan: a job starts with 'job NAME', a plan with 'ptm_plan: 1' (is it a data file?)"
+printf 'job: x\n' >"$T/special/p.yaml"
+run check "$T/special/p.yaml"
+want_rc 3
+err_has "p.yaml:1:1: error: not a ptm plan: the mapping has no 'ptm_plan' key"
+printf '# a comment first\nptm_plan: 1\n' >"$T/special/q.txt"
+run check "$T/special/q.txt"
+want_rc 3
+err_has "the plan is truncated"
+end
+
 # ---- run: Lua updates under rotation and data_parallel -----------------------
 
 # examples/mf and examples/logreg with generated data, 5 sweeps, outputs in $T.

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arena.h"
 #include "data_impl.h"
@@ -1147,13 +1148,27 @@ int data_open_input(const char *path, const char *name, struct ptm_data_diags *d
         *f = stdin;
         return 0;
     }
+    struct data_rd rd;
+    memset(&rd, 0, sizeof(rd));
+    rd.dg = dg;
+    /* a device or a FIFO would be read forever or wait forever (/dev/zero,
+     * a pipe nobody writes): data is a file, or standard input */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *f = NULL;
+        data_error_in(&rd, name, 0, 0, "cannot read %s: data is read from a regular file (or "
+                                       "'-', standard input)",
+                      S_ISDIR(st.st_mode)    ? "a directory"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO"
+                      : S_ISCHR(st.st_mode)  ? "a character device"
+                      : S_ISBLK(st.st_mode)  ? "a block device"
+                                             : "a special file");
+        return PTM_EIO;
+    }
     *f = fopen(path, "rb");
     if (*f)
         return 0;
     int e = errno;
-    struct data_rd rd;
-    memset(&rd, 0, sizeof(rd));
-    rd.dg = dg;
     data_error_in(&rd, name, 0, 0, "cannot open: %s", strerror(e));
     return e == ENOENT ? PTM_ENOENT : PTM_EIO;
 }
