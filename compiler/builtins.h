@@ -35,6 +35,12 @@ struct builtin_opt {
     double lo, hi;     /* BOPT_NUM: the range allowed */
     bool lo_open;      /* BOPT_NUM: lo itself is not allowed */
     bool whole;        /* BOPT_NUM: a whole number */
+    bool scalar;       /* BOPT_PARAM: a parameter of one float value (vector[1]) */
+    /* An objective's option that must name what the update's option of the
+     * same key names (both absent, or the same), when the update is a
+     * builtin with that option: the objective measures the model the
+     * update fits. */
+    bool match;
 };
 
 struct builtin {
@@ -47,14 +53,17 @@ struct builtin {
 
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their
  * range (OPT_POS: lo excluded; OPT_WHOLE: whole numbers), references to a
- * data source or parameter, words; OPT_END ends a list of options and
- * BUILTIN_END a table. BUILTIN_POLICY(P) is the mask bit of policy P. */
-#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false}
-#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false}
-#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true}
-#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false}
-#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false}
-#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false}
+ * data source or parameter, words; OPT_SCALAR an optional parameter of
+ * one float value (an intercept) that the update and the objective name
+ * alike; OPT_END ends a list of options and BUILTIN_END a table.
+ * BUILTIN_POLICY(P) is the mask bit of policy P. */
+#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false, false, false}
+#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false, false, false}
+#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true, false, false}
+#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false, false, false}
+#define OPT_SCALAR(key) {key, BOPT_PARAM, "", NULL, 0, 0, false, false, true, true}
+#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false, false, false}
+#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false, false, false}
 #define BUILTIN_POLICY(p) (1u << PLAN_POLICY_##p)
 #define BUILTIN_END {NULL, 0, NULL, NULL, 0}
 
