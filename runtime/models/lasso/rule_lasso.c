@@ -336,7 +336,7 @@ static bool step_due(const struct ptm_run *run, int64_t *ups, int64_t *due, size
     *ups += (int64_t)n;
     if (*ups < *due)
         return false;
-    if (INTERCEPT_EVERY_SWEEP)
+    if (INTERCEPT_EVERY_SWEEP && run->nblocks > 0)
         *due = (*ups / run->nblocks + 1) * run->nblocks;
     return true;
 }
