@@ -78,11 +78,11 @@ int main(int argc, char **argv)
             int64_t left = B;
             while (left > 0) {
                 int64_t take = n - pos < left ? n - pos : left;
-                logreg_batch_add(&b, x, y, pos, pos + take, w);
+                logreg_batch_add(&b, x, y, pos, pos + take, w, NULL);
                 left -= take;
                 pos = (pos + take) % n;
             }
-            int64_t k = logreg_batch_step(&b, w, scale, eta, l2, 0, idx, inc);
+            int64_t k = logreg_batch_step(&b, w, scale, eta, l2, 0, idx, inc, NULL);
             for (int64_t q = 0; q < k; q++)
                 w[idx[q]] += inc[q];
             total += k;
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
         /* nnz of the rows visited: clocks * B rows, about nnz * clocks * B / n */
         double nnz = (double)x->nnz * (double)(clocks * B) / (double)n;
         rates[e] = nnz / t / 1e6;
-        double f = logreg_loss_part(x, y, 0, n, w) / (double)n + logreg_penalty(w, d, l2, 0);
+        double f = logreg_loss_part(x, y, 0, n, w, NULL) / (double)n + logreg_penalty(w, d, l2, 0);
         printf("sweep %d %.3f %.1f %.0f %.6f\n", e + 1, t, rates[e], (double)total / (double)clocks,
                f);
     }

@@ -62,7 +62,8 @@ for s in $STALE; do
     esac
     sed -e "s|\"data/train.svm\"|\"$tmp/data/train.svm\"|" -e "s|consistency ssp 2|consistency $cons|" \
         -e "s|minibatch 1000|minibatch $MINIBATCH|" -e "s|^stop when .*|stop when sweeps >= $SWEEPS|" \
-        -e "s|\"w.tsv\"|\"$tmp/w.tsv\"|" examples/logreg/logreg.ptm > "$tmp/job-$s.ptm"
+        -e "s|\"w.tsv\"|\"$tmp/w.tsv\"|" -e "s|\"b.tsv\"|\"$tmp/b.tsv\"|" \
+        examples/logreg/logreg.ptm > "$tmp/job-$s.ptm"
     grep -q "consistency $cons\$" "$tmp/job-$s.ptm" && grep -q "sweeps >= $SWEEPS\$" "$tmp/job-$s.ptm" ||
         { echo "ssp_bench: examples/logreg/logreg.ptm is not as expected" >&2; exit 1; }
 done

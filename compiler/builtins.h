@@ -39,6 +39,12 @@ struct builtin_opt {
      * own that no output holds, so a file cannot give them (`= from`): why,
      * for the message; NULL when it may start from a file. */
     const char *derived;
+    bool scalar; /* BOPT_PARAM: a parameter of one float value (vector[1]) */
+    /* An objective's option that must name what the update's option of the
+     * same key names (both absent, or the same), when the update is a
+     * builtin with that option: the objective measures the model the
+     * update fits. */
+    bool match;
 };
 
 struct builtin {
@@ -55,15 +61,18 @@ struct builtin {
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their
  * range (OPT_POS: lo excluded; OPT_WHOLE: whole numbers), references to a
  * data source or parameter (OPT_DERIVED: a parameter the rule computes,
- * which cannot start from a file), words; OPT_END ends a list of options and
- * BUILTIN_END a table. BUILTIN_POLICY(P) is the mask bit of policy P. */
-#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false, NULL}
-#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false, NULL}
-#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true, NULL}
-#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false, NULL}
-#define OPT_DERIVED(key, dflt, why) {key, BOPT_PARAM, dflt, NULL, 0, 0, false, false, why}
-#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false, NULL}
-#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false, NULL}
+ * which cannot start from a file), words; OPT_SCALAR an optional parameter
+ * of one float value (an intercept) that the update and the objective name
+ * alike; OPT_END ends a list of options and BUILTIN_END a table.
+ * BUILTIN_POLICY(P) is the mask bit of policy P. */
+#define OPT_NUM(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, false, NULL, false, false}
+#define OPT_POS(key, dflt, hi) {key, BOPT_NUM, dflt, NULL, 0, hi, true, false, NULL, false, false}
+#define OPT_WHOLE(key, dflt, lo, hi) {key, BOPT_NUM, dflt, NULL, lo, hi, false, true, NULL, false, false}
+#define OPT_REF(key, kind, dflt) {key, kind, dflt, NULL, 0, 0, false, false, NULL, false, false}
+#define OPT_DERIVED(key, dflt, why) {key, BOPT_PARAM, dflt, NULL, 0, 0, false, false, why, false, false}
+#define OPT_SCALAR(key) {key, BOPT_PARAM, "", NULL, 0, 0, false, false, NULL, true, true}
+#define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false, NULL, false, false}
+#define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false, NULL, false, false}
 #define BUILTIN_POLICY(p) (1u << PLAN_POLICY_##p)
 #define BUILTIN_END {NULL, 0, NULL, NULL, 0, NULL}
 

@@ -1154,6 +1154,14 @@ static void derived_from_file(struct sem *s, const struct builtin *bi,
                   bi->name, bo->derived);
 }
 
+/* A float vector of one value: what an intercept option names. */
+static bool is_scalar(const struct plan_param *p)
+{
+    double len;
+    return !p->matrix && !p->integer && p->shard_like < 0 && prog_is_const(&p->dims[0], &len) &&
+           len == 1;
+}
+
 static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
                                   const struct builtin *bi, struct plan_hook *h)
 {
@@ -1298,6 +1306,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
         case BOPT_PARAM: {
             enum sym_kind want = bo->kind == BOPT_DATA ? SYM_DATA : SYM_PARAM;
             po->kind = bo->kind == BOPT_DATA ? PLAN_VALUE_DATA : PLAN_VALUE_PARAM;
+            po->ref = -2; /* in error (reported) until resolved */
             if (!name) {
                 sem_error(s, where, "option '%s' takes the name of a %s", bo->key,
                           kind_word(want));
@@ -1316,9 +1325,65 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
             }
             po->ref = y->index;
             derived_from_file(s, bi, bo, y);
+            if (bo->scalar && !is_scalar(&s->plan->params[y->index])) {
+                sem_error(s, where, "option '%s' of %s names '%s', which is not a float vector[1]",
+                          bo->key, bi->name, name);
+                po->ref = -2;
+            }
             break;
         }
         }
+    }
+}
+
+/* The parameter of option key of a checked hook; -1 when the job left
+ * it out, -2 when it is in error (reported). */
+static int32_t hook_param(const struct plan_hook *h, const char *key)
+{
+    for (uint32_t i = 0; i < h->noptions; i++)
+        if (h->options[i].key && strcmp(h->options[i].key, key) == 0)
+            return h->options[i].kind == PLAN_VALUE_PARAM ? h->options[i].ref : -1;
+    return -2;
+}
+
+/* objective builtin NAME { KEY = PARAM } against update builtin NAME {
+ * KEY = PARAM }: an option the objective's table marks `match` names what
+ * the update's option of the same key names (both absent, or the same
+ * parameter), so that the objective measures the model the update fits. */
+static void check_hooks_match(struct sem *s, const struct ast_stmt *ust, const struct ast_stmt *ost)
+{
+    const struct plan_hook *u = &s->plan->update, *o = &s->plan->objective;
+    if (!ust || !ost || u->lua || o->lua || !u->builtin || !o->builtin)
+        return;
+    const struct builtin *ub = builtin_lookup(u->builtin), *ob = builtin_lookup(o->builtin);
+    if (!ub || !ob)
+        return;
+    for (const struct builtin_opt *bo = ob->opts; bo->key; bo++) {
+        if (!bo->match)
+            continue;
+        bool in_update = false;
+        for (const struct builtin_opt *q = ub->opts; q->key; q++)
+            in_update |= strcmp(q->key, bo->key) == 0;
+        if (!in_update)
+            continue;
+        int32_t a = hook_param(u, bo->key), b = hook_param(o, bo->key);
+        if (a == b || a == -2 || b == -2)
+            continue;
+        const struct ast_option *at = NULL;
+        for (const struct ast_option *q = ost->u.hook.options.head; q; q = q->next)
+            if (strcmp(q->key.name, bo->key) == 0)
+                at = q;
+        if (a < 0)
+            sem_error(s, at ? at->loc : ost->loc,
+                      "the objective has %s '%s' but update %s has none: give both the same",
+                      bo->key, s->plan->params[b].name, ub->name);
+        else if (b < 0)
+            sem_error(s, ost->loc, "%s needs the %s of update %s: add { %s = %s }", ob->name,
+                      bo->key, ub->name, bo->key, s->plan->params[a].name);
+        else
+            sem_error(s, at ? at->loc : ost->loc,
+                      "the objective's %s is '%s' but update %s's is '%s': give both the same",
+                      bo->key, s->plan->params[b].name, ub->name, s->plan->params[a].name);
     }
 }
 
@@ -1842,6 +1907,8 @@ static int build(struct sem *s, const struct ast_job *job)
     }
     plan->noutputs = nout;
     check_output_paths(s, job, nout);
+    if (one[AST_STMT_UPDATE] && one[AST_STMT_OBJECTIVE])
+        check_hooks_match(s, one[AST_STMT_UPDATE], one[AST_STMT_OBJECTIVE]);
     if (s->oom)
         goto out;
 

@@ -18,11 +18,12 @@ echo
 echo "== running the Lasso example on a generated problem (2000 x 1000, 10 true non-zeros)"
 "$ptm" gen lasso --seed 1 --out "$tmp/data" --rows 2000 --cols 1000 --density 0.02
 sed -e 's/every 10 rounds/every 1 sweeps/' -e "s|\"beta.tsv\"|\"$tmp/beta.tsv\"|" \
-    examples/lasso/lasso.ptm > "$tmp/lasso-run.ptm"
+    -e "s|\"b.tsv\"|\"$tmp/b.tsv\"|" examples/lasso/lasso.ptm > "$tmp/lasso-run.ptm"
 echo "   ptm run lasso.ptm --workers 2   (objective once a sweep; it must go down)"
 "$ptm" run "$tmp/lasso-run.ptm" --workers 2 2>&1 | sed 's/^/   /'
 echo "   recovered coefficients (estimate, true) where beta* is non-zero:"
 paste "$tmp/beta.tsv" "$tmp/data/beta_true.tsv" | awk '$2 != 0 { printf "     %9.4f %9.4f\n", $1, $2 }'
+echo "   intercept b (the labels have mean 0 here): $(cat "$tmp/b.tsv")"
 echo
 echo "== a job with mistakes (a misspelt statement, a misspelt type, an unclosed call)"
 sed -e 's/^param beta/parm beta/' -e 's/sparse matrix/sparse matirx/' \

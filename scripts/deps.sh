@@ -4,15 +4,18 @@
 #   --fuzz   also install clang and its sanitizer/fuzzer runtime (make fuzz,
 #            fuzz-plan, fuzz-data, fuzz-trace)
 #   --bench  also install the benchmarks' peers (make bench, make bench-peers):
-#            scikit-learn, R's glmnet, liblinear's command-line tools and gensim
+#            R's glmnet, liblinear's command-line tools and gensim (scikit-learn
+#            is installed always: the tests use it)
 set -eu
 
 pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
 pkgs="$pkgs librsvg2-bin libxml2-utils" # tests/cli.sh checks the SVG of ptm plan
+# tests/cli.sh checks the intercepts against scikit-learn (/usr/bin/python3)
+pkgs="$pkgs python3-sklearn python3-scipy python3-numpy"
 for arg in "$@"; do
     case "$arg" in
     --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
-    --bench) pkgs="$pkgs python3-sklearn python3-scipy python3-numpy r-cran-glmnet r-cran-matrix"
+    --bench) pkgs="$pkgs r-cran-glmnet r-cran-matrix"
         pkgs="$pkgs liblinear-tools python3-gensim" ;;
     *) echo "usage: scripts/deps.sh [--fuzz] [--bench]" >&2; exit 2 ;;
     esac

@@ -370,11 +370,13 @@ out_is '(job logreg)
 (data X (sparse matrix) (from "data/train.svm") (format libsvm) (shard rows))
 (data y (vector) (from labels(X)))
 (param w (vector [cols(X)]) (= 0) (consistency ssp 2))
+(param b (vector [1]) (= 0))
 (schedule data_parallel {(minibatch 1000)})
-(update builtin logreg_sgd {(rate rate) (l2 l2)})
-(objective builtin logloss {(l2 l2)} (every 1 sweeps))
+(update builtin logreg_sgd {(rate rate) (l2 l2) (intercept b)})
+(objective builtin logloss {(l2 l2) (intercept b)} (every 1 sweeps))
 (stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))
-(output w "w.tsv")'
+(output w "w.tsv")
+(output b "b.tsv")'
 end
 
 begin "--ast on a broken spec prints no tree"
@@ -822,7 +824,8 @@ end
 # ptm run: the Lasso example on a small generated problem.
 mkdir -p "$T/rd"
 sed -e "s|\"data/lasso.svm\"|\"$T/gd/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/rd/beta.tsv\"|" \
-    -e 's/every 10 rounds/every 1 sweeps/' examples/lasso/lasso.ptm >"$T/run.ptm"
+    -e "s|\"b.tsv\"|\"$T/rd/b.tsv\"|" -e 's/every 10 rounds/every 1 sweeps/' \
+    examples/lasso/lasso.ptm >"$T/run.ptm"
 
 begin "run: the Lasso example runs and writes beta.tsv"
 run run --workers 2 "$T/run.ptm"
@@ -848,16 +851,19 @@ head -n 1 "$T/rd/trace2.json" | grep -q '"workers": \[{"worker": 1, "blocks": \[
     no "no blocks and seconds for two workers"
 end
 
-# The same job with examples/lasso/lasso.lua as its update and objective.
+# The same job with examples/lasso/lasso.lua (which fits no intercept) as
+# its update and objective, and the built-in kernel without the intercept.
 sed -e 's|^update builtin lasso_cd.*|update lua "'"$PWD"'/examples/lasso/lasso.lua"|' \
-    -e 's|^objective builtin lasso_objective { lambda = lambda }|objective lua "'"$PWD"'/examples/lasso/lasso.lua" "objective"|' \
+    -e 's|^objective builtin lasso_objective {[^}]*}|objective lua "'"$PWD"'/examples/lasso/lasso.lua" "objective"|' \
     -e "s|\"$T/rd/beta.tsv\"|\"$T/rd/beta-lua.tsv\"|" "$T/run.ptm" >"$T/run-lua.ptm"
+sed -e 's/, intercept = b//' -e "s|\"$T/rd/beta.tsv\"|\"$T/rd/beta-noi.tsv\"|" "$T/run.ptm" \
+    >"$T/run-noi.ptm"
 
 begin "run: the Lua update reaches the built-in kernel's solution"
-run run --quiet --workers 2 "$T/run.ptm"
+run run --quiet --workers 2 "$T/run-noi.ptm"
 run run --quiet --workers 2 "$T/run-lua.ptm"
 want_rc 0; err_lacks "error"
-paste "$T/rd/beta.tsv" "$T/rd/beta-lua.tsv" |
+paste "$T/rd/beta-noi.tsv" "$T/rd/beta-lua.tsv" |
     awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad }' ||
     no "beta from lasso.lua differs from the kernel's by more than 1e-6"
 end
@@ -913,6 +919,7 @@ done
 "$PTM" gen logreg --seed 2 --out "$T/gs" --rows 2000 --cols 40 --density 0.2 --nonzeros 8 \
     >/dev/null 2>&1
 sed -e "s|\"data/train.svm\"|\"$T/gs/train.svm\"|" -e "s|\"w.tsv\"|\"$T/gs/w.tsv\"|" \
+    -e "s|\"b.tsv\"|\"$T/gs/b.tsv\"|" \
     -e 's/minibatch 1000/minibatch 100/' -e 's/sweeps >= 20/sweeps >= 3/' \
     examples/logreg/logreg.ptm >"$T/slow.ptm"
 while IFS='|' read -r args want; do
@@ -1039,7 +1046,7 @@ for f in mf mf_lua; do
 done
 for f in logreg logreg_lua; do
     sed -e 's/sweeps >= 20/sweeps >= 5/' -e "s|\"w.tsv\"|\"$T/lrl/w-$f.tsv\"|" \
-        "examples/logreg/$f.ptm" >"$T/lrl/$f.ptm"
+        -e "s|\"b.tsv\"|\"$T/lrl/b-$f.tsv\"|" "examples/logreg/$f.ptm" >"$T/lrl/$f.ptm"
 done
 upd_line=$(grep -n '^update' "$T/mfl/mf_lua.ptm" | cut -d: -f1)
 
@@ -1083,15 +1090,17 @@ end
 
 # method = svrg: the optimality conditions, checked here from w.tsv and the
 # data file (the subgradient of the mean loss plus the penalties, by awk).
+# b (-v b=) is the intercept: its condition is a zero mean of the slopes.
 cat >"$T/lrl/kkt.awk" <<'EOF'
 FNR == NR { w[NR] = $1; d = NR; next }
 {
-    y = $1 > 0 ? 1 : -1; m = 0
+    y = $1 > 0 ? 1 : -1; m = b
     for (k = 2; k <= NF; k++) { split($k, p, ":"); m += p[2] * w[p[1]] }
-    c = -y / (1 + exp(y * m)); n++
+    c = -y / (1 + exp(y * m)); n++; gb += c
     for (k = 2; k <= NF; k++) { split($k, p, ":"); g[p[1]] += c * p[2] }
 }
 END {
+    most = gb / n; if (most < 0) most = -most
     for (j = 1; j <= d; j++) {
         G = g[j] / n + l2 * w[j]
         if (w[j] > 0) v = G + l1; else if (w[j] < 0) v = G - l1
@@ -1103,15 +1112,16 @@ END {
 }
 EOF
 sed -e 's/minibatch 1000/minibatch 100/' -e 's/^stop when .*/stop when sweeps >= 80/' \
-    -e 's/{ rate = rate, l2 = l2 }/{ rate = 5, l2 = l2, l1 = l1, method = svrg }/' \
+    -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, l1 = l1, method = svrg, /' \
     -e 's/^const l2 = .*/&\nconst l1 = 0/' -e 's/-logreg\.tsv/-svrg.tsv/' \
-    "$T/lrl/logreg.ptm" >"$T/lrl/svrg.ptm"
+    -e "s|b-logreg\.tsv|b-svrg.tsv|" "$T/lrl/logreg.ptm" >"$T/lrl/svrg.ptm"
 for cfg in "1 0" "2 0" "2 0.01" "3 0.01"; do
     set -- $cfg
     begin "run: logreg_sgd { method = svrg } on $1 worker(s), l1 = $2: optimal to 1e-9 (KKT from w.tsv)"
     run run --quiet --workers "$1" --set l1="$2" "$T/lrl/svrg.ptm"
     want_rc 0; err_empty
-    kkt=$(awk -v l2=1e-4 -v l1="$2" -f "$T/lrl/kkt.awk" "$T/lrl/w-svrg.tsv" "$T/lrl/data/train.svm")
+    kkt=$(awk -v l2=1e-4 -v l1="$2" -v b="$(cat "$T/lrl/b-svrg.tsv")" -f "$T/lrl/kkt.awk" \
+        "$T/lrl/w-svrg.tsv" "$T/lrl/data/train.svm")
     awk -v v="$kkt" 'BEGIN { exit !(v != "" && v <= 1e-9) }' || no "KKT violation $kkt"
     end
 done
@@ -1121,6 +1131,74 @@ sed -e 's/method = svrg/method = newton/' "$T/lrl/svrg.ptm" >"$T/lrl/newton.ptm"
 run run --quiet "$T/lrl/newton.ptm"
 want_rc 3; err_has "error: option 'method' takes one of sgd|svrg"
 end
+
+# ---- run: the intercept against scikit-learn ---------------------------------
+# The Lasso and logistic regression examples fit an intercept; on data whose
+# labels are far from centred, ptm's optimum (its objective computed from
+# the outputs, not as ptm reports it) must be scikit-learn's to 1e-6.
+# scikit-learn's Lasso minimizes 1/(2n) |y - X w - b|^2 + alpha |w|_1, ptm's
+# lasso_objective with alpha = lambda; LogisticRegression (lbfgs, which
+# leaves the intercept unpenalised) minimizes C sum of losses + |w|^2 / 2,
+# which is ptm's logloss times C n when C = 1 / (n l2). Python is
+# /usr/bin/python3, where scripts/deps.sh installs python3-sklearn.
+mkdir -p "$T/sk"
+cat >"$T/sk/gap.py" <<'EOF'
+import sys
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+from sklearn.linear_model import Lasso, LogisticRegression
+
+kind, data, wfile, bfile, reg = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+w = np.loadtxt(wfile, ndmin=1)
+b = float(np.loadtxt(bfile))
+X, y = load_svmlight_file(data, n_features=w.size, zero_based=False)
+n = X.shape[0]
+if kind == "lasso":
+    f = lambda w, b: 0.5 / n * np.sum((y - X @ w - b) ** 2) + reg * np.abs(w).sum()
+    m = Lasso(alpha=reg, fit_intercept=True, tol=1e-15, max_iter=1000000).fit(X, y)
+else:
+    s = np.where(y > 0, 1.0, -1.0)
+    f = lambda w, b: np.mean(np.logaddexp(0, -s * (X @ w + b))) + 0.5 * reg * w @ w
+    m = LogisticRegression(C=1 / (n * reg), fit_intercept=True, tol=1e-14, max_iter=100000).fit(X, s)
+fs = f(m.coef_.ravel(), float(np.ravel(m.intercept_)[0]))
+print("%.2e %.10g %.10g" % ((f(w, b) - fs) / abs(fs), b, float(np.ravel(m.intercept_)[0])))
+EOF
+begin "scikit-learn is installed for /usr/bin/python3 (scripts/deps.sh)"
+/usr/bin/python3 -c 'import sklearn, numpy, scipy' 2>"$T/err" || no "$(tail -n 1 "$T/err")"
+end
+"$PTM" gen lasso --seed 1 --offset 10 --out "$T/sk/lasso" >/dev/null
+sed -e "s|\"data/lasso.svm\"|\"$T/sk/lasso/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/sk/beta.tsv\"|" \
+    -e "s|\"b.tsv\"|\"$T/sk/b.tsv\"|" -e 's/^stop when .*/stop when sweeps >= 3000 or rel_change(objective) < 1e-13/' \
+    examples/lasso/lasso.ptm >"$T/sk/lasso.ptm"
+sed -e 's/intercept = b }/intercept = b, within = sequential }/' "$T/sk/lasso.ptm" |
+    sed -e '/^objective/s/, within = sequential//' >"$T/sk/lasso-seq.ptm"
+for cfg in "lasso 1" "lasso 2" "lasso-seq 1" "lasso-seq 2"; do
+    set -- $cfg
+    begin "run: $1.ptm (intercept) on $2 worker(s): scikit-learn's Lasso objective to 1e-6 (offset 10)"
+    run run --quiet --workers "$2" "$T/sk/$1.ptm"
+    want_rc 0; err_empty
+    gap=$(/usr/bin/python3 "$T/sk/gap.py" lasso "$T/sk/lasso/lasso.svm" "$T/sk/beta.tsv" "$T/sk/b.tsv" 0.001)
+    name="$name: gap $gap"
+    awk -v v="${gap%% *}" 'BEGIN { if (v < 0) v = -v; exit !(v != "" && v <= 1e-6) }' || no "relative gap $gap"
+    end
+done
+"$PTM" gen logreg --seed 3 --out "$T/sk/lr" --rows 3000 --cols 200 >/dev/null
+# every third row made positive: about two thirds 1s, an intercept far from 0
+awk 'NR % 3 == 0 { $1 = 1 } { print }' "$T/sk/lr/train.svm" >"$T/sk/lr/skew.svm"
+sed -e "s|\"data/train.svm\"|\"$T/sk/lr/skew.svm\"|" -e "s|\"w.tsv\"|\"$T/sk/w.tsv\"|" \
+    -e "s|\"b.tsv\"|\"$T/sk/b.tsv\"|" -e 's/minibatch 1000/minibatch 100/' \
+    -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
+    -e 's/^stop when .*/stop when sweeps >= 300 or rel_change(objective) < 1e-14/' \
+    examples/logreg/logreg.ptm >"$T/sk/lr.ptm"
+for P in 1 3; do
+    begin "run: logreg_sgd { method = svrg } (intercept) on $P worker(s): scikit-learn's LogisticRegression objective to 1e-6"
+    run run --quiet --workers "$P" "$T/sk/lr.ptm"
+    want_rc 0; err_empty
+    gap=$(/usr/bin/python3 "$T/sk/gap.py" logreg "$T/sk/lr/skew.svm" "$T/sk/w.tsv" "$T/sk/b.tsv" 1e-4)
+    name="$name: gap $gap"
+    awk -v v="${gap%% *}" 'BEGIN { if (v < 0) v = -v; exit !(v != "" && v <= 1e-6) }' || no "relative gap $gap"
+    end
+done
 
 begin "run: a hook error under data_parallel ends every worker: exit 1, nothing written"
 printf 'function push(w, first, last, job)\n    if w.id == 2 and w.round == 2 then error("no luck") end\nend\n' >"$T/lrl/fail.lua"
@@ -1346,7 +1424,8 @@ end
 # A real run's trace, drawn as a dry run is.
 "$PTM" gen lasso --seed 1 --out "$T/pl/g" --rows 200 --cols 50 --density 0.1 >/dev/null 2>&1
 sed -e "s|\"data/lasso.svm\"|\"$T/pl/g/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/pl/beta.tsv\"|" \
-    -e 's/sweeps >= 100/sweeps >= 5/' examples/lasso/lasso.ptm >"$T/pl/run.ptm"
+    -e "s|\"b.tsv\"|\"$T/pl/b.tsv\"|" -e 's/sweeps >= 100/sweeps >= 5/' \
+    examples/lasso/lasso.ptm >"$T/pl/run.ptm"
 "$PTM" run --quiet --workers 2 --trace "$T/pl/trace.json" "$T/pl/run.ptm" 2>"$T/err"
 
 begin "plan --trace: a run's trace as a table and an SVG"
@@ -1538,6 +1617,25 @@ printf 'function push(w, blocks) return {} end\n' >"$P/nothing.lua"
 run check "$P/bad_metric.ptm"
 want_rc 3
 err_has "bad_metric.ptm:7:1: error: metrics come from a builtin update's model; a Lua update has none"
+end
+
+begin "predict lasso with an intercept: x . beta + b, so rmse^2 / 2 + lambda |beta|_1 is the objective"
+mkdir -p "$P/ic"
+run gen lasso --seed 8 --out "$P/ic/data" --rows 300 --cols 200 --density 0.05 --group 5 --nonzeros 8 --offset 10
+sed -e 's|^stop when .*|stop when sweeps >= 300 or rel_change(objective) < 1e-13|' \
+    -e 's|^schedule dynamic {|schedule round_robin { per_round 50 }\nschedule_unused {|' examples/lasso/lasso.ptm |
+    awk '/^schedule_unused \{/ { skip = 1; next } skip && /^\}/ { skip = 0; next } !skip' |
+    grep -v '^depend\|^priority\|^cost' >"$P/ic/lasso.ptm"
+(cd "$P/ic" && "$PTM_ABS" run --workers 1 lasso.ptm) >"$T/out" 2>"$T/err" || no "the run failed"
+obj=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+b=$(cat "$P/ic/b.tsv")
+awk -v b="$b" 'BEGIN { exit !(b > 9 && b < 11) }' || no "the intercept $b is not near the offset 10"
+run predict "$P/ic/lasso.ptm" --model "$P/ic" --data "$P/ic/data/lasso.svm"
+want_rc 0
+rmse=$(awk '$1 == "rmse" { print $2 }' "$T/out")
+l1=$(awk '{ s += ($1 < 0 ? -$1 : $1) } END { printf "%.17g", s }' "$P/ic/beta.tsv")
+awk -v r="$rmse" -v l1="$l1" -v f="$obj" 'BEGIN { g = r * r / 2 + 0.001 * l1; d = (g - f) / f;
+    if (d < 0) d = -d; exit !(d < 1e-8) }' || no "rmse $rmse with b does not give the objective $obj"
 end
 
 begin "predict: the predictions never replace an input (-o the data)"
@@ -1971,6 +2069,23 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         end
     done
 
+    # the Lasso example's intercept with the rows sharded over the ranks
+    run run --quiet --workers 1 "$T/sk/lasso.ptm"
+    cp "$T/sk/b.tsv" "$T/sk/b-threads.tsv"
+    for cfg in "2 1" "3 1" "2 2"; do
+        set -- $cfg
+        begin "mpirun -np $1, $2 thread(s) a rank, lasso.ptm (intercept): scikit-learn's objective to 1e-6, the threads' b to 1e-9"
+        mpirun_ptm "$1" run --quiet --workers "$2" "$T/sk/lasso.ptm"
+        want_rc 0
+        gap=$(/usr/bin/python3 "$T/sk/gap.py" lasso "$T/sk/lasso/lasso.svm" "$T/sk/beta.tsv" "$T/sk/b.tsv" 0.001)
+        name="$name: gap $gap"
+        awk -v v="${gap%% *}" 'BEGIN { if (v < 0) v = -v; exit !(v != "" && v <= 1e-6) }' || no "relative gap $gap"
+        paste "$T/sk/b.tsv" "$T/sk/b-threads.tsv" |
+            awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-9) bad = 1 } END { exit bad }' ||
+            no "b $(cat "$T/sk/b.tsv"), the threads' $(cat "$T/sk/b-threads.tsv")"
+        end
+    done
+
     begin "mpirun -np 2 with 2 threads a rank: the same beta as threads"
     run run --quiet --workers 2 "$T/mpi/builtin.ptm"
     cp "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv"
@@ -2091,7 +2206,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     # logistic regression, data-parallel over the ranks' stores: BSP, SSP 2, async
     "$PTM" gen logreg --seed 1 --out "$T/mpi/lr" --rows 3000 --cols 300 >/dev/null 2>&1
     for cons in "ssp 0" "ssp 2" "async"; do
-        sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" \
+        sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" -e "s|\"b.tsv\"|\"$T/mpi/b.tsv\"|" \
             -e "s|consistency ssp 2|consistency $cons|" -e "s|^stop when .*|stop when sweeps >= 60|" \
             examples/logreg/logreg.ptm >"$T/mpi/lr.ptm"
         run run --workers 2 "$T/mpi/lr.ptm"
@@ -2116,14 +2231,15 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     cmp -s "$T/mpi/w.tsv" "$T/mpi/w1.tsv" || no "w differs between two runs"
     end
     sed -e 's/minibatch 1000/minibatch 100/' \
-        -e 's/{ rate = rate, l2 = l2 }/{ rate = 5, l2 = l2, method = svrg }/' \
+        -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
         -e 's/^stop when .*/stop when sweeps >= 80/' "$T/mpi/bsp.ptm" >"$T/mpi/svrg.ptm"
     for cfg in "2 1" "2 2"; do
         set -- $cfg
         begin "mpirun -np $1, $2 thread(s) a rank, logreg_sgd { method = svrg }: optimal to 1e-9"
         mpirun_ptm "$1" run --quiet --workers "$2" "$T/mpi/svrg.ptm"
         want_rc 0
-        kkt=$(awk -v l2=1e-4 -v l1=0 -f "$T/lrl/kkt.awk" "$T/mpi/w.tsv" "$T/mpi/lr/train.svm")
+        kkt=$(awk -v l2=1e-4 -v l1=0 -v b="$(cat "$T/mpi/b.tsv")" -f "$T/lrl/kkt.awk" \
+            "$T/mpi/w.tsv" "$T/mpi/lr/train.svm")
         awk -v v="$kkt" 'BEGIN { exit !(v != "" && v <= 1e-9) }' || no "KKT violation $kkt"
         end
     done

@@ -57,6 +57,11 @@ static const char *data_file = "prob/lasso.svm"; /* what make_job_with reads */
 static struct ptm_dataset *nonneg, *spread;
 static const struct ptm_csc *nonneg_csc, *spread_csc;
 static double nonneg_lambda;
+/* The spread problem with 10 added to every label, and its lambda: a
+ * model without an intercept is far from it. */
+static struct ptm_dataset *offset;
+static const struct ptm_csc *offset_csc;
+static double offset_lambda;
 static char example_lua[4096]; /* absolute path of examples/lasso/lasso.lua */
 
 /* The rules and schedules a job runs under. */
@@ -340,6 +345,130 @@ START_TEST(test_never_diverges)
 }
 END_TEST
 
+/* The intercept (lasso_cd and lasso_objective { intercept = b }) under each
+ * way the workers share a round: at the end, the optimality conditions of
+ * the model with an intercept hold, computed here from beta and b over the
+ * whole matrix: the residual y - X beta - b has mean 0 (the condition on
+ * b) and the KKT conditions on beta; the objective never rises, and its
+ * last value is the one computed here. b starts at 0 or elsewhere (a warm
+ * start). */
+static const struct {
+    const char *schedule;
+    int P;
+    bool sequential;
+    double b0;
+} icpt[] = {
+    {"round_robin", 1, false, 0},
+    {"round_robin { per_round 40 }", 2, false, -3},
+    {"random { per_round 40 }", 3, false, 0},
+    {"dynamic { sample 37, active }", 2, false, 0},
+    {"round_robin { per_round 16 }", 1, true, 25},
+    {"round_robin { per_round 150 }", 2, true, 0},
+    {"round_robin { per_round 16 }", 3, true, 0}, /* rounds on the first worker alone */
+    {"random { per_round 8 }", 2, true, 0},
+};
+
+static void make_intercept_job(const char *schedule, bool sequential, double b0)
+{
+    snprintf(job_text, sizeof(job_text),
+             "job t\n"
+             "const lambda = %.17g\n"
+             "data X : sparse matrix from \"offset/lasso.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param beta : vector[cols(X)] = 0\n"
+             "param b : vector[1] = %.17g\n"
+             "param r : vector[rows(X)] = y shard like X\n"
+             "blocks coef = beta each 1\n"
+             "schedule %s\n"
+             "update builtin lasso_cd { lambda = lambda, intercept = b%s }\n"
+             "objective builtin lasso_objective { lambda = lambda, intercept = b } every 1 sweeps\n"
+             "stop when sweeps >= 999 or rel_change(objective) < 1e-13\n",
+             offset_lambda, b0, schedule, sequential ? ", within = sequential" : "");
+}
+
+START_TEST(test_intercept)
+{
+    const struct ptm_csc *c = offset_csc;
+    int64_t n = c->nrows, d = c->ncols;
+    make_intercept_job(icpt[_i].schedule, icpt[_i].sequential, icpt[_i].b0);
+    if (strstr(icpt[_i].schedule, "random"))
+        stop_after(400);
+    struct ptm_plan *plan = compile_job();
+    make_job();
+    double *beta = calloc((size_t)d, sizeof(double)), b;
+    double *r = calloc((size_t)n, sizeof(double)), *g = calloc((size_t)d, sizeof(double));
+    ck_assert(beta && r && g);
+    struct ptm_run *run;
+    run_plan(plan, icpt[_i].P, beta, &run);
+    ck_assert_int_eq(ptm_run_param(run, 1, &b, 1), 1);
+    lasso_residual(c, offset->labels.val, beta, r);
+    double mean = 0, f = 0;
+    for (int64_t i = 0; i < n; i++) {
+        r[i] -= b;
+        mean += r[i];
+        f += r[i] * r[i];
+    }
+    mean /= (double)n;
+    f = f / (2.0 * (double)n) + lasso_penalty(beta, d, offset_lambda);
+    lasso_grad_part(c, r, g);
+    double kkt = lasso_kkt(g, beta, d, n, offset_lambda, NULL);
+    ck_assert_msg(fabs(mean) < 1e-10, "%s P=%d: mean of y - X beta - b is %g", icpt[_i].schedule,
+                  icpt[_i].P, mean);
+    ck_assert_msg(kkt < 1e-6, "%s P=%d: KKT residual %g", icpt[_i].schedule, icpt[_i].P, kkt);
+    ck_assert_msg(b > 9 && b < 11, "%s P=%d: b = %g, the labels' offset is 10", icpt[_i].schedule,
+                  icpt[_i].P, b);
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_uint_ge(nh, 3);
+    for (size_t k = 1; k < nh; k++)
+        if (!(h[k] <= h[k - 1] + 1e-14 * fabs(h[k - 1])))
+            ck_abort_msg("%s P=%d: objective rose from %.17g to %.17g at evaluation %zu",
+                         icpt[_i].schedule, icpt[_i].P, h[k - 1], h[k], k);
+    ck_assert_msg(fabs(h[nh - 1] - f) <= 1e-12 * f, "%s P=%d: objective %.17g, here %.17g",
+                  icpt[_i].schedule, icpt[_i].P, h[nh - 1], f);
+    struct ptm_run_stats st;
+    ptm_run_stats(run, &st);
+    if (tu_verbose())
+        printf("intercept %s%s P=%d: %lld sweeps, %lld damped, b %.12g, mean(r) %.3g, KKT %.3g, "
+               "objective %.12g\n",
+               icpt[_i].schedule, icpt[_i].sequential ? " (sequential)" : "", icpt[_i].P,
+               (long long)st.sweeps, (long long)st.damped, b, mean, kkt, st.objective);
+    ptm_run_free(run);
+    plan_free(plan);
+    free(beta);
+    free(r);
+    free(g);
+}
+END_TEST
+
+/* With an intercept too, rounds split by rows give the same bits on one,
+ * two and three workers. */
+START_TEST(test_intercept_deterministic)
+{
+    int64_t d = offset_csc->ncols;
+    make_intercept_job("random { per_round 40 }", false, 0);
+    stop_after(20);
+    struct ptm_plan *plan = compile_job();
+    make_job();
+    double *beta[3], b[3];
+    for (int P = 1; P <= 3; P++) {
+        struct ptm_run *run;
+        ck_assert_ptr_nonnull(beta[P - 1] = calloc((size_t)d, sizeof(double)));
+        run_plan(plan, P, beta[P - 1], &run);
+        ck_assert_int_eq(ptm_run_param(run, 1, &b[P - 1], 1), 1);
+        ptm_run_free(run);
+    }
+    for (int P = 2; P <= 3; P++) {
+        ck_assert_msg(b[P - 1] == b[0], "P=%d: b %.17g, on 1 worker %.17g", P, b[P - 1], b[0]);
+        ck_assert_msg(memcmp(beta[P - 1], beta[0], (size_t)d * sizeof(double)) == 0,
+                      "P=%d: beta differs from 1 worker's", P);
+    }
+    for (int P = 0; P < 3; P++)
+        free(beta[P]);
+    plan_free(plan);
+}
+END_TEST
+
 /* One worker twice, and a plan through YAML on two workers against the
  * fresh plan on two: the same bits. The kernel splits rounds by columns,
  * so one, two and three workers give the same bits too, under random
@@ -618,6 +747,8 @@ static Suite *engine_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_solves_lasso, 0, (int)PTM_ARRAY_LEN(solves));
     tcase_add_loop_test(tc, test_never_diverges, 0, (int)PTM_ARRAY_LEN(damped));
+    tcase_add_loop_test(tc, test_intercept, 0, (int)PTM_ARRAY_LEN(icpt));
+    tcase_add_test(tc, test_intercept_deterministic);
     tcase_add_test(tc, test_lua_matches_builtin);
     tcase_add_test(tc, test_sequential_is_cyclic);
     tcase_add_test(tc, test_deterministic);
@@ -646,6 +777,9 @@ static int setup(void)
     /* the same problem with its columns spread (the default of ptm gen) */
     o.grouped = false;
     if (mkdir("spread", 0777) != 0 || ptm_gen_lasso(&o, "spread") != 0)
+        return -1;
+    o.offset = 10;
+    if (mkdir("offset", 0777) != 0 || ptm_gen_lasso(&o, "offset") != 0)
         return -1;
     struct ptm_data_opts dopt = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
     struct ptm_data_diags dg;
@@ -691,6 +825,24 @@ static int setup(void)
     }
     lasso_grad_part(nonneg_csc, nonneg->labels.val, g);
     nonneg_lambda = 0.02 * lasso_lambda_max(g, nonneg_csc->ncols, nonneg_csc->nrows);
+    ptm_data_diags_init(&dg);
+    rc = ptm_data_read("offset/lasso.svm", &dopt, &dg, &offset);
+    ptm_data_diags_release(&dg);
+    double *yc = rc == 0 ? calloc((size_t)offset->labels.n, sizeof(double)) : NULL;
+    if (!yc || ptm_dataset_csc(offset, &offset_csc) != 0) {
+        free(g);
+        free(yc);
+        return -1;
+    }
+    /* with an intercept, lambda_max is that of the centred labels */
+    double ybar = 0;
+    for (int64_t i = 0; i < offset_csc->nrows; i++)
+        ybar += offset->labels.val[i] / (double)offset_csc->nrows;
+    for (int64_t i = 0; i < offset_csc->nrows; i++)
+        yc[i] = offset->labels.val[i] - ybar;
+    lasso_grad_part(offset_csc, yc, g);
+    offset_lambda = 0.1 * lasso_lambda_max(g, offset_csc->ncols, offset_csc->nrows);
+    free(yc);
     free(g);
     make_job();
     return 0;
@@ -720,6 +872,7 @@ int main(void)
     ptm_dataset_free(prob);
     ptm_dataset_free(nonneg);
     ptm_dataset_free(spread);
+    ptm_dataset_free(offset);
     tu_remove_tree(dir);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

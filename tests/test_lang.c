@@ -630,16 +630,18 @@ static const struct example_row example_rows[] = {
      "(data X (sparse matrix) (from \"data/lasso.svm\") (format libsvm) (shard rows))\n"
      "(data y (vector) (from labels(X)))\n"
      "(param beta (vector [cols(X)]) (= 0))\n"
+     "(param b (vector [1]) (= 0))\n"
      "(param r (vector [rows(X)]) (= y) (shard like X))\n"
      "(blocks coef beta each 1)\n"
      "(depend coef(i) coef(j) (> abs(cos(col(X, i), col(X, j))) 0.3))\n"
      "(priority coef(j) abs(delta(beta[j])))\n"
      "(cost coef(j) nnz(col(X, j)))\n"
      "(schedule dynamic {(sample 1000) (active) (keep independent) (balance) (pipeline 1)})\n"
-     "(update builtin lasso_cd {(lambda lambda)})\n"
-     "(objective builtin lasso_objective {(lambda lambda)} (every 1 sweeps))\n"
+     "(update builtin lasso_cd {(lambda lambda) (intercept b)})\n"
+     "(objective builtin lasso_objective {(lambda lambda) (intercept b)} (every 1 sweeps))\n"
      "(stop (or (or (>= sweeps 100) (< rel_change(objective) 1e-07)) (> seconds 600s)))\n"
-     "(output beta \"beta.tsv\")\n"},
+     "(output beta \"beta.tsv\")\n"
+     "(output b \"b.tsv\")\n"},
     {"examples/lda/lda.ptm",
      "(job lda)\n"
      "(const topics 100)\n"
@@ -661,11 +663,13 @@ static const struct example_row example_rows[] = {
      "(data X (sparse matrix) (from \"data/train.svm\") (format libsvm) (shard rows))\n"
      "(data y (vector) (from labels(X)))\n"
      "(param w (vector [cols(X)]) (= 0) (consistency ssp 2))\n"
+     "(param b (vector [1]) (= 0))\n"
      "(schedule data_parallel {(minibatch 1000)})\n"
-     "(update builtin logreg_sgd {(rate rate) (l2 l2)})\n"
-     "(objective builtin logloss {(l2 l2)} (every 1 sweeps))\n"
+     "(update builtin logreg_sgd {(rate rate) (l2 l2) (intercept b)})\n"
+     "(objective builtin logloss {(l2 l2) (intercept b)} (every 1 sweeps))\n"
      "(stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))\n"
-     "(output w \"w.tsv\")\n"},
+     "(output w \"w.tsv\")\n"
+     "(output b \"b.tsv\")\n"},
     {"examples/mf/mf.ptm",
      "(job mf)\n"
      "(const rank 20)\n"

@@ -454,7 +454,7 @@ static void sim_clock(struct sim *s)
         memset(s->mu, 0, (size_t)d * sizeof(double));
         for (int p = 0; p < s->P; p++)
             logreg_anchor_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master,
-                               s->margin, s->mu);
+                               s->margin, s->mu, NULL, NULL);
         for (int64_t j = 0; j < d; j++)
             s->mu[j] /= (double)s->pb->n;
     }
@@ -473,10 +473,10 @@ static void sim_clock(struct sim *s)
             int64_t take = rows - s->pos[p] < left ? rows - s->pos[p] : left;
             if (s->vr)
                 logreg_batch_add_vr(&s->b[p], s->pb->x, s->pb->y, lo + s->pos[p],
-                                    lo + s->pos[p] + take, s->view, s->margin);
+                                    lo + s->pos[p] + take, s->view, s->margin, NULL);
             else
                 logreg_batch_add(&s->b[p], s->pb->x, s->pb->y, lo + s->pos[p],
-                                 lo + s->pos[p] + take, s->view);
+                                 lo + s->pos[p] + take, s->view, NULL);
             left -= take;
             s->pos[p] = (s->pos[p] + take) % rows;
         }
@@ -484,13 +484,13 @@ static void sim_clock(struct sim *s)
             /* dense increments, listed as column j at j */
             int64_t olo, ohi;
             logreg_owned(d, p, s->P, &olo, &ohi);
-            logreg_vr_step(&s->b[p], s->view, s->mu, eta, s->l2, s->l1, olo, ohi, s->inc[p]);
+            logreg_vr_step(&s->b[p], s->view, s->mu, eta, s->l2, s->l1, olo, ohi, s->inc[p], NULL);
             for (int64_t j = 0; j < d; j++)
                 s->idx[p][j] = (int32_t)j;
             s->ninc[p] = d;
         } else {
             s->ninc[p] = logreg_batch_step(&s->b[p], s->view, s->scale, eta, s->l2, s->l1,
-                                           s->idx[p], s->inc[p]);
+                                           s->idx[p], s->inc[p], NULL);
         }
         double *mine = s->own[p][c % (S + 1)];
         memset(mine, 0, (size_t)d * sizeof(double));
@@ -509,7 +509,8 @@ static double sim_objective(const struct sim *s)
 {
     double loss = 0;
     for (int p = 0; p < s->P; p++)
-        loss += logreg_loss_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master);
+        loss +=
+            logreg_loss_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master, NULL);
     return loss / (double)s->pb->n + logreg_penalty(s->master, s->pb->d, s->l2, s->l1);
 }
 
@@ -517,8 +518,9 @@ static double sim_kkt(const struct sim *s)
 {
     double *g = dvec(s->pb->d);
     for (int p = 0; p < s->P; p++)
-        logreg_grad_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master, g);
-    double v = logreg_kkt(g, s->master, s->pb->d, s->pb->n, s->l2, s->l1, NULL);
+        logreg_grad_part(s->pb->x, s->pb->y, s->bounds[p], s->bounds[p + 1], s->master, g, NULL,
+                         NULL);
+    double v = logreg_kkt(g, s->master, s->pb->d, s->pb->n, s->l2, s->l1, NULL, NULL);
     free(g);
     return v;
 }
@@ -574,8 +576,8 @@ START_TEST(test_step_by_hand)
     struct logreg_batch b;
     ck_assert_int_eq(logreg_batch_init(&b, 4), 0);
     /* Rows 1 .. 2 then 0: a wrapped batch. */
-    logreg_batch_add(&b, &x, y, 1, 3, w);
-    logreg_batch_add(&b, &x, y, 0, 1, w);
+    logreg_batch_add(&b, &x, y, 1, 3, w, NULL);
+    logreg_batch_add(&b, &x, y, 0, 1, w, NULL);
     ck_assert_int_eq(b.rows, 3);
     ck_assert_int_eq(b.ntouched, 3);
     ck_assert(b.touched[0] == 1 && b.touched[1] == 0 && b.touched[2] == 2);
@@ -586,7 +588,7 @@ START_TEST(test_step_by_hand)
     double g[4] = {s0 * 1 + s2 * 4, s1 * 3, s0 * 2, 0};
     int32_t idx[4];
     double inc[4], eta = 0.3, l2 = 0.1, l1 = 0.05;
-    int64_t n = logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc);
+    int64_t n = logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc, NULL);
     ck_assert_int_eq(n, 3);
     int64_t m[4] = {2, 1, 1, 0};
     for (int k = 0; k < 3; k++) {
@@ -602,16 +604,16 @@ START_TEST(test_step_by_hand)
     ck_assert_int_eq(b.ntouched, 0);
     for (int j = 0; j < 4; j++)
         ck_assert(b.g[j] == 0 && b.m[j] == 0);
-    ck_assert_int_eq(logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc), 0);
+    ck_assert_int_eq(logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc, NULL), 0);
     /* A weight pinned at zero by l1 gives no increment. */
     double w0[4] = {0, 0, 0, 0};
-    logreg_batch_add(&b, &x, y, 1, 2, w0); /* row 1: column 1, g = 0.5 * 3 */
-    ck_assert_int_eq(logreg_batch_step(&b, w0, scale, 0.1, 0, 1, idx, inc), 0);
+    logreg_batch_add(&b, &x, y, 1, 2, w0, NULL); /* row 1: column 1, g = 0.5 * 3 */
+    ck_assert_int_eq(logreg_batch_step(&b, w0, scale, 0.1, 0, 1, idx, inc, NULL), 0);
     /* The loss and the gradient parts against the sums above. */
-    ck_assert(fabs(logreg_loss_part(&x, y, 0, 3, w) - loss) <= 1e-15);
+    ck_assert(fabs(logreg_loss_part(&x, y, 0, 3, w, NULL) - loss) <= 1e-15);
     double gp[4] = {0, 0, 0, 0};
-    logreg_grad_part(&x, y, 0, 2, w, gp);
-    logreg_grad_part(&x, y, 2, 3, w, gp);
+    logreg_grad_part(&x, y, 0, 2, w, gp, NULL, NULL);
+    logreg_grad_part(&x, y, 2, 3, w, gp, NULL, NULL);
     for (int j = 0; j < 4; j++)
         ck_assert(fabs(gp[j] - g[j]) <= 1e-15);
     ck_assert(fabs(logreg_penalty(w, 4, 0.1, 0.05) - (0.05 * (0.25 + 1 + 0.0625) + 0.05 * 1.75)) <=
@@ -640,7 +642,7 @@ START_TEST(test_kkt_rows)
 {
     int64_t worst = -2;
     double v = logreg_kkt(kkt_rows[_i].g, kkt_rows[_i].w, 3, kkt_rows[_i].n, kkt_rows[_i].l2,
-                          kkt_rows[_i].l1, &worst);
+                          kkt_rows[_i].l1, &worst, NULL);
     ck_assert_msg(fabs(v - kkt_rows[_i].want) < 1e-15, "row %d: got %g, want %g", _i, v,
                   kkt_rows[_i].want);
     if (kkt_rows[_i].want > 0)
@@ -669,19 +671,19 @@ START_TEST(test_full_batch)
     double f_prev = INFINITY;
     int it;
     for (it = 0; it < 20000; it++) {
-        logreg_batch_add(&b, pb.x, pb.y, 0, pb.n, w);
+        logreg_batch_add(&b, pb.x, pb.y, 0, pb.n, w, NULL);
         double f = b.loss / (double)pb.n + logreg_penalty(w, d, l2, l1);
         EXPECT(f <= f_prev * (1 + 1e-14));
         f_prev = f;
-        int64_t n = logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc);
+        int64_t n = logreg_batch_step(&b, w, scale, eta, l2, l1, idx, inc, NULL);
         for (int64_t k = 0; k < n; k++)
             w[idx[k]] += inc[k];
         if (n == 0)
             break;
         if (it % 100 == 99) {
             memset(g, 0, (size_t)d * sizeof(*g));
-            logreg_grad_part(pb.x, pb.y, 0, pb.n, w, g);
-            if (logreg_kkt(g, w, d, pb.n, l2, l1, NULL) <= 1e-10)
+            logreg_grad_part(pb.x, pb.y, 0, pb.n, w, g, NULL, NULL);
+            if (logreg_kkt(g, w, d, pb.n, l2, l1, NULL, NULL) <= 1e-10)
                 break;
         }
     }
@@ -815,7 +817,7 @@ START_TEST(test_vr_by_hand)
     struct ptm_csr x = {3, 4, 4, rowptr, colind, val};
     double wa[4] = {0.5, 0, -1, 0.25}, w[4] = {0.25, 0.5, -0.5, 0.001};
     double margin[3] = {9, 9, 9}, g[4] = {0, 0, 0, 0};
-    logreg_anchor_part(&x, y, 0, 3, wa, margin, g);
+    logreg_anchor_part(&x, y, 0, 3, wa, margin, g, NULL, NULL);
     ck_assert(margin[0] == -1.5 && margin[1] == 0 && margin[2] == 2);
     /* dloss/dm = -y / (1 + exp(y m)) */
     double a0 = -1 / (1 + exp(-1.5)), a1 = 1 / (1 + exp(0.0)), a2 = -1 / (1 + exp(2.0));
@@ -827,8 +829,8 @@ START_TEST(test_vr_by_hand)
         mu[j] = g[j] / 3;
     struct logreg_batch b;
     ck_assert_int_eq(logreg_batch_init(&b, 4), 0);
-    logreg_batch_add_vr(&b, &x, y, 2, 3, w, margin);
-    logreg_batch_add_vr(&b, &x, y, 0, 1, w, margin);
+    logreg_batch_add_vr(&b, &x, y, 2, 3, w, margin, NULL);
+    logreg_batch_add_vr(&b, &x, y, 0, 1, w, margin, NULL);
     ck_assert_int_eq(b.rows, 2);
     /* at w: row 0: 0.25 - 1 = -0.75; row 2: 1 */
     double c0 = -1 / (1 + exp(-0.75)) - a0, c2 = -1 / (1 + exp(1.0)) - a2;
@@ -839,7 +841,7 @@ START_TEST(test_vr_by_hand)
     int64_t lo, hi;
     logreg_owned(4, 0, 2, &lo, &hi);
     ck_assert(lo == 0 && hi == 2);
-    logreg_vr_step(&b, w, mu, eta, l2, l1, lo, hi, inc);
+    logreg_vr_step(&b, w, mu, eta, l2, l1, lo, hi, inc, NULL);
     for (int j = 0; j < 4; j++) {
         double v = w[j] - eta * (gb[j] / 2 + mu[j]);
         double nw = soft(v, eta * l1) / (1 + eta * l2);
@@ -849,18 +851,18 @@ START_TEST(test_vr_by_hand)
     /* column 3: no row, no anchor gradient; l1 sets it to zero, which the
      * second worker does, not this one */
     ck_assert(inc[3] == 0);
-    logreg_batch_add_vr(&b, &x, y, 2, 3, w, margin);
-    logreg_batch_add_vr(&b, &x, y, 0, 1, w, margin);
+    logreg_batch_add_vr(&b, &x, y, 2, 3, w, margin, NULL);
+    logreg_batch_add_vr(&b, &x, y, 0, 1, w, margin, NULL);
     logreg_owned(4, 1, 2, &lo, &hi);
     ck_assert(lo == 2 && hi == 4);
-    logreg_vr_step(&b, w, mu, eta, l2, l1, lo, hi, inc);
+    logreg_vr_step(&b, w, mu, eta, l2, l1, lo, hi, inc, NULL);
     ck_assert(inc[3] == -0.001);
     ck_assert_int_eq(b.rows, 0);
     for (int j = 0; j < 4; j++)
         ck_assert(b.g[j] == 0);
     /* At the anchor itself the step is the proximal gradient step. */
-    logreg_batch_add_vr(&b, &x, y, 0, 3, wa, margin);
-    logreg_vr_step(&b, wa, mu, eta, l2, l1, 0, 4, inc);
+    logreg_batch_add_vr(&b, &x, y, 0, 3, wa, margin, NULL);
+    logreg_vr_step(&b, wa, mu, eta, l2, l1, 0, 4, inc, NULL);
     for (int j = 0; j < 4; j++)
         ck_assert(fabs(inc[j] - (soft(wa[j] - eta * mu[j], eta * l1) / (1 + eta * l2) - wa[j])) <=
                   1e-15);

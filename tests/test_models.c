@@ -3,7 +3,7 @@
  * mf_ccd, rmse), logistic regression (data_parallel over the parameter
  * store: logreg_sgd, logloss) and LDA (rotation with the topic totals in
  * the store: lda_gibbs, lda_loglik), jobs compiled and run on 1, 2 and 3
- * worker threads.
+ * worker threads; logistic regression with an intercept too.
  *
  * DESIGN: each problem is generated with its ground truth into the
  * temporary directory that is the tests' working directory. The criteria
@@ -306,7 +306,8 @@ static const struct {
 /* F(w) = mean logistic loss + (l2 / 2) |w|^2, computed here. */
 static double lr_objective(const struct ptm_dataset *X, const double *w)
 {
-    return logreg_loss_part(&X->csr, X->labels.val, 0, X->csr.nrows, w) / (double)X->csr.nrows +
+    return logreg_loss_part(&X->csr, X->labels.val, 0, X->csr.nrows, w, NULL) /
+               (double)X->csr.nrows +
            logreg_penalty(w, X->csr.ncols, lr_l2, 0);
 }
 
@@ -355,6 +356,102 @@ START_TEST(test_logreg)
     ptm_dataset_free(X);
     free(w);
     free(wt);
+    ptm_run_free(run);
+    plan_free(plan);
+}
+END_TEST
+
+/* logreg_sgd { intercept = b } on labels made two thirds positive (every
+ * third row's label set to 1), so that b is far from 0: under svrg the
+ * optimality conditions with an intercept hold to 1e-9, computed here row
+ * by row from the output w and b (the mean loss slope, which is the
+ * gradient in b, and the KKT conditions on w); under sgd the gradient in
+ * b comes within 2e-3 of 0 and the objective below that of w_true with no
+ * intercept. */
+static const struct {
+    const char *method, *consistency;
+    int P;
+} lri_cases[] = {
+    {"svrg", "bsp", 1},
+    {"svrg", "ssp 2", 2},
+    {"svrg", "ssp 2", 3},
+    {"sgd", "ssp 2", 2},
+};
+
+/* Over the rows of X at (w, b): the mean loss, the gradient of the mean
+ * loss in w (into g) and its derivative in b (returned in *gb). */
+static double lr_slopes(const struct ptm_dataset *X, const double *w, double b, double *g,
+                        double *gb)
+{
+    const struct ptm_csr *x = &X->csr;
+    double loss = 0, sb = 0, n = (double)x->nrows;
+    memset(g, 0, (size_t)x->ncols * sizeof(double));
+    for (int64_t i = 0; i < x->nrows; i++) {
+        double m = b, y = X->labels.val[i] > 0 ? 1 : -1;
+        for (int64_t e = x->rowptr[i]; e < x->rowptr[i + 1]; e++)
+            m += x->val[e] * w[x->colind[e]];
+        double c = -y / (1 + exp(y * m)); /* p_i - [y_i = 1] */
+        loss += log1p(exp(-y * m));
+        sb += c;
+        for (int64_t e = x->rowptr[i]; e < x->rowptr[i + 1]; e++)
+            g[x->colind[e]] += c * x->val[e];
+    }
+    for (int64_t j = 0; j < x->ncols; j++)
+        g[j] /= n;
+    *gb = sb / n;
+    return loss / n;
+}
+
+START_TEST(test_logreg_intercept)
+{
+    char text[2048];
+    bool svrg = strcmp(lri_cases[_i].method, "svrg") == 0;
+    snprintf(text, sizeof(text),
+             "job lr\n"
+             "data X : sparse matrix from \"lr/skew.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param w : vector[cols(X)] = 0 consistency %s\n"
+             "param b : vector[1] = 0\n"
+             "schedule data_parallel { minibatch 200 }\n"
+             "update builtin logreg_sgd { rate = %s, l2 = %g, method = %s, intercept = b }\n"
+             "objective builtin logloss { l2 = %g, intercept = b } every 1 sweeps\n"
+             "stop when sweeps >= %d\n",
+             lri_cases[_i].consistency, svrg ? "5" : "0.5, decay = 0.9", lr_l2,
+             lri_cases[_i].method, lr_l2, svrg ? 200 : 30);
+    struct ptm_plan *plan = compile_text(text);
+    struct ptm_run *run = run_plan(plan, lri_cases[_i].P);
+    double *w = calloc(LR_COLS, sizeof(double)), *g = calloc(LR_COLS, sizeof(double)), b, gb;
+    ck_assert(w && g);
+    ck_assert_int_eq(ptm_run_param(run, 0, w, LR_COLS), LR_COLS);
+    ck_assert_int_eq(ptm_run_param(run, 1, &b, 1), 1);
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_dataset *X = tu_read_data("lr/skew.svm", &o);
+    double F = lr_slopes(X, w, b, g, &gb) + logreg_penalty(w, LR_COLS, lr_l2, 0), kkt = 0;
+    for (int j = 0; j < LR_COLS; j++)
+        kkt = fmax(kkt, fabs(g[j] + lr_l2 * w[j]));
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_msg(fabs(h[nh - 1] - F) < 1e-9, "engine objective %.12g, here %.12g", h[nh - 1], F);
+    if (svrg) {
+        ck_assert_msg(fabs(gb) < 1e-9 && kkt < 1e-9, "%s P=%d: dF/db %g, KKT on w %g",
+                      lri_cases[_i].consistency, lri_cases[_i].P, gb, kkt);
+    } else {
+        FILE *f = fopen("lr/w_true.tsv", "r");
+        ck_assert_ptr_nonnull(f);
+        for (int j = 0; j < LR_COLS; j++)
+            ck_assert_int_eq(fscanf(f, "%lf", &w[j]), 1);
+        fclose(f);
+        double gt, Ft = lr_slopes(X, w, 0, g, &gt) + logreg_penalty(w, LR_COLS, lr_l2, 0);
+        ck_assert_msg(fabs(gb) < 2e-3 && F < Ft, "sgd P=%d: dF/db %g, F %.6f, F(w_true, 0) %.6f",
+                      lri_cases[_i].P, gb, F, Ft);
+    }
+    ck_assert_msg(b > 0.3, "b = %g: two thirds of the labels are 1", b);
+    if (tu_verbose())
+        printf("logreg intercept %s %s P=%d: F %.10f, b %.6f, dF/db %.3g, KKT on w %.3g\n",
+               lri_cases[_i].method, lri_cases[_i].consistency, lri_cases[_i].P, F, b, gb, kkt);
+    ptm_dataset_free(X);
+    free(w);
+    free(g);
     ptm_run_free(run);
     plan_free(plan);
 }
@@ -790,6 +887,7 @@ static Suite *models_suite(void)
     tcase_add_loop_test(tc, test_mf_lua, 0, 2);
     tcase_add_loop_test(tc, test_logreg, 0, (int)PTM_ARRAY_LEN(lr_cases));
     tcase_add_loop_test(tc, test_logreg_lua, 0, 3);
+    tcase_add_loop_test(tc, test_logreg_intercept, 0, (int)PTM_ARRAY_LEN(lri_cases));
     tcase_add_loop_test(tc, test_lda, 0, (int)PTM_ARRAY_LEN(lda_cases));
     tcase_add_loop_test(tc, test_straggler, 0, (int)PTM_ARRAY_LEN(st_cases));
     tcase_add_test(tc, test_straggler_refused);
@@ -827,7 +925,20 @@ static int setup(void)
         ptm_gen_logreg(&l, "lr", NULL) != 0 || mkdir("lda", 0777) != 0 ||
         ptm_gen_lda(&d, "lda", NULL) != 0)
         return -1;
-    return 0;
+    /* lr/train.svm with every third label set to 1 */
+    FILE *in = fopen("lr/train.svm", "r"), *out = in ? fopen("lr/skew.svm", "w") : NULL;
+    char line[1 << 16];
+    int rc = out ? 0 : -1;
+    for (long i = 1; out && fgets(line, sizeof(line), in); i++) {
+        const char *rest = strchr(line, ' ');
+        if (!rest || fprintf(out, "%s%s", i % 3 == 0 ? "1" : "", i % 3 == 0 ? rest : line) < 0)
+            rc = -1;
+    }
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        rc = -1;
+    return rc;
 }
 
 /* Copy the file at path (absolute) to dst (outside the tests: no

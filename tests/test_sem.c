@@ -1495,6 +1495,39 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:12:27: error: option 'lambda' takes one value\n"
       "    update builtin lasso_cd { lambda = 0.1 0.2 }\n"
       "                              ^^^^^^^^^^^^^^^^\n"),
+    /* an intercept: a float vector[1], the same in the update and the objective */
+    R(LASSO, "update", "update builtin lasso_cd { lambda = lambda, intercept = beta }",
+      "t.ptm:12:56: error: option 'intercept' of lasso_cd names 'beta', which is not a float vector[1]\n"
+      "    update builtin lasso_cd { lambda = lambda, intercept = beta }\n"
+      "                                                           ^^^^\n"),
+    R(LASSO, "update", "param n : int vector[1] = 0\nupdate builtin lasso_cd { lambda = lambda, intercept = n }",
+      "t.ptm:13:56: error: option 'intercept' of lasso_cd names 'n', which is not a float vector[1]\n"
+      "    update builtin lasso_cd { lambda = lambda, intercept = n }\n"
+      "                                                           ^\n"),
+    R(LASSO, "update", "param b : vector[1] = 0\nupdate builtin lasso_cd { lambda = lambda, intercept = b }",
+      "t.ptm:14:1: error: lasso_objective needs the intercept of update lasso_cd: add { intercept = b }\n"
+      "    objective builtin lasso_objective { lambda = lambda } every 10 rounds\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
+    R(LASSO, "objective", "param b : vector[1] = 0\n"
+      "objective builtin lasso_objective { lambda = lambda, intercept = b } every 10 rounds",
+      "t.ptm:14:54: error: the objective has intercept 'b' but update lasso_cd has none: give both the same\n"
+      "    objective builtin lasso_objective { lambda = lambda, intercept = b } every 10 rounds\n"
+      "                                                         ^^^^^^^^^^^^^\n"),
+    R(WHOLE, NULL,
+      "job t\n"
+      "data X : sparse matrix from \"x.svm\" format libsvm shard rows\n"
+      "data y : vector from labels(X)\n"
+      "param beta : vector[cols(X)] = 0\n"
+      "param b : vector[1] = 0\n"
+      "param c : vector[1] = 0\n"
+      "blocks coef = beta each 1\n"
+      "schedule round_robin\n"
+      "update builtin lasso_cd { lambda = 0.1, intercept = b }\n"
+      "objective builtin lasso_objective { lambda = 0.1, intercept = c }\n"
+      "stop when sweeps >= 1\n",
+      "t.ptm:10:51: error: the objective's intercept is 'c' but update lasso_cd's is 'b': give both the same\n"
+      "    objective builtin lasso_objective { lambda = 0.1, intercept = c }\n"
+      "                                                      ^^^^^^^^^^^^^\n"),
     R(LASSO, "update", "update builtin lasso_cd { lambda }",
       "t.ptm:12:27: error: option 'lambda' takes one value\n"
       "    update builtin lasso_cd { lambda }\n"
@@ -2387,8 +2420,8 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert_int_eq(y->labels_of, 0);
     ck_assert_int_eq(y->shard, PLAN_SHARD_ROWS);
 
-    ck_assert_uint_eq(p->nparams, 2);
-    const struct plan_param *beta = &p->params[0], *r = &p->params[1];
+    ck_assert_uint_eq(p->nparams, 3);
+    const struct plan_param *beta = &p->params[0], *ib = &p->params[1], *r = &p->params[2];
     ck_assert_str_eq(beta->name, "beta");
     ck_assert(!beta->matrix && !beta->integer);
     assert_single(&beta->dims[0], PROG_COLS, 0);
@@ -2398,6 +2431,10 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert_int_eq(beta->shard_like, -1);
     ck_assert_int_eq(beta->cons, PLAN_CONS_SSP);
     ck_assert_int_eq(beta->staleness, 0);
+    ck_assert_str_eq(ib->name, "b");
+    ck_assert(!ib->matrix && !ib->integer);
+    assert_const(&ib->dims[0], 1);
+    ck_assert_int_eq(ib->shard_like, -1);
     assert_single(&r->dims[0], PROG_ROWS, 0);
     ck_assert_int_eq(r->init, PLAN_INIT_DATA);
     ck_assert_int_eq(r->init_data, 1);
@@ -2464,8 +2501,17 @@ static void chk_lasso(const struct ptm_plan *p)
     o = option(&p->update, "beta");
     ck_assert_int_eq(o->kind, PLAN_VALUE_PARAM);
     ck_assert_int_eq(o->ref, 0);
+    o = option(&p->update, "intercept");
+    ck_assert_int_eq(o->kind, PLAN_VALUE_PARAM);
+    ck_assert_int_eq(o->ref, 1);
+    o = option(&p->update, "r");
+    ck_assert_int_eq(o->kind, PLAN_VALUE_PARAM);
+    ck_assert_int_eq(o->ref, 2);
     ck_assert(p->objective.present);
     ck_assert_str_eq(p->objective.builtin, "lasso_objective");
+    o = option(&p->objective, "intercept");
+    ck_assert_int_eq(o->kind, PLAN_VALUE_PARAM);
+    ck_assert_int_eq(o->ref, 1);
     ck_assert_int_eq(p->objective.every, 1);
     ck_assert_int_eq(p->objective.every_unit, PLAN_UNIT_SWEEPS);
 
@@ -2477,10 +2523,12 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert_double_eq(eval_stop(&p->stop, 5, 99, 600, 1, 1), 0);
     ck_assert_double_eq(eval_stop(&p->stop, 5, 99, 600.5, 1, 1), 1);
 
-    ck_assert_uint_eq(p->noutputs, 1);
+    ck_assert_uint_eq(p->noutputs, 2);
     ck_assert_int_eq(p->outputs[0].param, 0);
     ck_assert_str_eq(p->outputs[0].path, "beta.tsv");
     ck_assert_str_eq(p->outputs[0].format, "tsv");
+    ck_assert_int_eq(p->outputs[1].param, 1);
+    ck_assert_str_eq(p->outputs[1].path, "b.tsv");
     ck_assert_uint_eq(p->seed, 1);
 }
 

@@ -163,13 +163,23 @@ def sub1(pattern, repl, text, flags=0):
     return out
 
 
+def no_intercept(text):
+    """An example job without its intercept (its param, options and output):
+    the peers here fit none."""
+    text, n = re.subn(r", intercept = b\b", "", text)
+    if n != 2:
+        raise SystemExit("peers: cannot find the intercept options in an example job")
+    text = sub1(r"^param b .*\n", "", text, re.M)
+    return sub1(r"^output b to .*\n", "", text, re.M)
+
+
 # ---- Lasso ---------------------------------------------------------------------------
 
 def lasso_job(svm, sched, every, stop, beta_out, edges=None, sample=None, seq=False):
     """examples/lasso/lasso.ptm on svm: the schedule, the objective's
     interval and the stop rule replaced; lambda comes from --set; seq:
     lasso_cd with within = sequential."""
-    t = example("lasso")
+    t = no_intercept(example("lasso"))
     if seq:
         t = sub1(r"update builtin lasso_cd \{ lambda = lambda \}",
                  "update builtin lasso_cd { lambda = lambda, within = sequential }", t)
@@ -490,7 +500,7 @@ def lasso(p, cfg, svgdir, md):
 
 def logreg_job(svm, every, stop, w_out, conf):
     method, _, _, minibatch = conf
-    t = example("logreg")
+    t = no_intercept(example("logreg"))
     t = sub1(r'"data/train\.svm"', '"%s"' % svm, t)
     t = sub1(r"^const rate = .*$", "const rate = 0.5\nconst decay = 1", t, re.M)
     t = sub1(r"^const l2 = .*$", "const l2 = 0", t, re.M)

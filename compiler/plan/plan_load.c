@@ -1621,10 +1621,12 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
         }
         }
     }
-    /* a word with a default may be missing: a plan written before the
-     * kernel had it means the default */
+    /* a word with a default, or an option that may be left out with no
+     * default (""), may be missing: a plan written before the kernel had
+     * it means the default, or none */
     for (size_t k = 0; k < nopt; k++)
-        if (first[k] < 0 && !(bi->opts[k].kind == BOPT_WORD && bi->opts[k].dflt))
+        if (first[k] < 0 && !(bi->opts[k].kind == BOPT_WORD && bi->opts[k].dflt) &&
+            !(bi->opts[k].dflt && bi->opts[k].dflt[0] == '\0'))
             error(L, where->loc, "%s needs option '%s'", bi->name, cands[k]);
 }
 

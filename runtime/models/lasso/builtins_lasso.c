@@ -11,7 +11,8 @@ static const struct builtin_opt lasso_opts[] = {
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("beta", BOPT_PARAM, "beta"),
-    OPT_REF("r", BOPT_PARAM, "?r"), /* the residual y - X beta, kept up to date */
+    OPT_REF("r", BOPT_PARAM, "?r"), /* the residual y - X beta - b, kept up to date */
+    OPT_SCALAR("intercept"),        /* b, unpenalised; absent: none */
     OPT_END,
 };
 
@@ -23,11 +24,12 @@ static const struct builtin_opt lasso_cd_opts[] = {
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("beta", BOPT_PARAM, "beta"),
     OPT_REF("r", BOPT_PARAM, "?r"),
+    OPT_SCALAR("intercept"),
     OPT_END,
 };
 
 const struct builtin ptm_builtins_lasso[] = {
     {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2"},
-    {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta|^2 + lambda |beta|_1", lasso_opts, 0, NULL},
+    {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta - b|^2 + lambda |beta|_1", lasso_opts, 0, NULL},
     BUILTIN_END,
 };

@@ -48,6 +48,27 @@
  *   worker keeps its own copy of its rank's r and applies every round's
  *   changes to it in the same phase as its next push, and rank 0 pulls
  *   the sums over the ranks.
+ *
+ * INTERCEPT. With the option intercept (a parameter b of one value) the
+ * model is y ~ X beta + b, b unpenalised, and r = y - X beta - b. Given
+ * beta, the exact minimizer over b is b + mean(r), after which r has mean
+ * 0: a step of b is b += c, r -= c with c = mean(r). A step is taken at
+ * set-up (from the summed r, over the ranks) and then once a sweep
+ * (INTERCEPT_EVERY_SWEEP) between two rounds, never inside one: a round's damping
+ * sees b fixed and r0 = y - X beta - b, so its guarantee (the round never
+ * raises f) holds as it is, and a step of b is an exact minimization that
+ * never raises f either. The sum of r is not read from the rows after
+ * every round: a change delta of beta_j moves it by -delta sum_i x_ij, so
+ * it follows from the committed changes and the columns' sums (csum, over
+ * all ranks). Under ROWS, SEQP and SEQ1 the coordinator keeps it (in
+ * lasso_damp, SEQ1 included, which therefore commits there too), decides
+ * the step, moves b and leaves c in shift; the next apply subtracts c
+ * from each worker's rows and sums them by chunk on the way (cs), so the
+ * next round starts from the exact sum, in chunk order (the same bits for
+ * any P). Under RANKS every worker follows the sum itself from the
+ * rounds it applies, in the policy's order, so every worker of every rank
+ * computes the same c without a message; b is theirs until lasso_sync
+ * writes it to its table.
  */
 #include <math.h>
 #include <stdio.h>
@@ -65,8 +86,21 @@
 /* Rows a chunk: under ROWS and SEQP the workers' rows are whole chunks. */
 #define CHUNK 256
 
+/* How often the intercept takes its step: 0 after every round, 1 after the
+ * round that completes a sweep (as many updates as blocks). A step costs a
+ * pass over the rows of r, a round as little as its columns' non-zeros: on
+ * `ptm gen lasso --seed 1 --offset 10` (1000 x 2000) with rounds of 16
+ * columns (within = sequential) a step every round took 1.5 to 3 times
+ * the wall time of one every sweep to reach f* (1 + 1e-6), on 1 and 2
+ * workers; with the example's rounds of up to 1000 columns, and on 20000 x
+ * 5000, the two were within the timings' noise, every round at times a
+ * few rounds ahead, never ahead in time. */
+#ifndef INTERCEPT_EVERY_SWEEP
+#define INTERCEPT_EVERY_SWEEP 1
+#endif
+
 struct lasso_opts {
-    int32_t x, y, beta, r; /* r: -1 when absent */
+    int32_t x, y, beta, r, b; /* r, b (the intercept): -1 when absent */
     double lambda;
 };
 
@@ -104,6 +138,24 @@ struct lasso_state {
     /* SEQP: rounds to run on the first worker alone before splitting is
      * tried again, and the next such wait (see lasso_damp) */
     int64_t solo_left, backoff;
+    /* The intercept (o.b >= 0; see INTERCEPT). */
+    double *csum;        /* every column's sum of entries, over all ranks */
+    double *cs;          /* ROWS, SEQP, SEQ1: each chunk's sum of r after a shift */
+    double rsum;         /* ROWS, SEQP, SEQ1 (the coordinator's): the sum of r after the
+                            last round and shift, when not fresh */
+    bool fresh;          /* cs holds the sums after the pending round's shift */
+    double shift;        /* ROWS, SEQP, SEQ1: what the pending round's apply subtracts
+                            from every row of r (b has moved by it) */
+    int64_t ups, due;    /* the updates so far, and when the next step of b is due */
+    struct lasso_rk *rk; /* RANKS: each worker's */
+};
+
+/* RANKS, with an intercept: what each worker keeps, the same on every
+ * worker of every rank (see INTERCEPT). */
+struct lasso_rk {
+    double sum;       /* the sum of r over all ranks' rows */
+    double b;         /* the intercept */
+    int64_t ups, due; /* as in struct lasso_state */
 };
 
 /* SEQP: a split round is taken to cost SPLIT_COST / P of a round on one
@@ -128,13 +180,15 @@ static int read_opts(const struct ptm_run *run, const struct plan_hook *h, const
     const struct ptm_plan *plan = run->plan;
     const struct plan_option *ox = rt_option(h, "X"), *oy = rt_option(h, "y"),
                              *ob = rt_option(h, "beta"), *orr = rt_option(h, "r"),
-                             *ol = rt_option(h, "lambda");
+                             *ol = rt_option(h, "lambda"), *oi = rt_option(h, "intercept");
     if (!ox || ox->kind != PLAN_VALUE_DATA || !oy || oy->kind != PLAN_VALUE_DATA || !ob ||
         ob->kind != PLAN_VALUE_PARAM || !ol || ol->kind != PLAN_VALUE_NUM ||
-        (orr && orr->kind != PLAN_VALUE_PARAM) || ox->ref < 0 ||
-        (uint32_t)ox->ref >= plan->ndata || oy->ref < 0 || (uint32_t)oy->ref >= plan->ndata ||
-        ob->ref < 0 || (uint32_t)ob->ref >= plan->nparams ||
-        (orr && (orr->ref < 0 || (uint32_t)orr->ref >= plan->nparams))) {
+        (orr && orr->kind != PLAN_VALUE_PARAM) || ox->ref < 0 || (uint32_t)ox->ref >= plan->ndata ||
+        oy->ref < 0 || (uint32_t)oy->ref >= plan->ndata || ob->ref < 0 ||
+        (uint32_t)ob->ref >= plan->nparams ||
+        (orr && (orr->ref < 0 || (uint32_t)orr->ref >= plan->nparams)) ||
+        (oi &&
+         (oi->kind != PLAN_VALUE_PARAM || oi->ref < 0 || (uint32_t)oi->ref >= plan->nparams))) {
         snprintf(err, errlen, "%s: options X, y, beta and lambda are missing or of the wrong kind",
                  who);
         return PTM_EINVAL;
@@ -143,6 +197,7 @@ static int read_opts(const struct ptm_run *run, const struct plan_hook *h, const
     o->y = oy->ref;
     o->beta = ob->ref;
     o->r = orr ? orr->ref : -1;
+    o->b = oi ? oi->ref : -1;
     o->lambda = ol->num;
     const struct plan_data *dx = &plan->data[o->x], *dy = &plan->data[o->y];
     const struct ptm_dataset *X = run->data[o->x];
@@ -177,6 +232,15 @@ static int read_opts(const struct ptm_run *run, const struct plan_hook *h, const
             snprintf(err, errlen,
                      "%s: r ('%s') must be a vector of rows(%s) = %lld values sharded like %s", who,
                      r->pp->name, dx->name, (long long)run->grows, dx->name);
+            return PTM_EINVAL;
+        }
+    }
+    if (o->b >= 0) {
+        const struct rt_param *ip = &run->params[o->b];
+        if (!ip->val || ip->len != 1 || o->b == o->beta || o->b == o->r) {
+            snprintf(err, errlen,
+                     "%s: the intercept ('%s') must be a vector of one value with one copy", who,
+                     ip->pp->name);
             return PTM_EINVAL;
         }
     }
@@ -242,6 +306,78 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     return 0;
 }
 
+/* r[i] -= c on the rows lo .. hi-1 (whole chunks, but for the last),
+ * and each of their chunks' sums into cs. */
+static void shift_rows(const struct lasso_state *k, double c, int64_t lo, int64_t hi)
+{
+    double *restrict r = k->r;
+    for (int64_t ch = lo / CHUNK; lo < hi && ch * CHUNK < hi; ch++) {
+        int64_t e = (ch + 1) * CHUNK < hi ? (ch + 1) * CHUNK : hi;
+        double sum = 0;
+        for (int64_t i = ch * CHUNK; i < e; i++) {
+            r[i] -= c;
+            sum += r[i];
+        }
+        k->cs[ch] = sum;
+    }
+}
+
+/* The sum of cs, in chunk order. */
+static double chunks_sum(const struct lasso_state *k)
+{
+    double sum = 0;
+    for (int64_t ch = 0; ch * CHUNK < k->x->nrows; ch++)
+        sum += k->cs[ch];
+    return sum;
+}
+
+/* After a round of n blocks: whether the intercept takes its step now. */
+static bool step_due(const struct ptm_run *run, int64_t *ups, int64_t *due, size_t n)
+{
+    *ups += (int64_t)n;
+    if (*ups < *due)
+        return false;
+    if (INTERCEPT_EVERY_SWEEP && run->nblocks > 0)
+        *due = (*ups / run->nblocks + 1) * run->nblocks;
+    return true;
+}
+
+/* The intercept's set-up (INTERCEPT): the columns' sums; r = y - X beta
+ * - b from r = y - X beta; the first step of b; the sum of r. Every rank
+ * calls it. */
+static int intercept_setup(struct ptm_run *run, struct lasso_state *k)
+{
+    const struct ptm_csc *x = k->x;
+    int64_t m = x->nrows, nch = (m + CHUNK - 1) / CHUNK;
+    k->csum = rt_zalloc((size_t)x->ncols, sizeof(double));
+    k->cs = rt_zalloc((size_t)(nch > 0 ? nch : 1), sizeof(double));
+    if (!k->csum || !k->cs)
+        return PTM_ENOMEM;
+    if (k->mode == RANKS && !(k->rk = rt_zalloc((size_t)run->P, sizeof(*k->rk))))
+        return PTM_ENOMEM;
+    for (int64_t j = 0; j < x->ncols; j++) {
+        double sum = 0;
+        for (int64_t e = x->colptr[j]; e < x->colptr[j + 1]; e++)
+            sum += x->val[e];
+        k->csum[j] = sum;
+    }
+    ptm_comm_sum_all(k->csum, (size_t)x->ncols); /* other ranks' rows too */
+    double *b = run->params[k->o.b].val, n = (double)run->grows;
+    shift_rows(k, *b, 0, m);
+    double sum = chunks_sum(k);
+    ptm_comm_sum_all(&sum, 1);
+    double c = sum / n;
+    *b += c;
+    shift_rows(k, c, 0, m);
+    sum = chunks_sum(k);
+    ptm_comm_sum_all(&sum, 1);
+    k->rsum = sum;
+    k->due = INTERCEPT_EVERY_SWEEP ? run->nblocks : 0;
+    for (int p = 0; k->rk && p < run->P; p++)
+        k->rk[p] = (struct lasso_rk){.sum = sum, .b = *b, .due = k->due};
+    return 0;
+}
+
 static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     struct lasso_state *k = rt_zalloc(1, sizeof(*k));
@@ -278,8 +414,9 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
     /* apply needs the policy's order only to sum X delta in it */
     run->apply_dealt = k->mode == SEQ1 || k->mode == SEQP;
-    /* rounds whose changes were computed together are damped (lasso_damp) */
-    run->damps = k->mode == ROWS || k->mode == SEQP;
+    /* rounds whose changes were computed together are damped (lasso_damp),
+     * where the intercept takes its steps too */
+    run->damps = k->mode == ROWS || k->mode == SEQP || (k->mode == SEQ1 && k->o.b >= 0);
     run->step = 1;
     if ((k->mode == ROWS || k->mode == SEQP) && (rc = split_setup(run, k)) != 0)
         return rc;
@@ -291,6 +428,8 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                 return PTM_ENOMEM;
     lasso_colsq(k->x, k->sq);
     lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
+    if (k->o.b >= 0 && (rc = intercept_setup(run, k)) != 0)
+        return rc;
     if (k->mode == RANKS) {
         k->rw[0] = k->r;
         for (int p = 1; p < run->P; p++)
@@ -327,6 +466,9 @@ static void lasso_release(struct ptm_run *run)
     ptm_free(k->cut);
     ptm_free(k->ca);
     ptm_free(k->cb);
+    ptm_free(k->csum);
+    ptm_free(k->cs);
+    ptm_free(k->rk);
     if (k->own_r)
         ptm_free(k->r);
     ptm_free(k);
@@ -527,28 +669,64 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
     return 0;
 }
 
+/* RANKS, after worker w applied round rd to its copy of r: the sum of r
+ * over the ranks follows the round; when the intercept's step is due, b
+ * and the copy move by the mean (INTERCEPT). */
+static void ranks_intercept(struct rt_worker *w, const struct rt_round *rd)
+{
+    const struct ptm_run *run = w->run;
+    const struct lasso_state *k = run->rule_state;
+    struct lasso_rk *q = &k->rk[w->id];
+    double sum = q->sum;
+    for (size_t v = 0; v < rd->nvars; v++)
+        sum -= rd->change[v] * k->csum[rd->vars[v]];
+    if (step_due(run, &q->ups, &q->due, rd->n)) {
+        double n = (double)run->grows, c = sum / n, *restrict r = resid(k, w);
+        for (int64_t i = 0; i < k->x->nrows; i++)
+            r[i] -= c;
+        q->b += c;
+        sum -= n * c;
+    }
+    q->sum = sum;
+}
+
 /* The committed round into the worker's residual: ROWS and SEQP r -=
  * step X delta on its rows; RANKS every change on its copy, all its
  * rank's rows, in the policy's order. */
 static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 {
-    const struct lasso_state *k = w->run->rule_state;
+    const struct ptm_run *run = w->run;
+    const struct lasso_state *k = run->rule_state;
     struct lasso_w *d = k->wk ? &k->wk[w->id] : NULL;
-    double t = w->run->step;
+    double t = run->step;
     switch (k->mode) {
     case ROWS:
         lasso_scatter_apply(k->xd, k->mark, d->rows, &d->nr, t, k->r);
+        if (k->fresh)
+            shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
         break;
     case SEQP: /* the list stays: the copies catch up from it */
         if (!d->solo) {
             size_t nr = d->nr;
             lasso_scatter_apply(k->xd, k->mark, d->rows, &nr, t, k->r);
         }
+        if (k->fresh && run->work.alone) { /* after a round alone: every row */
+            shift_rows(k, k->shift, 0, k->x->nrows);
+            for (int p = 0; p < run->P; p++)
+                k->wk[p].stale = true;
+        } else if (k->fresh) { /* every row moved: the copy is taken whole */
+            shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
+            d->stale = true;
+        }
         break;
     case SEQ1:
+        if (k->fresh)
+            shift_rows(k, k->shift, 0, k->x->nrows);
         break;
     case RANKS:
         lasso_apply(k->x, rd->vars, rd->change, rd->nvars, resid(k, w));
+        if (k->rk)
+            ranks_intercept(w, rd);
         break;
     }
     return 0;
@@ -573,12 +751,14 @@ static void split_verdict(struct lasso_state *k, int P, double dec, double own)
     }
 }
 
-/* The step of a round (ROWS, SEQP): the chunks' sums in chunk order.
- * rd->change holds the pushed changes. */
-static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double *rise)
+/* The step of a round (ROWS, SEQP; SEQ1 takes 1): the chunks' sums in
+ * chunk order. rd->change holds the pushed changes. */
+static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *rise)
 {
     struct lasso_state *k = run->rule_state;
     *rise = 0;
+    if (k->mode == SEQ1)
+        return 1;
     if (k->mode == SEQP && k->wk[0].solo) {
         if (k->solo_left > 0)
             k->solo_left--;
@@ -613,6 +793,65 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
     return t;
 }
 
+/* sum over the round's changes (new value minus beta) of change_v
+ * csum_j: under ROWS in the policy's order, as push_rows left the round
+ * (and rd->change), so that the sum is the same for any P; else as
+ * dealt. */
+static double round_moved(const struct ptm_run *run, const struct lasso_state *k,
+                          const struct rt_round *rd)
+{
+    double moved = 0;
+    if (k->mode == ROWS && rd->nvars == rd->n) {
+        for (size_t q = 0; q < rd->n; q++)
+            moved += k->pdelta[q] * k->csum[k->pvars[q]];
+    } else if (k->mode == ROWS) {
+        for (size_t q = 0; q < rd->n; q++)
+            for (int64_t v = rd->off[k->pos[q]]; v < rd->off[k->pos[q] + 1]; v++)
+                moved += rd->change[v] * k->csum[rd->vars[v]];
+    } else {
+        const double *beta = run->params[k->o.beta].val;
+        for (size_t v = 0; v < rd->nvars; v++)
+            moved += (run->newval[v] - beta[rd->vars[v]]) * k->csum[rd->vars[v]];
+    }
+    return moved;
+}
+
+/* ROWS, SEQP, SEQ1, after the step t of round rd is decided: the sum of
+ * r follows the round (from the chunks' sums when the last apply shifted
+ * r, else from the sum kept); when the intercept's step is due, b moves
+ * by the mean now and r in the next apply (INTERCEPT). */
+static void round_intercept(struct ptm_run *run, const struct rt_round *rd, double t)
+{
+    struct lasso_state *k = run->rule_state;
+    double sum = k->fresh ? chunks_sum(k) : k->rsum;
+    sum -= t * round_moved(run, k, rd);
+    k->fresh = step_due(run, &k->ups, &k->due, rd->n);
+    if (k->fresh) {
+        k->shift = sum / (double)run->grows;
+        run->params[k->o.b].val[0] += k->shift;
+    }
+    k->rsum = sum;
+}
+
+/* The step of a round, then the intercept's. */
+static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double *rise)
+{
+    const struct lasso_state *k = run->rule_state;
+    double t = damp_step(run, rd, rise);
+    if (k->o.b >= 0)
+        round_intercept(run, rd, t);
+    return t;
+}
+
+/* RANKS: the intercept's table from the workers' (the same on all). */
+static int lasso_sync(struct ptm_run *run)
+{
+    const struct lasso_state *k = run->rule_state;
+    if (k->rk)
+        run->params[k->o.b].val[0] = k->rk[0].b;
+    return 0;
+}
+
 /* SEQP: after a round that ran on the first worker alone (nothing for
  * the others to apply), a phase without a round (the objective's) or
  * with one that will run alone too (splitting is resting, or its columns
@@ -637,6 +876,7 @@ static const struct rt_rule rule_ops = {
     .push = lasso_push_w,
     .pull = lasso_pull_run,
     .apply = lasso_apply_w,
+    .sync = lasso_sync,
     .damp = lasso_damp,
     .alone = lasso_alone,
 };
@@ -650,9 +890,11 @@ static bool columns_only(const struct ptm_plan *plan)
         return true;
     if (o->lua || strcmp(o->builtin, "lasso_objective") != 0)
         return false;
-    static const char *const keys[] = {"X", "y", "beta"};
+    static const char *const keys[] = {"X", "y", "beta", "intercept"};
     for (size_t i = 0; i < PTM_ARRAY_LEN(keys); i++) {
         const struct plan_option *a = rt_option(u, keys[i]), *b = rt_option(o, keys[i]);
+        if (i == 3 && !a && !b) /* no intercept */
+            continue;
         if (!a || !b || a->kind != b->kind || a->ref != b->ref)
             return false;
     }
@@ -678,7 +920,8 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
     run->obj_state = s;
     int rc = read_opts(run, &run->plan->objective, "objective lasso_objective", &s->o, err, errlen);
     const struct lasso_state *k = run->rule == &rule_ops ? run->rule_state : NULL;
-    s->kernel_r = k && k->o.x == s->o.x && k->o.y == s->o.y && k->o.beta == s->o.beta;
+    s->kernel_r =
+        k && k->o.x == s->o.x && k->o.y == s->o.y && k->o.beta == s->o.beta && k->o.b == s->o.b;
     return rc;
 }
 
@@ -727,9 +970,14 @@ static int obj_part(struct rt_worker *w, double *out)
         return 0;
     }
     const double *beta = run->params[s->o.beta].val, *y = w->shard[s->o.y].labels;
-    double f = 0;
+    double f = 0, b = 0;
+    if (s->o.b >= 0) {
+        /* under RANKS lasso_cd's workers hold b until lasso_sync */
+        const struct lasso_state *k = run->rule == &rule_ops ? run->rule_state : NULL;
+        b = k && k->rk && k->o.b == s->o.b ? k->rk[w->id].b : run->params[s->o.b].val[0];
+    }
     for (int64_t i = lo; i < hi; i++) {
-        double r = y[i];
+        double r = y[i] - b;
         for (int64_t e = x->csr.rowptr[i]; e < x->csr.rowptr[i + 1]; e++)
             r -= x->csr.val[e] * beta[x->csr.colind[e]];
         f += r * r;

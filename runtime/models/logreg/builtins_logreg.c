@@ -15,6 +15,7 @@ static const struct builtin_opt logreg_opts[] = {
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("w", BOPT_PARAM, "w"),
+    OPT_SCALAR("intercept"), /* b, unpenalised; absent: none */
     OPT_END,
 };
 
@@ -24,6 +25,7 @@ static const struct builtin_opt logloss_opts[] = {
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("w", BOPT_PARAM, "w"),
+    OPT_SCALAR("intercept"), /* b, unpenalised; absent: none */
     OPT_END,
 };
 

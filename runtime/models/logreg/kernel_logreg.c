@@ -102,20 +102,21 @@ void logreg_batch_release(struct logreg_batch *b)
 }
 
 void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const double *y, int64_t lo,
-                      int64_t hi, const double *w)
+                      int64_t hi, const double *w, const double *bias)
 {
     double *restrict g = b->g;
     int32_t *restrict m = b->m;
     int32_t *restrict touched = b->touched;
     int64_t nt = b->ntouched;
-    double loss = 0;
+    double loss = 0, gb = 0, b0 = bias ? *bias : 0;
     for (int64_t i = lo; i < hi; i++) {
         int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
         const int32_t *ci = x->colind + at;
         const double *v = x->val + at;
-        double margin = row_dot(ci, v, len, w);
+        double margin = row_dot(ci, v, len, w) + b0;
         loss += logreg_loss(y[i], margin);
         double c = loss_slope(y[i], margin);
+        gb += c;
         for (int64_t k = 0; k < len; k++) {
             int32_t j = ci[k];
             /* without a branch: whether j is new is a coin toss */
@@ -127,6 +128,7 @@ void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const dou
     b->ntouched = nt;
     b->rows += hi > lo ? hi - lo : 0;
     b->loss += loss;
+    b->gb += gb;
 }
 
 /* S(z, t) = sign(z) max(|z| - t, 0), without a branch (z's sign is a coin
@@ -155,7 +157,7 @@ static inline int64_t step_col(struct logreg_batch *b, int32_t j, const double *
 }
 
 int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
-                          double l2, double l1, int32_t *idx, double *inc)
+                          double l2, double l1, int32_t *idx, double *inc, double *binc)
 {
     int64_t out = 0;
     /* Rows without non-zeros touch nothing: no rows, no columns. */
@@ -169,51 +171,61 @@ int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double 
         for (int64_t k = 0; k < b->ntouched; k++)
             out = step_col(b, b->touched[k], w, scale, eta_row, l2, l1, idx, inc, out);
     }
+    if (binc)
+        *binc = -eta_row * b->gb;
     b->ntouched = 0;
     b->rows = 0;
     b->loss = 0;
+    b->gb = 0;
     return out;
 }
 
 /* ---- variance reduction ------------------------------------------------------ */
 
 void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                        const double *w, double *margin, double *g)
+                        const double *w, double *margin, double *g, const double *bias, double *gb)
 {
+    double b0 = bias ? *bias : 0, sb = 0;
     for (int64_t i = lo; i < hi; i++) {
         int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
         const int32_t *ci = x->colind + at;
         const double *v = x->val + at;
-        double m = row_dot(ci, v, len, w);
+        double m = row_dot(ci, v, len, w) + b0;
         if (margin)
             margin[i] = m;
         double c = loss_slope(y[i], m);
+        sb += c;
         for (int64_t k = 0; k < len; k++)
             g[ci[k]] += c * v[k];
     }
+    if (gb)
+        *gb += sb;
 }
 
 void logreg_batch_add_vr(struct logreg_batch *b, const struct ptm_csr *x, const double *y,
-                         int64_t lo, int64_t hi, const double *w, const double *margin)
+                         int64_t lo, int64_t hi, const double *w, const double *margin,
+                         const double *bias)
 {
     double *restrict g = b->g;
-    double loss = 0;
+    double loss = 0, gb = 0, b0 = bias ? *bias : 0;
     for (int64_t i = lo; i < hi; i++) {
         int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
         const int32_t *ci = x->colind + at;
         const double *v = x->val + at;
-        double m = row_dot(ci, v, len, w);
+        double m = row_dot(ci, v, len, w) + b0;
         loss += logreg_loss(y[i], m);
         double c = loss_slope(y[i], m) - loss_slope(y[i], margin[i]);
+        gb += c;
         for (int64_t k = 0; k < len; k++)
             g[ci[k]] += c * v[k];
     }
     b->rows += hi > lo ? hi - lo : 0;
     b->loss += loss;
+    b->gb += gb;
 }
 
 void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, double eta,
-                    double l2, double l1, int64_t own_lo, int64_t own_hi, double *inc)
+                    double l2, double l1, int64_t own_lo, int64_t own_hi, double *inc, double *binc)
 {
     double *restrict g = b->g;
     double eta_row = b->rows > 0 ? eta / (double)b->rows : 0;
@@ -225,8 +237,11 @@ void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, d
         inc[j] = nw != 0 || mine ? nw - w[j] : 0;
         g[j] = 0;
     }
+    if (binc) /* no penalty: a plain step, which every worker takes */
+        *binc = -(eta_row * b->gb + eta * mu[b->d]);
     b->rows = 0;
     b->loss = 0;
+    b->gb = 0;
 }
 
 void logreg_owned(int64_t d, int64_t q, int64_t P, int64_t *lo, int64_t *hi)
@@ -238,12 +253,12 @@ void logreg_owned(int64_t d, int64_t q, int64_t P, int64_t *lo, int64_t *hi)
 /* ---- objective and optimality ---------------------------------------------- */
 
 double logreg_loss_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                        const double *w)
+                        const double *w, const double *bias)
 {
-    double s = 0;
+    double s = 0, b0 = bias ? *bias : 0;
     for (int64_t i = lo; i < hi; i++) {
         int64_t at = x->rowptr[i];
-        s += logreg_loss(y[i], row_dot(x->colind + at, x->val + at, x->rowptr[i + 1] - at, w));
+        s += logreg_loss(y[i], row_dot(x->colind + at, x->val + at, x->rowptr[i + 1] - at, w) + b0);
     }
     return s;
 }
@@ -259,13 +274,13 @@ double logreg_penalty(const double *w, int64_t d, double l2, double l1)
 }
 
 void logreg_grad_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                      const double *w, double *g)
+                      const double *w, double *g, const double *bias, double *gb)
 {
-    logreg_anchor_part(x, y, lo, hi, w, NULL, g);
+    logreg_anchor_part(x, y, lo, hi, w, NULL, g, bias, gb);
 }
 
 double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double l2, double l1,
-                  int64_t *worst)
+                  int64_t *worst, const double *gb)
 {
     double most = 0;
     int64_t at = d > 0 ? 0 : -1;
@@ -279,6 +294,10 @@ double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double
             most = v;
             at = j;
         }
+    }
+    if (gb && fabs(*gb / (double)n) > most) { /* the intercept: no penalty */
+        most = fabs(*gb / (double)n);
+        at = d;
     }
     if (worst)
         *worst = at;

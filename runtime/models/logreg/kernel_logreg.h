@@ -3,11 +3,15 @@
  * and the parts of the logloss objective, for data-parallel clocks
  * (spec/runtime.md). The problem (spec/language.md 5.11, 5.12):
  *
- *     F(w) = 1/n sum over rows i of log(1 + exp(-y_i x_i . w))
- *            + (l2 / 2) |w|^2 + l1 |w|_1
+ *     F(w, b) = 1/n sum over rows i of log(1 + exp(-y_i (x_i . w + b)))
+ *               + (l2 / 2) |w|^2 + l1 |w|_1
  *
  * n the rows of the whole data set, y_i = +1 for a label > 0 and -1
- * otherwise (so -1/+1 and 0/1 labels both work). STEP and ENGINE below
+ * otherwise (so -1/+1 and 0/1 labels both work). b is the intercept, not
+ * penalised; a model without one has b = 0 (the functions below take a
+ * pointer `bias` to it, NULL for none). With p_i = 1 / (1 + exp(-m_i))
+ * the probability of +1 at margin m_i, the loss's derivative in m_i (and
+ * so in b) is p_i - [y_i = +1]. STEP and ENGINE below
  * are plain SGD (method = sgd); method = svrg has a section of its own
  * further down ("variance reduction").
  *
@@ -26,7 +30,8 @@
  * proximal map, which is stable for any eta a_j (a rare column in a
  * batch can have a_j far above 1). On the whole data set as one batch
  * (a_j = 1) the step is proximal gradient descent, whose fixed points are
- * exactly the minimizers of F. A column no row holds is never touched:
+ * exactly the minimizers of F. The intercept takes the plain gradient step
+ * b' = b - eta / |B| * sum over i in B of dloss_i/db. A column no row holds is never touched:
  * its weight stays at its initial value (0 is its optimum). The step size
  * after e whole sweeps is eta = rate * decay^e (logreg_step()); a sweep is
  * one pass of every worker over its shard.
@@ -36,12 +41,14 @@
  * logreg_reg_scale() turns the totals into n / c_j, shared read-only by
  * all workers; each worker gets a struct logreg_batch (logreg_batch_init)
  * and increment arrays of d entries. A clock of worker p, w read from the
- * parameter store (a dense 1 x d table: pstore_row_dense(wk, t, 0, &w)):
+ * parameter store (a dense 1 x d table: pstore_row_dense(wk, t, 0, &w);
+ * with an intercept 1 x (d + 1), bias = w + d, and binc its increment,
+ * added as column d):
  *
- *     logreg_batch_add(&b, X, y, lo, hi, w);        the next minibatch rows;
- *     [logreg_batch_add(&b, X, y, lo2, hi2, w);]    twice when it wraps
+ *     logreg_batch_add(&b, X, y, lo, hi, w, bias);      the next minibatch rows;
+ *     [logreg_batch_add(&b, X, y, lo2, hi2, w, bias);]  twice when it wraps
  *     n = logreg_batch_step(&b, w, scale, logreg_step(rate, decay, sweep),
- *                           l2, l1, idx, inc);
+ *                           l2, l1, idx, inc, binc);
  *     for k < n: pstore_inc(wk, t, 0, idx[k], inc[k]);
  *     pstore_clock(wk);
  *
@@ -88,6 +95,7 @@ struct logreg_batch {
     int64_t ntouched;
     int64_t rows; /* rows added since the last step */
     double loss;  /* sum of the rows' losses at the w they were added with */
+    double gb;    /* sum over the batch of dloss_i / db (0 without an intercept) */
 };
 
 /* For d columns. Returns 0 or PTM_ENOMEM (b is then empty). Caller frees
@@ -96,18 +104,20 @@ int logreg_batch_init(struct logreg_batch *b, int64_t d);
 void logreg_batch_release(struct logreg_batch *b);
 
 /* Add rows lo .. hi-1 of x (labels y[lo .. hi)) at weights w (d = x->ncols
- * values) to the batch; a batch holds fewer than 2^31 rows. */
+ * values) and intercept *bias (NULL: none) to the batch; a batch holds
+ * fewer than 2^31 rows. */
 void logreg_batch_add(struct logreg_batch *b, const struct ptm_csr *x, const double *y, int64_t lo,
-                      int64_t hi, const double *w);
+                      int64_t hi, const double *w, const double *bias);
 
 /* The step of the batch (see the top of this file) from w, as increments:
  * idx[k], inc[k] for k < the returned count, w_j' - w_j for each touched
  * column j whose weight changes: in column order when the batch touches at
  * least d/8 columns, else in order of first touch. idx and inc have room
- * for d entries. The batch is emptied for the next one. A batch of no rows
+ * for d entries. The intercept's increment b' - b goes to *binc (unless
+ * binc is NULL). The batch is emptied for the next one. A batch of no rows
  * gives 0. */
 int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double *scale, double eta,
-                          double l2, double l1, int32_t *idx, double *inc);
+                          double l2, double l1, int32_t *idx, double *inc, double *binc);
 
 /* ---- variance reduction (method = svrg) ---------------------------------------
  *
@@ -128,7 +138,9 @@ int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double 
  * converges (linearly on a strongly convex F) where plain SGD needs a
  * decaying one. At the optimum w = w~ = w* the step is the proximal
  * gradient step, whose fixed points are the minimizers of F. Every step
- * moves all d columns (mu is dense): the increments are a dense row.
+ * moves all d columns (mu is dense): the increments are a dense row. The
+ * intercept b (with its part mu_b of the full gradient) takes the same step
+ * with no proximal map.
  *
  * WORKERS. P workers (over all ranks) each add their step's increment to
  * w, as for SGD, with one exception: where the proximal map sets a weight
@@ -149,22 +161,28 @@ int64_t logreg_batch_step(struct logreg_batch *b, const double *w, const double 
  * by n. A clock: logreg_batch_add_vr for the next minibatch rows, then
  * logreg_vr_step and pstore_inc_dense. */
 
-/* For rows lo .. hi-1 of x at w: margin[i] = x_i . w (unless margin is
- * NULL), and g[j] += the sum of dloss_i/dw_j (g has x->ncols elements):
- * logreg_grad_part() with the margins kept. */
+/* For rows lo .. hi-1 of x at w and intercept *bias (NULL: none):
+ * margin[i] = x_i . w + b (unless margin is NULL), g[j] += the sum of
+ * dloss_i/dw_j (g has x->ncols elements) and, unless gb is NULL, *gb +=
+ * the sum of dloss_i/db: logreg_grad_part() with the margins kept. */
 void logreg_anchor_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                        const double *w, double *margin, double *g);
+                        const double *w, double *margin, double *g, const double *bias, double *gb);
 /* Add rows lo .. hi-1 to the batch as the differences of their loss
- * gradients at w and at the anchor, whose margins margin[i] gives. Only g,
- * rows and loss are kept (no touched list). */
+ * gradients at w (and intercept *bias, NULL: none) and at the anchor,
+ * whose margins margin[i] gives. Only g, gb, rows and loss are kept (no
+ * touched list). */
 void logreg_batch_add_vr(struct logreg_batch *b, const struct ptm_csr *x, const double *y,
-                         int64_t lo, int64_t hi, const double *w, const double *margin);
+                         int64_t lo, int64_t hi, const double *w, const double *margin,
+                         const double *bias);
 /* The step of the batch from w with the anchor's full gradient mu (d
- * values): inc[j] = w_j' - w_j for every column j (inc has d entries),
- * except where w_j' is 0: there -w_j for the columns own_lo .. own_hi-1
- * that this worker owns, 0 for the others. The batch is emptied. */
+ * values; d + 1 with an intercept, its part last): inc[j] = w_j' - w_j for
+ * every column j (inc has d entries), except where w_j' is 0: there -w_j
+ * for the columns own_lo .. own_hi-1 that this worker owns, 0 for the
+ * others; the intercept's b' - b to *binc, unless binc is NULL (then no
+ * intercept). The batch is emptied. */
 void logreg_vr_step(struct logreg_batch *b, const double *w, const double *mu, double eta,
-                    double l2, double l1, int64_t own_lo, int64_t own_hi, double *inc);
+                    double l2, double l1, int64_t own_lo, int64_t own_hi, double *inc,
+                    double *binc);
 /* The columns worker q of P (over all ranks) owns, of d: lo .. hi-1. */
 void logreg_owned(int64_t d, int64_t q, int64_t P, int64_t *lo, int64_t *hi);
 
@@ -174,27 +192,31 @@ void logreg_owned(int64_t d, int64_t q, int64_t P, int64_t *lo, int64_t *hi);
  * without overflow. */
 double logreg_loss(double y, double m);
 
-/* Sum over rows lo .. hi-1 of x of the logistic loss at w: divided by n
- * and added to logreg_penalty() over all workers, it is F(w). */
+/* Sum over rows lo .. hi-1 of x of the logistic loss at w and intercept
+ * *bias (NULL: none): divided by n and added to logreg_penalty() over all
+ * workers, it is F(w, b). */
 double logreg_loss_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                        const double *w);
+                        const double *w, const double *bias);
 /* (l2 / 2) |w|^2 + l1 |w|_1 over d weights. */
 double logreg_penalty(const double *w, int64_t d, double l2, double l1);
 
-/* g[j] += sum over rows lo .. hi-1 of dloss_i / dw_j at w (g has x->ncols
- * elements): summed over all workers, n times the gradient of the mean
- * loss. */
+/* g[j] += sum over rows lo .. hi-1 of dloss_i / dw_j at w and intercept
+ * *bias (NULL: none; g has x->ncols elements), and *gb += the sum of
+ * dloss_i / db unless gb is NULL: summed over all workers, n times the
+ * gradient of the mean loss. */
 void logreg_grad_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                      const double *w, double *g);
+                      const double *w, double *g, const double *bias, double *gb);
 
 /* The largest violation of the optimality conditions of F at w, given g =
  * the sum over all n rows of the loss gradients (logreg_grad_part), with
  * G_j = g_j / n + l2 w_j:
  *   w_j != 0:  |G_j + l1 sign(w_j)|
  *   w_j == 0:  max(0, |G_j| - l1)
- * (the smallest |subgradient| of F in coordinate j). Its column goes to
- * *worst when worst is not NULL (-1 when d is 0). Zero at the optimum. */
+ * (the smallest |subgradient| of F in coordinate j), and with an intercept
+ * (gb not NULL: the sum over all rows of dloss_i/db) |gb / n|, as column d.
+ * Its column goes to *worst when worst is not NULL (-1 when d is 0 and
+ * there is no intercept). Zero at the optimum. */
 double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double l2, double l1,
-                  int64_t *worst);
+                  int64_t *worst, const double *gb);
 
 #endif

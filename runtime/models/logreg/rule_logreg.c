@@ -22,6 +22,18 @@
  * sweep's clocks then take variance-reduced steps from it, a dense row of
  * increments each (kernel_logreg.h, "variance reduction").
  *
+ * With the option intercept (a parameter b of one value) the store's row
+ * has one more value, b after the d weights: b is a shared parameter like
+ * w, read with w under the same consistency and moved by the same
+ * increments (its plain gradient step, kernel_logreg.h); the parameter
+ * tables w and b are the row's two parts. b is the weight of a column of
+ * ones, which every row holds: its curvature (a quarter of its mean
+ * square, 1) is far above a sparse column's, and a rate stable for the
+ * weights would make b swing, the more so with P workers stepping from
+ * stale reads. So b's steps are scaled by bscale, the largest mean square
+ * of X's columns (|x_j|^2 / n): b is then no stiffer than the stiffest
+ * weight. The scale changes the path, not the minimizer.
+ *
  * Across ranks, each rank has its store and its workers; after every
  * phase the ranks sum what their stores added since the last exchange, so
  * every rank's master copy is the same. A phase is then at most s + 1
@@ -44,9 +56,12 @@
 #include "ptm.h"
 
 struct logreg_state {
-    int32_t x, y, w;
+    int32_t x, y, w, b; /* b: the intercept, or -1 */
     double rate, decay, l2, l1;
     int64_t n, d, minibatch;
+    int64_t cols;  /* of the store's row: d, and 1 more with an intercept */
+    double *wb;    /* with an intercept: w then b, as the tables hold them */
+    double bscale; /* the intercept's steps are scaled by it (see the top) */
     double *scale; /* n / c_j: the penalty's weight per column */
     struct pstore *ps;
     double *base;  /* across ranks: the master copy after the last exchange */
@@ -57,30 +72,42 @@ struct logreg_state {
 
 struct logreg_worker {
     struct logreg_batch b;
-    int32_t *idx;
-    double *inc;
+    int32_t *idx; /* cols */
+    double *inc;  /* cols */
     int64_t next; /* the shard row the next minibatch starts at */
-    double *g;    /* svrg: the anchor's loss gradient over the shard (d) */
+    double *g;    /* svrg: the anchor's loss gradient over the shard (cols) */
     int64_t own_lo, own_hi; /* svrg: the columns it zeroes (logreg_owned) */
 };
 
-/* X, y, w of hook h, checked. */
+/* X, y, w and the intercept b (-1: none) of hook h, checked. */
 static int xyw(const struct ptm_run *run, const struct plan_hook *h, const char *who, int32_t *x,
-               int32_t *y, int32_t *w, char *err, size_t errlen)
+               int32_t *y, int32_t *w, int32_t *b, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
     const struct plan_option *ox = rt_option(h, "X"), *oy = rt_option(h, "y"),
-                             *ow = rt_option(h, "w");
+                             *ow = rt_option(h, "w"), *oi = rt_option(h, "intercept");
     if (!ox || ox->kind != PLAN_VALUE_DATA || !oy || oy->kind != PLAN_VALUE_DATA || !ow ||
         ow->kind != PLAN_VALUE_PARAM || ox->ref < 0 || (uint32_t)ox->ref >= plan->ndata ||
         oy->ref < 0 || (uint32_t)oy->ref >= plan->ndata || ow->ref < 0 ||
-        (uint32_t)ow->ref >= plan->nparams) {
+        (uint32_t)ow->ref >= plan->nparams ||
+        (oi &&
+         (oi->kind != PLAN_VALUE_PARAM || oi->ref < 0 || (uint32_t)oi->ref >= plan->nparams))) {
         snprintf(err, errlen, "%s: options X, y and w are missing or of the wrong kind", who);
         return PTM_EINVAL;
     }
     *x = ox->ref;
     *y = oy->ref;
     *w = ow->ref;
+    *b = oi ? oi->ref : -1;
+    if (*b >= 0) {
+        const struct rt_param *ip = &run->params[*b];
+        if (!ip->val || ip->len != 1 || *b == *w) {
+            snprintf(err, errlen,
+                     "%s: the intercept ('%s') must be a vector of one value with one copy", who,
+                     ip->pp->name);
+            return PTM_EINVAL;
+        }
+    }
     const struct ptm_dataset *X = run->data[*x];
     if (!X || !X->sparse || !X->has_labels || plan->data[*y].labels_of != *x ||
         (*x != run->rowdata && run->rowdata >= 0)) {
@@ -97,6 +124,25 @@ static int xyw(const struct ptm_run *run, const struct plan_hook *h, const char 
     return 0;
 }
 
+/* bscale: the largest |x_j|^2 / n over the columns of X (all ranks'
+ * rows); 1 when X is empty. */
+static int intercept_scale(const struct ptm_run *run, struct logreg_state *s)
+{
+    const struct ptm_csr *X = &run->data[s->x]->csr;
+    double *sq = rt_zalloc((size_t)s->d, sizeof(double)), most = 0;
+    if (!sq)
+        return PTM_ENOMEM;
+    for (int p = 0; p < run->P; p++)
+        for (int64_t e = X->rowptr[run->w[p].lo]; e < X->rowptr[run->w[p].hi]; e++)
+            sq[X->colind[e]] += X->val[e] * X->val[e];
+    ptm_comm_sum_all(sq, (size_t)s->d);
+    for (int64_t j = 0; j < s->d; j++)
+        most = fmax(most, sq[j] / (double)s->n);
+    ptm_free(sq);
+    s->bscale = most > 0 ? most : 1;
+    return 0;
+}
+
 static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *u = &run->plan->update;
@@ -104,7 +150,7 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     if (!s)
         return PTM_ENOMEM;
     run->rule_state = s;
-    int rc = xyw(run, u, "update logreg_sgd", &s->x, &s->y, &s->w, err, errlen);
+    int rc = xyw(run, u, "update logreg_sgd", &s->x, &s->y, &s->w, &s->b, err, errlen);
     if (rc != 0)
         return rc;
     s->rate = rt_option_num(u, "rate", 0.1);
@@ -116,23 +162,34 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct ptm_dataset *X = run->data[s->x];
     s->n = run->grows; /* all ranks' rows */
     s->d = X->csr.ncols;
+    s->cols = s->d + (s->b >= 0);
     s->minibatch = run->plan->schedule.minibatch > 0 ? run->plan->schedule.minibatch : 1000;
     const struct rt_param *t = &run->params[s->w];
     struct pstore_table_spec spec = {
         .nrows = 1,
-        .ncols = s->d,
+        .ncols = s->cols,
         .async = t->pp->cons == PLAN_CONS_ASYNC,
         .staleness = t->pp->staleness,
     };
+    if (s->b >= 0) {
+        if (!(s->wb = rt_zalloc((size_t)s->cols, sizeof(double))))
+            return PTM_ENOMEM;
+        memcpy(s->wb, t->val, (size_t)s->d * sizeof(double));
+        s->wb[s->d] = run->params[s->b].val[0];
+    }
     int id;
     if ((rc = pstore_new(&s->ps, run->P)) != 0 || (rc = pstore_add_table(s->ps, &spec, &id)) != 0 ||
-        (rc = pstore_write_row(s->ps, id, 0, t->val)) != 0)
+        (rc = pstore_write_row(s->ps, id, 0, s->wb ? s->wb : t->val)) != 0)
         return rc;
     int64_t *cnt = rt_zalloc((size_t)s->d, sizeof(int64_t));
     s->scale = rt_zalloc((size_t)s->d, sizeof(double));
     if (!cnt || !s->scale) {
         ptm_free(cnt);
         return PTM_ENOMEM;
+    }
+    if (s->b >= 0 && (rc = intercept_scale(run, s)) != 0) {
+        ptm_free(cnt);
+        return rc;
     }
     for (int p = 0; p < run->P && rc == 0; p++) {
         struct rt_worker *wk = &run->w[p];
@@ -143,10 +200,10 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
         }
         wk->kernel = k;
         k->next = wk->lo;
-        k->idx = rt_zalloc((size_t)s->d, sizeof(int32_t));
-        k->inc = rt_zalloc((size_t)s->d, sizeof(double));
+        k->idx = rt_zalloc((size_t)s->cols, sizeof(int32_t));
+        k->inc = rt_zalloc((size_t)s->cols, sizeof(double));
         if (!k->idx || !k->inc || logreg_batch_init(&k->b, s->d) != 0 ||
-            (s->svrg && !(k->g = rt_zalloc((size_t)s->d, sizeof(double)))))
+            (s->svrg && !(k->g = rt_zalloc((size_t)s->cols, sizeof(double)))))
             rc = PTM_ENOMEM;
         logreg_col_counts_part(&X->csr, wk->lo, wk->hi, cnt);
     }
@@ -162,7 +219,7 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
             struct logreg_worker *k = run->w[p].kernel;
             logreg_owned(s->d, first + p, all, &k->own_lo, &k->own_hi);
         }
-        s->mu = rt_zalloc((size_t)s->d, sizeof(double));
+        s->mu = rt_zalloc((size_t)s->cols, sizeof(double));
         s->margin = rt_zalloc((size_t)X->csr.nrows, sizeof(double));
         if (!s->mu || !s->margin)
             rc = PTM_ENOMEM;
@@ -175,11 +232,11 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     run->clocks_per_sweep = (ptm_comm_max_i64(most) + s->minibatch - 1) / s->minibatch;
     if (rc == 0 && run->nranks > 1) {
         run->clock_period = spec.async ? 1 : (int64_t)spec.staleness + 1;
-        s->base = rt_zalloc((size_t)s->d, sizeof(double));
+        s->base = rt_zalloc((size_t)s->cols, sizeof(double));
         if (!s->base)
             rc = PTM_ENOMEM;
         else
-            memcpy(s->base, t->val, (size_t)s->d * sizeof(double));
+            memcpy(s->base, s->wb ? s->wb : t->val, (size_t)s->cols * sizeof(double));
     }
     return rc;
 }
@@ -204,6 +261,7 @@ static void lr_release(struct ptm_run *run)
         ptm_free(s->base);
         ptm_free(s->mu);
         ptm_free(s->margin);
+        ptm_free(s->wb);
         ptm_free(s);
         run->rule_state = NULL;
     }
@@ -242,25 +300,33 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
         if (rc != 0)
             return fail(w, s, rc);
         if (w->hi > w->lo) {
+            const double *bias = s->b >= 0 ? wv + s->d : NULL; /* after the weights */
             int64_t left = s->minibatch;
             while (left > 0) {
                 int64_t end = k->next + left < w->hi ? k->next + left : w->hi;
                 if (s->svrg)
-                    logreg_batch_add_vr(&k->b, X, y, k->next, end, wv, s->margin);
+                    logreg_batch_add_vr(&k->b, X, y, k->next, end, wv, s->margin, bias);
                 else
-                    logreg_batch_add(&k->b, X, y, k->next, end, wv);
+                    logreg_batch_add(&k->b, X, y, k->next, end, wv, bias);
                 left -= end - k->next;
                 k->next = end == w->hi ? w->lo : end;
             }
             int64_t clock = pstore_worker_clock(pw);
             double eta = logreg_step(s->rate, s->decay, clock / run->clocks_per_sweep);
             if (s->svrg) {
-                logreg_vr_step(&k->b, wv, s->mu, eta, s->l2, s->l1, k->own_lo, k->own_hi,
-                               k->inc);
+                logreg_vr_step(&k->b, wv, s->mu, eta, s->l2, s->l1, k->own_lo, k->own_hi, k->inc,
+                               bias ? k->inc + s->d : NULL);
+                if (bias)
+                    k->inc[s->d] *= s->bscale;
                 rc = pstore_inc_dense(pw, 0, 0, k->inc);
             } else {
-                int64_t n =
-                    logreg_batch_step(&k->b, wv, s->scale, eta, s->l2, s->l1, k->idx, k->inc);
+                double binc = 0;
+                int64_t n = logreg_batch_step(&k->b, wv, s->scale, eta, s->l2, s->l1, k->idx,
+                                              k->inc, bias ? &binc : NULL);
+                if (binc != 0) { /* the intercept, after the weights */
+                    k->idx[n] = (int32_t)s->d;
+                    k->inc[n++] = binc * s->bscale;
+                }
                 rc = pstore_inc_row(pw, 0, 0, k->idx, k->inc, n);
             }
             if (rc != 0)
@@ -277,17 +343,18 @@ static int lr_push(struct rt_worker *w, const struct rt_round *rd)
     return 0;
 }
 
-/* svrg: worker w's part of the anchor, at the parameter table (the master
- * copy, made current by lr_sync). */
+/* svrg: worker w's part of the anchor, at the parameter tables (the
+ * master copy, made current by lr_sync). */
 static int lr_anchor(struct rt_worker *w)
 {
     struct ptm_run *run = w->run;
     const struct logreg_state *s = run->rule_state;
     struct logreg_worker *k = w->kernel;
     const struct ptm_dataset *X = run->data[s->x];
-    memset(k->g, 0, (size_t)s->d * sizeof(double));
-    logreg_anchor_part(&X->csr, X->labels.val, w->lo, w->hi, run->params[s->w].val, s->margin,
-                       k->g);
+    const double *wv = s->wb ? s->wb : run->params[s->w].val;
+    memset(k->g, 0, (size_t)s->cols * sizeof(double));
+    logreg_anchor_part(&X->csr, X->labels.val, w->lo, w->hi, wv, s->margin, k->g,
+                       s->wb ? wv + s->d : NULL, s->wb ? k->g + s->d : NULL);
     return 0;
 }
 
@@ -297,32 +364,46 @@ static int lr_anchored(struct ptm_run *run)
 {
     const struct logreg_state *s = run->rule_state;
     double *mu = s->mu;
-    memset(mu, 0, (size_t)s->d * sizeof(double));
+    memset(mu, 0, (size_t)s->cols * sizeof(double));
     for (int p = 0; p < run->P; p++) {
         const double *g = ((const struct logreg_worker *)run->w[p].kernel)->g;
-        for (int64_t j = 0; j < s->d; j++)
+        for (int64_t j = 0; j < s->cols; j++)
             mu[j] += g[j];
     }
-    ptm_comm_sum_all(mu, (size_t)s->d);
-    for (int64_t j = 0; j < s->d; j++)
+    ptm_comm_sum_all(mu, (size_t)s->cols);
+    for (int64_t j = 0; j < s->cols; j++)
         mu[j] /= (double)s->n;
     return 0;
 }
 
-/* After a phase: the store's master copy becomes the parameter table;
+/* The parameter tables w and b from the row v of the store. */
+static void split_row(struct ptm_run *run, const struct logreg_state *s, const double *v)
+{
+    if (!s->wb)
+        return; /* v is w's table */
+    memcpy(run->params[s->w].val, v, (size_t)s->d * sizeof(double));
+    run->params[s->b].val[0] = v[s->d];
+}
+
+/* After a phase: the store's master copy becomes the parameter tables;
  * across ranks, after the ranks have summed what they added. */
 static int lr_sync(struct ptm_run *run)
 {
     const struct logreg_state *s = run->rule_state;
-    double *v = run->params[s->w].val;
+    double *v = s->wb ? s->wb : run->params[s->w].val;
     int rc = pstore_read(s->ps, 0, v);
-    if (rc != 0 || !s->base)
+    if (rc != 0)
         return rc;
-    for (int64_t j = 0; j < s->d; j++)
+    if (!s->base) {
+        split_row(run, s, v);
+        return 0;
+    }
+    for (int64_t j = 0; j < s->cols; j++)
         v[j] -= s->base[j];
-    ptm_comm_sum_all(v, (size_t)s->d);
-    for (int64_t j = 0; j < s->d; j++)
+    ptm_comm_sum_all(v, (size_t)s->cols);
+    for (int64_t j = 0; j < s->cols; j++)
         s->base[j] = v[j] += s->base[j];
+    split_row(run, s, v);
     return pstore_write_row(s->ps, 0, 0, v);
 }
 
@@ -343,7 +424,7 @@ static const struct rt_rule rule_ops = {
 /* ---- logloss ---------------------------------------------------------------- */
 
 struct logloss_state {
-    int32_t x, y, w;
+    int32_t x, y, w, b; /* b: the intercept, or -1 */
     double l2, l1;
 };
 
@@ -356,7 +437,7 @@ static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
     run->obj_state = s;
     s->l2 = rt_option_num(o, "l2", 0);
     s->l1 = rt_option_num(o, "l1", 0);
-    return xyw(run, o, "objective logloss", &s->x, &s->y, &s->w, err, errlen);
+    return xyw(run, o, "objective logloss", &s->x, &s->y, &s->w, &s->b, err, errlen);
 }
 
 static int ll_part(struct rt_worker *w, double *out)
@@ -364,7 +445,8 @@ static int ll_part(struct rt_worker *w, double *out)
     const struct ptm_run *run = w->run;
     const struct logloss_state *s = run->obj_state;
     const struct ptm_dataset *X = run->data[s->x];
-    *out = logreg_loss_part(&X->csr, X->labels.val, w->lo, w->hi, run->params[s->w].val);
+    *out = logreg_loss_part(&X->csr, X->labels.val, w->lo, w->hi, run->params[s->w].val,
+                            s->b >= 0 ? run->params[s->b].val : NULL);
     return 0;
 }
 
