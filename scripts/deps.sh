@@ -9,6 +9,7 @@ set -eu
 
 pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
 pkgs="$pkgs librsvg2-bin libxml2-utils" # tests/cli.sh checks the SVG of ptm plan
+pkgs="$pkgs python3-sklearn python3-numpy" # tests/cli.sh checks examples/kmeans against scikit-learn
 for arg in "$@"; do
     case "$arg" in
     --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;

@@ -448,6 +448,9 @@ static const struct lua_file lua_files[] = {
                "function mypush() end\n"
                "function mypull() end\n"},
     {"pushonly.lua", "function push() end\n"},
+    {"initnum.lua", "function push() end\nfunction pull() end\ninit = 3\n"},
+    {"init3.lua", "function push() end\nfunction pull() end\nfunction init(w, S, job) end\n"},
+    {"initva.lua", "function push() end\nfunction pull() end\nfunction init(w, ...) end\n"},
     {"nopush.lua", "function pull() end\nfunction objective() end\n"},
     {"pushnum.lua", "push = 3\nlocal function pull() end\n"},
     {"syntax.lua", "function push() end\nfunction pull( end\n"},
@@ -1645,8 +1648,20 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:5:36: error: \"pushonly.lua\" defines no function 'pull'\n"
       "    update lua \"pushonly.lua\" { pull = \"pull\" }\n"
       "                                       ^^^^^^\n"),
+    R(MINI, "update", "update lua \"initnum.lua\"",
+      "t.ptm:5:12: error: \"initnum.lua\" defines 'init' as a number; the init hook is a function init(w, job)\n"
+      "    update lua \"initnum.lua\"\n"
+      "               ^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"init3.lua\"",
+      "t.ptm:5:12: error: \"init3.lua\" defines 'init' with 3 parameters; the init hook is init(w, job)\n"
+      "    update lua \"init3.lua\"\n"
+      "               ^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"ok.lua\" { init = \"setup\" }",
+      "t.ptm:5:30: error: \"ok.lua\" defines no function 'setup'\n"
+      "    update lua \"ok.lua\" { init = \"setup\" }\n"
+      "                                 ^^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" \"push\"",
-      "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\" }\n"
+      "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\", init = \"...\" }\n"
       "    update lua \"ok.lua\" \"push\"\n"
       "                        ^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" { psuh = \"mypush\" }",
