@@ -1053,6 +1053,50 @@ awk -v a="$fk" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 &&
 [ -s "$T/lrl/w-logreg_lua.tsv" ] || no "no w written"
 end
 
+# ---- run: indices out of range in depend, priority and cost -------------------
+
+# A constant index is checked against what is known before the data is read;
+# the others when the scheduler evaluates them, on 200 columns here.
+mkdir -p "$T/ix"
+"$PTM" gen lasso --seed 1 --out "$T/ix/data" --rows 300 --cols 200 --density 0.05 >/dev/null 2>&1
+sed -e "s|\"beta.tsv\"|\"$T/ix/beta.tsv\"|" examples/lasso/lasso.ptm >"$T/ix/base.ptm"
+
+begin "run: depend reading column 201 of a 200-column X: a located error, nothing written"
+sed -e 's/col(X, j))) > 0.3/col(X, j))) > 0.3 and nnz(col(X, 201)) >= 0/' "$T/ix/base.ptm" >"$T/ix/dep.ptm"
+run run --quiet --workers 2 "$T/ix/dep.ptm"
+want_rc 1
+err_has "the depend predicate 'abs(cos(col(X, i), col(X, j))) > 0.3 and nnz(col(X, 201)) >= 0' reads column 201 of 'X', out of range (1..200)"
+err_has "dep.ptm:16:1: note: it is declared here"
+[ -e "$T/ix/beta.tsv" ] && no "beta was written"
+end
+
+begin "run: a cost reading past the last column names the block"
+sed -e 's/^cost coef(j) = nnz(col(X, j))/cost coef(j) = nnz(col(X, j + 1))/' "$T/ix/base.ptm" >"$T/ix/cost.ptm"
+run run --quiet --workers 2 "$T/ix/cost.ptm"
+want_rc 1
+err_has "the cost of coef(200) 'nnz(col(X, j + 1))' reads column 201 of 'X', out of range (1..200)"
+err_has "cost.ptm:18:1: note: it is declared here"
+end
+
+begin "run: a priority reading past the end of beta names the block"
+sed -e 's/^priority coef(j) = abs(delta(beta\[j\]))/priority coef(j) = abs(delta(beta[j + 5]))/' \
+    "$T/ix/base.ptm" >"$T/ix/prio.ptm"
+run run --quiet --workers 2 "$T/ix/prio.ptm"
+want_rc 1
+err_has "the priority of coef(196) 'abs(delta(beta[j + 5]))' reads index 201 of 'beta', out of range (1..200)"
+err_has "prio.ptm:17:1: note: it is declared here"
+end
+
+begin "check: a constant index out of a declared size is refused before any data is read"
+sed -e 's/^param beta : vector\[cols(X)\]/param beta : vector[200]/' \
+    -e 's/^priority coef(j) = abs(delta(beta\[j\]))/priority coef(j) = abs(delta(beta[j])) + beta[201]/' \
+    -e 's/col(X, j))) > 0.3/col(X, 0))) > 0.3/' "$T/ix/base.ptm" >"$T/ix/const.ptm"
+run check "$T/ix/const.ptm"
+want_rc 3
+err_has "error: column 0 of 'X' is out of range: indices count from 1"
+err_has "error: index 201 of 'beta' is out of range (1..200)"
+end
+
 # ---- run: init hooks, and examples/kmeans -------------------------------------
 
 mkdir -p "$T/km"

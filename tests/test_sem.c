@@ -1061,6 +1061,34 @@ static const struct sem_row sem_rows[] = {
     R(LASSO, "depend", "depend coef(i), coef(j) when true", ""),
     R(LASSO, "depend", "depend coef from \"edges.txt\"", ""),
     /* priority and cost */
+    R(LASSO, "depend", "depend coef(i), coef(j) when abs(corr(col(X, i), col(X, 0))) > 0.1",
+      "t.ptm:8:57: error: column 0 of 'X' is out of range: indices count from 1\n"
+      "    depend coef(i), coef(j) when abs(corr(col(X, i), col(X, 0))) > 0.1\n"
+      "                                                            ^\n"),
+    R(LASSO, "priority", "priority coef(j) = abs(delta(beta[j])) + y[2.5]",
+      "t.ptm:9:44: error: index 2.5 of 'y' is not a whole number\n"
+      "    priority coef(j) = abs(delta(beta[j])) + y[2.5]\n"
+      "                                               ^^^\n"),
+    R(LASSO, "cost", "cost coef(j) = nnz(row(X, -1)) + X[1, 1/0]",
+      "t.ptm:10:27: error: row -1 of 'X' is out of range: indices count from 1\n"
+      "    cost coef(j) = nnz(row(X, -1)) + X[1, 1/0]\n"
+      "                              ^^\n"
+      "t.ptm:10:39: error: column inf of 'X' is not a whole number\n"
+      "    cost coef(j) = nnz(row(X, -1)) + X[1, 1/0]\n"
+      "                                          ^^^\n"),
+    R(LDA, NULL, "priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])",
+      "t.ptm:12:1: warning: the rotation policy ignores priorities; only dynamic uses them\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:12:24: error: index 101 of 'nk' is out of range (1..100)\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "                           ^^^\n"
+      "t.ptm:12:52: error: column 101 of 'nwk' is out of range (1..100)\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "                                                       ^^^\n"
+      "t.ptm:12:68: error: index 0 of 'nk' is out of range: indices count from 1\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "                                                                       ^\n"),
     R(LASSO, "priority", "priority coef(j) = abs(delta(beta[j])) > 1",
       "t.ptm:9:20: error: a priority must be a number, not a condition\n"
       "    priority coef(j) = abs(delta(beta[j])) > 1\n"

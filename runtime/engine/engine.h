@@ -60,6 +60,9 @@ struct ptm_run_opts {
     /* Where the job declares its update and objective ("job.ptm:LINE:COL"),
      * for the messages of a failing hook; NULL: unknown (a plan). */
     const char *update_at, *objective_at;
+    /* The same for the depend, priority and cost statements of the
+     * scheduled blocks, for an index out of range in them. */
+    const char *depend_at, *priority_at, *cost_at;
     /* Limits of Lua hooks (lua_host.h); 0: the defaults. */
     size_t lua_mem;    /* bytes a worker's state may hold */
     long lua_budget;   /* instructions a call may run */
