@@ -7,6 +7,10 @@
  * computed once per data set, so either costs the non-zeros of the two
  * columns, not n. The dependency graph (depgraph.c) computes the same
  * values from the same sums in the same order.
+ *
+ * An index out of range gives NaN, and the first one is recorded (struct
+ * expr_fault, with a compare-and-swap: evaluations may run on several
+ * threads) for the engine to report with the expression it came from.
  */
 #include "expr_env.h"
 
