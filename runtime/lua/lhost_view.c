@@ -28,7 +28,9 @@
  * view from a full userdata and from anything else. Their __index is a
  * C function over the methods' table, so that x[k] reads element k of a
  * row view (x[k] = a writes it): a method call on a view costs that one
- * C call more than a table __index would (tens of nanoseconds).
+ * C call more than a table __index would, about 18 ns on this machine (a
+ * loop of W:row(i):dot(W:row(j)) at rank 20: 1.11 s against 1.00 s for
+ * 6 million calls), two of them a rating in mf.lua's loop.
  *
  * A set over a list the hook gives (X:cols({3, 7}), not S) is a full
  * userdata holding a copy of the list, checked when made (struct uset),
@@ -511,8 +513,7 @@ static int light_index(lua_State *L)
 {
     int t = lua_type(L, 2);
     if (t == LUA_TSTRING) {
-        lua_settop(L, 2);
-        lua_rawget(L, lua_upvalueindex(1));
+        lua_rawget(L, lua_upvalueindex(1)); /* the key is the top: (view, key) */
         return 1;
     }
     struct uvec *v = lhost_row_view(L, 1);
