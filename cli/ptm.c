@@ -457,7 +457,7 @@ static char *dir_of(const char *path)
 /* Where a job declares its update and objective, for run-time messages:
  * "FILE:LINE:COL", or "" when it does not (or the input is a plan). */
 struct job_where {
-    char update[4200], objective[4200];
+    char update[4200], objective[4200], depend[4200], priority[4200], cost[4200];
     char **param; /* each parameter's declaration, indexed as the plan's; NULL for a plan */
     uint32_t nparam;
 };
@@ -502,8 +502,11 @@ static void find_hooks(struct ptm_source *src, const struct ast_job *job, struct
     for (const struct ast_stmt *st = job->head; st; st = st->next) {
         char *dst = st->kind == AST_STMT_UPDATE      ? at->update
                     : st->kind == AST_STMT_OBJECTIVE ? at->objective
+                    : st->kind == AST_STMT_DEPEND    ? at->depend
+                    : st->kind == AST_STMT_PRIORITY  ? at->priority
+                    : st->kind == AST_STMT_COST      ? at->cost
                                                      : NULL;
-        if (!dst)
+        if (!dst || dst[0])
             continue;
         unsigned line, col;
         ptm_source_linecol(src, st->loc.begin, &line, &col);
@@ -556,7 +559,7 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
                     struct job_where *at)
 {
     if (at) {
-        at->update[0] = at->objective[0] = '\0';
+        at->update[0] = at->objective[0] = at->depend[0] = at->priority[0] = at->cost[0] = '\0';
         at->param = NULL;
         at->nparam = 0;
     }
@@ -834,6 +837,9 @@ static int cmd_run(int argc, char **argv)
         .update_at = at.update[0] ? at.update : NULL,
         .objective_at = at.objective[0] ? at.objective : NULL,
         .param_at = (const char *const *)at.param,
+        .depend_at = at.depend[0] ? at.depend : NULL,
+        .priority_at = at.priority[0] ? at.priority : NULL,
+        .cost_at = at.cost[0] ? at.cost : NULL,
         .stragglers = f.stragglers,
         .nstragglers = f.nstragglers,
     };

@@ -26,28 +26,39 @@ enum {
 struct fn_query {
     const char *const *fns;
     unsigned n;
-    bool *defined;
+    struct hook_fn *found;
 };
 
-/* Runs inside lua_pcall: which of the names are global functions (raw
- * lookups: a metatable on _G does not count). */
+/* Runs inside lua_pcall: what each of the names is (raw lookups: a
+ * metatable on _G does not count). */
 static int find_functions(lua_State *L)
 {
     struct fn_query *q = lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
     for (unsigned i = 0; i < q->n; i++) {
-        q->defined[i] = false;
+        struct hook_fn *f = &q->found[i];
+        *f = (struct hook_fn){0};
         if (!q->fns[i])
             continue;
         lua_pushstring(L, q->fns[i]);
-        q->defined[i] = lua_rawget(L, -2) == LUA_TFUNCTION;
-        lua_pop(L, 1);
+        int t = lua_rawget(L, -2);
+        f->defined = t == LUA_TFUNCTION;
+        if (t != LUA_TNIL && !f->defined)
+            f->other = lua_typename(L, t);
+        if (f->defined) {
+            lua_Debug ar;
+            lua_getinfo(L, ">u", &ar);
+            f->nparams = ar.nparams;
+            f->vararg = ar.isvararg;
+        } else {
+            lua_pop(L, 1);
+        }
     }
     return 0;
 }
 
-int hook_check(const char *path, const char *const *fns, unsigned n, bool *defined, char *err,
-               size_t errlen)
+int hook_check(const char *path, const char *const *fns, unsigned n, struct hook_fn *found,
+               char *err, size_t errlen)
 {
     struct ptm_source src;
     int rc = ptm_source_read(&src, path, err, errlen);
@@ -64,7 +75,7 @@ int hook_check(const char *path, const char *const *fns, unsigned n, bool *defin
     if (st == LUA_OK)
         st = lua_pcall(L, 0, 0, 0);
     if (st == LUA_OK) {
-        struct fn_query q = {fns, n, defined};
+        struct fn_query q = {fns, n, found};
         lua_pushcfunction(L, find_functions);
         lua_pushlightuserdata(L, &q);
         st = lua_pcall(L, 1, 0, 0);

@@ -1110,7 +1110,7 @@ static void job_path(struct sem *s, const char *path, char *buf, size_t len)
 }
 
 static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char *const *fns,
-                           const struct ptm_loc *fn_locs, unsigned n, bool *defined)
+                           const struct ptm_loc *fn_locs, unsigned n, struct hook_fn *found)
 {
     char path[4096];
     job_path(s, st->u.hook.file.s, path, sizeof(path));
@@ -1128,7 +1128,7 @@ static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char 
     if (!s->opts->check_hooks)
         return;
     char err[512];
-    int rc = hook_check(path, fns, n, defined, err, sizeof(err));
+    int rc = hook_check(path, fns, n, found, err, sizeof(err));
     s->hook_loaded = rc == 0;
     if (rc == PTM_ENOMEM) {
         s->oom = true;
@@ -1139,7 +1139,7 @@ static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char 
         return;
     }
     for (unsigned i = 0; i < n; i++)
-        if (fns[i] && !defined[i] && fn_locs[i].end != 0)
+        if (fns[i] && !found[i].defined && fn_locs[i].end != 0)
             sem_error(s, fn_locs[i], "\"%s\" defines no function '%s'", st->u.hook.file.s,
                       fns[i]);
 }
@@ -1420,31 +1420,32 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         return;
     }
     h->file = dup(s, st->u.hook.file.s);
-    const char *fns[3] = {NULL, NULL, NULL};
-    struct ptm_loc locs[3] = {{0, 0}, {0, 0}, {0, 0}};
-    bool defined[3] = {false, false, false};
+    const char *fns[4] = {NULL, NULL, NULL, NULL};
+    struct ptm_loc locs[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    struct hook_fn found[4] = {{0}, {0}, {0}, {0}};
     if (update) {
         if (st->u.hook.fn.s)
             sem_error(s, st->u.hook.fn_loc, "name the update functions as options: "
-                      "{ push = \"...\", pull = \"...\", apply = \"...\" }");
+                      "{ push = \"...\", pull = \"...\", apply = \"...\", init = \"...\" }");
         fns[0] = "push";
         fns[1] = "pull";
         fns[2] = "apply";
+        fns[3] = "init";
         locs[0] = st->u.hook.file_loc; /* the default push must exist */
-        static const char *const keys[] = {"push", "pull", "apply"};
+        static const char *const keys[] = {"push", "pull", "apply", "init"};
         for (const struct ast_option *o = st->u.hook.options.head; o; o = o->next) {
             int k = -1;
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < 4; i++)
                 if (strcmp(o->key.name, keys[i]) == 0)
                     k = i;
             if (k < 0) {
-                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), keys, 3);
+                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), keys, 4);
                 if (sug)
                     sem_error(s, o->key.loc, "unknown option '%s' (did you mean '%s'?)",
                               o->key.name, sug);
                 else
                     sem_error(s, o->key.loc,
-                              "a Lua update takes 'push', 'pull' and 'apply', not '%s'",
+                              "a Lua update takes 'push', 'pull', 'apply' and 'init', not '%s'",
                               o->key.name);
                 continue;
             }
@@ -1465,15 +1466,26 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         fns[0] = st->u.hook.fn.s ? st->u.hook.fn.s : "objective";
         locs[0] = st->u.hook.fn.s ? st->u.hook.fn_loc : st->u.hook.file_loc;
     }
-    check_lua_file(s, st, fns, locs, update ? 3 : 1, defined);
+    check_lua_file(s, st, fns, locs, update ? 4 : 1, found);
     if (update) {
         h->push = dup(s, fns[0]);
         /* pull and apply are optional: kept when named or when the file
          * defines them (assumed defined when hook files are not loaded). */
-        if (locs[1].end != 0 || defined[1] || !s->opts->check_hooks)
+        if (locs[1].end != 0 || found[1].defined || !s->opts->check_hooks)
             h->pull = dup(s, fns[1]);
-        if (locs[2].end != 0 || defined[2] || !s->opts->check_hooks)
+        if (locs[2].end != 0 || found[2].defined || !s->opts->check_hooks)
             h->apply = dup(s, fns[2]);
+        /* init too, but only when named or found: a file that defines it
+         * under its name with another shape is refused */
+        const struct ptm_loc at = locs[3].end != 0 ? locs[3] : st->u.hook.file_loc;
+        if (found[3].other)
+            sem_error(s, at, "\"%s\" defines '%s' as a %s; the init hook is a function "
+                      "init(w, job)", st->u.hook.file.s, fns[3], found[3].other);
+        else if (found[3].defined && found[3].nparams > 2 && !found[3].vararg)
+            sem_error(s, at, "\"%s\" defines '%s' with %d parameters; the init hook is "
+                      "init(w, job)", st->u.hook.file.s, fns[3], found[3].nparams);
+        else if (locs[3].end != 0 || found[3].defined)
+            h->init = dup(s, fns[3]);
     } else {
         h->fn = dup(s, fns[0]);
     }

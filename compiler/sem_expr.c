@@ -187,6 +187,39 @@ static bool need(struct sem *s, const struct ectx *cx, const struct ast_expr *e,
     return false;
 }
 
+/* The index just emitted (the code from `before` on) when it is a
+ * constant: refused when it cannot be an index, a whole number from 1 to
+ * dim (dim < 0: unknown before the data is read), of what (a "column",
+ * "row" or "index") of name. The run checks the others (expr_env.h). */
+static bool const_index(struct sem *s, const struct prog *p, uint32_t before,
+                        const struct ast_expr *e, const char *what, const char *name, double dim)
+{
+    if (p->ncode != before + 1 || p->code[before].op != PROG_CONST)
+        return true;
+    double k = p->consts[p->code[before].a];
+    if (!isfinite(k) || k != floor(k)) {
+        sem_error(s, e->loc, "%s %g of '%s' is not a whole number", what, k, name);
+        return false;
+    }
+    if (k < 1) {
+        sem_error(s, e->loc, "%s %g of '%s' is out of range: indices count from 1", what, k, name);
+        return false;
+    }
+    if (dim >= 0 && k > dim) {
+        sem_error(s, e->loc, "%s %g of '%s' is out of range (1..%g)", what, k, name, dim);
+        return false;
+    }
+    return true;
+}
+
+/* A parameter's declared size along dimension d, when it is a constant;
+ * else -1. */
+static double declared_dim(const struct plan_param *pp, int d)
+{
+    double v;
+    return pp->dims[d].ncode > 0 && prog_is_const(&pp->dims[d], &v) ? v : -1;
+}
+
 /* col(X, k) or row(X, k): the data index and axis (1 col, 0 row). */
 static bool slice_arg(struct sem *s, const struct ectx *cx, struct prog *p,
                       const struct ast_expr *e, const char *fn, int32_t *data, int *axis)
@@ -207,7 +240,11 @@ static bool slice_arg(struct sem *s, const struct ectx *cx, struct prog *p,
                   e->u.call.args.head->u.name, e->u.call.fn.name);
         return false;
     }
-    return operand(s, cx, p, e->u.call.args.head->next, ETYPE_NUM, "an index");
+    uint32_t before = p->ncode;
+    if (!operand(s, cx, p, e->u.call.args.head->next, ETYPE_NUM, "an index"))
+        return false;
+    return const_index(s, p, before, e->u.call.args.head->next, *axis ? "column" : "row",
+                       s->plan->data[*data].name, -1);
 }
 
 static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p,
@@ -291,9 +328,14 @@ static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p
                       a->u.index.args.n);
             return ETYPE_ERROR;
         }
-        for (const struct ast_expr *x = a->u.index.args.head; x; x = x->next)
-            if (!operand(s, cx, p, x, ETYPE_NUM, "an index"))
+        int d = 0;
+        for (const struct ast_expr *x = a->u.index.args.head; x; x = x->next, d++) {
+            uint32_t before = p->ncode;
+            if (!operand(s, cx, p, x, ETYPE_NUM, "an index") ||
+                !const_index(s, p, before, x, !pp->matrix ? "index" : d ? "column" : "row",
+                             pp->name, declared_dim(pp, d)))
                 return ETYPE_ERROR;
+        }
         return emit(s, p, PROG_DELTA, y->index, (int32_t)want) ? ETYPE_NUM : ETYPE_ERROR;
     }
     if (strcmp(fn, "rel_change") == 0 || strcmp(fn, "since_best") == 0) {
@@ -379,9 +421,15 @@ static enum etype index_expr(struct sem *s, const struct ectx *cx, struct prog *
                   e->u.index.args.n);
         return ETYPE_ERROR;
     }
-    for (const struct ast_expr *x = e->u.index.args.head; x; x = x->next)
-        if (!operand(s, cx, p, x, ETYPE_NUM, "an index"))
+    int d = 0;
+    for (const struct ast_expr *x = e->u.index.args.head; x; x = x->next, d++) {
+        uint32_t before = p->ncode;
+        const struct plan_param *pp = op == PROG_PARAM ? &s->plan->params[y->index] : NULL;
+        const char *what = want == 1 ? "index" : d ? "column" : "row";
+        if (!operand(s, cx, p, x, ETYPE_NUM, "an index") ||
+            !const_index(s, p, before, x, what, base->u.name, pp ? declared_dim(pp, d) : -1))
             return ETYPE_ERROR;
+    }
     return emit(s, p, op, y->index, (int32_t)want) ? ETYPE_NUM : ETYPE_ERROR;
 }
 

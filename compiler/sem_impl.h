@@ -78,9 +78,18 @@ bool sem_is_function(const char *name);
 /* True when the depend predicate e(i, j) is the same as e(j, i). */
 bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j, bool *gave_up);
 
-/* Check a Lua hook file: that it loads and defines each of fns[0..n).
- * Returns 0, or a negative code with a message in err. */
-int hook_check(const char *path, const char *const *fns, unsigned n, bool *defined, char *err,
-               size_t errlen);
+/* What a hook file's top level left under a function's name. */
+struct hook_fn {
+    bool defined;      /* a function */
+    const char *other; /* else the type of what is there ("number"; static), NULL: nothing */
+    int nparams;       /* a function's named parameters */
+    bool vararg;       /* a function's `...` */
+};
+
+/* Check a Lua hook file: that it loads, and what it defines under each of
+ * fns[0..n) (a NULL name is skipped) into found[0..n). Returns 0, or a
+ * negative code with a message in err. */
+int hook_check(const char *path, const char *const *fns, unsigned n, struct hook_fn *found,
+               char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make demo: check every example job, compile one into its schedule plan,
-# run the Lasso example on a generated problem, then show what a mistake
-# looks like.
+# run the Lasso example on a generated problem and k-means written in Lua,
+# then show what a mistake looks like.
 set -eu
 ptm=${1:-bin/ptm}
 tmp=$(mktemp -d)
@@ -25,6 +25,16 @@ echo "   recovered coefficients (estimate, true) where beta* is non-zero:"
 paste "$tmp/beta.tsv" "$tmp/data/beta_true.tsv" | awk '$2 != 0 { printf "     %9.4f %9.4f\n", $1, $2 }'
 echo "   intercept b (the labels have mean 0 here): $(cat "$tmp/b.tsv")"
 echo
+if command -v python3 >/dev/null; then
+    echo "== k-means written in Lua (examples/kmeans): 3000 points in 5 blobs"
+    python3 examples/kmeans/blobs.py --out "$tmp/km/data/points.svm"
+    cp examples/kmeans/kmeans.lua "$tmp/km/"
+    sed -e "s|\"C.tsv\"|\"$tmp/km/C.tsv\"|" examples/kmeans/kmeans.ptm > "$tmp/km/kmeans.ptm"
+    "$ptm" run "$tmp/km/kmeans.ptm" --workers 2 2>&1 | tail -n 2 | sed 's/^/   /'
+    echo "   the centroids:"
+    awk '{ printf "     %8.3f %8.3f %8.3f %8.3f\n", $1, $2, $3, $4 }' "$tmp/km/C.tsv"
+    echo
+fi
 echo "== a job with mistakes (a misspelt statement, a misspelt type, an unclosed call)"
 sed -e 's/^param beta/parm beta/' -e 's/sparse matrix/sparse matirx/' \
     -e 's/^priority coef(j) = abs(delta(beta\[j\]))/priority coef(j) = abs(delta(beta[j])/' \

@@ -1088,6 +1088,152 @@ awk -v a="$fk" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 &&
 [ -s "$T/lrl/w-logreg_lua.tsv" ] || no "no w written"
 end
 
+# ---- run: indices out of range in depend, priority and cost -------------------
+
+# A constant index is checked against what is known before the data is read;
+# the others when the scheduler evaluates them, on 200 columns here.
+mkdir -p "$T/ix"
+"$PTM" gen lasso --seed 1 --out "$T/ix/data" --rows 300 --cols 200 --density 0.05 >/dev/null 2>&1
+sed -e "s|\"beta.tsv\"|\"$T/ix/beta.tsv\"|" examples/lasso/lasso.ptm >"$T/ix/base.ptm"
+
+begin "run: depend reading column 201 of a 200-column X: a located error, nothing written"
+sed -e 's/col(X, j))) > 0.3/col(X, j))) > 0.3 and nnz(col(X, 201)) >= 0/' "$T/ix/base.ptm" >"$T/ix/dep.ptm"
+run run --quiet --workers 2 "$T/ix/dep.ptm"
+want_rc 1
+err_has "the depend predicate 'abs(cos(col(X, i), col(X, j))) > 0.3 and nnz(col(X, 201)) >= 0' reads column 201 of 'X', out of range (1..200)"
+err_has "dep.ptm:17:1: note: it is declared here"
+[ -e "$T/ix/beta.tsv" ] && no "beta was written"
+end
+
+begin "run: a cost reading past the last column names the block"
+sed -e 's/^cost coef(j) = nnz(col(X, j))/cost coef(j) = nnz(col(X, j + 1))/' "$T/ix/base.ptm" >"$T/ix/cost.ptm"
+run run --quiet --workers 2 "$T/ix/cost.ptm"
+want_rc 1
+err_has "the cost of coef(200) 'nnz(col(X, j + 1))' reads column 201 of 'X', out of range (1..200)"
+err_has "cost.ptm:19:1: note: it is declared here"
+end
+
+begin "run: a priority reading past the end of beta names the block"
+sed -e 's/^priority coef(j) = abs(delta(beta\[j\]))/priority coef(j) = abs(delta(beta[j + 5]))/' \
+    "$T/ix/base.ptm" >"$T/ix/prio.ptm"
+run run --quiet --workers 2 "$T/ix/prio.ptm"
+want_rc 1
+err_has "the priority of coef(196) 'abs(delta(beta[j + 5]))' reads index 201 of 'beta', out of range (1..200)"
+err_has "prio.ptm:18:1: note: it is declared here"
+end
+
+begin "check: a constant index out of a declared size is refused before any data is read"
+sed -e 's/^param beta : vector\[cols(X)\]/param beta : vector[200]/' \
+    -e 's/^priority coef(j) = abs(delta(beta\[j\]))/priority coef(j) = abs(delta(beta[j])) + beta[201]/' \
+    -e 's/col(X, j))) > 0.3/col(X, 0))) > 0.3/' "$T/ix/base.ptm" >"$T/ix/const.ptm"
+run check "$T/ix/const.ptm"
+want_rc 3
+err_has "error: column 0 of 'X' is out of range: indices count from 1"
+err_has "error: index 201 of 'beta' is out of range (1..200)"
+end
+
+# ---- run: init hooks, and examples/kmeans -------------------------------------
+
+mkdir -p "$T/km"
+/usr/bin/python3 examples/kmeans/blobs.py --n 30 --out "$T/km/small.svm"
+cat >"$T/km/init.lua" <<'EOF'
+function init(w, job)
+    w.v[w.id] = w.v[w.id] + 10 * w.id -- each worker moves its own element
+    w.r:fill(w.id)                     -- and its rows of r
+    if w.id == job.bad then local t = nil; return t.x end
+end
+function push(w, S) return w:vector(#S, 0) end
+function pull(S, z) return z[1] end
+EOF
+cat >"$T/km/init.ptm" <<EOF
+job init
+const bad = 0
+data X : sparse matrix from "$T/km/small.svm" format libsvm shard rows
+param u : vector[4] = 0
+param v : vector[4] = 1
+param r : vector[rows(X)] = 0 shard like X
+blocks b = u each 1
+schedule round_robin { per_round 4 }
+update lua "init.lua"
+stop when rounds >= 1
+output v to "$T/km/v.tsv"
+output r to "$T/km/r.tsv"
+EOF
+
+begin "run: init on every worker, the changes to a shared parameter summed, its rows of another"
+run run --quiet --workers 3 "$T/km/init.ptm"
+want_rc 0; err_empty
+[ "$(tr '\n' ' ' <"$T/km/v.tsv")" = "11 21 31 1 " ] || no "v is $(tr '\n' ' ' <"$T/km/v.tsv")"
+[ "$(sort -u "$T/km/r.tsv" | tr '\n' ' ')" = "1 2 3 " ] || no "r is not each worker's number"
+end
+
+begin "run: a failing init: exit 1, the traceback and where the update is declared"
+run run --quiet --workers 3 --set bad=2 "$T/km/init.ptm"
+want_rc 1
+err_has "worker 2: $T/km/init.lua:4: attempt to index a nil value (local 't')"
+err_has "in function 'init'"
+err_has "init.ptm:9:1: note: the update rule is declared here"
+end
+
+begin "compile: an init of the wrong shape is refused"
+printf 'function init(w, S, job) end\nfunction push() end\nfunction pull() end\n' >"$T/km/shape.lua"
+sed -e 's|"init.lua"|"shape.lua"|' "$T/km/init.ptm" >"$T/km/shape.ptm"
+run compile "$T/km/shape.ptm"
+want_rc 3
+err_has "error: \"shape.lua\" defines 'init' with 3 parameters; the init hook is init(w, job)"
+end
+
+# examples/kmeans: Lloyd's algorithm in Lua, on blobs.py's points (seed 3:
+# the five blobs found; seed 2: a local minimum from the same kind of start).
+# At the end every centroid must be the mean of the points nearest to it,
+# and the within-cluster sum of squares no worse than scikit-learn's KMeans
+# from the same initial centroids.
+cat >"$T/km/check.py" <<'EOF'
+import sys
+import numpy as np
+from sklearn.cluster import KMeans
+points, cfile, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rows = [[float(t.split(":")[1]) for t in line.split()[1:]] for line in open(points)]
+X = np.array(rows)
+C = np.loadtxt(cfile, ndmin=2)
+n = len(X)
+C0 = X[[(c * n) // k for c in range(k)]]  # kmeans.lua's init: row 1 + floor((c - 1) n / k)
+d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+lab = d.argmin(axis=1)
+for c in range(k):
+    if (lab == c).any() and not np.allclose(C[c], X[lab == c].mean(axis=0), rtol=0, atol=1e-9):
+        sys.exit("centroid %d is not the mean of its points" % (c + 1))
+ours = d.min(axis=1).sum()
+ref = KMeans(n_clusters=k, init=C0, n_init=1, max_iter=1000, tol=0, algorithm="lloyd").fit(X)
+if ours > ref.inertia_ * (1 + 1e-9):
+    sys.exit("sum of squares %.12g, scikit-learn's %.12g" % (ours, ref.inertia_))
+print("%.10g %.10g" % (ours, ref.inertia_))
+EOF
+for s in 3 2; do
+    mkdir -p "$T/km/$s"
+    /usr/bin/python3 examples/kmeans/blobs.py --seed $s --out "$T/km/$s/data/points.svm"
+    cp examples/kmeans/kmeans.lua "$T/km/$s/"
+    sed -e "s|\"C.tsv\"|\"$T/km/$s/C.tsv\"|" examples/kmeans/kmeans.ptm >"$T/km/$s/kmeans.ptm"
+    begin "run: kmeans.ptm (seed $s): each centroid the mean of its points, no worse than scikit-learn"
+    run run --quiet --workers 2 "$T/km/$s/kmeans.ptm"
+    want_rc 0; err_empty
+    /usr/bin/python3 "$T/km/check.py" "$T/km/$s/data/points.svm" "$T/km/$s/C.tsv" 5 >"$T/km/$s/py" 2>&1 ||
+        no "$(tail -n 1 "$T/km/$s/py")"
+    end
+done
+
+begin "run: kmeans.ptm gives the same centroids on 1, 2 and 3 workers (within 1e-9)"
+cp "$T/km/3/C.tsv" "$T/km/C2.tsv"
+run run --quiet --workers 1 "$T/km/3/kmeans.ptm"
+cp "$T/km/3/C.tsv" "$T/km/C1.tsv"
+run run --quiet --workers 3 "$T/km/3/kmeans.ptm"
+want_rc 0
+paste "$T/km/C1.tsv" "$T/km/3/C.tsv" "$T/km/C2.tsv" | awk '{ m = NF / 3
+    for (j = 1; j <= m; j++) { a = $j; b = $(j + m); c = $(j + 2 * m)
+        if ((a - b) ^ 2 > 1e-18 || (a - c) ^ 2 > 1e-18) bad = 1 } } END { exit bad }' ||
+    no "the centroids differ"
+end
+
 # method = svrg: the optimality conditions, checked here from w.tsv and the
 # data file (the subgradient of the mean loss plus the penalties, by awk).
 # b (-v b=) is the intercept: its condition is a zero mean of the slopes.

@@ -1074,7 +1074,9 @@ static const struct {
                                "vector)"},
     {"return w.X:col(1).nnz(w.r)", "t.lua:2: bad argument #1 to 'nnz' (sparse view expected, "
                                    "got vector)"},
-    {"w.X:col(1).x = 1", "t.lua:2: attempt to index a userdata value"},
+    {"w.X:col(1).x = 1", "t.lua:2: a sparse view has no elements to set"},
+    {"return w.X:col(1)[1]", "t.lua:2: a sparse view has no elements to index: use its methods "
+                             "(x:each() for its entries)"},
     {"local f = w.X:col(1):each() return f(w.X:col(1), 'x')",
      "t.lua:2: bad argument #1 to 'f' (loop state of each() expected, got sparse view)"},
     {"for i, a, t in w.X:col(1):each(w.X) do end",
@@ -1281,10 +1283,13 @@ static const struct {
 } row_error_cases[] = {
     {"return w.W:row(0)", "t.lua:2: row 0 out of range for 'W' (1..31)"},
     {"return w.W:row(32)", "t.lua:2: row 32 out of range for 'W' (1..31)"},
-    {"return w.W:row(1)[1]", "t.lua:2: a view has no elements to index: use its methods "
-                             "(element k of W:row(i) is W[(i - 1) * cols + k])"},
-    {"w.W:row(1)[1] = 2", "t.lua:2: a view has no elements to index: use its methods (element "
-                          "k of W:row(i) is W[(i - 1) * cols + k])"},
+    {"return w.W:row(2)[0]", "t.lua:2: index 0 out of range for row 2 of 'W' (1..6)"},
+    {"return w.W:row(2)[7]", "t.lua:2: index 7 out of range for row 2 of 'W' (1..6)"},
+    {"w.W:row(2)[7] = 1", "t.lua:2: index 7 out of range for row 2 of 'W' (1..6)"},
+    {"return w.W:row(2)[1.5]", "t.lua:2: index 1.5 of row 2 of 'W' is not an integer"},
+    {"return w.W:row(2)[true]", "t.lua:2: row 2 of 'W' indexed with boolean (expected a number)"},
+    {"w.W:row(2)[1] = 'x'", "t.lua:2: cannot store string in row 2 of 'W' (numbers only)"},
+    {"w.Y:row(1)[1] = 2", "t.lua:2: row 1 of 'Y' is read-only"},
     {"return w.W:row(1):dot(w.W)", "t.lua:2: size mismatch: row 1 of 'W' has 6 elements, 'W' "
                                    "has 186"},
     {"w.Y:row(1):scale(2)", "t.lua:2: row 1 of 'Y' is read-only"},
@@ -1498,6 +1503,173 @@ START_TEST(test_bulk_ops)
 }
 END_TEST
 
+/* X:cols(list) and X:rows(list) over lists of the hook's (a table, a
+ * vector), against the matrix read entry by entry. */
+START_TEST(test_lists)
+{
+    struct bulk_fixture f;
+    bulk_setup(&f, 60 + (uint64_t)_i);
+    const struct ptm_csr *a = &f.sp.a;
+    const struct ptm_csc *c = &f.sp.c;
+    double cdot[SC] = {0}, cn2[SC] = {0}, rdot[SR] = {0};
+    int cnnz[SC] = {0};
+    for (int i = 0; i < SR; i++)
+        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+            int j = a->colind[p];
+            cdot[j] += a->val[p] * f.sp.r[i];
+            cn2[j] += a->val[p] * a->val[p];
+            cnnz[j]++;
+            rdot[i] += a->val[p] * f.sp.b[j];
+        }
+    double z[8 * NA];
+    bulk_ok(&f,
+            "local t, v = {}, w:vector(#S)\n"
+            "for k = 1, #S do t[k] = S[k] v[k] = S[k] end\n"
+            "return {w.X:cols(t):dot(w.r), w.X:cols(v):norm2(), w.X:cols(t):nnz(),\n"
+            "        w.X:rows({3, 1, 22, 8, 14, 17}):dot(w.b)}",
+            bulk_a, NA, 4, z);
+    for (int k = 0; k < NA; k++) {
+        ck_assert(close_to(z[4 * k], cdot[bulk_a[k]], 1e-13));
+        ck_assert(close_to(z[4 * k + 1], cn2[bulk_a[k]], 1e-13));
+        ck_assert(z[4 * k + 2] == cnnz[bulk_a[k]]);
+        ck_assert(close_to(z[4 * k + 3], rdot[bulk_a[k]], 1e-13));
+    }
+    /* a column twice counts twice; a number for all; the list is a copy */
+    double r0[SR], b0[SC];
+    memcpy(r0, f.sp.r, sizeof(r0));
+    memcpy(b0, f.sp.b, sizeof(b0));
+    ck_assert(eval(f.sp.h, "local t = {5, 2, 5}\n"
+                           "local xs = w.X:cols(t) t[2] = 7\n"
+                           "xs:axpy(w:vector(3, 0.5), w.r) w.X:rows({2, 9}):axpy(-1, w.b)\n"
+                           "return #xs + #w.X:rows({}) * 10") == 3);
+    for (int64_t p = c->colptr[4]; p < c->colptr[5]; p++)
+        r0[c->rowind[p]] += 2 * 0.5 * c->val[p];
+    for (int64_t p = c->colptr[1]; p < c->colptr[2]; p++)
+        r0[c->rowind[p]] += 0.5 * c->val[p];
+    for (int i = 1; i < 9; i += 7)
+        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++)
+            b0[a->colind[p]] -= a->val[p];
+    for (int i = 0; i < SR; i++)
+        ck_assert(close_to(f.sp.r[i], r0[i], 1e-13));
+    for (int j = 0; j < SC; j++)
+        ck_assert(close_to(f.sp.b[j], b0[j], 1e-13));
+    ck_assert(eval(f.sp.h, "return tostring(w.X:cols({1, 2})) == \"2 columns of 'X'\" and "
+                           "w.X:rows({}):dot(w.b):size() == 0 and 1 or 0") == 1);
+    sparse_teardown(&f.sp);
+}
+END_TEST
+
+/* v:max, v:min, v:clip and v:add(number), in place, against the same in C,
+ * on registered vectors, new vectors and rows. */
+START_TEST(test_vector_bounds)
+{
+    struct vec_fixture f;
+    vec_setup(&f, 17 + (uint64_t)_i);
+    double u0[VN], v0[VN];
+    memcpy(u0, f.u, sizeof(u0));
+    memcpy(v0, f.v, sizeof(v0));
+    ck_assert(eval(f.h, "local u = w.u return u:max(w.v) == u and u:min(w.y) == u and 1 or 0") ==
+              1);
+    for (int i = 0; i < VN; i++) {
+        double x = u0[i] > v0[i] ? u0[i] : v0[i];
+        ck_assert(f.u[i] == (x < f.y[i] ? x : f.y[i]));
+    }
+    eval(f.h, "w.v:max(-0.25):min(0.5) w.u:add(3):clip(2, 3.5) return 0");
+    for (int i = 0; i < VN; i++) {
+        double x = v0[i] > -0.25 ? v0[i] : -0.25, y = f.u[i];
+        ck_assert(f.v[i] == (x < 0.5 ? x : 0.5));
+        (void)y;
+    }
+    for (int i = 0; i < VN; i++) {
+        double x = u0[i] > v0[i] ? u0[i] : v0[i];
+        x = (x < f.y[i] ? x : f.y[i]) + 3;
+        ck_assert(f.u[i] == (x < 2 ? 2 : x > 3.5 ? 3.5 : x));
+    }
+    /* a NaN bound leaves v; a vector with itself; add of a vector still */
+    ck_assert(eval(f.h, "local a = w:vector(3, 1) a[2] = 5 a:max(0/0):min(0/0)\n"
+                        "a:max(a):add(a):add(-1) return a[1] * 100 + a[2]") == 100 + 9);
+    ck_assert(eval(f.h, "return w:vector(4, 7):clip(-1, 1):sum() + w.e:clip(0, 0):sum()") == 4);
+    lhost_free(f.h);
+
+    struct rot_fixture r;
+    rot_setup(&r, 3);
+    double W0[RR * K];
+    memcpy(W0, r.W, sizeof(W0));
+    ck_assert(eval(r.h, "w.W:row(2):max(w.H:row(1)):clip(-0.5, 0.5) return 0") == 0);
+    for (int k = 0; k < K; k++) {
+        double x = W0[K + k] > r.H[k] ? W0[K + k] : r.H[k];
+        ck_assert(r.W[K + k] == (x < -0.5 ? -0.5 : x > 0.5 ? 0.5 : x));
+        ck_assert(r.W[k] == W0[k]);
+    }
+    rot_teardown(&r);
+}
+END_TEST
+
+/* Elements of rows: W:row(i)[k] is W[(i - 1) cols + k], read and written. */
+START_TEST(test_row_elements)
+{
+    struct rot_fixture f;
+    rot_setup(&f, 8);
+    ck_assert(eval(f.h, "return w.W:row(3)[2]") == f.W[2 * K + 1]);
+    ck_assert(eval(f.h, "return w.Y:row(2)[6]") == f.Y[2 * K - 1]);
+    ck_assert(eval(f.h, "local r = w.W:row(4) r[1] = 7 r[6] = r[6] * 2 + 1 return w.W[3 * 6 + 1]") ==
+              7);
+    double w46 = f.W[3 * K + 5];
+    ck_assert(f.W[3 * K] == 7);
+    ck_assert(eval(f.h, "local s = 0 local r = w.H:row(5) for k = 1, #r do s = s + r[k] end "
+                        "return s") == f.H[4 * K] + f.H[4 * K + 1] + f.H[4 * K + 2] +
+                                           f.H[4 * K + 3] + f.H[4 * K + 4] + f.H[4 * K + 5]);
+    (void)w46;
+    /* under a limit, the rows held and no other */
+    ck_assert_int_eq(lhost_limit_rows(f.h, "H", 8, 16, true), 0);
+    ck_assert(eval(f.h, "w.H:row(9)[2] = -1 return w.H:row(9)[2]") == -1);
+    ck_assert(f.H[8 * K + 1] == -1);
+    ck_assert_int_eq(run_body(f.h, "return w.H:row(17)[1]", NULL), PTM_EINVAL);
+    expect_first_line("row elements", 0, f.h,
+                      "t.lua:2: row 17 of 'H' belongs to another worker in this round (this "
+                      "worker holds rows 9..16)");
+    rot_teardown(&f);
+}
+END_TEST
+
+/* init(w, job): called once with the worker and the consts; its errors
+ * carry a traceback; the shape of a function. */
+START_TEST(test_init)
+{
+    struct vec_fixture f;
+    vec_setup(&f, 2);
+    ck_assert_int_eq(lhost_set_const_num(f.h, "k", 3), 0);
+    load_ok(f.h, "function init(w, job) for i = 1, job.k do w.u[i] = w.id * 10 + i end\n"
+                 "  calls = (calls or 0) + 1 end\n"
+                 "function objective(w) return calls end\n"
+                 "function bad(w) local t = nil\n  return t.x end\n"
+                 "function many(a, b, c) end\n"
+                 "function any(w, ...) end\n"
+                 "notfn = 3\n");
+    ck_assert_int_eq(lhost_init(f.h, "init"), 0);
+    ck_assert(f.u[0] == 11 && f.u[1] == 12 && f.u[2] == 13);
+    double x;
+    ck_assert_int_eq(lhost_objective(f.h, "objective", &x), 0);
+    ck_assert(x == 1);
+    ck_assert_int_eq(lhost_init(f.h, "bad"), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(f.h), LHOST_FAIL_ERROR);
+    expect_first_line("init", 0, f.h, "t.lua:5: attempt to index a nil value (local 't')");
+    ck_assert_msg(strstr(lhost_error(f.h), "stack traceback:\n\tt.lua:5: in function 'bad'"),
+                  "%s", lhost_error(f.h));
+    ck_assert_int_eq(lhost_init(f.h, "nothere"), PTM_EINVAL);
+    ck_assert_str_eq(lhost_error(f.h), "'t.lua' defines no function 'nothere'");
+    bool va;
+    ck_assert_int_eq(lhost_params(f.h, "init", &va), 2);
+    ck_assert(!va);
+    ck_assert_int_eq(lhost_params(f.h, "many", &va), 3);
+    ck_assert_int_eq(lhost_params(f.h, "any", &va), 1);
+    ck_assert(va);
+    ck_assert_int_eq(lhost_params(f.h, "notfn", &va), -1);
+    ck_assert_int_eq(lhost_params(f.h, "nothere", &va), -1);
+    lhost_free(f.h);
+}
+END_TEST
+
 /* New vectors outside push: in-place methods return their vector, and a
  * new vector works wherever a registered one does. */
 START_TEST(test_new_vectors)
@@ -1561,9 +1733,41 @@ static const struct {
     {1, "w.X:cols(S):axpy(1, w.r)",
      "t.lua:2: block 31 out of range for the columns of 'X' (1..23)"},
     {0, "return w.X:cols(w.u)",
-     "t.lua:2: bad argument #1 to 'cols' (block list expected, got vector)"},
+     "t.lua:2: index 1 of the list is -0.78071161419812, not a column number of 'X' (1..23)"},
     {0, "return w.X:cols()",
-     "t.lua:2: bad argument #1 to 'cols' (block list expected, got no value)"},
+     "t.lua:2: bad argument #1 to 'cols' (block list, table or vector expected, got no value)"},
+    {0, "return w.X:cols(w.X)",
+     "t.lua:2: bad argument #1 to 'cols' (block list, table or vector expected, got matrix)"},
+    {0, "return w.X:cols({3, 24})", "t.lua:2: column 24 out of range for 'X' (1..23), index 2 "
+                                    "of the list"},
+    {0, "return w.X:cols({0})", "t.lua:2: column 0 out of range for 'X' (1..23), index 1 of the "
+                                "list"},
+    {0, "return w.X:rows({38})", "t.lua:2: row 38 out of range for 'X' (1..37), index 1 of the "
+                                 "list"},
+    {0, "return w.X:cols({1, 2.5})", "t.lua:2: index 2 of the list is 2.5, not a column number "
+                                     "of 'X' (1..23)"},
+    {0, "return w.X:cols({1, 'a'})", "t.lua:2: index 2 of the list is string, not a column "
+                                     "number of 'X' (1..23)"},
+    {0, "return w.X:cols({1, nil, 3})", "t.lua:2: index 2 of the list is nil, not a column "
+                                        "number of 'X' (1..23)"},
+    {0, "return w.X:cols({1, 0/0})", "t.lua:2: index 2 of the list is -nan, not a column number "
+                                     "of 'X' (1..23)"},
+    {0, "w.X:cols({1, 2}):axpy(w.u, w.r)",
+     "t.lua:2: size mismatch: the list has 2 indices, 'u' has 50 elements"},
+    {0, "w.X:cols({1, 2}):dot(w.b)",
+     "t.lua:2: size mismatch: the columns of 'X' have 37 rows, 'b' has 23 elements"},
+    {0, "return w.X:cols({1}):sum()", "t.lua:2: attempt to call a nil value (method 'sum')"},
+    {0, "w.u:max('a')", "t.lua:2: bad argument #1 to 'max' (vector or number expected, got "
+                        "string)"},
+    {0, "w.u:min(w.r)", "t.lua:2: size mismatch: 'u' has 50 elements, 'r' has 37"},
+    {0, "w.y:max(0)", "t.lua:2: 'y' is read-only"},
+    {0, "w.u:clip(1, -1)", "t.lua:2: clip needs lo <= hi, not 1.0 > -1.0"},
+    {0, "return w.X:cols({2^70})", "t.lua:2: column 1.1805916207174e+21 out of range for 'X' "
+                                   "(1..23), index 1 of the list"},
+    {0, "w.u:clip(0)", "t.lua:2: bad argument #2 to 'clip' (number expected, got no value)"},
+    {0, "w.u:clip(0/0, 1)", "t.lua:2: clip needs lo <= hi, not -nan > 1.0"},
+    {0, "w.y:add(1)", "t.lua:2: 'y' is read-only"},
+    {0, "w.u:add('1')", "t.lua:2: bad argument #1 to 'add' (vector expected, got string)"},
     {0, "return w.X2:rows(S)", "t.lua:2: 'X2' has no row views on this worker"},
     {0, "return w.X:cols(S):sum()",
      "t.lua:2: calling 'sum' on bad self (a view of one column or row expected, got a set)"},
@@ -2197,6 +2401,10 @@ static Suite *lua_suite(void)
     tcase_add_test(tc, test_push_block);
     tcase_add_loop_test(tc, test_bulk_ops, 0, 4);
     tcase_add_test(tc, test_new_vectors);
+    tcase_add_loop_test(tc, test_lists, 0, 3);
+    tcase_add_loop_test(tc, test_vector_bounds, 0, 3);
+    tcase_add_test(tc, test_row_elements);
+    tcase_add_test(tc, test_init);
     add_rows(tc, test_bulk_errors, bulk_error_cases);
     tcase_add_test(tc, test_vector_memory);
     tcase_add_test(tc, test_worker);

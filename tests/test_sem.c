@@ -448,6 +448,9 @@ static const struct lua_file lua_files[] = {
                "function mypush() end\n"
                "function mypull() end\n"},
     {"pushonly.lua", "function push() end\n"},
+    {"initnum.lua", "function push() end\nfunction pull() end\ninit = 3\n"},
+    {"init3.lua", "function push() end\nfunction pull() end\nfunction init(w, S, job) end\n"},
+    {"initva.lua", "function push() end\nfunction pull() end\nfunction init(w, ...) end\n"},
     {"nopush.lua", "function pull() end\nfunction objective() end\n"},
     {"pushnum.lua", "push = 3\nlocal function pull() end\n"},
     {"syntax.lua", "function push() end\nfunction pull( end\n"},
@@ -1119,6 +1122,34 @@ static const struct sem_row sem_rows[] = {
     R(LASSO, "depend", "depend coef(i), coef(j) when true", ""),
     R(LASSO, "depend", "depend coef from \"edges.txt\"", ""),
     /* priority and cost */
+    R(LASSO, "depend", "depend coef(i), coef(j) when abs(corr(col(X, i), col(X, 0))) > 0.1",
+      "t.ptm:8:57: error: column 0 of 'X' is out of range: indices count from 1\n"
+      "    depend coef(i), coef(j) when abs(corr(col(X, i), col(X, 0))) > 0.1\n"
+      "                                                            ^\n"),
+    R(LASSO, "priority", "priority coef(j) = abs(delta(beta[j])) + y[2.5]",
+      "t.ptm:9:44: error: index 2.5 of 'y' is not a whole number\n"
+      "    priority coef(j) = abs(delta(beta[j])) + y[2.5]\n"
+      "                                               ^^^\n"),
+    R(LASSO, "cost", "cost coef(j) = nnz(row(X, -1)) + X[1, 1/0]",
+      "t.ptm:10:27: error: row -1 of 'X' is out of range: indices count from 1\n"
+      "    cost coef(j) = nnz(row(X, -1)) + X[1, 1/0]\n"
+      "                              ^^\n"
+      "t.ptm:10:39: error: column inf of 'X' is not a whole number\n"
+      "    cost coef(j) = nnz(row(X, -1)) + X[1, 1/0]\n"
+      "                                          ^^^\n"),
+    R(LDA, NULL, "priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])",
+      "t.ptm:12:1: warning: the rotation policy ignores priorities; only dynamic uses them\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:12:24: error: index 101 of 'nk' is out of range (1..100)\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "                           ^^^\n"
+      "t.ptm:12:52: error: column 101 of 'nwk' is out of range (1..100)\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "                                                       ^^^\n"
+      "t.ptm:12:68: error: index 0 of 'nk' is out of range: indices count from 1\n"
+      "    priority words(j) = nk[101] + nwk[1, 100] + nwk[1, 101] + delta(nk[0])\n"
+      "                                                                       ^\n"),
     R(LASSO, "priority", "priority coef(j) = abs(delta(beta[j])) > 1",
       "t.ptm:9:20: error: a priority must be a number, not a condition\n"
       "    priority coef(j) = abs(delta(beta[j])) > 1\n"
@@ -1757,8 +1788,20 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:5:36: error: \"pushonly.lua\" defines no function 'pull'\n"
       "    update lua \"pushonly.lua\" { pull = \"pull\" }\n"
       "                                       ^^^^^^\n"),
+    R(MINI, "update", "update lua \"initnum.lua\"",
+      "t.ptm:5:12: error: \"initnum.lua\" defines 'init' as a number; the init hook is a function init(w, job)\n"
+      "    update lua \"initnum.lua\"\n"
+      "               ^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"init3.lua\"",
+      "t.ptm:5:12: error: \"init3.lua\" defines 'init' with 3 parameters; the init hook is init(w, job)\n"
+      "    update lua \"init3.lua\"\n"
+      "               ^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"ok.lua\" { init = \"setup\" }",
+      "t.ptm:5:30: error: \"ok.lua\" defines no function 'setup'\n"
+      "    update lua \"ok.lua\" { init = \"setup\" }\n"
+      "                                 ^^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" \"push\"",
-      "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\" }\n"
+      "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\", init = \"...\" }\n"
       "    update lua \"ok.lua\" \"push\"\n"
       "                        ^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" { psuh = \"mypush\" }",

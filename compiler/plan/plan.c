@@ -75,6 +75,7 @@ static void hook_release(struct plan_hook *h)
     ptm_free(h->push);
     ptm_free(h->pull);
     ptm_free(h->apply);
+    ptm_free(h->init);
     ptm_free(h->fn);
     ptm_free(h->builtin);
     for (uint32_t i = 0; i < h->noptions; i++) {

@@ -197,6 +197,7 @@ struct plan_hook {
     char *push;    /* lua update: function names; NULL when absent */
     char *pull;
     char *apply;   /* lua update: optional; runs on every worker after pull */
+    char *init;    /* lua update: optional; runs once on every worker before the first round */
     char *fn;      /* lua objective: function name */
     char *builtin; /* builtin: kernel name */
     struct plan_option *options;

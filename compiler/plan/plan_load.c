@@ -1630,13 +1630,13 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
             error(L, where->loc, "%s needs option '%s'", bi->name, cands[k]);
 }
 
-enum { H_KIND, H_BUILTIN, H_OPTIONS, H_FILE, H_PUSH, H_PULL, H_APPLY, H_FUNCTION, H_EVERY,
-       H_EVERY_UNIT, H_N };
-static const char *const hook_keys[] = {"kind",  "builtin",  "options", "file",      "push", "pull",
-                                        "apply", "function", "every",   "every_unit"};
+enum { H_KIND, H_BUILTIN, H_OPTIONS, H_FILE, H_PUSH, H_PULL, H_APPLY, H_INIT, H_FUNCTION,
+       H_EVERY, H_EVERY_UNIT, H_N };
+static const char *const hook_keys[] = {"kind",  "builtin", "options",  "file",  "push",      "pull",
+                                        "apply", "init",    "function", "every", "every_unit"};
 
 /* hook := {kind: builtin, builtin, options: [option...], every?, every_unit?}
- *       | {kind: lua, file, push, pull?, apply? | function, every?, every_unit?} */
+ *       | {kind: lua, file, push, pull?, apply?, init? | function, every?, every_unit?} */
 static void load_hook(struct load *L, const struct node *x, bool objective, struct plan_hook *h)
 {
     const char *key = objective ? "'objective'" : "'update'";
@@ -1666,6 +1666,7 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
             forbid(L, &m, H_PUSH, "'push' goes with a Lua update");
             forbid(L, &m, H_PULL, "'pull' goes with a Lua update");
             forbid(L, &m, H_APPLY, "'apply' goes with a Lua update");
+            forbid(L, &m, H_INIT, "'init' goes with a Lua update");
             m_str(L, &m, H_FUNCTION, false, &h->fn);
         } else {
             forbid(L, &m, H_FUNCTION, "'function' goes with a Lua objective");
@@ -1674,6 +1675,8 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
                 val_str(L, m.val[H_PULL], "pull", false, &h->pull);
             if (m.val[H_APPLY])
                 val_str(L, m.val[H_APPLY], "apply", false, &h->apply);
+            if (m.val[H_INIT])
+                val_str(L, m.val[H_INIT], "init", false, &h->init);
         }
         return;
     }
@@ -1681,6 +1684,7 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
     forbid(L, &m, H_PUSH, "'push' goes with kind lua");
     forbid(L, &m, H_PULL, "'pull' goes with kind lua");
     forbid(L, &m, H_APPLY, "'apply' goes with kind lua");
+    forbid(L, &m, H_INIT, "'init' goes with kind lua");
     forbid(L, &m, H_FUNCTION, "'function' goes with kind lua");
     const struct builtin *bi = NULL;
     if (m_str(L, &m, H_BUILTIN, false, &h->builtin)) {

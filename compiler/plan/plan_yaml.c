@@ -453,6 +453,8 @@ static void hook(struct emit *e, const char *key, const struct plan_hook *h, boo
                 kv_str(e, "pull", h->pull);
             if (h->apply)
                 kv_str(e, "apply", h->apply);
+            if (h->init)
+                kv_str(e, "init", h->init);
         }
     } else {
         kv_str(e, "builtin", h->builtin);

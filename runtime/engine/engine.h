@@ -64,6 +64,9 @@ struct ptm_run_opts {
      * the messages about a file a parameter starts from; NULL, or NULL
      * entries: unknown (a plan). Borrows. */
     const char *const *param_at;
+    /* The same for the depend, priority and cost statements of the
+     * scheduled blocks, for an index out of range in them. */
+    const char *depend_at, *priority_at, *cost_at;
     /* Limits of Lua hooks (lua_host.h); 0: the defaults. */
     size_t lua_mem;    /* bytes a worker's state may hold */
     long lua_budget;   /* instructions a call may run */

@@ -7,10 +7,15 @@
  * computed once per data set, so either costs the non-zeros of the two
  * columns, not n. The dependency graph (depgraph.c) computes the same
  * values from the same sums in the same order.
+ *
+ * An index out of range gives NaN, and the first one is recorded (struct
+ * expr_fault, with a compare-and-swap: evaluations may run on several
+ * threads) for the engine to report with the expression it came from.
  */
 #include "expr_env.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "arena.h"
@@ -133,8 +138,43 @@ double expr_cos(const struct ptm_csc *a, const double *sumsq_a, int64_t i,
 
 /* ---- callbacks ----------------------------------------------------------- */
 
+void expr_fault_record(struct expr_data *d, enum expr_fault_kind kind, int32_t src, int axis,
+                       int64_t index, int64_t range)
+{
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&d->fault.state, &none, 1))
+        return;
+    d->fault.kind = kind;
+    d->fault.src = src;
+    d->fault.axis = axis;
+    d->fault.index = index;
+    d->fault.range = range;
+    atomic_store(&d->fault.state, 2);
+}
+
+void expr_fault_record_again(struct expr_data *d, const struct expr_fault *f)
+{
+    atomic_store(&d->fault.state, 0);
+    expr_fault_record(d, f->kind, f->src, f->axis, f->index, f->range);
+}
+
+const struct expr_fault *expr_fault_get(const struct expr_data *d)
+{
+    return atomic_load(&((struct expr_data *)d)->fault.state) == 2 ? &d->fault : NULL;
+}
+
 /* A 1-based index in [1, n] as 0-based, or -1. */
 static int64_t index0(int64_t k, int64_t n) { return k >= 1 && k <= n ? k - 1 : -1; }
+
+/* The same, recording a bad one. */
+static int64_t checked(struct expr_data *d, enum expr_fault_kind kind, int32_t src, int64_t k,
+                       int64_t n)
+{
+    int64_t i = index0(k, n);
+    if (i < 0)
+        expr_fault_record(d, kind, src, 0, k, n);
+    return i;
+}
 
 static const struct ptm_csc *csc_of(const struct expr_data *d, int32_t k)
 {
@@ -157,30 +197,30 @@ static double cb_dim(void *ud, int32_t k, int axis)
 
 static double cb_nnz(void *ud, int32_t k, int axis, int64_t idx)
 {
-    const struct expr_data *d = ud;
+    struct expr_data *d = ud;
     const struct ptm_dataset *ds = d->src[k].ds;
     if (!ds || d->src[k].labels_of >= 0)
         return NAN;
     if (ds->sparse) {
         if (axis == 1) {
             const struct ptm_csc *c = csc_of(d, k);
-            int64_t j = c ? index0(idx, c->ncols) : -1;
+            int64_t j = c ? checked(d, EXPR_FAULT_COL, k, idx, c->ncols) : -1;
             return j < 0 ? NAN : (double)(c->colptr[j + 1] - c->colptr[j]);
         }
-        int64_t i = index0(idx, ds->csr.nrows);
+        int64_t i = checked(d, EXPR_FAULT_ROW, k, idx, ds->csr.nrows);
         return i < 0 ? NAN : (double)(ds->csr.rowptr[i + 1] - ds->csr.rowptr[i]);
     }
     /* Dense: count the non-zeros of the row or column. */
     const struct ptm_dense *m = &ds->dense;
     int64_t n = 0;
     if (axis == 1) {
-        int64_t j = index0(idx, m->ncols);
+        int64_t j = checked(d, EXPR_FAULT_COL, k, idx, m->ncols);
         if (j < 0)
             return NAN;
         for (int64_t i = 0; i < m->nrows; i++)
             n += m->val[i * m->ncols + j] != 0;
     } else {
-        int64_t i = index0(idx, m->nrows);
+        int64_t i = checked(d, EXPR_FAULT_ROW, k, idx, m->nrows);
         if (i < 0)
             return NAN;
         for (int64_t j = 0; j < m->ncols; j++)
@@ -191,17 +231,18 @@ static double cb_nnz(void *ud, int32_t k, int axis, int64_t idx)
 
 static double cb_data(void *ud, int32_t k, const int64_t *idx, int n)
 {
-    const struct expr_data *d = ud;
+    struct expr_data *d = ud;
     const struct expr_source *s = &d->src[k];
     if (s->labels_of >= 0) {
         const struct ptm_dataset *of = d->src[s->labels_of].ds;
-        int64_t i = of && n == 1 ? index0(idx[0], of->labels.n) : -1;
+        int64_t i = of && n == 1 ? checked(d, EXPR_FAULT_LABEL, k, idx[0], of->labels.n) : -1;
         return i < 0 ? NAN : of->labels.val[i];
     }
     const struct ptm_dataset *ds = s->ds;
     if (!ds || n != 2)
         return NAN;
-    int64_t i = index0(idx[0], ptm_dataset_rows(ds)), j = index0(idx[1], ptm_dataset_cols(ds));
+    int64_t i = checked(d, EXPR_FAULT_ROW, k, idx[0], ptm_dataset_rows(ds));
+    int64_t j = i < 0 ? -1 : checked(d, EXPR_FAULT_COL, k, idx[1], ptm_dataset_cols(ds));
     if (i < 0 || j < 0)
         return NAN;
     if (!ds->sparse)
@@ -220,11 +261,12 @@ static double cb_data(void *ud, int32_t k, const int64_t *idx, int n)
 
 static double cb_corr(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
 {
-    const struct expr_data *d = ud;
+    struct expr_data *d = ud;
     const struct ptm_csc *a = csc_of(d, ka), *b = csc_of(d, kb);
     if (!a || !b || !d->colsum[ka] || !d->colsum[kb])
         return NAN;
-    int64_t i0 = index0(i, a->ncols), j0 = index0(j, b->ncols);
+    int64_t i0 = checked(d, EXPR_FAULT_COL, ka, i, a->ncols);
+    int64_t j0 = i0 < 0 ? -1 : checked(d, EXPR_FAULT_COL, kb, j, b->ncols);
     if (i0 < 0 || j0 < 0)
         return NAN;
     return expr_corr(a, d->colsum[ka], d->colsumsq[ka], i0, b, d->colsum[kb], d->colsumsq[kb], j0);
@@ -232,11 +274,12 @@ static double cb_corr(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
 
 static double cb_cos(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
 {
-    const struct expr_data *d = ud;
+    struct expr_data *d = ud;
     const struct ptm_csc *a = csc_of(d, ka), *b = csc_of(d, kb);
     if (!a || !b || !d->colsumsq[ka] || !d->colsumsq[kb])
         return NAN;
-    int64_t i0 = index0(i, a->ncols), j0 = index0(j, b->ncols);
+    int64_t i0 = checked(d, EXPR_FAULT_COL, ka, i, a->ncols);
+    int64_t j0 = i0 < 0 ? -1 : checked(d, EXPR_FAULT_COL, kb, j, b->ncols);
     if (i0 < 0 || j0 < 0)
         return NAN;
     return expr_cos(a, d->colsumsq[ka], i0, b, d->colsumsq[kb], j0);

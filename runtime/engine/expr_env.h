@@ -6,7 +6,8 @@
  * prog_eval(); the callbacks here answer rows(X), cols(X), nnz(col(X, j)),
  * nnz(row(X, i)), X[i, j], y[i], corr(col(X, i), col(Y, j)) and
  * cos(col(X, i), col(Y, j)). Indices
- * in expressions count from 1 (spec/language.md); a bad index gives NaN.
+ * in expressions count from 1 (spec/language.md); a bad index gives NaN
+ * and is recorded (struct expr_fault) for the engine to report.
  * Parameter values and delta() belong to the engine, which fills in those
  * two callbacks itself.
  */
@@ -25,7 +26,27 @@ struct expr_source {
     int32_t labels_of; /* -1: ds is the data itself */
 };
 
+/* The first index out of range an evaluation met (what it indexed, the
+ * index and the valid range 1..range), for the engine to report; any
+ * thread may record one, the first wins. The evaluation itself still gets
+ * NaN. */
+enum expr_fault_kind {
+    EXPR_FAULT_COL,   /* a column of data source src: col(X, k), X[i, k] */
+    EXPR_FAULT_ROW,   /* a row of data source src: row(X, k), X[k, j] */
+    EXPR_FAULT_LABEL, /* an element of a labels() vector src */
+    EXPR_FAULT_PARAM, /* an index of parameter src (beta[k], W[i, j]) */
+    EXPR_FAULT_DELTA, /* an index of parameter src in delta() */
+};
+struct expr_fault {
+    _Atomic int state; /* 0 none, 1 being written, 2 recorded */
+    enum expr_fault_kind kind;
+    int32_t src;
+    int axis; /* PARAM, DELTA of a matrix: 0 its row, 1 its column; else 0 */
+    int64_t index, range;
+};
+
 struct expr_data {
+    struct expr_fault fault;
     const struct expr_source *src; /* borrows */
     uint32_t nsrc;
     /* Column sums and sums of squares of each sparse matrix, for corr();
@@ -38,6 +59,15 @@ struct expr_data {
  * Returns 0 or PTM_ENOMEM (d is then released). */
 int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t nsrc);
 void expr_data_release(struct expr_data *d);
+
+/* Record a bad index (the first one wins); thread-safe. */
+void expr_fault_record(struct expr_data *d, enum expr_fault_kind kind, int32_t src, int axis,
+                       int64_t index, int64_t range);
+/* Record f as the fault, whatever was recorded (not thread-safe: for the
+ * engine alone, between evaluations). */
+void expr_fault_record_again(struct expr_data *d, const struct expr_fault *f);
+/* The recorded fault, or NULL. */
+const struct expr_fault *expr_fault_get(const struct expr_data *d);
 
 /* Fill the data callbacks of env and set env->ud = d; param and delta are
  * left as they are. The engine's own callbacks receive the same ud: it

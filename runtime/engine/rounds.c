@@ -546,7 +546,11 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                     .load = run->load,
                     .order = run->apply_dealt && run->nranks == 1 ? NULL : rd->order};
                 rt_sched_globals(run);
-                if ((rc = run->sched->next(run->sched_state, &sr, err, errlen)) != 0)
+                rc = run->sched->next(run->sched_state, &sr, err, errlen);
+                /* an index out of range says more than the NaN it gave */
+                if (rt_expr_fault(run, err, errlen) != 0)
+                    return PTM_EINVAL;
+                if (rc != 0)
                     return rc;
                 rd->n = sr.n;
                 rd->candidates = sr.candidates;

@@ -4,6 +4,7 @@
  * callbacks of expr_env.c.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "arena.h"
@@ -20,20 +21,35 @@ static double element(const double *a, const struct sched_env_param *p, const in
     return a ? a[i * p->cols + j] : 0;
 }
 
+/* The same, recording a bad index of parameter k. */
+static double checked(struct sched_env *e, enum expr_fault_kind kind, int32_t k, const double *a,
+                      const int64_t *idx, int n)
+{
+    const struct sched_env_param *p = &e->params[k];
+    double v = element(a, p, idx, n);
+    if (isnan(v) && (n != 1 || p->cols == 1)) {
+        bool row_bad = idx[0] < 1 || idx[0] > p->rows;
+        if (row_bad || (n == 2 && (idx[1] < 1 || idx[1] > p->cols)))
+            expr_fault_record(&e->data, kind, k, n == 2 && !row_bad, row_bad ? idx[0] : idx[1],
+                              row_bad ? p->rows : p->cols);
+    }
+    return v;
+}
+
 static double cb_param(void *ud, int32_t k, const int64_t *idx, int n)
 {
-    const struct sched_env *e = ud;
+    struct sched_env *e = ud;
     if (k < 0 || (uint32_t)k >= e->nparams || !e->params[k].val)
         return NAN;
-    return element(e->params[k].val, &e->params[k], idx, n);
+    return checked(e, EXPR_FAULT_PARAM, k, e->params[k].val, idx, n);
 }
 
 static double cb_delta(void *ud, int32_t k, const int64_t *idx, int n)
 {
-    const struct sched_env *e = ud;
+    struct sched_env *e = ud;
     if (k < 0 || (uint32_t)k >= e->nparams || e->params[k].rows == 0)
         return NAN;
-    return element(e->params[k].delta, &e->params[k], idx, n);
+    return checked(e, EXPR_FAULT_DELTA, k, e->params[k].delta, idx, n);
 }
 
 int sched_env_init(struct sched_env *e, const struct ptm_plan *plan, struct ptm_dataset *const *data)

@@ -6,12 +6,16 @@
  * the conflict graph of a depend predicate over data (depgraph.h; under
  * MPI from all ranks' rows, gathered on rank 0 for the purpose), and the
  * buffers of the round loop, sized by the most blocks a round may have;
- * and the diagnostics a scheduler renders about bad data.
+ * the diagnostics a scheduler renders about bad data; and the message of
+ * an index out of range met by those expressions (rt_expr_fault(): the
+ * evaluation records it, expr_env.h; the expression and, for a priority
+ * or a cost, the block are found again by evaluating it once more).
  *
  * What it allocates hangs off struct ptm_run; ptm_run_free() releases
  * it. The counters the expressions read are kept current by the round
  * loop (rt_sched_globals(), rounds.c).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -283,6 +287,97 @@ void rt_diags_from_text(struct ptm_data_diags *dg, const char *text)
     }
 }
 
+/* Does p read what fault f names? */
+static bool reads(const struct prog *p, const struct expr_fault *f)
+{
+    for (uint32_t i = 0; i < p->ncode; i++) {
+        const struct prog_insn *x = &p->code[i];
+        bool hit;
+        switch (f->kind) {
+        case EXPR_FAULT_COL:
+            hit = (x->op == PROG_NNZ_COL || x->op == PROG_DATA) && x->a == f->src;
+            hit |= (x->op == PROG_CORR || x->op == PROG_COS) && (x->a == f->src || x->b == f->src);
+            break;
+        case EXPR_FAULT_ROW:
+            hit = (x->op == PROG_NNZ_ROW || x->op == PROG_DATA) && x->a == f->src;
+            break;
+        case EXPR_FAULT_LABEL: hit = x->op == PROG_DATA && x->a == f->src; break;
+        case EXPR_FAULT_PARAM: hit = x->op == PROG_PARAM && x->a == f->src; break;
+        default: hit = x->op == PROG_DELTA && x->a == f->src; break;
+        }
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+/* The first block j (0-based) for which p(j) meets the index of fault f,
+ * evaluated again now; -1 when none does. The fault stays as it was. */
+static int64_t block_of(struct ptm_run *run, const struct prog *p, const struct expr_fault *f)
+{
+    struct expr_fault *rec = &run->senv.data.fault;
+    struct expr_fault saved = {.kind = f->kind, .src = f->src, .axis = f->axis,
+                               .index = f->index, .range = f->range};
+    struct prog_env env = run->senv.env;
+    double vars[PROG_MAX_VARS] = {0};
+    env.vars = vars;
+    int64_t found = -1;
+    for (int64_t j = 0; j < run->nblocks && found < 0; j++) {
+        atomic_store(&rec->state, 0);
+        vars[0] = (double)(j + 1);
+        (void)prog_eval(p, &env);
+        const struct expr_fault *g = expr_fault_get(&run->senv.data);
+        if (g && g->kind == saved.kind && g->src == saved.src && g->index == saved.index)
+            found = j;
+    }
+    expr_fault_record_again(&run->senv.data, &saved);
+    return found;
+}
+
+int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct expr_fault *f = run->has_senv ? expr_fault_get(&run->senv.data) : NULL;
+    if (!f)
+        return 0;
+    const struct ptm_plan *plan = run->plan;
+    const struct plan_blockset *bs = run->bs;
+    const char *stmt = "an expression of the scheduler", *text = NULL, *at = NULL;
+    int64_t j = -1;
+    char who[160] = "";
+    /* priorities and costs have one variable: find the block again */
+    if (bs && bs->has_priority && reads(&bs->priority, f) &&
+        (j = block_of(run, &bs->priority, f)) >= 0)
+        stmt = "the priority", text = bs->priority.text, at = run->opts.priority_at;
+    else if (bs && bs->has_cost && reads(&bs->cost, f) && (j = block_of(run, &bs->cost, f)) >= 0)
+        stmt = "the cost", text = bs->cost.text, at = run->opts.cost_at;
+    else if (bs && bs->depend == PLAN_DEPEND_PRED && reads(&bs->pred, f))
+        stmt = "the depend predicate", text = bs->pred.text, at = run->opts.depend_at;
+    if (j >= 0)
+        snprintf(who, sizeof(who), " of %s(%lld)", bs->name, (long long)j + 1);
+    bool param = f->kind == EXPR_FAULT_PARAM || f->kind == EXPR_FAULT_DELTA;
+    const char *name = param ? plan->params[f->src].name : plan->data[f->src].name;
+    bool matrix = param ? plan->params[f->src].matrix : plan->data[f->src].matrix;
+    const char *what = f->kind == EXPR_FAULT_COL   ? "column"
+                       : f->kind == EXPR_FAULT_ROW ? "row"
+                       : !matrix                   ? "index"
+                       : f->axis                   ? "column"
+                                                   : "row";
+    char range[64];
+    if (f->range > 0)
+        snprintf(range, sizeof(range), "1..%lld", (long long)f->range);
+    else
+        snprintf(range, sizeof(range), "it has none");
+    char index[48];
+    if (f->index == -1)
+        snprintf(index, sizeof(index), "that is not a finite whole number");
+    else
+        snprintf(index, sizeof(index), "%lld", (long long)f->index);
+    snprintf(err, errlen, "%s%s%s%s%s reads %s %s of '%s', out of range (%s)%s%s%s", stmt, who,
+             text ? " '" : "", text ? text : "", text ? "'" : "", what, index, name, range,
+             at ? "\n" : "", at ? at : "", at ? ": note: it is declared here" : "");
+    return PTM_EINVAL;
+}
+
 int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
@@ -302,6 +397,16 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         .graph = run->has_depgraph ? &run->depgraph : NULL,
     };
     rc = run->sched->create(&info, &run->sched_state, err, errlen);
+    /* an index out of range says more than the NaN it gave */
+    if (rc == 0 && (rc = rt_expr_fault(run, err, errlen)) != 0) {
+        run->sched->destroy(run->sched_state);
+        run->sched_state = NULL;
+        return rc;
+    }
+    if (rc != 0 && rt_expr_fault(run, err, errlen) != 0) {
+        run->sched_state = NULL;
+        return PTM_EINVAL;
+    }
     if (rc != 0) {
         run->sched_state = NULL;
         if (rc == PTM_EDATA || rc == PTM_ENOENT || rc == PTM_EIO) {

@@ -2,12 +2,15 @@
  * lhost_blocks.c - the block list S of push, pull and apply: a read-only
  * userdata over the engine's array of blocks (one a host, re-pointed at
  * every call by lhost_call.c), and the checks of the bulk operations that
- * take it: blocks that index a vector, a vector of one value per block.
- * Owns the block list's metatable.
+ * take it: blocks that index a vector, a vector of one value per block;
+ * and the lists of indices a hook gives X:cols() and X:rows() instead of
+ * S, copied and checked into a struct uset. Owns the block list's
+ * metatable.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <lauxlib.h>
 #include <lua.h>
+#include <math.h>
 
 #include "lua_host_impl.h"
 
@@ -87,9 +90,77 @@ void lhost_check_indexes(lua_State *L, const struct ublocks *s, const struct uve
 struct uvec *lhost_check_per_block(lua_State *L, int i, const struct ublocks *s)
 {
     struct uvec *u = lhost_check_vec(L, i);
-    if (u->n != s->n)
-        luaL_error(L, "size mismatch: the block list has %I blocks, %s has %I elements",
+    if (u->n != s->n) {
+        if (s == host_of(L)->blocks)
+            luaL_error(L, "size mismatch: the block list has %I blocks, %s has %I elements",
+                       (lua_Integer)s->n, lhost_vlabel(L, u), (lua_Integer)u->n);
+        luaL_error(L, "size mismatch: the list has %I indices, %s has %I elements",
                    (lua_Integer)s->n, lhost_vlabel(L, u), (lua_Integer)u->n);
+    }
+    return u;
+}
+
+/* Index k (1-based) of a list, x, as a 0-based member below count. */
+static int64_t list_member(lua_State *L, lua_Integer k, double x, int64_t count, const char *what,
+                           const char *m)
+{
+    if (x != floor(x) || !isfinite(x))
+        luaL_error(L, "index %I of the list is %f, not a %s number of '%s' (1..%I)", k, x, what, m,
+                   (lua_Integer)count);
+    if ((x < 1 || x > (double)count) && fabs(x) < 0x1p62)
+        luaL_error(L, "%s %I out of range for '%s' (1..%I), index %I of the list", what,
+                   (lua_Integer)x, m, (lua_Integer)count, k);
+    if (x < 1 || x > (double)count)
+        luaL_error(L, "%s %f out of range for '%s' (1..%I), index %I of the list", what, x, m,
+                   (lua_Integer)count, k);
+    return (int64_t)x - 1;
+}
+
+struct uset *lhost_index_list(lua_State *L, int i, int slot, int kind, int64_t count,
+                              const char *m)
+{
+    const char *what = kind == VIEW_COLS ? "column" : "row";
+    int t = lua_type(L, i);
+    if (t == LUA_TUSERDATA) {
+        struct ublocks *s = lua_touserdata(L, i);
+        if (s->tag == TAG_BLOCKS)
+            return NULL;
+    }
+    const struct uvec *v = NULL;
+    lua_Integer n;
+    if (t == LUA_TTABLE)
+        n = (lua_Integer)lua_rawlen(L, i);
+    else if (t == LUA_TUSERDATA || t == LUA_TLIGHTUSERDATA) {
+        void *p = lua_touserdata(L, i);
+        if (!is_row_code(p) && (is_view_ptr(p) || ((struct uvec *)p)->tag != TAG_VECTOR))
+            luaL_typeerror(L, i, "block list, table or vector");
+        v = lhost_check_vec(L, i);
+        n = v->n;
+    } else {
+        luaL_typeerror(L, i, "block list, table or vector");
+        return NULL;
+    }
+    if (n > (lua_Integer)((SIZE_MAX / 2 - sizeof(struct uset)) / sizeof(int64_t)))
+        luaL_error(L, "a list of %I indices is too long", n);
+    struct uset *u = lua_newuserdatauv(L, sizeof(*u) + (size_t)n * sizeof(int64_t), 0);
+    *u = (struct uset){.tag = TAG_SET, .slot = slot, .kind = kind, .list = {TAG_BLOCKS, u->idx, n}};
+    for (lua_Integer k = 1; k <= n; k++) {
+        double x;
+        if (v) {
+            x = v->v[k - 1];
+        } else {
+            int ty = lua_rawgeti(L, i, k);
+            if (ty != LUA_TNUMBER)
+                luaL_error(L, "index %I of the list is %s, not a %s number of '%s' (1..%I)", k,
+                           ty == LUA_TNIL ? "nil" : luaL_typename(L, -1), what, m,
+                           (lua_Integer)count);
+            x = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        u->idx[k - 1] = list_member(L, k, x, count, what, m);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, host_of(L)->ref_setmt);
+    lua_setmetatable(L, -2);
     return u;
 }
 

@@ -1,6 +1,6 @@
 /*
  * lhost_call.c - running the hook file: loading it, the hook calls of
- * spec/runtime.md (push, pull, apply, push of a block or of rows,
+ * spec/runtime.md (init, push, pull, apply, push of a block or of rows,
  * objective) with their arguments, and reading what a hook returned into
  * the engine's arrays; a failure becomes the host's message and kind.
  * Owns pull's z and apply's d and the buffer they point into, and keeps
@@ -198,7 +198,7 @@ void lhost_open_calls(lua_State *L, struct lhost *h)
     h->ref_buf = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
-enum call_kind { CALL_PUSH, CALL_PULL, CALL_APPLY, CALL_BLOCK, CALL_ROWS, CALL_OBJECTIVE };
+enum call_kind { CALL_PUSH, CALL_PULL, CALL_APPLY, CALL_BLOCK, CALL_ROWS, CALL_OBJECTIVE, CALL_INIT };
 
 struct call {
     struct lhost *h;
@@ -337,6 +337,7 @@ static int prepare(lua_State *L)
         break;
     case CALL_PUSH:
     case CALL_OBJECTIVE:
+    case CALL_INIT:
         break;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_job);
@@ -400,6 +401,40 @@ bool lhost_has(struct lhost *h, const char *fn)
     int st = lua_pcall(h->L, 1, LUA_MULTRET, 0);
     lua_settop(h->L, base);
     return st == LUA_OK && c.fntype == LUA_TFUNCTION;
+}
+
+struct shape {
+    const char *fn;
+    int nparams; /* out: -1 when fn is not a function */
+    bool vararg;
+};
+
+/* Runs protected: the parameters of the global function s->fn. */
+static int find_shape(lua_State *L)
+{
+    struct shape *s = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushstring(L, s->fn);
+    s->nparams = -1;
+    if (lua_rawget(L, -2) != LUA_TFUNCTION)
+        return 0;
+    lua_Debug ar;
+    lua_getinfo(L, ">u", &ar);
+    s->nparams = ar.nparams;
+    s->vararg = ar.isvararg;
+    return 0;
+}
+
+int lhost_params(struct lhost *h, const char *fn, bool *vararg)
+{
+    struct shape s = {fn, -1, false};
+    int base = lua_gettop(h->L);
+    lua_pushcfunction(h->L, find_shape);
+    lua_pushlightuserdata(h->L, &s);
+    int st = lua_pcall(h->L, 1, 0, 0);
+    lua_settop(h->L, base);
+    *vararg = s.vararg;
+    return st == LUA_OK ? s.nparams : -1;
 }
 
 /* ---- reading results ------------------------------------------------------------ */
@@ -865,6 +900,15 @@ int lhost_push_rows(struct lhost *h, const char *fn, int64_t begin, int64_t end)
     PTM_ASSERT(0 <= begin && begin <= end);
     int base = lua_gettop(h->L);
     struct call c = {.kind = CALL_ROWS, .fn = fn, .a = begin, .b = end};
+    int rc = run(h, &c, base);
+    finish(h, base);
+    return rc;
+}
+
+int lhost_init(struct lhost *h, const char *fn)
+{
+    int base = lua_gettop(h->L);
+    struct call c = {.kind = CALL_INIT, .fn = fn};
     int rc = run(h, &c, base);
     finish(h, base);
     return rc;

@@ -82,16 +82,20 @@ static int m_colnnz(lua_State *L)
 }
 
 /* X:cols(S), X:rows(S): a view of the members over the block list, which
- * follows the list as it is at each use. */
+ * follows the list as it is at each use; X:cols(list), X:rows(list) over
+ * a list of the hook's (a table or a vector of indices), copied and
+ * checked now. */
 static int m_set(lua_State *L, int kind)
 {
     const struct hmat *m = check_mat(L, 1);
-    lhost_check_blocks(L, 2);
-    if (view_count(m, kind) < 0)
+    int64_t count = view_count(m, kind);
+    if (count < 0)
         return luaL_error(L, "'%s' has no %s views on this worker", m->name,
                           kind == VIEW_COL ? "column" : "row");
-    lua_pushlightuserdata(
-        L, view_code((int)(m - host_of(L)->mat), kind == VIEW_COL ? VIEW_COLS : VIEW_ROWS, -1, 0));
+    int slot = (int)(m - host_of(L)->mat), set = kind == VIEW_COL ? VIEW_COLS : VIEW_ROWS;
+    if (lhost_index_list(L, 2, slot, set, count, m->name))
+        return 1;
+    lua_pushlightuserdata(L, view_code(slot, set, -1, 0));
     return 1;
 }
 

@@ -156,7 +156,7 @@ struct uvec *lhost_new_vector(lua_State *L, int64_t n)
 }
 
 /* The 0-based position of index argument i of v, or an error. */
-static int64_t vec_pos(lua_State *L, const struct uvec *v, int i)
+int64_t lhost_vec_pos(lua_State *L, const struct uvec *v, int i)
 {
     int isint;
     lua_Integer k = lua_tointegerx(L, i, &isint);
@@ -179,7 +179,7 @@ static int vec_index(lua_State *L)
     struct uvec *v = lua_touserdata(L, 1);
     int t = lua_type(L, 2);
     if (t == LUA_TNUMBER) {
-        lua_pushnumber(L, v->v[vec_pos(L, v, 2)]);
+        lua_pushnumber(L, v->v[lhost_vec_pos(L, v, 2)]);
         return 1;
     }
     if (t != LUA_TSTRING)
@@ -190,14 +190,14 @@ static int vec_index(lua_State *L)
 }
 
 /* v[k] = x, k and x at 2 and 3. */
-static int vec_store(lua_State *L, struct uvec *v)
+int lhost_vec_store(lua_State *L, struct uvec *v)
 {
     if (!v->writable)
         return luaL_error(L, "%s is read-only", lhost_vlabel(L, v));
     if (lua_type(L, 2) != LUA_TNUMBER)
         return luaL_error(L, "%s indexed with %s (expected a number)", lhost_vlabel(L, v),
                           luaL_typename(L, 2));
-    int64_t k = vec_pos(L, v, 2);
+    int64_t k = lhost_vec_pos(L, v, 2);
     if (lua_type(L, 3) != LUA_TNUMBER)
         return luaL_error(L, "cannot store %s in %s (numbers only)", luaL_typename(L, 3),
                           lhost_vlabel(L, v));
@@ -207,7 +207,7 @@ static int vec_store(lua_State *L, struct uvec *v)
 
 static int vec_newindex(lua_State *L)
 {
-    return vec_store(L, lua_touserdata(L, 1));
+    return lhost_vec_store(L, lua_touserdata(L, 1));
 }
 
 static int vec_len(lua_State *L)
@@ -329,13 +329,69 @@ static int v_fill(lua_State *L)
     return 1;
 }
 
+/* v:add(u): v[k] += u[k]; v:add(c): v[k] += c. */
 static int v_add(lua_State *L)
 {
     struct uvec *v = check_writable(L, 1);
-    const struct uvec *u = check_same(L, 2, v);
     double *a = v->v;
-    const double *b = u->v; /* may be a itself */
-    EACH(k, v->n, a[k] += b[k];);
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        double c = lua_tonumber(L, 2);
+        EACH(k, v->n, a[k] += c;);
+    } else {
+        const struct uvec *u = check_same(L, 2, v);
+        const double *b = u->v; /* may be a itself */
+        EACH(k, v->n, a[k] += b[k];);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* v:max(u), v:min(u): element by element, v[k] = max(v[k], u[k]); with a
+ * number c, max(v[k], c). A NaN in u or c leaves v[k] as it is; one in v
+ * stays. */
+static int v_maxmin(lua_State *L, bool max)
+{
+    struct uvec *v = check_writable(L, 1);
+    double *a = v->v;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        double c = lua_tonumber(L, 2);
+        if (max)
+            EACH(k, v->n, a[k] = c > a[k] ? c : a[k];);
+        else
+            EACH(k, v->n, a[k] = c < a[k] ? c : a[k];);
+    } else {
+        if (lua_type(L, 2) != LUA_TUSERDATA && lua_type(L, 2) != LUA_TLIGHTUSERDATA)
+            luaL_typeerror(L, 2, "vector or number");
+        const struct uvec *u = check_same(L, 2, v);
+        const double *b = u->v; /* may be a itself */
+        if (max)
+            EACH(k, v->n, a[k] = b[k] > a[k] ? b[k] : a[k];);
+        else
+            EACH(k, v->n, a[k] = b[k] < a[k] ? b[k] : a[k];);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int v_max(lua_State *L)
+{
+    return v_maxmin(L, true);
+}
+
+static int v_min(lua_State *L)
+{
+    return v_maxmin(L, false);
+}
+
+/* v:clip(lo, hi): every element into [lo, hi] (lo <= hi; a NaN stays). */
+static int v_clip(lua_State *L)
+{
+    struct uvec *v = check_writable(L, 1);
+    double lo = luaL_checknumber(L, 2), hi = luaL_checknumber(L, 3);
+    if (!(lo <= hi))
+        return luaL_error(L, "clip needs lo <= hi, not %f > %f", lo, hi);
+    double *restrict a = v->v;
+    EACH(k, v->n, double c = a[k] < lo ? lo : a[k]; a[k] = c > hi ? hi : c;);
     lua_settop(L, 1);
     return 1;
 }
@@ -512,7 +568,7 @@ const luaL_Reg lhost_row_methods[] = {
     {"scale", v_scale},   {"fill", v_fill},       {"norm1", v_norm1}, {"add", v_add},
     {"mul", v_mul},       {"div", v_div},         {"soft", v_soft},   {"copy", v_copy},
     {"gather", v_gather}, {"scatter", v_scatter}, {"mix", v_mix},     {"size", v_size},
-    {NULL, NULL},
+    {"max", v_max},       {"min", v_min},         {"clip", v_clip},   {NULL, NULL},
 };
 _Static_assert(PTM_ARRAY_LEN(lhost_row_methods) == LHOST_ROW_METHODS + 1,
                "LHOST_ROW_METHODS counts lhost_row_methods");
@@ -537,6 +593,9 @@ void lhost_open_vectors(lua_State *L, struct lhost *h)
         {"gather", v_gather},
         {"scatter", v_scatter},
         {"mix", v_mix},
+        {"max", v_max},
+        {"min", v_min},
+        {"clip", v_clip},
         {"row", v_row},
         {"size", v_size},
         {NULL, NULL},

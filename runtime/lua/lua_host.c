@@ -74,7 +74,7 @@ static int setup(lua_State *L)
     lhost_open_random(L);
     lhost_open_vectors(L, h);
     lhost_open_matrices(L, h);
-    lhost_open_views(L);
+    lhost_open_views(L, h);
     lhost_open_worker(L, h);
 
     lua_newtable(L);

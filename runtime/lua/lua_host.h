@@ -30,6 +30,8 @@
  *                  element), v:div(u [, z]) (v[k] / u[k], or z where u[k]
  *                  is 0; without z a zero u[k] is an error and v is left
  *                  unchanged), v:soft(t) (sign(v) max(|v| - t, 0), t >= 0),
+ *                  v:add(c), v:max(u), v:min(u) (element by element; u
+ *                  or a number c; a NaN in u leaves v), v:clip(lo, hi),
  *                  v:scatter(S, u) (v[S[k]] = u[k], u of #S values);
  *                  v:mix(u, a, b, c, d) (v, u = a v + b u, c v + d u from
  *                  the old values; u is changed too);
@@ -42,8 +44,8 @@
  *                a cache).
  *   row view     W:row(i) of a registered vector W of rows x cols
  *                (lhost_set_table): its elements (i-1) cols + 1 .. i cols
- *                as a vector, in every vector method but W:row and
- *                indexing (a view has no elements to index; #x works).
+ *                as a vector, in every vector method but W:row; #x,
+ *                x[k] (element k, 1-based, bounds-checked) and x[k] = a.
  *                Like a sparse view it is a value that costs no
  *                allocation, reads W as the engine has it when used, and
  *                is writable when W is.
@@ -67,7 +69,10 @@
  *                (new vectors, one value per block), xs:axpy(a, v) (v +=
  *                sum over k of a[k] x_{S[k]}, a a number or a vector of #S
  *                values, zero a[k] skipped; returns v, which is unchanged
- *                when a block is out of range).
+ *                when a block is out of range). X:cols(list),
+ *                X:rows(list): the same over a list of the hook's (a
+ *                table or a vector of whole numbers) instead of S, copied
+ *                and checked against the matrix when made; #xs.
  *   S            the block list of push, pull and apply, read-only: #S,
  *                S[k] (the k-th block's 1-based number; nil past the end),
  *                ipairs(S). There is one per host, re-pointed at every
@@ -104,6 +109,8 @@
  *                            of the minibatch; what it writes to a shared
  *                            parameter goes to the store as increments
  *   objective(w, job)        -> number
+ *   init(w, job)             once per worker before the first round (the
+ *                            engine decides what it may write)
  * z and apply's vector d are the host's copies, writable (a hook may
  * compute in them and return them) and, like S, emptied when the call
  * returns.
@@ -257,6 +264,11 @@ int lhost_push_block(struct lhost *h, const char *fn, int64_t block);
 int lhost_push_rows(struct lhost *h, const char *fn, int64_t begin, int64_t end);
 /* objective(w): a finite number into *out. */
 int lhost_objective(struct lhost *h, const char *fn, double *out);
+/* init(w, job), once before the first round; what it returns is ignored. */
+int lhost_init(struct lhost *h, const char *fn);
+/* The parameters of the loaded file's global function fn (*vararg: it
+ * takes `...` too), or -1 when fn is not a function. */
+int lhost_params(struct lhost *h, const char *fn, bool *vararg);
 
 /* ---- after a call --------------------------------------------------------- */
 

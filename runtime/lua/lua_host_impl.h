@@ -48,6 +48,7 @@ enum {
     TAG_WORKER = 0x77746d70,
     TAG_BLOCKS = 0x62746d70,
     TAG_ITER = 0x69746d70,
+    TAG_SET = 0x73746d70,
 };
 
 /* X:col(j), X:row(i [, b]); X:cols(S), X:rows(S) (the set over the block
@@ -77,6 +78,17 @@ struct ublocks {
     uint32_t tag;
     const int64_t *b; /* 0-based */
     int64_t n;
+};
+
+/* X:cols(list), X:rows(list) over a list the hook gave (not S): the
+ * members, 0-based and checked against the matrix when made, copied into
+ * the userdata. */
+struct uset {
+    uint32_t tag;
+    int slot;             /* the matrix */
+    int kind;             /* VIEW_COLS or VIEW_ROWS */
+    struct ublocks list;  /* list.b points at idx */
+    int64_t idx[];
 };
 
 struct umat {
@@ -123,7 +135,7 @@ struct lhost {
     struct uvec argrow[MAX_ROW_ARGS]; /* argument i's row view, decoded (lhost_check_vec) */
     const int64_t *blk_lo;            /* block b is units blk_lo[b] .. blk_lo[b+1]-1; borrowed */
     int64_t nblk;
-    int ref_fields, ref_worker, ref_job, ref_vecmt, ref_matmt;
+    int ref_fields, ref_worker, ref_job, ref_vecmt, ref_matmt, ref_setmt;
     struct ublocks *blocks; /* S */
     struct uvec *d;         /* apply's changes when every block has one */
     int ref_blocks, ref_d;
@@ -246,7 +258,7 @@ void lhost_new_metatable(lua_State *L, const char *name);
 void lhost_open_random(lua_State *L);
 void lhost_open_vectors(lua_State *L, struct lhost *h);
 void lhost_open_matrices(lua_State *L, struct lhost *h);
-void lhost_open_views(lua_State *L);
+void lhost_open_views(lua_State *L, struct lhost *h);
 void lhost_open_worker(lua_State *L, struct lhost *h);
 void lhost_open_blocks(lua_State *L, struct lhost *h);
 void lhost_open_calls(lua_State *L, struct lhost *h);
@@ -273,6 +285,12 @@ struct uvec *lhost_row_view(lua_State *L, int i);
 struct uvec *lhost_check_vec(lua_State *L, int i);
 /* A new writable vector of n doubles (not initialized), pushed. */
 struct uvec *lhost_new_vector(lua_State *L, int64_t n);
+/* The 0-based position of index argument i of v (v[i]), or an error
+ * that names the index and the range. */
+int64_t lhost_vec_pos(lua_State *L, const struct uvec *v, int i);
+/* v[k] = x with k and x at arguments 2 and 3, or an error (read-only, not a
+ * number, out of range). */
+int lhost_vec_store(lua_State *L, struct uvec *v);
 /* The vector methods that the light userdata's dot, axpy, nnz, norm2 and
  * sum (lhost_view.c) hand a row view to. */
 int lhost_v_dot(lua_State *L);
@@ -282,7 +300,7 @@ int lhost_v_norm2(lua_State *L);
 int lhost_v_sum(lua_State *L);
 /* The other vector methods a row view answers, as they are: the light
  * userdata's methods are the sparse views' and these. */
-enum { LHOST_ROW_METHODS = 12 };
+enum { LHOST_ROW_METHODS = 15 };
 extern const luaL_Reg lhost_row_methods[]; /* LHOST_ROW_METHODS, then {NULL, NULL} */
 
 /* ---- lhost_blocks.c ------------------------------------------------------------------------ */
@@ -295,6 +313,14 @@ int lhost_block_range_error(lua_State *L, const struct uvec *v, int64_t block);
 void lhost_check_indexes(lua_State *L, const struct ublocks *s, const struct uvec *v);
 /* A vector argument with one value per block of s. */
 struct uvec *lhost_check_per_block(lua_State *L, int i, const struct ublocks *s);
+/* The block list S, or a list of indices (a Lua sequence of integers, or a
+ * vector of integer values) at argument i as an index list of its own, a
+ * new struct uset for matrix slot `slot` (kind VIEW_COLS or VIEW_ROWS)
+ * pushed at the top; every index checked against count (1..count), what
+ * naming the members ("column", "row") and m the matrix in messages.
+ * Returns NULL when argument i is S (nothing pushed). */
+struct uset *lhost_index_list(lua_State *L, int i, int slot, int kind, int64_t count,
+                              const char *m);
 
 /* ---- lhost_view.c -------------------------------------------------------------------------- */
 

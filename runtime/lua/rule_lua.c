@@ -6,7 +6,7 @@
  * clocks over the parameter store).
  *
  * Every worker has its own host (a sandboxed lua_State) with the hook
- * file loaded and these objects registered under their names in the job:
+ * file loaded (and its init run: run_init) and these objects registered under their names in the job:
  * each data source (a sparse matrix: the worker's rows of it when it is
  * the data sharded by rows, else all of it, with every column's count of
  * entries over the whole matrix; labels(X): the matching labels,
@@ -255,6 +255,115 @@ static void free_hosts(struct ptm_run *run, bool objective)
     }
 }
 
+/* ---- init ------------------------------------------------------------------------ */
+
+/* A failed init's message, as a round's failure reads (rounds.c). */
+static int init_failed(struct ptm_run *run, int p, struct lhost *h, int rc, char *err,
+                       size_t errlen)
+{
+    const char *at = run->opts.update_at;
+    snprintf(err, errlen, "worker %d: %s%s%s%s", p + 1, lhost_error(h), at ? "\n" : "",
+             at ? at : "", at ? ": note: the update rule is declared here" : "");
+    return rc;
+}
+
+/* init(w, job) on every worker, one after another, before the first round.
+ * A worker writes its rows of `shard like` parameters in place, and a copy
+ * of every other parameter (its initial values, writable); then each such
+ * parameter becomes its initial values plus the sum of every worker's
+ * changes to its copy, in worker order (then summed over the ranks): one
+ * worker may set a row, or several may each set their share. So the
+ * result depends on the seed and the workers, not on threads' timing. */
+static int run_init(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    const char *fn = plan->update.init;
+    int64_t most = 0;
+    for (uint32_t q = 0; q < plan->nparams; q++)
+        if (run->params[q].val && run->params[q].len > most)
+            most = run->params[q].len;
+    double *init0 = NULL, *mine = NULL;
+    double **sums = rt_zalloc(plan->nparams, sizeof(double *));
+    int rc = PTM_ENOMEM;
+    if (!sums || !(init0 = rt_zalloc((size_t)most * plan->nparams + 1, sizeof(double))) ||
+        !(mine = rt_zalloc((size_t)most * plan->nparams + 1, sizeof(double))))
+        goto out;
+    for (uint32_t q = 0; q < plan->nparams; q++) {
+        const struct rt_param *t = &run->params[q];
+        if (!t->val)
+            continue;
+        if (!(sums[q] = rt_zalloc((size_t)t->len + 1, sizeof(double))))
+            goto out;
+        memcpy(init0 + q * most, t->val, (size_t)t->len * sizeof(double));
+    }
+    rc = 0;
+    for (int p = 0; p < run->P && rc == 0; p++) {
+        struct lhost *h = run->w[p].lua;
+        for (uint32_t q = 0; q < plan->nparams && rc == 0; q++) {
+            const struct rt_param *t = &run->params[q];
+            if (!t->val)
+                continue;
+            memcpy(mine + q * most, init0 + q * most, (size_t)t->len * sizeof(double));
+            rc = lhost_set_table(h, t->pp->name, mine + q * most, t->rows, t->cols, true);
+        }
+        if (rc == 0 && (rc = lhost_init(h, fn)) != 0) {
+            init_failed(run, p, h, rc, err, errlen);
+            break;
+        }
+        for (uint32_t q = 0; q < plan->nparams && rc == 0; q++) {
+            const struct rt_param *t = &run->params[q];
+            if (!t->val)
+                continue;
+            const double *a = mine + q * most, *a0 = init0 + q * most;
+            for (int64_t k = 0; k < t->len; k++) {
+                if (!isfinite(a[k])) {
+                    snprintf(err, errlen, "worker %d: hook '%s' set element %lld of '%s' to %s",
+                             p + 1, fn, (long long)k + 1, t->pp->name,
+                             isnan(a[k]) ? "nan" : a[k] > 0 ? "inf" : "-inf");
+                    rc = PTM_EINVAL;
+                    break;
+                }
+                sums[q][k] += a[k] - a0[k];
+            }
+            /* read-only again, as the rounds show it */
+            int rc2 = lhost_set_table(h, t->pp->name, t->val, t->rows, t->cols, false);
+            rc = rc ? rc : rc2;
+        }
+        for (uint32_t q = 0; q < plan->nparams && rc == 0; q++) {
+            const struct rt_param *t = &run->params[q];
+            if (t->shard_like < 0 || t->val)
+                continue;
+            const double *a = run->w[p].local[q];
+            for (int64_t k = 0; k < (run->w[p].hi - run->w[p].lo) * t->cols; k++)
+                if (!isfinite(a[k])) {
+                    snprintf(err, errlen,
+                             "worker %d: hook '%s' set element %lld of its rows of '%s' to %s",
+                             p + 1, fn, (long long)k + 1, t->pp->name,
+                             isnan(a[k]) ? "nan" : a[k] > 0 ? "inf" : "-inf");
+                    rc = PTM_EINVAL;
+                    break;
+                }
+        }
+    }
+    for (uint32_t q = 0; q < plan->nparams && rc == 0; q++) {
+        const struct rt_param *t = &run->params[q];
+        if (!t->val)
+            continue;
+        if (run->nranks > 1)
+            ptm_comm_sum_all(sums[q], (size_t)t->len);
+        for (int64_t k = 0; k < t->len; k++)
+            t->val[k] = init0[q * most + k] + sums[q][k];
+    }
+out:
+    if (sums)
+        for (uint32_t q = 0; q < plan->nparams; q++)
+            ptm_free(sums[q]);
+    ptm_free(sums);
+    ptm_free(init0);
+    ptm_free(mine);
+    return rc;
+}
+
 /* ---- the update: set-up common to all kinds ----------------------------------------- */
 
 /* The rule's state and every worker's host with the update's file; then
@@ -295,6 +404,21 @@ static int rule_setup(struct ptm_run *run, char *err, size_t errlen)
         snprintf(err, errlen, "\"%s\" defines no function '%s'", u->file,
                  u->push ? u->push : "push");
         rc = PTM_EINVAL;
+    }
+    if (rc == 0 && u->init) {
+        bool vararg;
+        int np = lhost_params(run->w[0].lua, u->init, &vararg);
+        if (np < 0) {
+            snprintf(err, errlen, "\"%s\" defines no function '%s'", u->file, u->init);
+            rc = PTM_EINVAL;
+        } else if (np > 2 && !vararg) {
+            snprintf(err, errlen,
+                     "\"%s\" defines '%s' with %d parameters; the init hook is init(w, job)",
+                     u->file, u->init, np);
+            rc = PTM_EINVAL;
+        } else {
+            rc = run_init(run, err, errlen);
+        }
     }
     return rc;
 }
