@@ -1784,6 +1784,41 @@ awk -v r="$rmse" -v l1="$l1" -v f="$obj" 'BEGIN { g = r * r / 2 + 0.001 * l1; d 
     if (d < 0) d = -d; exit !(d < 1e-8) }' || no "rmse $rmse with b does not give the objective $obj"
 end
 
+begin "README, from training to predictions: its commands and snippets, in a copy of the example"
+R="$T/readme"
+mkdir -p "$R/bin"
+cp -R examples "$R/examples"
+ln -s "$PTM_ABS" "$R/bin/ptm"
+# the commands of the section's sh block, as written
+awk '/^## From training to predictions/ { on = 1 } on && /^```sh/ { sh = 1; next }
+     sh && /^```/ { exit } sh' README.md >"$R/cycle.sh"
+[ "$(grep -c '^ptm ' "$R/cycle.sh")" -ge 3 ] || no "the README's commands were not found"
+(cd "$R" && PATH="$R/bin:$PATH" sh -e cycle.sh) >"$T/out" 2>"$T/err" || no "the commands failed"
+out_has "predicted 200 rows of data/test.svm"
+grep -q '^r2 0\.9' "$T/out" || no "the held-out r2 is not above 0.9"
+[ "$(wc -l <"$R/examples/lasso/pred.tsv")" -eq 200 ] || no "pred.tsv has not 200 lines"
+# the snippets: a held-out metric with early stopping, then a warm start
+J="$R/examples/lasso"
+# the section's fences: 1 and 2 hold the commands, 3 and 4 the metric, 5 and 6 the warm start
+awk '/^## From training to predictions/ { on = 1; next } on && /^## / { exit } on && /^```/ { n++; next } on && n == 3' README.md >"$R/metric.txt"
+awk '/^## From training to predictions/ { on = 1; next } on && /^## / { exit } on && /^```/ { n++; next } on && n == 5' README.md >"$R/warm.txt"
+grep -q '^metric test_rmse' "$R/metric.txt" || no "the metric snippet was not found"
+grep -q 'from "beta.tsv"' "$R/warm.txt" || no "the warm-start snippet was not found"
+awk -v f="$R/metric.txt" 'BEGIN { while ((getline l < f) > 0) add[++n] = l }
+     /^data y / { print; print add[1]; next } /^stop when/ { print add[2]; print add[3]; next } { print }' \
+    "$J/lasso.ptm" >"$J/heldout.ptm"
+(cd "$J" && "$PTM_ABS" run heldout.ptm) >"$T/out" 2>"$T/err" || no "the job with the metric failed"
+err_has " test_rmse 0."
+awk -v f="$R/warm.txt" 'BEGIN { while ((getline l < f) > 0) if (l != "") add[++n] = l }
+     /^param beta / { print add[1]; next } /^param b / { print add[2]; next } { print }' \
+    "$J/lasso.ptm" >"$J/again.ptm"
+last=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+(cd "$J" && "$PTM_ABS" run again.ptm) >"$T/out" 2>"$T/err" || no "the warm start failed"
+first=$(awk '/objective/ { print $6; exit }' "$T/err")
+awk -v a="$first" -v b="$last" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }' ||
+    no "the warm start begins at $first, the run before ended at $last"
+end
+
 begin "predict: the predictions never replace an input (-o the data)"
 cp "$P/data/lasso.svm" "$P/copy.svm"
 run predict "$P/lasso.ptm" --model "$P" --data "$P/copy.svm" -o "$P/copy.svm"
