@@ -656,8 +656,10 @@ static int check_data(const struct ptm_plan *plan, const struct job_where *at, b
         }
         /* Labels asked for by a labels() data set of this one. */
         for (uint32_t j = 0; j < plan->ndata; j++)
-            if (plan->data[j].labels_of == (int32_t)k && d->format == PLAN_FORMAT_CSV)
+            if (plan->data[j].labels_of == (int32_t)k && d->format == PLAN_FORMAT_CSV) {
                 o.csv_labels = true;
+                o.csv_label = plan->data[j].label_column;
+            }
         struct ptm_data_diags dg;
         ptm_data_diags_init(&dg);
         struct ptm_dataset *ds = NULL;

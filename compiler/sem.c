@@ -539,9 +539,26 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
             sem_error(s, fmt->loc, "labels() take the format of their data; remove 'format'");
         if (vocab)
             sem_error(s, vocab->loc, "'vocab' goes with 'format uci', not with labels()");
-        if (src->u.call.args.n != 1 || src->u.call.args.head->kind != AST_NAME) {
-            sem_error(s, src->loc, "labels() takes the name of a data source");
+        if (src->u.call.args.n < 1 || src->u.call.args.n > 2 ||
+            src->u.call.args.head->kind != AST_NAME) {
+            sem_error(s, src->loc, "labels() takes the name of a data source, and for csv data "
+                                   "the name of its label column: labels(X, \"price\")");
             return;
+        }
+        const struct ast_expr *col = src->u.call.args.head->next;
+        if (col) {
+            const char *name = NULL;
+            if (col->kind == AST_STR)
+                name = col->u.str.s;
+            else if (col->kind == AST_NAME && sem_lookup(s, col->u.name) &&
+                     sem_lookup(s, col->u.name)->kind == SYM_CONST &&
+                     s->plan->consts[sem_lookup(s, col->u.name)->index].is_str)
+                name = s->plan->consts[sem_lookup(s, col->u.name)->index].str;
+            if (!name || !name[0] || (col->kind == AST_STR && memchr(col->u.str.s, '\0', col->u.str.len))) {
+                sem_error(s, col->loc, "the label column is a name in quotes (a string), not empty");
+                return;
+            }
+            d->label_column = dup(s, name);
         }
         const struct ast_expr *arg = src->u.call.args.head;
         struct ast_ident id = {arg->u.name, arg->loc};
@@ -556,6 +573,11 @@ static void check_data(struct sem *s, const struct ast_stmt *st, int32_t index)
         if (of->format != PLAN_FORMAT_LIBSVM && of->format != PLAN_FORMAT_CSV) {
             sem_error(s, arg->loc, "'%s' has no labels: labels come with libsvm or csv data",
                       arg->u.name);
+            return;
+        }
+        if (col && of->format != PLAN_FORMAT_CSV) {
+            sem_error(s, col->loc, "a label column is named in a csv header; '%s' is %s data",
+                      arg->u.name, plan_format_name(of->format));
             return;
         }
         if (d->matrix)

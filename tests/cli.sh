@@ -1886,6 +1886,34 @@ cmp -s "$P/dense/beta_csv.tsv" "$P/dense/beta_svm.tsv" || no "the coefficients d
 [ "$(grep -c . "$P/dense/beta_csv.tsv")" -eq 6 ] || no "not 6 coefficients"
 end
 
+begin "run: a csv label column named in the header (labels(X, \"c\")), anywhere in the row"
+# c = (a + 0.5 e - y) / 2 exactly in the numbers below: the fit recovers
+# -0.5, 0.5, 0, 0, 0.25 on the other columns (y, a, b, d, e)
+awk 'BEGIN { srand(9); print "y,a,b,c,d,e";
+     for (i = 1; i <= 200; i++) { a = int(rand() * 2000 - 1000) / 1000; b = int(rand() * 2000 - 1000) / 1000;
+       c = int(rand() * 2000 - 1000) / 1000; d = int(rand() * 2000 - 1000) / 1000; e = int(rand() * 2000 - 1000) / 1000;
+       printf "%.6f,%s,%s,%s,%s,%s\n", a - 2 * c + 0.5 * e, a, b, c, d, e } }' >"$P/dense/named.csv"
+cat >"$P/dense/named.ptm" <<'E'
+job named
+data X : matrix from "named.csv" format csv shard rows
+data c : vector from labels(X, "c")
+param beta : vector[cols(X)] = 0
+blocks coef = beta each 1
+schedule round_robin { per_round 5 }
+update builtin lasso_cd { lambda = 1e-6, y = c, within = sequential }
+stop when sweeps >= 200
+output beta to "beta_named.tsv"
+E
+(cd "$P/dense" && "$PTM_ABS" run --quiet named.ptm) >"$T/out" 2>"$T/err" || no "the run failed"
+printf -- '-0.5\n0.5\n0\n0\n0.25\n' | paste - "$P/dense/beta_named.tsv" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-3) bad = 1; n++ } END { exit bad || n != 5 }' ||
+    no "the coefficients are not those of c = (a + 0.5 e - y) / 2"
+sed 's|labels(X, "c")|labels(X, "cc")|' "$P/dense/named.ptm" >"$P/dense/named2.ptm"
+run check --data "$P/dense/named2.ptm"
+want_rc 4
+err_has "named.csv:1: error: no column 'cc' in the header (it has 'y', 'a', 'b', 'c', 'd', 'e')"
+end
+
 begin "predict logreg: probabilities, log loss, accuracy and AUC by hand (ties half)"
 cat >"$P/lr.ptm" <<'E'
 job lr

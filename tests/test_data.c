@@ -1347,6 +1347,41 @@ END_TEST
 
 
 
+
+/* csv_label: the label column by its header name, anywhere in the row. */
+START_TEST(test_csv_label_column)
+{
+    static const char text[] = "a,price,b\n1,10,2\n3,30,4\n";
+    struct ptm_data_opts o;
+    set_opts(&o, PLAN_FORMAT_CSV, F_DENSE);
+    o.csv_labels = true;
+    o.csv_label = "price";
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *ds = NULL;
+    ck_assert_int_eq(ptm_data_read_mem(text, sizeof(text) - 1, "t.csv", NULL, 0, NULL, &o, &dg, &ds), 0);
+    ck_assert_int_eq(ds->dense.nrows, 2);
+    ck_assert_int_eq(ds->dense.ncols, 2);
+    ck_assert(ds->has_labels && ds->labels.n == 2);
+    ck_assert(ds->labels.val[0] == 10 && ds->labels.val[1] == 30);
+    ck_assert(ds->dense.val[0] == 1 && ds->dense.val[1] == 2 && ds->dense.val[2] == 3 &&
+              ds->dense.val[3] == 4);
+    ck_assert_int_eq(ds->names.n, 3);
+    ptm_dataset_free(ds);
+    o.csv_label = "prize";
+    ck_assert_int_eq(ptm_data_read_mem(text, sizeof(text) - 1, "t.csv", NULL, 0, NULL, &o, &dg, &ds), PTM_EDATA);
+    ck_assert_str_eq(dg.msg[0].text,
+                     "t.csv:1: error: no column 'prize' in the header (it has 'a', 'price', 'b')");
+    ptm_data_diags_release(&dg);
+    ptm_data_diags_init(&dg);
+    o.csv_label = "price";
+    ck_assert_int_eq(ptm_data_read_mem("1,2\n3,4\n", 8, "n.csv", NULL, 0, NULL, &o, &dg, &ds), PTM_EDATA);
+    ck_assert_str_eq(dg.msg[0].text,
+                     "n.csv:1: error: the label column 'price' is named, but the file has no header line");
+    ptm_data_diags_release(&dg);
+}
+END_TEST
+
 static Suite *data_suite(void)
 {
     Suite *s = suite_create("data");
@@ -1380,6 +1415,10 @@ static Suite *data_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_numbers);
     tcase_add_loop_test(tc, test_numbers_random, 0, 4);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("label column");
+    tcase_add_test(tc, test_csv_label_column);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("matrices");

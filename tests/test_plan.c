@@ -777,6 +777,16 @@ struct reject_row {
 static const char lasso_crlf[] = "";
 
 static const struct reject_row reject_rows[] = {
+    /* a label column: only for the labels of csv data */
+    {lasso_plan, "  path: \"data/lasso.svm\"\n", "  path: \"data/lasso.svm\"\n  label_column: \"y\"\n",
+     NULL, NULL,
+     "plan.yaml:12:3: error: 'label_column' goes with format labels\n"
+     "      label_column: \"y\"\n"
+     "      ^^^^^^^^^^^^\n"},
+    {lasso_plan, "  labels_of: 0\n", "  labels_of: 0\n  label_column: \"price\"\n", NULL, NULL,
+     "plan.yaml:19:17: error: a label column is named in a csv header; data source 0 ('X') is libsvm\n"
+     "      label_column: \"price\"\n"
+     "                    ^^^^^^^\n"},
     /* metrics: the kinds the update computes, a matrix data source, unique
      * names, an objective; the stop rule names metrics there are */
     {lasso_plan, "stop:\n", "metrics:\n- name: \"m\"\n  kind: auc\n  data: 1\n- name: \"m\"\n  kind: rmse\n  data: 7\n"

@@ -794,13 +794,21 @@ static const struct sem_row sem_rows[] = {
       "    data y : vector from labels(X) format libsvm\n"
       "                                   ^^^^^^^^^^^^^\n"),
     R(LASSO, "data y", "data y : vector from labels(1)",
-      "t.ptm:4:22: error: labels() takes the name of a data source\n"
+      "t.ptm:4:22: error: labels() takes the name of a data source, and for csv data the name of its label column: labels(X, \"price\")\n"
       "    data y : vector from labels(1)\n"
       "                         ^^^^^^^^^\n"),
     R(LASSO, "data y", "data y : vector from labels(X, X)",
-      "t.ptm:4:22: error: labels() takes the name of a data source\n"
+      "t.ptm:4:32: error: the label column is a name in quotes (a string), not empty\n"
       "    data y : vector from labels(X, X)\n"
-      "                         ^^^^^^^^^^^^\n"),
+      "                                   ^\n"),
+    R(LASSO, "data y", "data y : vector from labels(X, \"price\")",
+      "t.ptm:4:32: error: a label column is named in a csv header; 'X' is libsvm data\n"
+      "    data y : vector from labels(X, \"price\")\n"
+      "                                   ^^^^^^^\n"),
+    R(LASSO, "data y", "data y : vector from labels(X, \"a\", \"b\")",
+      "t.ptm:4:22: error: labels() takes the name of a data source, and for csv data the name of its label column: labels(X, \"price\")\n"
+      "    data y : vector from labels(X, \"a\", \"b\")\n"
+      "                         ^^^^^^^^^^^^^^^^^^^\n"),
     R(LASSO, "data y", "data y : vector from labels(y)",
       "t.ptm:4:29: error: 'y' cannot be the labels of itself\n"
       "    data y : vector from labels(y)\n"

@@ -100,6 +100,7 @@ void plan_free(struct ptm_plan *p)
         ptm_free(p->data[i].name);
         ptm_free(p->data[i].path);
         ptm_free(p->data[i].vocab);
+        ptm_free(p->data[i].label_column);
     }
     ptm_free(p->data);
     for (uint32_t i = 0; i < p->nparams; i++) {

@@ -129,6 +129,8 @@ struct plan_data {
     enum plan_shard shard;
     int32_t labels_of; /* LABELS: index of the data whose labels these are; else -1 */
     char *vocab;       /* UCI: vocabulary file, or NULL */
+    char *label_column; /* LABELS of csv data: the header's name of the label
+                           column; NULL: the first column */
 };
 
 struct plan_param {

@@ -1133,14 +1133,14 @@ static bool load_const(struct load *L, const struct node *x, struct plan_const *
     return false;
 }
 
-enum { D_NAME, D_FORMAT, D_PATH, D_LABELS_OF, D_VOCAB, D_MATRIX, D_SPARSE, D_INTEGER, D_SHARD,
-       D_N };
+enum { D_NAME, D_FORMAT, D_PATH, D_LABELS_OF, D_VOCAB, D_LABEL_COLUMN, D_MATRIX, D_SPARSE,
+       D_INTEGER, D_SHARD, D_N };
 static const char *const data_keys[] = {"name",   "format", "path",    "labels_of", "vocab",
-                                        "matrix", "sparse", "integer", "shard"};
+                                        "label_column", "matrix", "sparse", "integer", "shard"};
 
 /* Where the values the rules between data sources point at are. */
 struct data_where {
-    const struct node *matrix, *sparse, *labels_of, *shard;
+    const struct node *matrix, *sparse, *labels_of, *shard, *label_column;
 };
 
 /* data := {name, format, path | labels_of, vocab?, matrix, sparse, integer, shard} */
@@ -1152,7 +1152,7 @@ static bool load_data(struct load *L, struct data_where *w, const struct node *x
     if (!map_open(L, x, "an entry of 'data'", "a data source", data_keys, D_N, m))
         return false;
     *w = (struct data_where){m->val[D_MATRIX], m->val[D_SPARSE], m->val[D_LABELS_OF],
-                             m->val[D_SHARD]};
+                             m->val[D_SHARD], m->val[D_LABEL_COLUMN]};
     bool ok = m_name(L, m, D_NAME, true, &d->name);
     int f = m_word(L, m, D_FORMAT, "format", NAMES(format_names));
     ok = f >= 0 && ok;
@@ -1168,6 +1168,13 @@ static bool load_data(struct load *L, struct data_where *w, const struct node *x
             ok = forbid(L, m, D_VOCAB, "'vocab' goes with format uci") && ok;
         else
             ok = val_str(L, m->val[D_VOCAB], "vocab", true, &d->vocab) && ok;
+    }
+    if (m->val[D_LABEL_COLUMN]) {
+        if (f >= 0 && f != PLAN_FORMAT_LABELS)
+            ok = forbid(L, m, D_LABEL_COLUMN, "'label_column' goes with format labels") && ok;
+        else
+            ok = val_str(L, m->val[D_LABEL_COLUMN], "label_column", true, &d->label_column) &&
+                 ok;
     }
     if (m_bool(L, m, D_MATRIX, &d->matrix))
         L->data_ndims[i] = d->matrix ? 2 : 1;
@@ -1216,6 +1223,10 @@ static void data_rules(struct load *L, const struct data_where *where)
             error(L, w->labels_of->loc,
                   "data source %d ('%s') has no labels: labels come with libsvm or csv data", j,
                   of->name);
+        else if (d->label_column && of->format != PLAN_FORMAT_CSV)
+            error(L, w->label_column->loc,
+                  "a label column is named in a csv header; data source %d ('%s') is %s", j,
+                  of->name, format_names[of->format]);
         else if (d->shard != of->shard)
             error(L, w->shard->loc, "labels are sharded like their data ('%s'), not '%s'",
                   shard_names[of->shard], shard_names[d->shard]);

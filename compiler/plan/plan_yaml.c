@@ -325,6 +325,8 @@ static void data(struct emit *e, const struct ptm_plan *p)
             kv_str(e, "path", d->path);
         if (d->vocab)
             kv_str(e, "vocab", d->vocab);
+        if (d->label_column)
+            kv_str(e, "label_column", d->label_column);
         kv_bool(e, "matrix", d->matrix);
         kv_bool(e, "sparse", d->sparse);
         kv_bool(e, "integer", d->integer);

@@ -225,7 +225,9 @@ struct ptm_data_opts {
     bool sparse;             /* keep CSR; else dense (converted when needed) */
     bool vector;             /* the matrix must have one column */
     bool integer;            /* values must be whole, |v| <= 2^53 */
-    bool csv_labels;         /* csv: the first column is the labels */
+    bool csv_labels;         /* csv: a column is the labels: the first, or csv_label */
+    const char *csv_label;   /* csv: the label column's name in the header; NULL: the
+                                first column; borrows */
     enum ptm_csv_header csv_header;
     const char *vocab;                  /* uci: vocabulary file, or NULL; borrows */
     const char *name;                   /* the file's name in messages; NULL: the path */

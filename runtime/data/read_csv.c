@@ -11,7 +11,8 @@
  * that line is read first to learn the field count; it is a row of the
  * range only when it is data and starts inside the range. Rows go straight
  * into a dense row-major array; with opts.csv_labels the first field of
- * each row goes to the labels instead.
+ * each row (or the one opts.csv_label names in the header) goes to the
+ * labels instead.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -29,7 +30,7 @@ struct table {
     int64_t nrows;
     int64_t nfields;    /* on every line */
     int64_t ncols;      /* of the matrix: nfields without the label */
-    bool labels_first;  /* field 0 is the label */
+    int64_t label;      /* the field that is the label, or -1 */
     int64_t first_line; /* where nfields comes from */
 };
 
@@ -63,13 +64,13 @@ static int parse_row(struct data_rd *rd, struct table *t, char *line, size_t n, 
     if (store) {
         int64_t need = (t->nrows + 1) * t->ncols;
         if (data_grow((void **)&t->val, &t->vcap, need, sizeof(*t->val)) ||
-            (t->labels_first &&
+            (t->label >= 0 &&
              data_grow((void **)&t->labels, &t->lcap, t->nrows + 1, sizeof(*t->labels))))
             return PTM_ENOMEM;
         row = t->val ? t->val + t->nrows * t->ncols : NULL;
     }
     for (int64_t f = 0; f < t->nfields; f++) {
-        bool is_label = t->labels_first && f == 0;
+        bool is_label = f == t->label;
         bool integer = rd->o->integer && !is_label && report;
         while (data_isspace(*p))
             p++;
@@ -203,7 +204,7 @@ static int first_line(struct data_rd *rd, struct table *t, struct ptm_dataset *d
         return rc;
     }
     t->first_line = rd->in.lineno;
-    t->labels_first = rd->o->csv_labels;
+    t->label = rd->o->csv_labels ? 0 : -1;
     bool header;
     if (rd->o->csv_header == PTM_CSV_HEADER_YES) {
         header = true;
@@ -226,7 +227,30 @@ static int first_line(struct data_rd *rd, struct table *t, struct ptm_dataset *d
     } else {
         t->nfields = count_commas(line, line + n) + 1;
     }
-    t->ncols = t->nfields - t->labels_first;
+    if (rd->o->csv_labels && rd->o->csv_label) {
+        /* the label column by its name in the header */
+        if (!header) {
+            data_error(rd, t->first_line, 0,
+                       "the label column '%s' is named, but the file has no header line",
+                       data_quote(rd, 0, rd->o->csv_label, strlen(rd->o->csv_label)));
+            return 0;
+        }
+        t->label = -1;
+        for (int64_t k = 0; k < ds->names.n && t->label < 0; k++)
+            if (strcmp(ds->names.word[k], rd->o->csv_label) == 0)
+                t->label = k;
+        if (t->label < 0) {
+            char list[256] = "";
+            size_t used = 0;
+            for (int64_t k = 0; k < ds->names.n && used + 4 < sizeof(list); k++)
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s'%s'",
+                                         k ? ", " : "", ds->names.word[k]);
+            data_error(rd, t->first_line, 0, "no column '%s' in the header (it has %s)",
+                       data_quote(rd, 0, rd->o->csv_label, strlen(rd->o->csv_label)), list);
+            return 0;
+        }
+    }
+    t->ncols = t->nfields - (t->label >= 0);
     bool in_range = rd->in.start >= rd->begin && rd->in.start < rd->end;
     if (!header && in_range) {
         rc = parse_row(rd, t, line, n, true, true);
@@ -263,8 +287,8 @@ int data_read_csv(struct data_rd *rd, struct ptm_dataset *ds)
     data_shrink((void **)&t.labels, t.nrows, sizeof(*t.labels));
     ds->sparse = false;
     ds->dense = (struct ptm_dense){.nrows = t.nrows, .ncols = t.ncols, .val = t.val};
-    ds->has_labels = t.labels_first;
-    ds->labels = (struct ptm_vec){.n = t.labels_first ? t.nrows : 0, .val = t.labels};
+    ds->has_labels = t.label >= 0;
+    ds->labels = (struct ptm_vec){.n = t.label >= 0 ? t.nrows : 0, .val = t.labels};
     return 0;
 
 out_free:

@@ -53,8 +53,10 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
             o.vocab = vocab;
         }
         for (uint32_t j = 0; j < plan->ndata; j++)
-            if (plan->data[j].labels_of == (int32_t)k && dd->format == PLAN_FORMAT_CSV)
+            if (plan->data[j].labels_of == (int32_t)k && dd->format == PLAN_FORMAT_CSV) {
                 o.csv_labels = true;
+                o.csv_label = plan->data[j].label_column;
+            }
         /* rank r of R reads the lines that start in the r-th R-th of the
          * file: only its own rows, never the whole file */
         struct ptm_byte_range range;

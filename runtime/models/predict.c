@@ -179,8 +179,10 @@ const struct ptm_dataset *ptm_predict_data(struct ptm_predict *pr, const char *k
     struct ptm_data_opts opts;
     ptm_data_opts_from_plan(d, &opts);
     for (uint32_t j = 0; j < pr->plan->ndata; j++)
-        if (pr->plan->data[j].labels_of == o->ref && d->format == PLAN_FORMAT_CSV)
+        if (pr->plan->data[j].labels_of == o->ref && d->format == PLAN_FORMAT_CSV) {
             opts.csv_labels = true;
+            opts.csv_label = pr->plan->data[j].label_column;
+        }
     char *vocab = NULL;
     if (d->format == PLAN_FORMAT_UCI) {
         const char *v = pr->vocab_path ? pr->vocab_path : d->vocab;
