@@ -1973,6 +1973,24 @@ want_rc 1
 err_has "has rank 3 and '$P/H2.tsv' rank 2"
 end
 
+begin "run: a rotation hook that writes nan into W: exit 1, the parameter named, nothing written"
+mkdir -p "$P/nan"
+cat >"$P/nan/nan.lua" <<'E'
+#!/usr/bin/env lua
+function push(w, b, job)
+    w.W:row(1)[1] = 0 / 0
+end
+E
+printf '\357\273\277' | cat - "$P/nan/nan.lua" >"$P/nan/bom.lua"  # a byte order mark first
+sed -e 's|"mf/|"../mf/|g' -e 's|^update builtin .*|update lua "bom.lua"|' -e '/^objective/d' \
+    -e 's|^stop when .*|stop when sweeps >= 2|' "$P/mf.ptm" >"$P/nan/nan.ptm"
+(cd "$P/nan" && "$PTM_ABS" run --workers 2 nan.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 1
+err_has "W holds 2 values that are not finite (the first, nan, at row 1, column 1): no outputs are written"
+[ ! -e "$P/nan/W.tsv" ] && [ ! -e "$P/nan/H.tsv" ] || no "an output was written"
+end
+
 begin "metric: MF's held-out RMSE on 2 workers is the rmse objective on the same ratings"
 sed -e 's|^objective .*|&\nmetric held = rmse(T)\nmetric held_mae = mae(T)|' "$P/mf.ptm" >"$P/mfm.ptm"
 (cd "$P" && "$PTM_ABS" run --workers 2 mfm.ptm) >"$T/out" 2>"$T/err" || no "the run failed"

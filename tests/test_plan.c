@@ -745,7 +745,7 @@ static const struct accept_row accept_rows[] = {
     {lasso_plan, "  pred:\n    max_stack: 2\n    nvars: 2\n    consts: [0.1]\n",
      "  pred:\n    text: \"abs(corr(col(X, i), col(X, j))) > 0.1\"\n    max_stack: 2\n"
      "    nvars: 2\n    consts: [-.inf]\n",
-     "  consts: [100, 1e-07, 600]\n", "  consts: [.nan, -0, 4.94065645841247e-324]\n"},
+     "  consts: [100, 1e-07, 600]\n", "  consts: [.inf, -0, 4.94065645841247e-324]\n"},
     /* a size that is a constant */
     {lasso_plan, "    consts: []\n    code:\n    - [cols, 0]\n",
      "    consts: [1e+15]\n    code:\n    - [const, 0]\n", NULL, NULL},
@@ -777,6 +777,15 @@ struct reject_row {
 static const char lasso_crlf[] = "";
 
 static const struct reject_row reject_rows[] = {
+    /* NaN: never in a const or a program's constants (a stop rule would never hold) */
+    {lasso_plan, "consts: [100, 1e-07, 600]", "consts: [.nan, 1e-07, 600]",
+     "- name: \"lambda\"\n  num: 0.001", "- name: \"lambda\"\n  num: .NaN",
+     "plan.yaml:7:8: error: 'num' must be a number, not .NaN\n"
+     "      num: .NaN\n"
+     "           ^^^^\n"
+     "plan.yaml:138:12: error: 'constant' must be a number, not .nan\n"
+     "      consts: [.nan, 1e-07, 600]\n"
+     "               ^^^^\n"},
     /* a label column: only for the labels of csv data */
     {lasso_plan, "  path: \"data/lasso.svm\"\n", "  path: \"data/lasso.svm\"\n  label_column: \"y\"\n",
      NULL, NULL,
@@ -1542,7 +1551,7 @@ END_TEST
 
 static const double tricky_numbers[] = {
     0.1, -0.0, 0.0, 1.0 / 3.0, 5e-324, 2.2250738585072009e-308, DBL_MIN, DBL_MAX, -DBL_MAX,
-    1e15, 1e16, 123456789012345678.0, 0.30000000000000004, INFINITY, -INFINITY, NAN, 1e-7,
+    1e15, 1e16, 123456789012345678.0, 0.30000000000000004, INFINITY, -INFINITY, 1e-7,
     -2.5e-300,
 };
 

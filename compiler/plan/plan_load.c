@@ -627,6 +627,21 @@ static bool val_num(struct load *L, const struct node *x, const char *key, bool 
     return true;
 }
 
+/* A number that may be infinite (a duration past the range of a double
+ * folds to one) but not NaN, which the language never makes: a NaN in the
+ * stop rule would never let it hold. */
+static bool val_num_not_nan(struct load *L, const struct node *x, const char *key, double *out)
+{
+    if (!val_num(L, x, key, false, out))
+        return false;
+    if (isnan(*out)) {
+        char s[48];
+        error(L, x->loc, "'%s' must be a number, not %s", key, shown(x, s, sizeof(s)));
+        return false;
+    }
+    return true;
+}
+
 static bool val_bool(struct load *L, const struct node *x, const char *key, bool *out)
 {
     static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False",
@@ -1006,7 +1021,7 @@ static bool load_prog(struct load *L, const struct node *x, const char *subject,
         p->nconsts = ks->n;
         uint32_t i = 0;
         for (const struct node *k = ks->head; k; k = k->next, i++)
-            ok = val_num(L, k, "constant", false, &p->consts[i]) && ok;
+            ok = val_num_not_nan(L, k, "constant", &p->consts[i]) && ok;
     } else {
         ok = false;
     }
@@ -1128,7 +1143,7 @@ static bool load_const(struct load *L, const struct node *x, struct plan_const *
         return val_str(L, m.val[KC_STR], "str", false, &k->str) && ok;
     }
     if (m.val[KC_NUM])
-        return val_num(L, m.val[KC_NUM], "num", false, &k->num) && ok;
+        return val_num_not_nan(L, m.val[KC_NUM], "num", &k->num) && ok;
     error(L, map_loc(&m), "missing key 'num' or 'str' in a const");
     return false;
 }

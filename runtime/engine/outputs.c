@@ -11,6 +11,7 @@
  * (LDA's top words) does it through its struct ptm_model
  * (runtime/models/model.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -164,6 +165,51 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     return rc;
 }
 
+/* Every value an output would write is a finite number: else nothing is
+ * written (a NaN from a hook, an update that diverged). A collective call
+ * under MPI (the count is summed over ranks). */
+static int check_finite(const struct ptm_run *run, char *err, size_t errlen)
+{
+    for (uint32_t k = 0; k < run->plan->noutputs; k++) {
+        int32_t param = run->plan->outputs[k].param;
+        const struct rt_param *t = &run->params[param];
+        int64_t held = run->nranks > 1 && t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+        double *v = rt_zalloc((size_t)(held ? held : 1), sizeof(double));
+        if (!v) {
+            snprintf(err, errlen, "out of memory");
+            return PTM_ENOMEM;
+        }
+        ptm_run_param(run, param, v, held);
+        int64_t bad = 0, first = -1;
+        for (int64_t i = 0; i < held; i++)
+            if (!isfinite(v[i])) {
+                if (first < 0)
+                    first = i;
+                bad++;
+            }
+        double at = first >= 0 ? v[first] : 0;
+        ptm_free(v);
+        int64_t total = run->nranks > 1 ? ptm_comm_sum_i64(bad) : bad;
+        if (total == 0)
+            continue;
+        if (first >= 0 && run->nranks == 1)
+            snprintf(err, errlen,
+                     "%s holds %lld value%s that %s not finite (the first, %s, at row %lld, "
+                     "column %lld): no outputs are written",
+                     run->plan->params[param].name, (long long)total, total == 1 ? "" : "s",
+                     total == 1 ? "is" : "are", isnan(at) ? "nan" : at > 0 ? "inf" : "-inf",
+                     (long long)(first / t->cols + 1),
+                     (long long)(first % t->cols + 1));
+        else
+            snprintf(err, errlen, "%s holds %lld value%s that %s not finite: no outputs are "
+                                  "written",
+                     run->plan->params[param].name, (long long)total, total == 1 ? "" : "s",
+                     total == 1 ? "is" : "are");
+        return PTM_EINVAL;
+    }
+    return 0;
+}
+
 int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen)
 {
     err[0] = '\0';
@@ -171,6 +217,9 @@ int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen)
         snprintf(err, errlen, "the run failed: no outputs are written");
         return PTM_EINVAL;
     }
+    int frc = check_finite(run, err, errlen);
+    if (frc != 0)
+        return frc;
     for (uint32_t k = 0; k < run->plan->noutputs; k++) {
         const struct plan_output *o = &run->plan->outputs[k];
         int rc = write_tsv(run, o->param, o->path, err, errlen);

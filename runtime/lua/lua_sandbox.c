@@ -503,6 +503,19 @@ int lsandbox_load(lua_State *L, const char *text, size_t len, const char *name)
         return LUA_ERRMEM; /* nothing pushed: pushing could raise unprotected */
     chunk[0] = '@';
     memcpy(chunk + 1, name, n + 1);
+    /* as lua's own loadfile: a UTF-8 byte order mark is skipped, and a
+     * first line starting with '#' (#!/usr/bin/env lua) is ignored; its
+     * newline stays, so line numbers stay right */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
+    if (len > 0 && text[0] == '#') {
+        const char *nl = memchr(text, '\n', len);
+        size_t skip = nl ? (size_t)(nl - text) : len;
+        text += skip;
+        len -= skip;
+    }
     int st = luaL_loadbufferx(L, text, len, chunk, "t");
     ptm_free(chunk);
     return st;
