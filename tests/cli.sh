@@ -762,9 +762,13 @@ err_has "$T/gd/bad.svm:1:9: error: bad value 'x'"
 err_has "$T/gd/bad.svm:2:3: error: index '0' out of range: libsvm indices are 1-based"
 end
 
+# the example job without its data, whatever a user generated into examples/
+mkdir -p "$T/nodata"
+cp examples/lasso/lasso.ptm "$T/nodata/lasso.ptm"
+
 begin "check --data: a missing data file, exit 4"
-run check --data examples/lasso/lasso.ptm
-want_rc 4; err_has "examples/lasso/data/lasso.svm"
+run check --data "$T/nodata/lasso.ptm"
+want_rc 4; err_has "$T/nodata/data/lasso.svm"
 end
 
 # The example jobs read what gen writes (the data paths pointed at it).
@@ -990,8 +994,8 @@ want_rc 1; err_has "hook 'push' returned nil"; err_has "small.ptm:6:1: note: the
 end
 
 begin "run: a missing data file, exit 4"
-run run --quiet examples/lasso/lasso.ptm
-want_rc 4; err_has "examples/lasso/data/lasso.svm"
+run run --quiet "$T/nodata/lasso.ptm"
+want_rc 4; err_has "$T/nodata/data/lasso.svm"
 end
 
 begin "run: a spec with errors, exit 3"
@@ -1492,8 +1496,8 @@ out_has "# 3 block updates (0.6 sweeps of 5 blocks)"
 end
 
 begin "plan: missing data, exit 4, as run says it"
-run plan examples/lasso/lasso.ptm
-want_rc 4; out_empty; err_has "examples/lasso/data/lasso.svm"
+run plan "$T/nodata/lasso.ptm"
+want_rc 4; out_empty; err_has "$T/nodata/data/lasso.svm"
 end
 
 begin "plan: a spec with errors, exit 3"
