@@ -44,7 +44,7 @@ endif
 LANG_SRC = lang/arena.c lang/diag.c lang/ast.c lang/ptm.c
 # The compiler checks built-in kernels against each model's table of them.
 BUILTINS_SRC = $(wildcard runtime/models/*/builtins_*.c)
-COMPILER_SRC = compiler/prog.c compiler/builtins.c compiler/sem.c compiler/sem_expr.c \
+COMPILER_SRC = compiler/prog.c compiler/builtins.c compiler/sem.c compiler/sem_expr.c compiler/sem_outputs.c \
 	compiler/hook_check.c compiler/plan/plan.c compiler/plan/plan_yaml.c $(BUILTINS_SRC)
 # The runtime: one folder a subsystem; a model is a folder of runtime/models/.
 ENGINE_SRC = $(filter-out runtime/engine/dryrun.c,$(wildcard runtime/engine/*.c))

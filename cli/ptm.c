@@ -296,6 +296,7 @@ struct job_flags {
     bool quiet;
     int backend;  /* 0: threads, or MPI when started by mpirun; 1: threads; 2: mpi */
     bool silent;  /* print no diagnostics (the other ranks of an MPI run) */
+    bool check_outputs; /* the outputs as a run from here writes them (check, run) */
     struct ptm_straggler *stragglers; /* --straggler */
     size_t nstragglers;
     struct ptm_set *sets;
@@ -603,7 +604,8 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
         find_hooks(&src, job, at);
     if (rc == 0 && !is_plan) {
         struct ptm_compile_opts opts = {
-            .base_dir = dir, .sets = f->sets, .nsets = f->nsets, .check_hooks = true};
+            .base_dir = dir, .sets = f->sets, .nsets = f->nsets, .check_hooks = true,
+            .check_outputs = f->check_outputs};
         rc = ptm_compile(&src, job, &opts, &diags, plan);
         if (rc == 0 && at)
             rc = find_params(&src, job, *plan, at);
@@ -718,6 +720,7 @@ static int cmd_check(int argc, char **argv)
 {
     struct job_flags f = {0};
     int worst = parse_job_flags("check", argc, argv, &f);
+    f.check_outputs = true;
     if (worst >= 0)
         goto out;
     worst = PTM_EXIT_OK;
@@ -738,6 +741,41 @@ static int cmd_check(int argc, char **argv)
 out:
     free_job_flags(&f);
     return worst;
+}
+
+/* Is path (relative to base when relative) the file st describes? */
+static bool is_file(const char *base, const char *path, const struct stat *st)
+{
+    char buf[4096];
+    struct stat o;
+    if (!path)
+        return false;
+    bool rel = path[0] != '/' && base && strcmp(base, ".") != 0;
+    snprintf(buf, sizeof(buf), rel ? "%s/%s" : "%.0s%s", base ? base : "", path);
+    return stat(buf, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+/* --trace never overwrites the job, its data or its outputs. */
+static int check_trace(const char *trace, const char *job, const struct ptm_plan *plan)
+{
+    struct stat st;
+    if (stat(trace, &st) != 0 || !S_ISREG(st.st_mode))
+        return PTM_EXIT_OK; /* new, or a device or pipe written in place */
+    const char *what = NULL, *which = NULL;
+    if (is_file(NULL, job, &st))
+        what = "the job", which = job;
+    for (uint32_t k = 0; !what && k < plan->ndata; k++)
+        if (is_file(plan->base_dir, plan->data[k].path, &st) ||
+            is_file(plan->base_dir, plan->data[k].vocab, &st))
+            what = "a data file of the job", which = plan->data[k].name;
+    for (uint32_t k = 0; !what && k < plan->noutputs; k++)
+        if (is_file(NULL, plan->outputs[k].path, &st))
+            what = "an output of the job", which = plan->outputs[k].path;
+    if (!what)
+        return PTM_EXIT_OK;
+    fprintf(stderr, "ptm: error: --trace %s is %s (%s): it would be overwritten\n", trace, what,
+            which);
+    return PTM_EXIT_USAGE;
 }
 
 /* Write the plan to path through a temporary file and a rename. */
@@ -770,7 +808,12 @@ static int cmd_compile(int argc, char **argv)
         goto out;
     struct ptm_plan *plan;
     code = load_job(f.files[0], &f, &plan, NULL);
-    if (code == PTM_EXIT_OK) {
+    struct stat jst;
+    if (code == PTM_EXIT_OK && f.out && strcmp(f.files[0], "-") != 0 &&
+        stat(f.files[0], &jst) == 0 && is_file(NULL, f.out, &jst)) {
+        fprintf(stderr, "ptm: error: -o %s is the job spec: it would be overwritten\n", f.out);
+        code = PTM_EXIT_USAGE;
+    } else if (code == PTM_EXIT_OK) {
         if (f.out) {
             code = write_plan_file(plan, f.out);
         } else if (ptm_plan_emit(plan, stdout) != 0) {
@@ -786,6 +829,8 @@ out:
 
 /* ---- run ---------------------------------------------------------------- */
 
+
+
 /* A failure on one rank of an MPI run ends every rank: the others may be
  * waiting for it. */
 static int run_failed(int code)
@@ -799,6 +844,7 @@ static int cmd_run(int argc, char **argv)
 {
     struct job_flags f = {0};
     int code = parse_job_flags("run", argc, argv, &f);
+    f.check_outputs = true;
     if (code >= 0)
         goto out;
     bool mpi = f.backend == 2 || (f.backend == 0 && ptm_comm_launched());
@@ -826,6 +872,8 @@ static int cmd_run(int argc, char **argv)
     struct job_where at;
     code = load_job(f.files[0], &f, &plan, &at);
     if (code != PTM_EXIT_OK)
+        goto out_plan;
+    if (f.trace && (code = check_trace(f.trace, f.files[0], plan)) != PTM_EXIT_OK)
         goto out_plan;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct ptm_run_opts o = {

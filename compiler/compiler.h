@@ -19,6 +19,11 @@ struct ptm_compile_opts {
     const struct ptm_set *sets; /* const overrides */
     unsigned nsets;
     bool check_hooks; /* load Lua hook files to check their functions */
+    /* the outputs as a run here would write them (ptm check, ptm run): each
+     * output's directory exists and is writable, and no output is one of
+     * the job's inputs (the spec, data, vocabularies, edge lists, hooks,
+     * parameters' files), compared by device and inode */
+    bool check_outputs;
 };
 
 /* Check job (parsed from src) and build its plan. Every error goes to

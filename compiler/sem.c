@@ -1941,6 +1941,8 @@ static int build(struct sem *s, const struct ast_job *job)
     }
     plan->noutputs = nout;
     check_output_paths(s, job, nout);
+    if (s->opts->check_outputs && !s->oom)
+        sem_check_output_files(s, job);
     if (one[AST_STMT_UPDATE] && one[AST_STMT_OBJECTIVE])
         check_hooks_match(s, one[AST_STMT_UPDATE], one[AST_STMT_OBJECTIVE]);
     if (s->oom)

@@ -54,6 +54,9 @@ struct ectx {
 
 enum etype { ETYPE_NUM, ETYPE_BOOL, ETYPE_ERROR };
 
+/* The outputs against the file system (sem_outputs.c; opts->check_outputs). */
+void sem_check_output_files(struct sem *s, const struct ast_job *job);
+
 void sem_error(struct sem *s, struct ptm_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sem_note(struct sem *s, struct ptm_loc loc, const char *fmt, ...)

@@ -1036,6 +1036,44 @@ want_rc 3
 err_has "the plan is truncated"
 end
 
+begin "outputs never replace inputs: output to the data, --trace to the job, compile -o the job; a missing output directory is found before the run"
+mkdir -p "$T/clob/data"
+printf '1 1:0.5 2:1\n-1 1:1\n0.5 2:2\n' >"$T/clob/data/x.svm"
+cat >"$T/clob/job.ptm" <<'E'
+job c
+data X : sparse matrix from "data/x.svm" format libsvm shard rows
+data y : vector from labels(X)
+param beta : vector[cols(X)] = 0
+blocks coef = beta each 1
+schedule round_robin { per_round 2 }
+update builtin lasso_cd { lambda = 0.01 }
+stop when sweeps >= 2
+output beta to "data/x.svm"
+E
+cp "$T/clob/data/x.svm" "$T/clob/x.keep"
+(cd "$T/clob" && "$PTM_ABS" run job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 3
+err_has "job.ptm:9:16: error: output \"data/x.svm\" is the data file 'data/x.svm': it would be overwritten"
+cmp -s "$T/clob/data/x.svm" "$T/clob/x.keep" || no "the data changed"
+sed -i 's|^output beta to .*|output beta to "no/such/dir/beta.tsv"|' "$T/clob/job.ptm"
+(cd "$T/clob" && "$PTM_ABS" check job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 3
+err_has "cannot write \"no/such/dir/beta.tsv\": the directory 'no/such/dir' does not exist"
+sed -i 's|^output beta to .*|output beta to "beta.tsv"|' "$T/clob/job.ptm"
+cp "$T/clob/job.ptm" "$T/clob/job.keep"
+(cd "$T/clob" && "$PTM_ABS" run --trace job.ptm job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2
+err_has "--trace job.ptm is the job (job.ptm): it would be overwritten"
+cmp -s "$T/clob/job.ptm" "$T/clob/job.keep" || no "the job changed"
+run compile "$T/clob/job.ptm" -o "$T/clob/job.ptm"
+want_rc 2
+err_has "is the job spec: it would be overwritten"
+cmp -s "$T/clob/job.ptm" "$T/clob/job.keep" || no "the job changed"
+end
+
 # ---- run: Lua updates under rotation and data_parallel -----------------------
 
 # examples/mf and examples/logreg with generated data, 5 sweeps, outputs in $T.
