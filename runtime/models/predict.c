@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "engine_impl.h"
 #include "model.h"
 #include "ptm.h"
 
@@ -66,17 +67,10 @@ void ptm_predict_warn(struct ptm_predict *pr, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The update's option key, or NULL (also an optional one left out: the
- * compiler writes it as the empty string). */
+/* The update's option key, or NULL (rt_option). */
 static const struct plan_option *option(const struct ptm_predict *pr, const char *key)
 {
-    const struct plan_hook *h = &pr->plan->update;
-    for (uint32_t i = 0; i < h->noptions; i++)
-        if (strcmp(h->options[i].key, key) == 0) {
-            const struct plan_option *o = &h->options[i];
-            return o->kind == PLAN_VALUE_STR && o->str && !o->str[0] ? NULL : o;
-        }
-    return NULL;
+    return rt_option(&pr->plan->update, key);
 }
 
 double ptm_predict_option(const struct ptm_predict *pr, const char *key, double dflt)
