@@ -220,11 +220,10 @@ static void release(struct predict_flags *f)
 /* True when path a and path b name the same existing file. */
 static bool same_file(const char *a, const char *b)
 {
-    struct stat sa, sb;
+    struct stat sb;
     if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
         return false;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    return stat(b, &sb) == 0 && ptm_is_file(NULL, a, &sb);
 }
 
 int cli_predict(int argc, char **argv)

@@ -743,18 +743,6 @@ out:
     return worst;
 }
 
-/* Is path (relative to base when relative) the file st describes? */
-static bool is_file(const char *base, const char *path, const struct stat *st)
-{
-    char buf[4096];
-    struct stat o;
-    if (!path)
-        return false;
-    bool rel = path[0] != '/' && base && strcmp(base, ".") != 0;
-    snprintf(buf, sizeof(buf), rel ? "%s/%s" : "%.0s%s", base ? base : "", path);
-    return stat(buf, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
-}
-
 /* --trace never overwrites the job, its data or its outputs. */
 static int check_trace(const char *trace, const char *job, const struct ptm_plan *plan)
 {
@@ -762,14 +750,14 @@ static int check_trace(const char *trace, const char *job, const struct ptm_plan
     if (stat(trace, &st) != 0 || !S_ISREG(st.st_mode))
         return PTM_EXIT_OK; /* new, or a device or pipe written in place */
     const char *what = NULL, *which = NULL;
-    if (is_file(NULL, job, &st))
+    if (ptm_is_file(NULL, job, &st))
         what = "the job", which = job;
     for (uint32_t k = 0; !what && k < plan->ndata; k++)
-        if (is_file(plan->base_dir, plan->data[k].path, &st) ||
-            is_file(plan->base_dir, plan->data[k].vocab, &st))
+        if (ptm_is_file(plan->base_dir, plan->data[k].path, &st) ||
+            ptm_is_file(plan->base_dir, plan->data[k].vocab, &st))
             what = "a data file of the job", which = plan->data[k].name;
     for (uint32_t k = 0; !what && k < plan->noutputs; k++)
-        if (is_file(NULL, plan->outputs[k].path, &st))
+        if (ptm_is_file(NULL, plan->outputs[k].path, &st))
             what = "an output of the job", which = plan->outputs[k].path;
     if (!what)
         return PTM_EXIT_OK;
@@ -810,7 +798,7 @@ static int cmd_compile(int argc, char **argv)
     code = load_job(f.files[0], &f, &plan, NULL);
     struct stat jst;
     if (code == PTM_EXIT_OK && f.out && strcmp(f.files[0], "-") != 0 &&
-        stat(f.files[0], &jst) == 0 && is_file(NULL, f.out, &jst)) {
+        stat(f.files[0], &jst) == 0 && ptm_is_file(NULL, f.out, &jst)) {
         fprintf(stderr, "ptm: error: -o %s is the job spec: it would be overwritten\n", f.out);
         code = PTM_EXIT_USAGE;
     } else if (code == PTM_EXIT_OK) {

@@ -10,24 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ptm.h"
 #include "sem_impl.h"
-
-/* path, or base/path when it is relative, into buf (NULL when too long). */
-static const char *in_base(const char *base, const char *path, char *buf, size_t len)
-{
-    if (!path)
-        return NULL;
-    bool rel = path[0] != '/' && base && strcmp(base, ".") != 0;
-    int n = snprintf(buf, len, rel ? "%s/%s" : "%.0s%s", base ? base : "", path);
-    return n >= 0 && (size_t)n < len ? buf : NULL;
-}
-
-/* Is path the file st describes? */
-static bool same_file(const char *path, const struct stat *st)
-{
-    struct stat o;
-    return path && stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
-}
 
 /* The outputs as a run from here writes them (compile_opts.check_outputs). */
 void sem_check_output_files(struct sem *s, const struct ast_job *job)
@@ -68,26 +52,25 @@ void sem_check_output_files(struct sem *s, const struct ast_job *job)
         struct stat os;
         if (stat(path, &os) != 0)
             continue; /* a new file: it overwrites nothing */
-        char buf[4096];
         const char *what = NULL, *which = NULL;
-        if (same_file(s->src->name, &os))
+        if (ptm_is_file(NULL, s->src->name, &os))
             what = "the job spec", which = s->src->name;
         for (uint32_t d = 0; !what && d < p->ndata; d++) {
-            if (same_file(in_base(base, p->data[d].path, buf, sizeof(buf)), &os))
+            if (ptm_is_file(base, p->data[d].path, &os))
                 what = "the data file", which = p->data[d].path;
-            else if (same_file(in_base(base, p->data[d].vocab, buf, sizeof(buf)), &os))
+            else if (ptm_is_file(base, p->data[d].vocab, &os))
                 what = "the vocabulary", which = p->data[d].vocab;
         }
         for (uint32_t b = 0; !what && b < p->nblocksets; b++)
-            if (same_file(in_base(base, p->blocksets[b].edges, buf, sizeof(buf)), &os))
+            if (ptm_is_file(base, p->blocksets[b].edges, &os))
                 what = "the edge list", which = p->blocksets[b].edges;
         for (uint32_t q = 0; !what && q < p->nparams; q++)
-            if (same_file(in_base(base, p->params[q].init_path, buf, sizeof(buf)), &os) &&
+            if (ptm_is_file(base, p->params[q].init_path, &os) &&
                 strcmp(p->params[q].name, p->params[p->outputs[k - 1].param].name) != 0)
                 what = "the initial values of", which = p->params[q].name;
         const struct plan_hook *hooks[] = {&p->update, &p->objective};
         for (int h = 0; !what && h < 2; h++)
-            if (hooks[h]->lua && same_file(in_base(base, hooks[h]->file, buf, sizeof(buf)), &os))
+            if (hooks[h]->lua && ptm_is_file(base, hooks[h]->file, &os))
                 what = "the Lua file", which = hooks[h]->file;
         if (what)
             sem_error(s, st->u.output.file_loc, "output \"%s\" is %s '%s': it would be "

@@ -1,6 +1,10 @@
 /* ptm.c - status messages and the processor query shared by every part of ptm. */
 #include "ptm.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
 const char *ptm_strerror(int status)
 {
     switch (status) {
@@ -40,4 +44,16 @@ enum ptm_isa ptm_isa_pick(enum ptm_isa isa)
     return ptm_isa_has(PTM_ISA_AVX512) ? PTM_ISA_AVX512
            : ptm_isa_has(PTM_ISA_AVX2) ? PTM_ISA_AVX2
                                        : PTM_ISA_BASE;
+}
+
+bool ptm_is_file(const char *base, const char *path, const struct stat *st)
+{
+    char buf[4096];
+    struct stat o;
+    if (!path)
+        return false;
+    bool rel = path[0] != '/' && base && strcmp(base, ".") != 0;
+    int n = snprintf(buf, sizeof(buf), rel ? "%s/%s" : "%.0s%s", base ? base : "", path);
+    return n >= 0 && (size_t)n < sizeof(buf) && stat(buf, &o) == 0 && o.st_dev == st->st_dev &&
+           o.st_ino == st->st_ino;
 }

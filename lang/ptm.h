@@ -35,6 +35,11 @@ enum ptm_status {
 /* Static string for a status code; never NULL. */
 const char *ptm_strerror(int status);
 
+struct stat;
+/* True when path (under base when it is relative and base is not NULL or
+ * ".") names the file st describes: the same device and inode. */
+bool ptm_is_file(const char *base, const char *path, const struct stat *st);
+
 /* Exit codes of the ptm command. */
 enum ptm_exit {
     PTM_EXIT_OK = 0,
