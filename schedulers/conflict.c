@@ -23,6 +23,9 @@
  *   memory stays bounded whatever B is.
  * - A predicate whose graph the engine computed before the first round
  *   (info->graph, runtime/engine/depgraph.c) is an edge list, borrowed.
+ * - A predicate the engine answers round by round (info->pairs, the same
+ *   file): its filter runs each round, until it has built the graph,
+ *   which is then an edge list as above.
  * - No depend, or `keep all`: every candidate is kept.
  *
  * A pair is evaluated with i < j (1-based), as the language says; a value
@@ -48,7 +51,7 @@
 /* A kept block with more neighbours may be looked up rather than stamped. */
 #define HUB_DEGREE 64
 
-enum mode { MODE_NONE, MODE_EDGES, MODE_DENSE, MODE_HASH };
+enum mode { MODE_NONE, MODE_EDGES, MODE_PAIRS, MODE_DENSE, MODE_HASH };
 
 struct sched_conflicts {
     enum mode mode;
@@ -60,6 +63,8 @@ struct sched_conflicts {
     uint32_t *blocked; /* nblocks: == stamp when a kept block's neighbour */
     uint32_t stamp;
     int64_t *hubs; /* maxcand */
+    /* the engine's filter, and the conflicts it found in the round */
+    const struct sched_pairs *pairs;
     /* predicate */
     const struct prog *pred;
     struct prog_env env;
@@ -353,6 +358,22 @@ static int read_edge_file(const struct ptm_sched_info *info, struct sched_edges 
 
 static const double zero_globals[PROG_NGLOBALS];
 
+/* The filter's arrays for an edge list. */
+static int edges_alloc(struct sched_conflicts *c)
+{
+    c->blocked = ptm_malloc((size_t)c->nblocks * sizeof(uint32_t));
+    c->hubs = ptm_malloc(c->maxcand * sizeof(int64_t));
+    if (!c->blocked || !c->hubs) {
+        ptm_free(c->blocked);
+        ptm_free(c->hubs);
+        c->blocked = NULL;
+        c->hubs = NULL;
+        return PTM_ENOMEM;
+    }
+    memset(c->blocked, 0, (size_t)c->nblocks * sizeof(uint32_t));
+    return 0;
+}
+
 int sched_conflicts_new(const struct ptm_sched_info *info, bool keep_all, size_t maxcand,
                         struct sched_conflicts **out, char *err, size_t errlen)
 {
@@ -367,6 +388,9 @@ int sched_conflicts_new(const struct ptm_sched_info *info, bool keep_all, size_t
     int rc = PTM_ENOMEM;
     if (keep_all || bs->depend == PLAN_DEPEND_NONE) {
         c->mode = MODE_NONE;
+    } else if (bs->depend == PLAN_DEPEND_PRED && info->pairs && !info->graph) {
+        c->mode = MODE_PAIRS;
+        c->pairs = info->pairs;
     } else if (bs->depend == PLAN_DEPEND_FILE || info->graph) {
         c->mode = MODE_EDGES;
         if (info->graph && bs->depend == PLAN_DEPEND_PRED) {
@@ -379,12 +403,8 @@ int sched_conflicts_new(const struct ptm_sched_info *info, bool keep_all, size_t
         } else if ((rc = read_edge_file(info, &c->e, err, errlen)) != 0) {
             goto fail;
         }
-        rc = PTM_ENOMEM;
-        c->blocked = ptm_malloc((size_t)c->nblocks * sizeof(uint32_t));
-        c->hubs = ptm_malloc(c->maxcand * sizeof(int64_t));
-        if (!c->blocked || !c->hubs)
+        if ((rc = edges_alloc(c)) != 0)
             goto fail;
-        memset(c->blocked, 0, (size_t)c->nblocks * sizeof(uint32_t));
     } else {
         double v;
         c->pred = &bs->pred;
@@ -561,6 +581,10 @@ bool sched_conflicts_test(struct sched_conflicts *c, int64_t a, int64_t b)
         return false;
     case MODE_EDGES:
         return in_sorted(c->e.adj + c->e.off[a], c->e.off[a + 1] - c->e.off[a], b);
+    case MODE_PAIRS: {
+        int64_t pair[2] = {a < b ? a : b, a < b ? b : a}, kept[2];
+        return c->pairs->filter(c->pairs->ud, pair, 2, kept, &evals) < 2;
+    }
     default:
         return pair_conflicts(c, a, b, &evals);
     }
@@ -654,6 +678,16 @@ size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, si
         return n;
     case MODE_EDGES:
         return filter_edges(c, cand, n, kept);
+    case MODE_PAIRS: {
+        size_t nk = c->pairs->filter(c->pairs->ud, cand, n, kept, evals);
+        const struct sched_edges *g = c->pairs->graph(c->pairs->ud);
+        if (g && edges_alloc(c) == 0) { /* built: looked up from now on */
+            c->e = *g;
+            c->borrowed = true;
+            c->mode = MODE_EDGES;
+        }
+        return nk;
+    }
     default:
         break;
     }

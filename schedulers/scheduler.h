@@ -53,6 +53,21 @@ struct ptm_sched_info {
      * it (runtime/engine/depgraph.h): the filter then looks the pairs up
      * rather than evaluating the predicate. NULL: evaluate. Borrows. */
     const struct sched_edges *graph;
+    /* Or a filter the caller runs for each round's candidates, exact as
+     * the graph would answer (runtime/engine/depgraph.h). NULL: none.
+     * Borrows. */
+    const struct sched_pairs *pairs;
+};
+
+/* Conflicts a caller computes round by round: filter visits cand[0 .. n)
+ * in order and keeps each candidate that conflicts with none kept before
+ * it, into kept (the return value: how many), adding the pairs it
+ * computed to *evals; graph returns the whole conflict graph once the
+ * caller has built it (the filter then looks pairs up in it), else NULL. */
+struct sched_pairs {
+    void *ud;
+    size_t (*filter)(void *ud, const int64_t *cand, size_t n, int64_t *kept, int64_t *evals);
+    const struct sched_edges *(*graph)(void *ud);
 };
 
 /* One round as a scheduler hands it out. */

@@ -372,6 +372,93 @@ START_TEST(test_depgraph_is_the_predicate)
 }
 END_TEST
 
+/* The filter round by round (depgraph_lazy) keeps, of any candidates,
+ * exactly what a greedy filter evaluating the predicate keeps: through its
+ * passes, the blocks' rows it buys, and after it has built the graph. */
+START_TEST(test_lazy_filter_is_the_predicate)
+{
+    static const char *const preds[] = {
+        "abs(corr(col(X, i), col(X, j))) > 0.1",
+        "corr(col(X, i), col(X, j)) > 0.2",
+        "abs(cos(col(X, i), col(X, j))) > 0.1",
+        "0.05 <= cos(col(X, i), col(X, j))",
+    };
+    char *svm_text = random_svm(11 + (unsigned)_i);
+    struct ptm_data_opts o = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_dataset *X;
+    ck_assert_int_eq(ptm_data_read_mem(svm_text, strlen(svm_text), "r.svm", NULL, 0, NULL, &o, &dg, &X), 0);
+    ptm_data_diags_release(&dg);
+    X->csr.ncols = GC;
+    struct expr_source src[2] = {{X, -1}, {NULL, 0}};
+    struct expr_data d;
+    ck_assert_int_eq(expr_data_init(&d, src, 2), 0);
+    struct prog_env env = {0};
+    expr_env_data(&env, &d);
+    double globals[PROG_NGLOBALS] = {0}, vars[2];
+    env.globals = globals;
+    enum { B = GC + 3, ROUNDS = 400 };
+    srand(5 + (unsigned)_i);
+    for (size_t k = 0; k < sizeof(preds) / sizeof(preds[0]); k++) {
+        char line[256];
+        snprintf(line, sizeof(line), "depend coef(i), coef(j) when %s", preds[k]);
+        struct prog p = job_prog(line, 0);
+        struct depgraph_lazy *z;
+        char why[200];
+        ck_assert_int_eq(depgraph_lazy_new(&p, &d, &env, B, &z, why, sizeof(why)), 0);
+        const struct sched_pairs *ops = depgraph_lazy_ops(z);
+        bool built_seen = false;
+        int64_t kept_total = 0, cand_total = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            /* a few hot blocks in most rounds (they buy rows), the rest drawn */
+            int64_t cand[B], kept[B], want[B], evals = 0;
+            bool in[B] = {false};
+            size_t n = 0, len = 1 + (size_t)(rand() % B);
+            for (int64_t h = 0; h < 6 && n < len; h++)
+                if (rand() % 4 != 0 && !in[h * 7])
+                    in[h * 7] = true, cand[n++] = h * 7;
+            while (n < len) {
+                int64_t b = rand() % B;
+                if (!in[b])
+                    in[b] = true, cand[n++] = b;
+            }
+            size_t nw = 0;
+            for (size_t i = 0; i < n; i++) {
+                bool hit = false;
+                for (size_t t = 0; t < nw && !hit; t++) {
+                    int64_t a = cand[i] < want[t] ? cand[i] : want[t];
+                    int64_t b = cand[i] < want[t] ? want[t] : cand[i];
+                    env.vars = vars;
+                    vars[0] = (double)(a + 1);
+                    vars[1] = (double)(b + 1);
+                    double r = prog_eval(&p, &env);
+                    hit = r != 0 && !isnan(r);
+                }
+                if (!hit)
+                    want[nw++] = cand[i];
+            }
+            size_t nk = ops->filter(ops->ud, cand, n, kept, &evals);
+            ck_assert_msg(nk == nw, "%s: round %d: kept %zu of %zu, the predicate %zu", preds[k],
+                          round, nk, n, nw);
+            for (size_t t = 0; t < nk; t++)
+                ck_assert_int_eq(kept[t], want[t]);
+            built_seen |= ops->graph(ops->ud) != NULL;
+            kept_total += (int64_t)nk;
+            cand_total += (int64_t)n;
+        }
+        ck_assert_msg(built_seen, "%s: the graph was never built", preds[k]);
+        ck_assert_ptr_nonnull(depgraph_lazy_built(z));
+        ck_assert_int_lt(kept_total, cand_total); /* conflicts were found */
+        depgraph_lazy_free(z);
+        prog_release(&p);
+    }
+    expr_data_release(&d);
+    ptm_dataset_free(X);
+    free(svm_text);
+}
+END_TEST
+
 static Suite *env_suite(void)
 {
     Suite *s = suite_create("expr_env");
@@ -381,6 +468,7 @@ static Suite *env_suite(void)
     tcase_add_test(t, test_counts_and_entries);
     tcase_add_test(t, test_cos_matches_dense);
     tcase_add_loop_test(t, test_depgraph_is_the_predicate, 0, 3);
+    tcase_add_loop_test(t, test_lazy_filter_is_the_predicate, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }

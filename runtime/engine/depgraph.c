@@ -106,6 +106,52 @@ static bool conflicts_prog(struct eval *e, double v)
     return r != 0 && !isnan(r);
 }
 
+/* The evaluator of pred when it is of the shape depgraph.h takes, over a
+ * sparse matrix of d: 0, or 1 with why. */
+static int prepare(const struct prog *pred, const struct expr_data *d, const struct prog_env *env,
+                   struct eval *ev, char *why, size_t whylen)
+{
+    struct shape s;
+    if (!recognize(pred, &s) || s.data < 0 || (uint32_t)s.data >= d->nsrc ||
+        d->src[s.data].labels_of >= 0 || !d->src[s.data].ds || !d->src[s.data].ds->sparse ||
+        !d->src[s.data].ds->csc || !d->colsum[s.data]) {
+        snprintf(why, whylen, "the predicate is not a comparison of corr() or cos() of two "
+                              "columns of a sparse matrix with a number");
+        return 1;
+    }
+    *ev = (struct eval){.pred = pred, .env = *env, .s = s, .vars = {1, 2}};
+    ev->env.vars = ev->vars;
+    ev->env.ud = &ev->value;
+    ev->env.corr = value_cb;
+    ev->env.cos = value_cb;
+    /* Pairs that share no row: cos 0 for all of them, corr -c_i c_j. */
+    static const double probe[] = {-1, -0.5, -0.1, 0, 1e-300, 0.1, 0.5, 1, NAN};
+    for (size_t k = 0; k < sizeof(probe) / sizeof(probe[0]); k++)
+        if (conflicts(ev, probe[k]) != conflicts_prog(ev, probe[k])) {
+            snprintf(why, whylen, "the predicate's comparison is not the one expected");
+            return 1;
+        }
+    if (s.op == PROG_COS && conflicts(ev, 0)) {
+        snprintf(why, whylen, "the predicate holds for columns that share no row (cos() = 0): "
+                              "nearly every pair would conflict");
+        return 1;
+    }
+    if (s.op == PROG_CORR && !(s.t > 0)) {
+        snprintf(why, whylen, "the predicate may hold for columns that share no row "
+                              "(corr() compared with a number <= 0): nearly every pair could conflict");
+        return 1;
+    }
+    return 0;
+}
+
+/* For column i, a bound under which |cov_ij| inv_j surely puts the
+ * measure below lo (>= 0), the threshold less its margin: pairs under it
+ * need no more (NaN, never under, when column i has no spread). */
+static inline double reject_below(double lo, double inv_i)
+{
+    return inv_i > 0 ? lo * (1 - 1e-12) / inv_i : NAN;
+}
+
 /* Pairs (1-based, a < b) in a growing array. */
 struct pairs {
     int64_t *p;
@@ -239,41 +285,18 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     double t0 = now();
     memset(out, 0, sizeof(*out));
     memset(info, 0, sizeof(*info));
-    struct shape s;
-    if (!recognize(pred, &s) || s.data < 0 || (uint32_t)s.data >= d->nsrc ||
-        d->src[s.data].labels_of >= 0 || !d->src[s.data].ds || !d->src[s.data].ds->sparse ||
-        !d->src[s.data].ds->csc || !d->colsum[s.data]) {
-        snprintf(why, whylen, "the predicate is not a comparison of corr() or cos() of two "
-                              "columns of a sparse matrix with a number");
+    struct eval ev;
+    if (prepare(pred, d, env, &ev, why, whylen) != 0)
         return 1;
-    }
-    const struct ptm_dataset *ds = d->src[s.data].ds;
-    const struct ptm_csc *c = ds->csc;
+    struct shape s = ev.s;
+    const struct ptm_csc *c = d->src[s.data].ds->csc;
     const double *sum = d->colsum[s.data], *sq = d->colsumsq[s.data];
     double n = (double)c->nrows;
     int64_t m = nblocks < c->ncols ? nblocks : c->ncols; /* beyond: NaN, no conflict */
-
-    struct eval ev = {.pred = pred, .env = *env, .s = s, .vars = {1, 2}};
-    ev.env.vars = ev.vars;
-    ev.env.ud = &ev.value;
-    ev.env.corr = value_cb;
-    ev.env.cos = value_cb;
     bool corr = s.op == PROG_CORR;
-    /* Pairs that share no row: cos 0 for all of them, corr -c_i c_j. */
-    static const double probe[] = {-1, -0.5, -0.1, 0, 1e-300, 0.1, 0.5, 1, NAN};
-    for (size_t k = 0; k < sizeof(probe) / sizeof(probe[0]); k++)
-        if (conflicts(&ev, probe[k]) != conflicts_prog(&ev, probe[k])) {
-            snprintf(why, whylen, "the predicate's comparison is not the one expected");
-            return 1;
-        }
-    if (!corr && conflicts(&ev, 0)) {
-        snprintf(why, whylen, "the predicate holds for columns that share no row (cos() = 0): "
-                              "nearly every pair would conflict");
-        return 1;
-    }
     struct ptm_csr rows;
     bool own;
-    int rc = rows_of(ds, c, &rows, &own);
+    int rc = rows_of(d->src[s.data].ds, c, &rows, &own);
     if (rc != 0) {
         rows_free(&rows, own);
         return rc;
@@ -316,12 +339,6 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     }
     double cut = s.t;
     if (corr) {
-        if (!(cut > 0)) {
-            snprintf(why, whylen, "the predicate may hold for columns that share no row "
-                                  "(corr() compared with a number <= 0): nearly every pair could conflict");
-            rc = 1;
-            goto out;
-        }
         for (int64_t j = 0; j < m; j++)
             order[j] = (struct by_c){fabs(sum[j]) * inv[j] / sqrt(n), j};
         qsort(order, (size_t)m, sizeof(*order), cmp_by_c);
@@ -354,14 +371,17 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
             }
         }
         size_t nc = 0; /* the conflicting partners, into touched[0 .. nc) */
-        for (size_t k = 0; k < nt; k++) {
+        double lim = reject_below(lo, inv[i]), mi = corr ? sum[i] / n : 0;
+        info->evaluated += (int64_t)nt;
+        for (size_t k = 0; k < nt; k++) { /* most pairs are far below the threshold */
             int64_t j = touched[k];
+            if (fabs(acc[j] - mi * sum[j]) * inv[j] < lim)
+                continue;
             double cov = corr ? acc[j] - sum[i] * sum[j] / n : acc[j];
             double v = cov * inv[i] * inv[j], a = s.abs ? fabs(v) : v;
             if (inv[i] == 0 || inv[j] == 0 || !(a < lo || a > hi)) /* near the bound: exactly */
                 v = corr ? expr_corr_of(acc[j], n, sum[i], sq[i], sum[j], sq[j])
                          : expr_cos_of(acc[j], sq[i], sq[j]);
-            info->evaluated++;
             if (conflicts(&ev, v))
                 touched[nc++] = j;
         }
@@ -409,4 +429,438 @@ out:
     ptm_free(place);
     ptm_free(inv);
     return rc;
+}
+
+/* ---- the conflicts of each round's candidates -------------------------------- */
+
+/*
+ * DESIGN: the graph costs the sum over rows of nnz^2 / 2 products before
+ * the first round, however few rounds follow; an active set settles within
+ * a few sweeps, and the graph then costs many times the run. A round needs
+ * only the pairs of its candidates, and blocks that are candidates again
+ * and again are better looked up. So, block by block, rent or buy:
+ *
+ * - A block without a row of the graph is checked by a pass over its own
+ *   entries: as the filter keeps such a block, its entries go into lists
+ *   by row; a candidate adds x_rb x_rk into an accumulator of each kept k
+ *   met in the lists of its rows, in the order of its rows. Those are
+ *   exactly the products the graph sums for the pair, in the same order,
+ *   so each answer is the graph's, bit for bit.
+ * - What these passes cost a block is counted; once it reaches what its
+ *   row of the graph costs (the sum over its rows of their non-zeros), the
+ *   row is computed (its partners over all columns, the same sums again)
+ *   and the block is looked up from then on: a kept block with a row
+ *   stamps its partners, and a candidate with a row checks its partners
+ *   against the blocks kept without one.
+ *
+ * A block so pays at most twice the cheaper of the two ways, whatever the
+ * run's length; blocks that are candidates once (a first sweep) never pay
+ * for a row, the active set's soon have theirs. And once passes and rows
+ * together have cost what the whole graph costs (its pass takes each
+ * pair once, from one side), the whole graph is built and the filter
+ * looks pairs up in it: a run pays at most about twice what the graph
+ * alone would have cost, and a short one far less. The counts, not the
+ * clock, decide, and every answer is the predicate's, so the rounds never
+ * depend on which way a pair was answered.
+ */
+
+struct lazy_entry {
+    int64_t k;    /* the kept block (its column) */
+    double v;     /* x_rk */
+    int64_t next; /* the row's next entry, or -1 */
+};
+
+struct depgraph_lazy {
+    struct eval ev;
+    bool corr;
+    int64_t nblocks, m; /* blocks; those with a column (beyond: no conflict) */
+    const struct ptm_csc *c;
+    struct ptm_csr rows; /* X by rows, for the blocks' rows of the graph */
+    bool own_rows;
+    const double *sum, *sq;
+    double n, lo, hi;
+    double *inv;       /* m: 1 / sqrt of the centred (corr) or plain (cos) sum of squares */
+    double *cc, ccmax; /* corr: |sum| inv / sqrt(n) each column, and its largest */
+    int64_t *bycc;     /* corr, when two columns sharing no row may conflict: by cc, largest first */
+    /* the passes */
+    int64_t *head; /* rows: the first entry of the row's list, -1 when empty */
+    struct lazy_entry *pool;
+    size_t cappool;
+    double *acc;     /* m */
+    uint64_t *stamp; /* m: acc[k] belongs to the current candidate */
+    uint64_t now;
+    int64_t *touched; /* m */
+    /* the blocks' rows of the graph */
+    double *spent; /* m: what passes have cost the block; < 0 once it has its row */
+    double *price; /* m: what its row costs */
+    int64_t *off;  /* m: where its partners start in adj */
+    int64_t *deg;  /* m: how many */
+    int64_t *adj;
+    size_t nadj, capadj;
+    uint32_t *blocked; /* m: == round when a kept block with a row names it */
+    uint32_t *kept_bare; /* m: == round when kept without a row */
+    uint32_t round;
+    struct depgraph_info info; /* the rows' */
+    /* the whole graph, once passes and rows have cost as much as it does */
+    const struct prog *pred;
+    const struct expr_data *d;
+    const struct prog_env *env;
+    double spent_all, cost;
+    bool built, never;
+    struct sched_edges graph;
+    struct depgraph_info ginfo;
+    struct sched_pairs ops;
+};
+
+/* The measure of blocks i < j from their x_i . x_j, as the graph takes it:
+ * a value within a few ulps of the exact one decides unless it is that
+ * close to the threshold (which is >= 0: prepare() refuses the others),
+ * where the exact one is computed. */
+static inline bool lazy_pair(const struct depgraph_lazy *z, int64_t i, int64_t j, double ab)
+{
+    double cov = z->corr ? ab - z->sum[i] * z->sum[j] / z->n : ab;
+    double v = cov * z->inv[i] * z->inv[j], a = z->ev.s.abs ? fabs(v) : v;
+    if (a < z->lo)
+        return false;
+    if (a > z->hi && z->inv[i] != 0 && z->inv[j] != 0)
+        return true;
+    v = z->corr ? expr_corr_of(ab, z->n, z->sum[i], z->sq[i], z->sum[j], z->sq[j])
+                : expr_cos_of(ab, z->sq[i], z->sq[j]);
+    return conflicts(&z->ev, v);
+}
+
+/* corr of two columns that share no row, when it may pass. */
+static bool lazy_apart(const struct depgraph_lazy *z, int64_t b, int64_t k)
+{
+    int64_t i = b < k ? b : k, j = b < k ? k : b;
+    return z->cc[b] * z->cc[k] >= z->ev.s.t * (1 - 1e-12) &&
+           conflicts(&z->ev, expr_corr_of(0, z->n, z->sum[i], z->sq[i], z->sum[j], z->sq[j]));
+}
+
+/* Block b's row of the graph: its partners, sorted. */
+static int lazy_row(struct depgraph_lazy *z, int64_t b, int64_t *evals)
+{
+    const struct ptm_csc *c = z->c;
+    const struct ptm_csr *x = &z->rows;
+    uint64_t now = ++z->now;
+    size_t nt = 0;
+    for (int64_t e = c->colptr[b]; e < c->colptr[b + 1]; e++) {
+        int64_t r = c->rowind[e];
+        double xb = c->val[e];
+        for (int64_t q = x->rowptr[r]; q < x->rowptr[r + 1]; q++) {
+            int64_t k = x->colind[q];
+            if (k == b || k >= z->m)
+                continue;
+            if (z->stamp[k] != now) {
+                z->stamp[k] = now;
+                z->acc[k] = 0;
+                z->touched[nt++] = k;
+            }
+            z->acc[k] += xb * x->val[q];
+        }
+    }
+    size_t nc = 0;
+    double lim = reject_below(z->lo, z->inv[b]);
+    for (size_t t = 0; t < nt; t++) {
+        int64_t k = z->touched[t];
+        (*evals)++;
+        double cov = z->corr ? z->acc[k] - z->sum[b] * z->sum[k] / z->n : z->acc[k];
+        if (!(fabs(cov) * z->inv[k] < lim) && lazy_pair(z, b < k ? b : k, b < k ? k : b, z->acc[k]))
+            z->touched[nc++] = k;
+    }
+    if (z->bycc && z->cc[b] > 0)
+        for (int64_t q = 0; q < z->m && z->cc[z->bycc[q]] * z->cc[b] >= z->ev.s.t * (1 - 1e-12);
+             q++) {
+            int64_t k = z->bycc[q];
+            if (k == b || z->stamp[k] == now)
+                continue;
+            (*evals)++;
+            if (lazy_apart(z, b, k))
+                z->touched[nc++] = k;
+        }
+    sort_i64(z->touched, nc);
+    if (z->nadj + nc > z->capadj) {
+        size_t cap = z->capadj ? 2 * z->capadj : 4096;
+        while (cap < z->nadj + nc)
+            cap *= 2;
+        int64_t *a = ptm_realloc(z->adj, cap * sizeof(int64_t));
+        if (!a)
+            return PTM_ENOMEM;
+        z->adj = a;
+        z->capadj = cap;
+    }
+    memcpy(z->adj + z->nadj, z->touched, nc * sizeof(int64_t));
+    z->off[b] = (int64_t)z->nadj;
+    z->deg[b] = (int64_t)nc;
+    z->nadj += nc;
+    z->spent[b] = -1;
+    z->spent_all += z->price[b];
+    z->info.products += z->price[b];
+    z->info.edges += (int64_t)nc;
+    return 0;
+}
+
+/* Does candidate b (< m, no row) conflict with a block kept this round
+ * without a row (in the lists)? Counts the pass against b. */
+static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, size_t nk,
+                      int64_t *evals)
+{
+    const struct ptm_csc *c = z->c;
+    uint64_t now = ++z->now;
+    size_t nt = 0;
+    int64_t products = c->colptr[b + 1] - c->colptr[b];
+    for (int64_t e = c->colptr[b]; e < c->colptr[b + 1]; e++) {
+        double xb = c->val[e];
+        for (int64_t q = z->head[c->rowind[e]]; q >= 0; q = z->pool[q].next) {
+            int64_t k = z->pool[q].k;
+            if (z->stamp[k] != now) {
+                z->stamp[k] = now;
+                z->acc[k] = 0;
+                z->touched[nt++] = k;
+            }
+            z->acc[k] += xb * z->pool[q].v;
+            products++;
+        }
+    }
+    z->spent[b] += (double)products;
+    z->spent_all += (double)products;
+    double lim = reject_below(z->lo, z->inv[b]);
+    for (size_t t = 0; t < nt; t++) {
+        int64_t k = z->touched[t];
+        (*evals)++;
+        double cov = z->corr ? z->acc[k] - z->sum[b] * z->sum[k] / z->n : z->acc[k];
+        if (!(fabs(cov) * z->inv[k] < lim) && lazy_pair(z, b < k ? b : k, b < k ? k : b, z->acc[k]))
+            return true;
+    }
+    if (!z->bycc || !(z->cc[b] * z->ccmax >= z->ev.s.t * (1 - 1e-12)))
+        return false;
+    for (size_t t = 0; t < nk; t++) { /* kept without a row that share no row with b */
+        int64_t k = kept[t];
+        if (k >= z->m || z->kept_bare[k] != z->round || z->stamp[k] == now)
+            continue;
+        (*evals)++;
+        if (lazy_apart(z, b, k))
+            return true;
+    }
+    return false;
+}
+
+static bool lazy_conflicts(struct depgraph_lazy *z, int64_t b, const int64_t *kept, size_t nk,
+                           int64_t *evals)
+{
+    if (z->blocked[b] == z->round) /* a kept block's row names it */
+        return true;
+    if (z->spent[b] < 0) { /* its row against the blocks kept without one */
+        const int64_t *a = z->adj + z->off[b];
+        for (int64_t q = 0; q < z->deg[b]; q++)
+            if (z->kept_bare[a[q]] == z->round)
+                return true;
+        return false;
+    }
+    bool hit = lazy_pass(z, b, kept, nk, evals);
+    if (z->spent[b] >= z->price[b] && lazy_row(z, b, evals) != 0)
+        z->spent[b] = 0; /* no room for the row: passes go on */
+    return hit;
+}
+
+static size_t lazy_filter(void *ud, const int64_t *cand, size_t n, int64_t *kept, int64_t *evals)
+{
+    struct depgraph_lazy *z = ud;
+    const struct ptm_csc *c = z->c;
+    if (n == 0)
+        return 0;
+    size_t nk = 0, np = 0, need = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (cand[i] < z->m && z->spent[cand[i]] >= 0)
+            need += (size_t)(c->colptr[cand[i] + 1] - c->colptr[cand[i]]);
+    if (need > z->cappool) { /* a longer round than before: a few times a run */
+        struct lazy_entry *p = ptm_realloc(z->pool, need * sizeof(*p));
+        if (!p) { /* a round of one block conflicts with nothing */
+            kept[0] = cand[0];
+            return 1;
+        }
+        z->pool = p;
+        z->cappool = need;
+    }
+    if (++z->round == 0) { /* wrapped: stale marks could match */
+        memset(z->blocked, 0, (size_t)z->m * sizeof(uint32_t));
+        memset(z->kept_bare, 0, (size_t)z->m * sizeof(uint32_t));
+        z->round = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t b = cand[i];
+        if (b < z->m && lazy_conflicts(z, b, kept, nk, evals))
+            continue;
+        kept[nk++] = b;
+        if (b >= z->m || i + 1 == n)
+            continue;
+        if (z->spent[b] < 0) {
+            const int64_t *a = z->adj + z->off[b];
+            for (int64_t q = 0; q < z->deg[b]; q++)
+                z->blocked[a[q]] = z->round;
+            continue;
+        }
+        z->kept_bare[b] = z->round;
+        for (int64_t e = c->colptr[b]; e < c->colptr[b + 1]; e++) {
+            int64_t r = c->rowind[e];
+            PTM_ASSERT(np < z->cappool);
+            z->pool[np] = (struct lazy_entry){b, c->val[e], z->head[r]};
+            z->head[r] = (int64_t)np++;
+        }
+    }
+    for (size_t t = 0; t < nk; t++) /* empty lists for the next round */
+        if (kept[t] < z->m && z->kept_bare[kept[t]] == z->round)
+            for (int64_t e = c->colptr[kept[t]]; e < c->colptr[kept[t] + 1]; e++)
+                z->head[c->rowind[e]] = -1;
+    if (z->spent_all >= z->cost && !z->built && !z->never) {
+        char why[200];
+        if (depgraph_build(z->pred, z->d, z->env, z->nblocks, &z->graph, &z->ginfo, why,
+                           sizeof(why)) == 0)
+            z->built = true;
+        else
+            z->never = true; /* too big: passes and rows go on */
+    }
+    return nk;
+}
+
+static const struct sched_edges *lazy_graph(void *ud)
+{
+    struct depgraph_lazy *z = ud;
+    return z->built ? &z->graph : NULL;
+}
+
+int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
+                      const struct prog_env *env, int64_t nblocks, struct depgraph_lazy **out,
+                      char *why, size_t whylen)
+{
+    *out = NULL;
+    struct eval ev;
+    if (prepare(pred, d, env, &ev, why, whylen) != 0)
+        return 1;
+    struct depgraph_lazy *z = ptm_malloc(sizeof(*z));
+    if (!z)
+        return PTM_ENOMEM;
+    memset(z, 0, sizeof(*z));
+    z->ev = ev;
+    z->ev.env.vars = z->ev.vars;
+    z->ev.env.ud = &z->ev.value;
+    z->corr = ev.s.op == PROG_CORR;
+    z->nblocks = nblocks;
+    z->pred = pred;
+    z->d = d;
+    z->env = env;
+    const struct ptm_dataset *ds = d->src[ev.s.data].ds;
+    const struct ptm_csc *c = ds->csc;
+    z->c = c;
+    z->sum = d->colsum[ev.s.data];
+    z->sq = d->colsumsq[ev.s.data];
+    z->n = (double)c->nrows;
+    z->m = nblocks < c->ncols ? nblocks : c->ncols;
+    z->lo = ev.s.t * (1 - 1e-9);
+    z->hi = ev.s.t * (1 + 1e-9);
+    if (z->lo > z->hi) {
+        double t = z->lo;
+        z->lo = z->hi;
+        z->hi = t;
+    }
+    size_t m = (size_t)z->m + 1, rows = (size_t)c->nrows + 1;
+    int rc = rows_of(ds, c, &z->rows, &z->own_rows);
+    if (rc != 0)
+        goto fail;
+    rc = PTM_ENOMEM;
+    z->inv = ptm_malloc(m * sizeof(double));
+    z->cc = z->corr ? ptm_malloc(m * sizeof(double)) : NULL;
+    z->acc = ptm_malloc(m * sizeof(double));
+    z->stamp = ptm_malloc(m * sizeof(uint64_t));
+    z->touched = ptm_malloc(m * sizeof(int64_t));
+    z->head = ptm_malloc(rows * sizeof(int64_t));
+    z->spent = ptm_malloc(m * sizeof(double));
+    z->price = ptm_malloc(m * sizeof(double));
+    z->off = ptm_malloc(m * sizeof(int64_t));
+    z->deg = ptm_malloc(m * sizeof(int64_t));
+    z->blocked = ptm_malloc(m * sizeof(uint32_t));
+    z->kept_bare = ptm_malloc(m * sizeof(uint32_t));
+    if (!z->inv || (z->corr && !z->cc) || !z->acc || !z->stamp || !z->touched || !z->head ||
+        !z->spent || !z->price || !z->off || !z->deg || !z->blocked || !z->kept_bare)
+        goto fail;
+    memset(z->stamp, 0, m * sizeof(uint64_t));
+    memset(z->spent, 0, m * sizeof(double));
+    memset(z->blocked, 0, m * sizeof(uint32_t));
+    memset(z->kept_bare, 0, m * sizeof(uint32_t));
+    for (size_t r = 0; r < rows; r++)
+        z->head[r] = -1;
+    for (int64_t j = 0; j < z->m; j++) {
+        double v = z->corr ? z->sq[j] - z->sum[j] * z->sum[j] / z->n : z->sq[j];
+        z->inv[j] = v > 0 ? 1 / sqrt(v) : 0;
+        if (z->corr) {
+            z->cc[j] = fabs(z->sum[j]) * z->inv[j] / sqrt(z->n);
+            z->ccmax = z->cc[j] > z->ccmax ? z->cc[j] : z->ccmax;
+        }
+        double price = 0; /* a block's row: its rows' other entries */
+        for (int64_t e = c->colptr[j]; e < c->colptr[j + 1]; e++) {
+            int64_t r = c->rowind[e];
+            price += (double)(z->rows.rowptr[r + 1] - z->rows.rowptr[r]);
+        }
+        z->price[j] = price;
+    }
+    for (int64_t r = 0; r < z->rows.nrows; r++) { /* the graph's, as depgraph_build counts */
+        double k = (double)(z->rows.rowptr[r + 1] - z->rows.rowptr[r]);
+        z->cost += k * (k - 1) / 2;
+    }
+    z->never = z->cost > DEPGRAPH_MAX_PRODUCTS;
+    if (z->corr && z->ccmax * z->ccmax >= ev.s.t * (1 - 1e-12)) {
+        /* two columns that share no row may conflict: their partners by |c| */
+        struct by_c *o = ptm_malloc(m * sizeof(*o));
+        if (!o || !(z->bycc = ptm_malloc(m * sizeof(int64_t)))) {
+            ptm_free(o);
+            goto fail;
+        }
+        for (int64_t j = 0; j < z->m; j++)
+            o[j] = (struct by_c){z->cc[j], j};
+        qsort(o, (size_t)z->m, sizeof(*o), cmp_by_c);
+        for (int64_t j = 0; j < z->m; j++)
+            z->bycc[j] = o[j].j;
+        ptm_free(o);
+    }
+    z->ops = (struct sched_pairs){.ud = z, .filter = lazy_filter, .graph = lazy_graph};
+    *out = z;
+    return 0;
+fail:
+    depgraph_lazy_free(z);
+    return rc;
+}
+
+const struct sched_pairs *depgraph_lazy_ops(const struct depgraph_lazy *z)
+{
+    return &z->ops;
+}
+
+const struct depgraph_info *depgraph_lazy_built(const struct depgraph_lazy *z)
+{
+    return z->built ? &z->ginfo : NULL;
+}
+
+void depgraph_lazy_free(struct depgraph_lazy *z)
+{
+    if (!z)
+        return;
+    if (z->built)
+        sched_edges_release(&z->graph);
+    rows_free(&z->rows, z->own_rows);
+    ptm_free(z->inv);
+    ptm_free(z->cc);
+    ptm_free(z->bycc);
+    ptm_free(z->acc);
+    ptm_free(z->stamp);
+    ptm_free(z->touched);
+    ptm_free(z->head);
+    ptm_free(z->pool);
+    ptm_free(z->spent);
+    ptm_free(z->price);
+    ptm_free(z->off);
+    ptm_free(z->deg);
+    ptm_free(z->adj);
+    ptm_free(z->blocked);
+    ptm_free(z->kept_bare);
+    ptm_free(z);
 }

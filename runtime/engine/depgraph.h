@@ -54,4 +54,20 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
                    int64_t nblocks, struct sched_edges *out, struct depgraph_info *info,
                    char *why, size_t whylen);
 
+/* The same answers round by round, for the candidates the filter meets
+ * (see depgraph.c): the filter of ptm_sched_info.pairs, which computes a
+ * block's row of the graph once its passes have cost as much, and the
+ * whole graph once all have cost as much as it does. Reads pred,
+ * d and env until freed (borrows). Returns 0; 1 when pred is not of the
+ * shape above (why); PTM_ENOMEM. */
+struct depgraph_lazy;
+int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
+                      const struct prog_env *env, int64_t nblocks, struct depgraph_lazy **out,
+                      char *why, size_t whylen);
+void depgraph_lazy_free(struct depgraph_lazy *z);
+/* What the scheduler's filter calls. */
+const struct sched_pairs *depgraph_lazy_ops(const struct depgraph_lazy *z);
+/* The whole graph's cost once the filter has built it, else NULL. */
+const struct depgraph_info *depgraph_lazy_built(const struct depgraph_lazy *z);
+
 #endif

@@ -202,6 +202,7 @@ void ptm_run_free(struct ptm_run *run)
         sched_env_release(&run->senv);
     if (run->has_depgraph)
         sched_edges_release(&run->depgraph);
+    depgraph_lazy_free(run->lazy);
     if (run->w)
         for (int p = 0; p < run->P; p++) {
             struct rt_worker *w = &run->w[p];

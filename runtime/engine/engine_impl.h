@@ -332,8 +332,14 @@ struct ptm_run {
                               (and room to put a round by rows in that order) */
     struct sched_env senv; /* what the block set's expressions read, when they do */
     bool has_senv;
-    /* The depend predicate's conflict graph, when it reads data only
-     * (depgraph.h); its cost goes to the first round's schedule seconds. */
+    /* The depend predicate's conflicts, when it reads data only
+     * (depgraph.h): with every row here, computed round by round for the
+     * candidates (lazy, which keeps the rows of the graph of the blocks
+     * met often, and builds the whole graph once that costs less);
+     * across ranks, the graph of all ranks' rows, built before the
+     * first round, whose cost goes to the first round's schedule seconds. */
+    struct depgraph_lazy *lazy;
+    bool lazy_told; /* the trace has the graph it built */
     struct sched_edges depgraph;
     bool has_depgraph;
     struct depgraph_info depgraph_info;

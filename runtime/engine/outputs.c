@@ -87,8 +87,12 @@ int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool
     }
     if (run->damps && run->step < 1)
         fprintf(t, ", \"step\": %.17g", run->step);
-    if (run->round == 1 && run->has_depgraph) {
-        const struct depgraph_info *g = &run->depgraph_info;
+    const struct depgraph_info *g = NULL;
+    if (run->round == 1 && run->has_depgraph)
+        g = &run->depgraph_info;
+    if (run->lazy && !run->lazy_told && (g = depgraph_lazy_built(run->lazy)) != NULL)
+        run->lazy_told = true; /* in the round that built it */
+    if (g) {
         fprintf(t,
                 ", \"graph\": {\"edges\": %lld, \"pairs\": %lld, \"products\": %.0f, "
                 "\"bytes\": %zu, \"seconds\": %.6f}",

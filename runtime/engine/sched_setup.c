@@ -145,9 +145,11 @@ static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
     return 0;
 }
 
-/* The depend predicate's conflict graph, when it reads data only and is
- * small enough (depgraph.h); else the filter evaluates the predicate per
- * pair, and ptm says why when it would cost much. */
+/* The depend predicate's conflicts, when it reads data only (depgraph.h):
+ * with every row on this rank, computed for each round's candidates (and
+ * the graph once that costs less); across ranks, the graph of all rows,
+ * when small enough; else the filter evaluates the predicate per pair,
+ * and ptm says why when it would cost much. */
 static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_blockset *bs = run->bs;
@@ -159,6 +161,19 @@ static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
     struct expr_source *src = NULL;
     struct expr_data data = run->senv.data;
     int rc = 0;
+    if (k >= 0 && !(run->nranks > 1 && k == run->rowdata)) {
+        /* every row here: the rounds' candidates only, the graph if it pays */
+        rc = depgraph_lazy_new(&bs->pred, &run->senv.data, &run->senv.env, run->nblocks,
+                               &run->lazy, why, sizeof(why));
+        if (rc < 0) {
+            snprintf(err, errlen, "cannot prepare the dependencies of '%s': %s", bs->name,
+                     ptm_strerror(rc));
+            return rc;
+        }
+        if (rc == 0)
+            return 0;
+        /* not of the shape: per pair, as below says */
+    }
     if (k >= 0 && run->nranks > 1 && k == run->rowdata) {
         /* the graph of all ranks' rows, on rank 0, which schedules */
         if ((rc = gather_rows(run, k, &all)) != 0)
@@ -395,6 +410,7 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         .seed = run->seed,
         .env = run->has_senv ? &run->senv.env : NULL,
         .graph = run->has_depgraph ? &run->depgraph : NULL,
+        .pairs = run->lazy ? depgraph_lazy_ops(run->lazy) : NULL,
     };
     rc = run->sched->create(&info, &run->sched_state, err, errlen);
     /* an index out of range says more than the NaN it gave */
