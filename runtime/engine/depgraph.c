@@ -144,12 +144,93 @@ static int prepare(const struct prog *pred, const struct expr_data *d, const str
     return 0;
 }
 
-/* For column i, a bound under which |cov_ij| inv_j surely puts the
- * measure below lo (>= 0), the threshold less its margin: pairs under it
- * need no more (NaN, never under, when column i has no spread). */
-static inline double reject_below(double lo, double inv_i)
+/* What decides the measure of two columns from their x_i . x_j: each
+ * column's 1 / sqrt of its centred (corr) or plain (cos) sum of squares;
+ * a value from them is within a few ulps of the exact one, which is
+ * computed only when that could change the answer (within lo .. hi of the
+ * threshold, which is >= 0: prepare() refuses the others). */
+struct measure {
+    struct eval ev;
+    bool corr;
+    const double *sum, *sq;
+    double n, lo, hi;
+    double *inv; /* m */
+    double *cc;  /* corr, m: |sum| inv / sqrt(n); corr of columns sharing no row is -c_i c_j */
+};
+
+static int measure_init(struct measure *ms, const struct eval *ev, const struct expr_data *d,
+                        int64_t m)
 {
-    return inv_i > 0 ? lo * (1 - 1e-12) / inv_i : NAN;
+    memset(ms, 0, sizeof(*ms));
+    ms->ev = *ev;
+    ms->ev.env.vars = ms->ev.vars;
+    ms->ev.env.ud = &ms->ev.value;
+    ms->corr = ev->s.op == PROG_CORR;
+    ms->sum = d->colsum[ev->s.data];
+    ms->sq = d->colsumsq[ev->s.data];
+    ms->n = (double)d->src[ev->s.data].ds->csc->nrows;
+    ms->lo = ev->s.t * (1 - 1e-9);
+    ms->hi = ev->s.t * (1 + 1e-9);
+    ms->inv = ptm_malloc(((size_t)m + 1) * sizeof(double));
+    ms->cc = ms->corr ? ptm_malloc(((size_t)m + 1) * sizeof(double)) : NULL;
+    if (!ms->inv || (ms->corr && !ms->cc))
+        return PTM_ENOMEM;
+    for (int64_t j = 0; j < m; j++) {
+        double v = ms->corr ? ms->sq[j] - ms->sum[j] * ms->sum[j] / ms->n : ms->sq[j];
+        ms->inv[j] = v > 0 ? 1 / sqrt(v) : 0;
+        if (ms->corr)
+            ms->cc[j] = fabs(ms->sum[j]) * ms->inv[j] / sqrt(ms->n);
+    }
+    return 0;
+}
+
+static void measure_release(struct measure *ms)
+{
+    ptm_free(ms->inv);
+    ptm_free(ms->cc);
+}
+
+/* Does the pair of columns i < j conflict, given x_i . x_j = ab? */
+static inline bool measure_pair(const struct measure *ms, int64_t i, int64_t j, double ab)
+{
+    double cov = ms->corr ? ab - ms->sum[i] * ms->sum[j] / ms->n : ab;
+    double v = cov * ms->inv[i] * ms->inv[j], a = ms->ev.s.abs ? fabs(v) : v;
+    if (a < ms->lo)
+        return false;
+    if (a > ms->hi && ms->inv[i] != 0 && ms->inv[j] != 0)
+        return true;
+    v = ms->corr ? expr_corr_of(ab, ms->n, ms->sum[i], ms->sq[i], ms->sum[j], ms->sq[j])
+                 : expr_cos_of(ab, ms->sq[i], ms->sq[j]);
+    return conflicts(&ms->ev, v);
+}
+
+/* corr of columns i and j that share no row: whether it may pass, and does. */
+static bool measure_apart(const struct measure *ms, int64_t i, int64_t j)
+{
+    if (i > j) {
+        int64_t t = i;
+        i = j;
+        j = t;
+    }
+    return ms->cc[i] * ms->cc[j] >= ms->ev.s.t * (1 - 1e-12) &&
+           conflicts(&ms->ev, expr_corr_of(0, ms->n, ms->sum[i], ms->sq[i], ms->sum[j], ms->sq[j]));
+}
+
+/* For the partners of column i: the pairs whose far_below() holds need no
+ * more (most of them); lim is NaN, never passed, when i has no spread. */
+struct near {
+    double lim, mi;
+};
+
+static inline struct near near_of(const struct measure *ms, int64_t i)
+{
+    return (struct near){ms->inv[i] > 0 ? ms->lo * (1 - 1e-12) / ms->inv[i] : NAN,
+                         ms->corr ? ms->sum[i] / ms->n : 0};
+}
+
+static inline bool far_below(const struct measure *ms, struct near nr, int64_t j, double ab)
+{
+    return fabs(ab - nr.mi * ms->sum[j]) * ms->inv[j] < nr.lim;
 }
 
 /* Pairs (1-based, a < b) in a growing array. */
@@ -290,8 +371,6 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
         return 1;
     struct shape s = ev.s;
     const struct ptm_csc *c = d->src[s.data].ds->csc;
-    const double *sum = d->colsum[s.data], *sq = d->colsumsq[s.data];
-    double n = (double)c->nrows;
     int64_t m = nblocks < c->ncols ? nblocks : c->ncols; /* beyond: NaN, no conflict */
     bool corr = s.op == PROG_CORR;
     struct ptm_csr rows;
@@ -319,10 +398,12 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     int64_t *cursor = ptm_malloc(((size_t)rows.nrows + 1) * sizeof(int64_t));
     struct by_c *order = corr ? ptm_malloc(((size_t)m + 1) * sizeof(*order)) : NULL;
     int64_t *place = corr ? ptm_malloc(((size_t)m + 1) * sizeof(int64_t)) : NULL;
-    double *inv = ptm_malloc(((size_t)m + 1) * sizeof(double));
+    struct measure ms;
     struct pairs ps = {0};
-    rc = PTM_ENOMEM;
-    if (!acc || !stamp || !touched || !cursor || !inv || (corr && (!order || !place)))
+    rc = measure_init(&ms, &ev, d, m);
+    if (rc == 0 && (!acc || !stamp || !touched || !cursor || (corr && (!order || !place))))
+        rc = PTM_ENOMEM;
+    if (rc != 0)
         goto out;
     for (int64_t j = 0; j < m; j++)
         stamp[j] = -1;
@@ -330,26 +411,12 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     /* corr of columns without a common row is -c_i c_j: the columns by
      * |c|, largest first, so that the partners of i that may pass the
      * threshold are a prefix */
-    /* each column's 1 / sqrt of its centred (corr) or plain (cos) sum of
-     * squares: a value from them is within a few ulps of the exact one,
-     * which is computed only when that could change the answer */
-    for (int64_t j = 0; j < m; j++) {
-        double v = corr ? sq[j] - sum[j] * sum[j] / n : sq[j];
-        inv[j] = v > 0 ? 1 / sqrt(v) : 0;
-    }
-    double cut = s.t;
     if (corr) {
         for (int64_t j = 0; j < m; j++)
-            order[j] = (struct by_c){fabs(sum[j]) * inv[j] / sqrt(n), j};
+            order[j] = (struct by_c){ms.cc[j], j};
         qsort(order, (size_t)m, sizeof(*order), cmp_by_c);
         for (int64_t k = 0; k < m; k++)
             place[order[k].j] = k;
-    }
-    double lo = s.t * (1 - 1e-9), hi = s.t * (1 + 1e-9);
-    if (lo > hi) {
-        double t = lo;
-        lo = hi;
-        hi = t;
     }
     for (int64_t i = 0; i < m; i++) {
         size_t nt = 0;
@@ -371,30 +438,22 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
             }
         }
         size_t nc = 0; /* the conflicting partners, into touched[0 .. nc) */
-        double lim = reject_below(lo, inv[i]), mi = corr ? sum[i] / n : 0;
+        struct near nr = near_of(&ms, i);
         info->evaluated += (int64_t)nt;
-        for (size_t k = 0; k < nt; k++) { /* most pairs are far below the threshold */
+        for (size_t k = 0; k < nt; k++) {
             int64_t j = touched[k];
-            if (fabs(acc[j] - mi * sum[j]) * inv[j] < lim)
-                continue;
-            double cov = corr ? acc[j] - sum[i] * sum[j] / n : acc[j];
-            double v = cov * inv[i] * inv[j], a = s.abs ? fabs(v) : v;
-            if (inv[i] == 0 || inv[j] == 0 || !(a < lo || a > hi)) /* near the bound: exactly */
-                v = corr ? expr_corr_of(acc[j], n, sum[i], sq[i], sum[j], sq[j])
-                         : expr_cos_of(acc[j], sq[i], sq[j]);
-            if (conflicts(&ev, v))
+            if (!far_below(&ms, nr, j, acc[j]) && measure_pair(&ms, i, j, acc[j]))
                 touched[nc++] = j;
         }
         if (corr && order[place[i]].c > 0) {
-            /* the partners j > i with no common row and |c_i c_j| >= cut */
+            /* the partners j > i with no common row and |c_i c_j| >= the bound */
             double ci = order[place[i]].c;
-            for (int64_t k = 0; k < m && order[k].c * ci >= cut * (1 - 1e-12); k++) {
+            for (int64_t k = 0; k < m && order[k].c * ci >= s.t * (1 - 1e-12); k++) {
                 int64_t j = order[k].j;
                 if (j <= i || stamp[j] == i)
                     continue;
-                double v = expr_corr_of(0, n, sum[i], sq[i], sum[j], sq[j]);
                 info->evaluated++;
-                if (conflicts(&ev, v))
+                if (measure_apart(&ms, i, j))
                     touched[nc++] = j;
             }
         }
@@ -427,7 +486,7 @@ out:
     ptm_free(cursor);
     ptm_free(order);
     ptm_free(place);
-    ptm_free(inv);
+    measure_release(&ms);
     return rc;
 }
 
@@ -471,17 +530,13 @@ struct lazy_entry {
 };
 
 struct depgraph_lazy {
-    struct eval ev;
-    bool corr;
+    struct measure ms;
+    double ccmax;       /* corr: the largest c */
     int64_t nblocks, m; /* blocks; those with a column (beyond: no conflict) */
     const struct ptm_csc *c;
     struct ptm_csr rows; /* X by rows, for the blocks' rows of the graph */
     bool own_rows;
-    const double *sum, *sq;
-    double n, lo, hi;
-    double *inv;       /* m: 1 / sqrt of the centred (corr) or plain (cos) sum of squares */
-    double *cc, ccmax; /* corr: |sum| inv / sqrt(n) each column, and its largest */
-    int64_t *bycc;     /* corr, when two columns sharing no row may conflict: by cc, largest first */
+    int64_t *bycc;     /* corr, when two columns sharing no row may conflict: by c, largest first */
     /* the passes */
     int64_t *head; /* rows: the first entry of the row's list, -1 when empty */
     struct lazy_entry *pool;
@@ -512,31 +567,6 @@ struct depgraph_lazy {
     struct sched_pairs ops;
 };
 
-/* The measure of blocks i < j from their x_i . x_j, as the graph takes it:
- * a value within a few ulps of the exact one decides unless it is that
- * close to the threshold (which is >= 0: prepare() refuses the others),
- * where the exact one is computed. */
-static inline bool lazy_pair(const struct depgraph_lazy *z, int64_t i, int64_t j, double ab)
-{
-    double cov = z->corr ? ab - z->sum[i] * z->sum[j] / z->n : ab;
-    double v = cov * z->inv[i] * z->inv[j], a = z->ev.s.abs ? fabs(v) : v;
-    if (a < z->lo)
-        return false;
-    if (a > z->hi && z->inv[i] != 0 && z->inv[j] != 0)
-        return true;
-    v = z->corr ? expr_corr_of(ab, z->n, z->sum[i], z->sq[i], z->sum[j], z->sq[j])
-                : expr_cos_of(ab, z->sq[i], z->sq[j]);
-    return conflicts(&z->ev, v);
-}
-
-/* corr of two columns that share no row, when it may pass. */
-static bool lazy_apart(const struct depgraph_lazy *z, int64_t b, int64_t k)
-{
-    int64_t i = b < k ? b : k, j = b < k ? k : b;
-    return z->cc[b] * z->cc[k] >= z->ev.s.t * (1 - 1e-12) &&
-           conflicts(&z->ev, expr_corr_of(0, z->n, z->sum[i], z->sq[i], z->sum[j], z->sq[j]));
-}
-
 /* Block b's row of the graph: its partners, sorted. */
 static int lazy_row(struct depgraph_lazy *z, int64_t b, int64_t *evals)
 {
@@ -560,22 +590,23 @@ static int lazy_row(struct depgraph_lazy *z, int64_t b, int64_t *evals)
         }
     }
     size_t nc = 0;
-    double lim = reject_below(z->lo, z->inv[b]);
+    struct near nr = near_of(&z->ms, b);
     for (size_t t = 0; t < nt; t++) {
         int64_t k = z->touched[t];
         (*evals)++;
-        double cov = z->corr ? z->acc[k] - z->sum[b] * z->sum[k] / z->n : z->acc[k];
-        if (!(fabs(cov) * z->inv[k] < lim) && lazy_pair(z, b < k ? b : k, b < k ? k : b, z->acc[k]))
+        if (!far_below(&z->ms, nr, k, z->acc[k]) &&
+            measure_pair(&z->ms, b < k ? b : k, b < k ? k : b, z->acc[k]))
             z->touched[nc++] = k;
     }
-    if (z->bycc && z->cc[b] > 0)
-        for (int64_t q = 0; q < z->m && z->cc[z->bycc[q]] * z->cc[b] >= z->ev.s.t * (1 - 1e-12);
+    const double *cc = z->ms.cc;
+    if (z->bycc && cc[b] > 0)
+        for (int64_t q = 0; q < z->m && cc[z->bycc[q]] * cc[b] >= z->ms.ev.s.t * (1 - 1e-12);
              q++) {
             int64_t k = z->bycc[q];
             if (k == b || z->stamp[k] == now)
                 continue;
             (*evals)++;
-            if (lazy_apart(z, b, k))
+            if (measure_apart(&z->ms, b, k))
                 z->touched[nc++] = k;
         }
     sort_i64(z->touched, nc);
@@ -624,22 +655,22 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
     }
     z->spent[b] += (double)products;
     z->spent_all += (double)products;
-    double lim = reject_below(z->lo, z->inv[b]);
+    struct near nr = near_of(&z->ms, b);
     for (size_t t = 0; t < nt; t++) {
         int64_t k = z->touched[t];
         (*evals)++;
-        double cov = z->corr ? z->acc[k] - z->sum[b] * z->sum[k] / z->n : z->acc[k];
-        if (!(fabs(cov) * z->inv[k] < lim) && lazy_pair(z, b < k ? b : k, b < k ? k : b, z->acc[k]))
+        if (!far_below(&z->ms, nr, k, z->acc[k]) &&
+            measure_pair(&z->ms, b < k ? b : k, b < k ? k : b, z->acc[k]))
             return true;
     }
-    if (!z->bycc || !(z->cc[b] * z->ccmax >= z->ev.s.t * (1 - 1e-12)))
+    if (!z->bycc || !(z->ms.cc[b] * z->ccmax >= z->ms.ev.s.t * (1 - 1e-12)))
         return false;
     for (size_t t = 0; t < nk; t++) { /* kept without a row that share no row with b */
         int64_t k = kept[t];
         if (k >= z->m || z->kept_bare[k] != z->round || z->stamp[k] == now)
             continue;
         (*evals)++;
-        if (lazy_apart(z, b, k))
+        if (measure_apart(&z->ms, b, k))
             return true;
     }
     return false;
@@ -741,10 +772,6 @@ int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
     if (!z)
         return PTM_ENOMEM;
     memset(z, 0, sizeof(*z));
-    z->ev = ev;
-    z->ev.env.vars = z->ev.vars;
-    z->ev.env.ud = &z->ev.value;
-    z->corr = ev.s.op == PROG_CORR;
     z->nblocks = nblocks;
     z->pred = pred;
     z->d = d;
@@ -752,24 +779,14 @@ int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
     const struct ptm_dataset *ds = d->src[ev.s.data].ds;
     const struct ptm_csc *c = ds->csc;
     z->c = c;
-    z->sum = d->colsum[ev.s.data];
-    z->sq = d->colsumsq[ev.s.data];
-    z->n = (double)c->nrows;
     z->m = nblocks < c->ncols ? nblocks : c->ncols;
-    z->lo = ev.s.t * (1 - 1e-9);
-    z->hi = ev.s.t * (1 + 1e-9);
-    if (z->lo > z->hi) {
-        double t = z->lo;
-        z->lo = z->hi;
-        z->hi = t;
-    }
     size_t m = (size_t)z->m + 1, rows = (size_t)c->nrows + 1;
-    int rc = rows_of(ds, c, &z->rows, &z->own_rows);
+    int rc = measure_init(&z->ms, &ev, d, z->m);
+    if (rc == 0)
+        rc = rows_of(ds, c, &z->rows, &z->own_rows);
     if (rc != 0)
         goto fail;
     rc = PTM_ENOMEM;
-    z->inv = ptm_malloc(m * sizeof(double));
-    z->cc = z->corr ? ptm_malloc(m * sizeof(double)) : NULL;
     z->acc = ptm_malloc(m * sizeof(double));
     z->stamp = ptm_malloc(m * sizeof(uint64_t));
     z->touched = ptm_malloc(m * sizeof(int64_t));
@@ -780,8 +797,8 @@ int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
     z->deg = ptm_malloc(m * sizeof(int64_t));
     z->blocked = ptm_malloc(m * sizeof(uint32_t));
     z->kept_bare = ptm_malloc(m * sizeof(uint32_t));
-    if (!z->inv || (z->corr && !z->cc) || !z->acc || !z->stamp || !z->touched || !z->head ||
-        !z->spent || !z->price || !z->off || !z->deg || !z->blocked || !z->kept_bare)
+    if (!z->acc || !z->stamp || !z->touched || !z->head || !z->spent || !z->price || !z->off ||
+        !z->deg || !z->blocked || !z->kept_bare)
         goto fail;
     memset(z->stamp, 0, m * sizeof(uint64_t));
     memset(z->spent, 0, m * sizeof(double));
@@ -790,12 +807,8 @@ int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
     for (size_t r = 0; r < rows; r++)
         z->head[r] = -1;
     for (int64_t j = 0; j < z->m; j++) {
-        double v = z->corr ? z->sq[j] - z->sum[j] * z->sum[j] / z->n : z->sq[j];
-        z->inv[j] = v > 0 ? 1 / sqrt(v) : 0;
-        if (z->corr) {
-            z->cc[j] = fabs(z->sum[j]) * z->inv[j] / sqrt(z->n);
-            z->ccmax = z->cc[j] > z->ccmax ? z->cc[j] : z->ccmax;
-        }
+        if (z->ms.corr && z->ms.cc[j] > z->ccmax)
+            z->ccmax = z->ms.cc[j];
         double price = 0; /* a block's row: its rows' other entries */
         for (int64_t e = c->colptr[j]; e < c->colptr[j + 1]; e++) {
             int64_t r = c->rowind[e];
@@ -808,7 +821,7 @@ int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
         z->cost += k * (k - 1) / 2;
     }
     z->never = z->cost > DEPGRAPH_MAX_PRODUCTS;
-    if (z->corr && z->ccmax * z->ccmax >= ev.s.t * (1 - 1e-12)) {
+    if (z->ms.corr && z->ccmax * z->ccmax >= ev.s.t * (1 - 1e-12)) {
         /* two columns that share no row may conflict: their partners by |c| */
         struct by_c *o = ptm_malloc(m * sizeof(*o));
         if (!o || !(z->bycc = ptm_malloc(m * sizeof(int64_t)))) {
@@ -816,7 +829,7 @@ int depgraph_lazy_new(const struct prog *pred, const struct expr_data *d,
             goto fail;
         }
         for (int64_t j = 0; j < z->m; j++)
-            o[j] = (struct by_c){z->cc[j], j};
+            o[j] = (struct by_c){z->ms.cc[j], j};
         qsort(o, (size_t)z->m, sizeof(*o), cmp_by_c);
         for (int64_t j = 0; j < z->m; j++)
             z->bycc[j] = o[j].j;
@@ -847,8 +860,7 @@ void depgraph_lazy_free(struct depgraph_lazy *z)
     if (z->built)
         sched_edges_release(&z->graph);
     rows_free(&z->rows, z->own_rows);
-    ptm_free(z->inv);
-    ptm_free(z->cc);
+    measure_release(&z->ms);
     ptm_free(z->bycc);
     ptm_free(z->acc);
     ptm_free(z->stamp);
