@@ -523,6 +523,20 @@ out:
  * depend on which way a pair was answered.
  */
 
+/* A product of a pass costs more time than one of the graph's pass (the
+ * lists are scattered, each touched pair is tested every time): 1.3 to 3
+ * times, measured on the Lasso example and bench data A with ptm run
+ * --trace (schedule seconds of passes against the graph's seconds). The
+ * passes count their products at this weight against the graph's. With
+ * weights 1, 2 and 3 (3 runs each, schedule seconds): the example 0.044 ..
+ * 0.055, 0.062 .. 0.066, 0.056 .. 0.057 (the graph up front: 0.052 ..
+ * 0.059); data A, dynamic over 39 sweeps, 0.64 .. 0.67, 0.48 .. 0.51,
+ * 0.44 .. 0.46 (up front: 0.37 .. 0.41); data A, dynamic active, 0.021 ..
+ * 0.024 for all three (up front: 0.20). */
+#ifndef PASS_WEIGHT
+#define PASS_WEIGHT 3.0
+#endif
+
 struct lazy_entry {
     int64_t k;    /* the kept block (its column) */
     double v;     /* x_rk */
@@ -654,7 +668,7 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
         }
     }
     z->spent[b] += (double)products;
-    z->spent_all += (double)products;
+    z->spent_all += PASS_WEIGHT * (double)products;
     struct near nr = near_of(&z->ms, b);
     for (size_t t = 0; t < nt; t++) {
         int64_t k = z->touched[t];
