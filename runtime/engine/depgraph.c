@@ -634,7 +634,8 @@ static int lazy_row(struct depgraph_lazy *z, int64_t b, int64_t *evals)
         z->adj = a;
         z->capadj = cap;
     }
-    memcpy(z->adj + z->nadj, z->touched, nc * sizeof(int64_t));
+    if (nc)
+        memcpy(z->adj + z->nadj, z->touched, nc * sizeof(int64_t));
     z->off[b] = (int64_t)z->nadj;
     z->deg[b] = (int64_t)nc;
     z->nadj += nc;
