@@ -723,7 +723,7 @@ for i in $lda_rounds; do
         -e "s|\"doc_topic.tsv\"|\"$tmp/dt.tsv\"|" -e 's|^stop when .*|stop when sweeps >= 10|' \
         -e 's|every 5 sweeps|every 10 sweeps|' examples/lda/lda.ptm > "$tmp/lda.ptm"
     for p in 1 2; do
-        "$ptm" run --workers "$p" "$tmp/lda.ptm" 2>&1 | tail -n 1 |
+        "$ptm" run --workers "$p" "$tmp/lda.ptm" 2>&1 | grep "^round " | tail -n 1 |
             awk -v n="$lda_tokens" -v p="$p" '{ for (f = 1; f < NF; f++) if ($f == "elapsed") s = $(f + 1)
                 sub(/s$/, "", s); printf "%.2f\n", 10 * n / s / 1e6 / p }' > "$tmp/ldarun.$p.$i"
     done

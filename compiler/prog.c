@@ -616,15 +616,18 @@ static inline int64_t to_index(double x)
 #define PROG_GOTO 1
 #endif
 
-double prog_eval(const struct prog *p, const struct prog_env *env)
+/* The program's instructions begin..stop-1, which jump nowhere outside
+ * begin..stop (stop: the end). */
+static inline double eval(const struct prog *p, uint32_t begin, uint32_t stop,
+                          const struct prog_env *env)
 {
-    if (p->ncode == 0)
+    if (begin >= stop)
         return NAN;
 
     double stack[PROG_MAX_STACK];
     double *sp = stack; /* next free slot */
-    const struct prog_insn *const code = p->code, *const end = code + p->ncode;
-    const struct prog_insn *ip = code;
+    const struct prog_insn *const code = p->code, *const end = code + stop;
+    const struct prog_insn *ip = code + begin;
     const double *const k = p->consts;
     int64_t idx[PROG_MAX_INDICES];
 
@@ -788,6 +791,57 @@ done:
 #undef CASE
 #undef NEXT
 #undef JUMP
+}
+
+double prog_eval(const struct prog *p, const struct prog_env *env)
+{
+    return eval(p, 0, p->ncode, env);
+}
+
+/* Do the jumps of instructions begin..stop-1 land in begin..stop? */
+static bool closed(const struct prog *p, uint32_t begin, uint32_t stop)
+{
+    for (uint32_t i = begin; i < stop; i++)
+        if ((p->code[i].op == PROG_JFALSE || p->code[i].op == PROG_JTRUE) &&
+            ((uint32_t)p->code[i].a < begin || (uint32_t)p->code[i].a > stop))
+            return false;
+    return true;
+}
+
+/* `a or b or c` is (a or b) or c: a, JTRUE to the second JTRUE, b, JTRUE
+ * to the end, c. Walked back from the end, each link is the first JTRUE
+ * that jumps to the next; every part must be closed. */
+uint32_t prog_or_parts(const struct prog *p, uint32_t *begin, uint32_t *stop, uint32_t max)
+{
+    if (p->ncode == 0 || max == 0)
+        return 0;
+    uint32_t link[PROG_MAX_OR_PARTS], n = 0, pos = p->ncode;
+    for (;;) {
+        uint32_t j = pos;
+        for (uint32_t i = 0; i < pos && j == pos; i++)
+            if (p->code[i].op == PROG_JTRUE && (uint32_t)p->code[i].a == pos)
+                j = i;
+        if (j == pos || n + 1 >= max || n + 1 >= PROG_MAX_OR_PARTS)
+            break;
+        link[n++] = pos = j;
+    }
+    /* link[] runs from the last JTRUE back to the first */
+    for (uint32_t k = 0; k <= n; k++) {
+        begin[k] = k == 0 ? 0 : link[n - k] + 1;
+        stop[k] = k == n ? p->ncode : link[n - 1 - k];
+        if (!closed(p, begin[k], stop[k]) || begin[k] >= stop[k]) {
+            begin[0] = 0, stop[0] = p->ncode;
+            return 1;
+        }
+    }
+    return n + 1;
+}
+
+double prog_eval_part(const struct prog *p, uint32_t begin, uint32_t stop,
+                      const struct prog_env *env)
+{
+    PTM_ASSERT(begin <= stop && stop <= p->ncode);
+    return eval(p, begin, stop, env);
 }
 
 /* ---- listing ------------------------------------------------------------ */

@@ -151,6 +151,17 @@ struct prog_env {
     const double *metrics; /* PROG_METRIC_OF values a metric; NULL: none (NaN) */
 };
 
+/* The parts of a program that is `p1 or p2 or ... or pn` at the top
+ * (n >= 1; 1 for any other): part k is instructions begin[k]..stop[k]-1,
+ * a program of its own for prog_eval_part(). At most max parts (and
+ * PROG_MAX_OR_PARTS): the first part of a longer chain holds its rest.
+ * Read from the code, not the text: a part folded away by the compiler
+ * (`false or x`) is not there. */
+#define PROG_MAX_OR_PARTS 64
+uint32_t prog_or_parts(const struct prog *p, uint32_t *begin, uint32_t *stop, uint32_t max);
+double prog_eval_part(const struct prog *p, uint32_t begin, uint32_t stop,
+                      const struct prog_env *env);
+
 /* prog_init() gives the same empty program as zeroed memory. */
 void prog_init(struct prog *p);
 void prog_release(struct prog *p);

@@ -49,6 +49,9 @@ err_has() { grep -qF -- "$1" "$T/err" || no "stderr lacks '$1'"; }
 err_lacks() { ! grep -qF -- "$1" "$T/err" || no "stderr has '$1'"; }
 out_empty() { [ ! -s "$T/out" ] || no "stdout is not empty"; }
 err_empty() { [ ! -s "$T/err" ] || no "stderr is not empty"; }
+# the objectives of a run's progress lines (not its closing 'stopped at' line)
+objectives() { awk '/^round / { for (i = 1; i < NF; i++) if ($i == "objective") print $(i + 1) }' "$1"; }
+last_objective() { objectives "$1" | tail -n 1; }
 err_last() { [ "$(tail -n 1 "$T/err")" = "$1" ] || no "last line of stderr is not '$1'"; }
 err_color() { grep -q "$ESC" "$T/err" || no "no colour escapes on stderr"; }
 err_plain() { ! grep -q "$ESC" "$T/err" || no "colour escapes on stderr"; }
@@ -838,6 +841,16 @@ err_lacks "warning"
 err_has "objective"; err_has "rel_change"
 [ "$(wc -l <"$T/rd/beta.tsv")" -eq 40 ] || no "beta.tsv does not have 40 lines"
 ls "$T/rd" | grep -q tmp && no "a temporary file is left"
+# the last line: why it stopped, the part of the rule that held, its value
+stop=$(tail -n 1 "$T/err")
+sw=$(awk '/^round / { s = $4 } END { print s }' "$T/err")
+case "$stop" in
+"stopped at sweep $sw (round "*"s): rel_change(objective) < 1e-7 (rel_change(objective) "*")")
+    v=${stop##* }
+    awk -v c="${v%)}" 'BEGIN { exit !(c < 1e-7) }' || no "it did not hold: $stop" ;;
+"stopped at sweep $sw (round "*"s): sweeps >= 100 (sweeps $sw)") [ "$sw" -ge 100 ] || no "$stop" ;;
+*) no "last line: $stop" ;;
+esac
 end
 
 begin "run --quiet --trace: no progress, one JSON object per round"
@@ -892,6 +905,8 @@ sleep 1
 kill -INT "$pid"
 wait "$pid"; rc=$?
 want_rc 0; err_has "ptm: interrupted; writing the outputs"
+grep -q '^stopped at sweep [0-9]* (round [0-9]*, [0-9.]*s): interrupted$' "$T/err" ||
+    no "no line says the run was interrupted"
 [ "$(wc -l <"$T/rd/beta-int.tsv")" -eq 40 ] || no "beta-int.tsv does not have 40 lines"
 end
 
@@ -1121,10 +1136,10 @@ end
 begin "run: logreg_lua.ptm (logreg.lua) under SSP comes within 1e-3 of logreg.ptm's objective"
 run run --workers 2 "$T/lrl/logreg.ptm"
 want_rc 0
-fk=$(tail -n 1 "$T/err" | awk '{ print $6 }')
+fk=$(last_objective "$T/err")
 run run --workers 2 "$T/lrl/logreg_lua.ptm"
 want_rc 0
-fl=$(tail -n 1 "$T/err" | awk '{ print $6 }')
+fl=$(last_objective "$T/err")
 awk -v a="$fk" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d < 1e-3) }' ||
     no "objective $fl, the kernel's $fk"
 [ -s "$T/lrl/w-logreg_lua.tsv" ] || no "no w written"
@@ -1729,7 +1744,7 @@ stop when sweeps >= 200 or rel_change(objective) < 1e-12
 output beta to "beta.tsv"
 E
 (cd "$P" && "$PTM_ABS" run --workers 1 lasso.ptm) >"$T/out" 2>"$T/err"
-obj=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+obj=$(last_objective "$T/err")
 begin "predict lasso: X beta by hand, and rmse^2 / 2 + lambda |beta|_1 is the run's objective"
 run predict "$P/lasso.ptm" --model "$P" --data "$P/data/lasso.svm" -o "$P/pred.tsv"
 want_rc 0
@@ -1815,7 +1830,7 @@ sed -e 's|^stop when .*|stop when sweeps >= 300 or rel_change(objective) < 1e-13
     awk '/^schedule_unused \{/ { skip = 1; next } skip && /^\}/ { skip = 0; next } !skip' |
     grep -v '^depend\|^priority\|^cost' >"$P/ic/lasso.ptm"
 (cd "$P/ic" && "$PTM_ABS" run --workers 1 lasso.ptm) >"$T/out" 2>"$T/err" || no "the run failed"
-obj=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+obj=$(last_objective "$T/err")
 b=$(cat "$P/ic/b.tsv")
 awk -v b="$b" 'BEGIN { exit !(b > 9 && b < 11) }' || no "the intercept $b is not near the offset 10"
 run predict "$P/ic/lasso.ptm" --model "$P/ic" --data "$P/ic/data/lasso.svm"
@@ -1854,9 +1869,9 @@ err_has " test_rmse 0."
 awk -v f="$R/warm.txt" 'BEGIN { while ((getline l < f) > 0) if (l != "") add[++n] = l }
      /^param beta / { print add[1]; next } /^param b / { print add[2]; next } { print }' \
     "$J/lasso.ptm" >"$J/again.ptm"
-last=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+last=$(last_objective "$T/err")
 (cd "$J" && "$PTM_ABS" run again.ptm) >"$T/out" 2>"$T/err" || no "the warm start failed"
-first=$(awk '/objective/ { print $6; exit }' "$T/err")
+first=$(objectives "$T/err" | head -n 1)
 awk -v a="$first" -v b="$last" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }' ||
     no "the warm start begins at $first, the run before ended at $last"
 end
@@ -2001,7 +2016,7 @@ output W to "W.tsv"
 output H to "H.tsv"
 E
 (cd "$P" && "$PTM_ABS" run --workers 2 mf.ptm) >"$T/out" 2>"$T/err"
-want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+want=$(last_objective "$T/err")
 run predict "$P/mf.ptm" --model "$P" --data "$P/mf/test.mtx" -o "$P/mf.pred"
 want_rc 0
 got=$(awk '$1 == "rmse" { print $2 }' "$T/out")
@@ -2036,7 +2051,7 @@ end
 begin "metric: MF's held-out RMSE on 2 workers is the rmse objective on the same ratings"
 sed -e 's|^objective .*|&\nmetric held = rmse(T)\nmetric held_mae = mae(T)|' "$P/mf.ptm" >"$P/mfm.ptm"
 (cd "$P" && "$PTM_ABS" run --workers 2 mfm.ptm) >"$T/out" 2>"$T/err" || no "the run failed"
-awk '/objective/ { for (i = 1; i < NF; i++) { if ($i == "objective") o = $(i + 1); if ($i == "held") h = $(i + 1) }
+awk '/^round / { for (i = 1; i < NF; i++) { if ($i == "objective") o = $(i + 1); if ($i == "held") h = $(i + 1) }
      d = o - h; if (d < 0) d = -d; if (d > 1e-5 * o || h == "") bad = 1; n++ }
      END { exit bad || n == 0 }' "$T/err" || no "held differs from the objective"
 end
@@ -2075,7 +2090,6 @@ end
 # rel_ok A B TOL: |A - B| <= TOL |B|
 rel_ok() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b; exit !(a != "" && d <= t * b) }'; }
 # objectives FILE: the objective of every progress line of stderr in FILE, one a line
-objectives() { awk '/ objective / { for (i = 1; i < NF; i++) if ($i == "objective") print $(i + 1) }' "$1"; }
 
 mkdir -p "$T/w"
 "$PTM" gen lasso --seed 1 --out "$T/w/data" >/dev/null 2>&1
@@ -2478,13 +2492,13 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
             -e "s|consistency ssp 2|consistency $cons|" -e "s|^stop when .*|stop when sweeps >= 60|" \
             examples/logreg/logreg.ptm >"$T/mpi/lr.ptm"
         run run --workers 2 "$T/mpi/lr.ptm"
-        want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+        want=$(last_objective "$T/err")
         for cfg in "2 1" "4 1" "2 2"; do
             set -- $cfg
             begin "mpirun -np $1, $2 thread(s) a rank, logreg_sgd under $cons: the threads' loss to 1e-3"
             mpirun_ptm "$1" run --workers "$2" "$T/mpi/lr.ptm"
             want_rc 0
-            got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+            got=$(last_objective "$T/err")
             awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d < 1e-3) }' ||
                 no "loss $got, the threads' $want"
             [ "$(wc -l <"$T/mpi/w.tsv")" -eq 300 ] || no "w.tsv does not have 300 lines"
@@ -2521,11 +2535,11 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     for cfg in "2 1" "4 1" "2 2"; do
         set -- $cfg
         run run --workers $(($1 * $2)) "$T/mpi/lda.ptm"
-        want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+        want=$(last_objective "$T/err")
         begin "mpirun -np $1, $2 thread(s) a rank, lda_gibbs: every token counted once, the threads' log-likelihood to 2e-3"
         mpirun_ptm "$1" run --workers "$2" "$T/mpi/lda.ptm"
         want_rc 0
-        got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+        got=$(last_objective "$T/err")
         awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a < 0 && d < 2e-3) }' ||
             no "log-likelihood $got, the threads' $want"
         sum=$(awk '{ for (i = 1; i <= NF; i++) n += $i } END { print n }' "$T/mpi/wt.tsv")
@@ -2561,11 +2575,11 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         -e "s|\"logreg.lua\"|\"$PWD/examples/logreg/logreg.lua\"|" \
         -e "s|^stop when .*|stop when sweeps >= 60|" examples/logreg/logreg_lua.ptm >"$T/mpi/lr_lua.ptm"
     run run --workers 2 "$T/mpi/lr_lua.ptm"
-    want=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+    want=$(last_objective "$T/err")
     begin "mpirun -np 2, logreg.lua under data_parallel: the threads' loss to 1e-3"
     mpirun_ptm 2 run --workers 1 "$T/mpi/lr_lua.ptm"
     want_rc 0
-    got=$(awk '/objective/ { v = $6 } END { print v }' "$T/err")
+    got=$(last_objective "$T/err")
     awk -v a="$got" -v b="$want" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d < 1e-3) }' ||
         no "loss $got, the threads' $want"
     end

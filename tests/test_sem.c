@@ -2966,6 +2966,91 @@ START_TEST(test_accept)
 }
 END_TEST
 
+/* ---- the parts of a stop rule -------------------------------------------- */
+
+/* The stop rule's program of `stop when text` in the Lasso skeleton (it
+ * has an objective). Caller frees o->plan. */
+static const struct prog *stop_prog(const char *text, struct outcome *o)
+{
+    char line[512];
+    snprintf(line, sizeof(line), "stop when %s", text);
+    char *job = job_text(LASSO, "stop", line);
+    *o = run_job(job, NULL, true, NULL);
+    ck_assert_msg(o->rc == 0, "%s:\n%s", text, o->diags);
+    free(o->diags);
+    free(job);
+    return &o->plan->stop;
+}
+
+static const struct {
+    const char *rule;
+    unsigned nparts;
+    const char *part[4]; /* each compiled on its own is the part */
+} or_rows[] = {
+    {"sweeps >= 100 or rel_change(objective) < 1e-7 or seconds > 10m", 3,
+     {"sweeps >= 100", "rel_change(objective) < 1e-7", "seconds > 10m"}},
+    {"(sweeps >= 3 or rounds > 7) and seconds > 1", 1, {0}},
+    {"sweeps >= 3 and (rounds > 7 or seconds > 1)", 1, {0}},
+    {"sweeps >= 3 and rounds > 7 or seconds > 1", 2, {"sweeps >= 3 and rounds > 7", "seconds > 1"}},
+    {"sweeps >= 3 or (rounds > 7 and (seconds > 1 or objective < 2))", 2,
+     {"sweeps >= 3", "rounds > 7 and (seconds > 1 or objective < 2)"}},
+    {"sweeps >= 3 or (rounds > 7 or seconds > 1)", 2, {"sweeps >= 3", "rounds > 7 or seconds > 1"}},
+    {"(sweeps >= 3 or rounds > 7) or seconds > 1", 3, {"sweeps >= 3", "rounds > 7", "seconds > 1"}},
+    {"not (sweeps >= 3 or rounds > 7)", 1, {0}},
+    {"sweeps >= 2 * 3 or objective < 1 + 1 or rounds > 5", 3,
+     {"sweeps >= 6", "objective < 2", "rounds > 5"}},
+};
+
+/* prog_or_parts() cuts at the top-level `or`s, each part evaluates as the
+ * same text compiled alone, and the parts' `or` is the rule, on a grid of
+ * counters. */
+START_TEST(test_stop_or_parts)
+{
+    struct outcome o;
+    const struct prog *p = stop_prog(or_rows[_i].rule, &o);
+    uint32_t begin[PROG_MAX_OR_PARTS], stop[PROG_MAX_OR_PARTS];
+    uint32_t n = prog_or_parts(p, begin, stop, PROG_MAX_OR_PARTS);
+    ck_assert_uint_eq(n, or_rows[_i].nparts);
+    ck_assert_uint_eq(begin[0], 0);
+    ck_assert_uint_eq(stop[n - 1], p->ncode);
+    static const double sw[] = {0, 3, 7}, rd[] = {0, 8}, sec[] = {0, 2, 700}, ob[] = {1, 5},
+                        rc[] = {1e-9, 1};
+    for (unsigned a = 0; a < 3; a++)
+        for (unsigned b = 0; b < 2; b++)
+            for (unsigned c = 0; c < 3; c++)
+                for (unsigned d = 0; d < 2; d++)
+                    for (unsigned e = 0; e < 2; e++) {
+                        double g[PROG_NGLOBALS] = {0};
+                        g[PROG_G_SWEEPS] = sw[a];
+                        g[PROG_G_ROUNDS] = rd[b];
+                        g[PROG_G_SECONDS] = sec[c];
+                        g[PROG_G_OBJECTIVE] = ob[d];
+                        g[PROG_G_REL_CHANGE] = rc[e];
+                        g[PROG_G_WORKERS] = 4;
+                        struct prog_env env = {.globals = g};
+                        bool any = false;
+                        for (uint32_t k = 0; k < n; k++) {
+                            double v = prog_eval_part(p, begin[k], stop[k], &env);
+                            any = any || v != 0;
+                            if (n > 1) {
+                                struct outcome q;
+                                const struct prog *alone = stop_prog(or_rows[_i].part[k], &q);
+                                ck_assert_double_eq(v, prog_eval(alone, &env));
+                                plan_free(q.plan);
+                            }
+                        }
+                        ck_assert_int_eq(any, prog_eval(p, &env) != 0);
+                    }
+    /* fewer parts asked for: the first holds the rest */
+    if (n > 2) {
+        ck_assert_uint_eq(prog_or_parts(p, begin, stop, 2), 2);
+        ck_assert_uint_eq(begin[0], 0);
+        ck_assert_uint_eq(stop[1], p->ncode);
+    }
+    plan_free(o.plan);
+}
+END_TEST
+
 /* ---- 3. allocation failure ---------------------------------------------- */
 
 struct fault_row {
@@ -3096,6 +3181,7 @@ static Suite *sem_suite(void)
     tcase_set_timeout(tc, 30); /* Lua bombs under sanitizers */
     add_rows(tc, test_sem, sem_rows);
     tcase_add_test(tc, test_sem_nul_const);
+    tcase_add_loop_test(tc, test_stop_or_parts, 0, (int)PTM_ARRAY_LEN(or_rows));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("accept");

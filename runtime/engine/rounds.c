@@ -677,6 +677,115 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
     return rc;
 }
 
+/* The parts of a stop rule's text at its top-level `or`s: n of them (at
+ * most max), part k the len[k] characters at from[k]. */
+static uint32_t text_or_parts(const char *text, const char **from, int *len, uint32_t max)
+{
+    uint32_t n = 0;
+    int depth = 0;
+    from[0] = text;
+    for (const char *c = text;; c++) {
+        if (*c == '(' || *c == '[')
+            depth++;
+        else if (*c == ')' || *c == ']')
+            depth--;
+        if (*c == '\0' || (depth == 0 && strncmp(c, " or ", 4) == 0 && n + 1 < max)) {
+            len[n] = (int)(c - from[n]);
+            if (!*c)
+                return n + 1;
+            from[++n] = c + 4;
+            c += 3;
+        }
+    }
+}
+
+/* The values of the globals and metrics that code[begin..stop-1] reads,
+ * each once: " (sweeps 6, rel_change(objective) 6.4e-10)". */
+static void rule_values(FILE *log, const struct ptm_run *run, const struct prog *st,
+                        uint32_t begin, uint32_t stop, const double *g)
+{
+    static const char *const gname[] = {
+#define X(name, text) text,
+        PROG_GLOBAL_LIST(X)
+#undef X
+    };
+    static const char *const mof[] = {"%s", "rel_change(%s)", "since_best(%s)"};
+    const struct ptm_plan *plan = run->plan;
+    const char *sep = " (";
+    for (uint32_t i = begin; i < stop; i++) {
+        const struct prog_insn *in = &st->code[i];
+        bool global = in->op == PROG_GLOBAL && in->a >= 0 && in->a < PROG_NGLOBALS;
+        bool metric = in->op == PROG_METRIC && run->mvals && in->a >= 0 &&
+                      (uint32_t)in->a < plan->nmetrics && in->b >= 0 && in->b < PROG_METRIC_OF;
+        if (!global && !metric)
+            continue;
+        bool seen = false;
+        for (uint32_t j = begin; j < i && !seen; j++)
+            seen = st->code[j].op == in->op && st->code[j].a == in->a && st->code[j].b == in->b;
+        if (seen)
+            continue;
+        fputs(sep, log);
+        if (global)
+            fprintf(log, "%s %.4g",
+                    in->a == PROG_G_REL_CHANGE ? "rel_change(objective)" : gname[in->a], g[in->a]);
+        else {
+            fprintf(log, mof[in->b], plan->metrics[in->a].name);
+            fprintf(log, " %.4g", run->mvals[PROG_METRIC_OF * in->a + in->b]);
+        }
+        sep = ", ";
+    }
+    if (sep[0] == ',')
+        fputc(')', log);
+}
+
+/* The last progress line: why the run ended. Of a stop rule `a or b or
+ * c`, the first part that holds, with the values it reads. */
+static void stop_reason(const struct ptm_run *run)
+{
+    FILE *log = run->opts.log;
+    const struct ptm_plan *plan = run->plan;
+    if (!log || run->opts.quiet || run->rank != 0)
+        return;
+    fprintf(log, "stopped at sweep %lld (round %lld, %.3fs): ", (long long)sweeps(run),
+            (long long)run->round, run->seconds);
+    if (ptm_run_interrupted()) {
+        fprintf(log, "interrupted\n");
+        return;
+    }
+    if (!plan->has_stop || plan->stop.ncode == 0) {
+        fprintf(log, "%d sweeps, the most a job without a stop rule runs\n", PTM_RUN_SWEEP_CAP);
+        return;
+    }
+    const struct prog *st = &plan->stop;
+    double g[PROG_NGLOBALS] = {
+        [PROG_G_ROUNDS] = (double)run->round,
+        [PROG_G_SWEEPS] = (double)sweeps(run),
+        [PROG_G_SECONDS] = run->seconds,
+        [PROG_G_OBJECTIVE] = run->nhist ? run->hist[run->nhist - 1] : NAN,
+        [PROG_G_REL_CHANGE] = rel_change(run),
+        [PROG_G_WORKERS] = (double)run->G,
+    };
+    struct prog_env env = {.globals = g, .metrics = run->mvals};
+    uint32_t begin[PROG_MAX_OR_PARTS], stop[PROG_MAX_OR_PARTS];
+    const char *from[PROG_MAX_OR_PARTS];
+    int len[PROG_MAX_OR_PARTS];
+    const char *text = st->text && st->text[0] ? st->text : "the stop rule";
+    uint32_t n = prog_or_parts(st, begin, stop, PROG_MAX_OR_PARTS);
+    uint32_t nt = n > 1 && st->text ? text_or_parts(st->text, from, len, PROG_MAX_OR_PARTS) : 0;
+    uint32_t k = 0; /* the part that held; n: none known, the whole rule */
+    for (double v; nt == n && k < n; k++)
+        if ((v = prog_eval_part(st, begin[k], stop[k], &env)) != 0 && !isnan(v))
+            break;
+    if (nt == n && k < n) {
+        fprintf(log, "%.*s", len[k], from[k]);
+        rule_values(log, run, st, begin[k], stop[k], g);
+    } else {
+        fputs(text, log);
+        rule_values(log, run, st, 0, st->ncode, g);
+    }
+    fputc('\n', log);
+}
+
 int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
 {
     err[0] = '\0';
@@ -696,6 +805,8 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
     if (rc == 0) {
         rc = rounds(run, trace, err, errlen);
         run->backend->stop(run);
+        if (rc == 0)
+            stop_reason(run);
         /* the outputs read the parameter tables */
         if (rc == 0 && run->rule->sync && run->rule->sync(run) != 0) {
             snprintf(err, errlen, "the parameter store failed");
