@@ -91,7 +91,8 @@ $(PTM): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/gen/parser.c $(B)/gen/parser.h: lang/parser.y
+# one bison run makes both (a grouped target)
+$(B)/gen/parser.c $(B)/gen/parser.h &: lang/parser.y
 	@mkdir -p $(B)/gen
 	bison -Wall -Werror -o $(B)/gen/parser.c --header=$(B)/gen/parser.h $<
 
@@ -229,7 +230,7 @@ FUZZ_CC ?= clang
 FUZZ_B = build/fuzz
 FUZZ_SRC = $(LANG_SRC) $(COMPILER_SRC) runtime/lua/lua_sandbox.c $(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/lexer.c
 
-$(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/parser.h: lang/parser.y
+$(FUZZ_B)/gen/parser.c $(FUZZ_B)/gen/parser.h &: lang/parser.y
 	@mkdir -p $(FUZZ_B)/gen
 	bison -Wall -Werror -o $(FUZZ_B)/gen/parser.c --header=$(FUZZ_B)/gen/parser.h $<
 $(FUZZ_B)/gen/lexer.c: lang/lexer.l

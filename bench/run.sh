@@ -642,7 +642,7 @@ mf_job() { # RANK lua|kernel
     sed -e "s|\"data/|\"$mfdir/|" -e "s|^const rank = .*|const rank = $1|" \
         -e "s|^update lua .*|$upd|" -e 's|every 1 sweeps|every 5 sweeps|' \
         -e 's|^stop when .*|stop when sweeps >= 15|' \
-        -e "s|\"W.tsv\"|\"$mfdir/W-$1-$2.tsv\"|" -e "s|\"H.tsv\"|\"$mfdir/H-$1-$2.tsv\"|" \
+        -e "s|\"W_lua.tsv\"|\"$mfdir/W-$1-$2.tsv\"|" -e "s|\"H_lua.tsv\"|\"$mfdir/H-$1-$2.tsv\"|" \
         examples/mf/mf_lua.ptm
 }
 mf_cases="20:kernel:1 20:lua:1 20:kernel:2 20:lua:2 100:kernel:1 100:lua:1 100:kernel:2 100:lua:2"

@@ -24,6 +24,11 @@ bool cli_parse_color(const char *when, bool *color);
  * with plan_free()). */
 int cli_load_job(const char *path, const struct ptm_set *sets, unsigned nsets, bool color,
                  struct ptm_plan **plan);
+/* A file a command is about to write (given by flag; NULL: none) is not
+ * the job, one of its data files or one of its outputs: else the message
+ * on stderr and PTM_EXIT_USAGE. New files, devices and pipes pass. */
+int cli_check_not_input(const char *flag, const char *out, const char *job,
+                        const struct ptm_plan *plan);
 
 /* ptm predict (cli/predict.c) */
 int cli_predict(int argc, char **argv);

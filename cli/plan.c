@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -243,6 +244,11 @@ static int dry_run(const struct flags *f, struct ptm_trace **t)
     int code = cli_load_job(f->input, f->sets, f->nsets, f->color, &plan);
     if (code != PTM_EXIT_OK)
         return code;
+    if ((code = cli_check_not_input("--svg", f->svg, f->input, plan)) != PTM_EXIT_OK ||
+        (code = cli_check_not_input("--dot", f->dot, f->input, plan)) != PTM_EXIT_OK) {
+        plan_free(plan);
+        return code;
+    }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct ptm_dryrun_opts o = {
         .workers = f->has_workers ? (int)f->workers
@@ -310,6 +316,16 @@ int cli_plan(int argc, char **argv)
     if (trace && f.dry_flag) {
         code = cli_usage_error("%s is for a dry run of a job, not for a trace", f.dry_flag, "plan");
         goto out;
+    }
+    struct stat st;
+    for (int k = 0; trace && k < 2; k++) {
+        const char *out = k ? f.dot : f.svg;
+        if (out && stat(trace, &st) == 0 && ptm_is_file(NULL, out, &st)) {
+            fprintf(stderr, "ptm: error: %s %s is the trace it draws: it would be overwritten\n",
+                    k ? "--dot" : "--svg", out);
+            code = PTM_EXIT_USAGE;
+            goto out;
+        }
     }
     code = trace ? read_trace(trace, &t) : dry_run(&f, &t);
     if (code != PTM_EXIT_OK)

@@ -666,6 +666,9 @@ static int check_data(const struct ptm_plan *plan, const struct job_where *at, b
         ptm_data_diags_init(&dg);
         struct ptm_dataset *ds = NULL;
         int rc = ptm_data_read(path, &o, &dg, &ds);
+        if (rc == PTM_ENOENT)
+            ptm_data_gen_hint(plan, access(path, F_OK) != 0 ? path : d->vocab ? vocab : NULL,
+                              &dg);
         fflush(stdout);
         ptm_data_diags_print(stderr, &dg, color);
         ptm_data_diags_release(&dg);
@@ -743,11 +746,11 @@ out:
     return worst;
 }
 
-/* --trace never overwrites the job, its data or its outputs. */
-static int check_trace(const char *trace, const char *job, const struct ptm_plan *plan)
+int cli_check_not_input(const char *flag, const char *trace, const char *job,
+                        const struct ptm_plan *plan)
 {
     struct stat st;
-    if (stat(trace, &st) != 0 || !S_ISREG(st.st_mode))
+    if (!trace || stat(trace, &st) != 0 || !S_ISREG(st.st_mode))
         return PTM_EXIT_OK; /* new, or a device or pipe written in place */
     const char *what = NULL, *which = NULL;
     if (ptm_is_file(NULL, job, &st))
@@ -761,7 +764,7 @@ static int check_trace(const char *trace, const char *job, const struct ptm_plan
             what = "an output of the job", which = plan->outputs[k].path;
     if (!what)
         return PTM_EXIT_OK;
-    fprintf(stderr, "ptm: error: --trace %s is %s (%s): it would be overwritten\n", trace, what,
+    fprintf(stderr, "ptm: error: %s %s is %s (%s): it would be overwritten\n", flag, trace, what,
             which);
     return PTM_EXIT_USAGE;
 }
@@ -861,7 +864,7 @@ static int cmd_run(int argc, char **argv)
     code = load_job(f.files[0], &f, &plan, &at);
     if (code != PTM_EXIT_OK)
         goto out_plan;
-    if (f.trace && (code = check_trace(f.trace, f.files[0], plan)) != PTM_EXIT_OK)
+    if (f.trace && (code = cli_check_not_input("--trace", f.trace, f.files[0], plan)) != PTM_EXIT_OK)
         goto out_plan;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct ptm_run_opts o = {

@@ -959,6 +959,14 @@ static bool opt_word(const struct ast_expr *v, const char *w)
     return v->kind == AST_NAME && strcmp(v->u.name, w) == 0;
 }
 
+static bool sched_option_named(const char *name)
+{
+    for (size_t i = 0; i < PTM_ARRAY_LEN(sched_options); i++)
+        if (strcmp(sched_options[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static void check_sched_option(struct sem *s, struct plan_schedule *sc, const struct ast_option *o)
 {
     const struct sched_option *def = NULL;
@@ -1038,8 +1046,19 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
     } else if (strcmp(def->name, "minibatch") == 0) {
         opt_int(s, o, v, 1, INT64_MAX / 2, &sc->minibatch);
     }
-    if (!ok)
-        sem_error(s, o->loc, "'%s' takes %s", def->name, def->values);
+    if (!ok) {
+        /* `sample 1000 active`: options written on one line without ',' */
+        const struct ast_expr *w = v;
+        while (w && !(w->kind == AST_NAME && w != v && sched_option_named(w->u.name)))
+            w = w->next;
+        if (w)
+            sem_error(s, o->loc,
+                      "'%s' takes %s; '%s' is another option: separate options with ',' or "
+                      "new lines",
+                      def->name, def->values, w->u.name);
+        else
+            sem_error(s, o->loc, "'%s' takes %s", def->name, def->values);
+    }
 }
 
 static void check_schedule(struct sem *s, const struct ast_stmt *st)

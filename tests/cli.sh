@@ -823,6 +823,23 @@ err_has "update lda_gibbs: ndk ('ndk') must be a matrix[rows(D), 4] sharded like
 [ -e "$T/ndk/dt-bad.tsv" ] && no "an output was written"
 end
 
+for ex in lasso mf lda logreg; do
+    begin "run: $ex example without its data names the ptm gen command, which makes it"
+    rm -rf "$T/nogen"; mkdir -p "$T/nogen"
+    cp "examples/$ex/$ex.ptm" "$T/nogen/"
+    run run --workers 1 "$T/nogen/$ex.ptm"
+    want_rc 4
+    f=$(sed -n 's|^data [^"]*"\([^"]*\)".*|\1|p' "examples/$ex/$ex.ptm" | head -n 1)
+    err_has "$T/nogen/$f: error: cannot open: No such file or directory"
+    cmd=$(sed -n "s|^$T/nogen/$f: note: \`\(ptm gen [^\`]*\)\` writes it\$|\1|p" "$T/err")
+    [ -n "$cmd" ] || no "no note names a ptm gen command"
+    case "$cmd" in "ptm gen $ex --seed 1 --out $T/nogen/data") ;; *) no "the command: $cmd" ;; esac
+    "$PTM" ${cmd#ptm } >/dev/null 2>&1 || no "$cmd failed"
+    run check --data "$T/nogen/$ex.ptm"
+    want_rc 0
+    end
+done
+
 begin "check without --data does not read data"
 run check examples/lasso/lasso.ptm
 want_rc 0
@@ -883,6 +900,16 @@ want_rc 0; err_lacks "error"
 paste "$T/rd/beta-noi.tsv" "$T/rd/beta-lua.tsv" |
     awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad }' ||
     no "beta from lasso.lua differs from the kernel's by more than 1e-6"
+end
+
+begin "run: examples/lasso/lasso_lua.ptm reaches the built-in kernel's solution"
+sed -e "s|\"data/lasso.svm\"|\"$T/gd/lasso.svm\"|" -e "s|\"beta_lua.tsv\"|\"$T/rd/beta-ex-lua.tsv\"|" \
+    -e "s|\"lasso.lua\"|\"$PWD/examples/lasso/lasso.lua\"|g" examples/lasso/lasso_lua.ptm >"$T/ex-lua.ptm"
+run run --workers 2 "$T/ex-lua.ptm"
+want_rc 0; err_lacks "error"
+paste "$T/rd/beta-noi.tsv" "$T/rd/beta-ex-lua.tsv" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad || NR != 40 }' ||
+    no "beta from lasso_lua.ptm differs from the kernel's by more than 1e-6"
 end
 
 begin "run: a failing hook writes nothing, exit 1, with the traceback"
@@ -1051,7 +1078,7 @@ want_rc 3
 err_has "the plan is truncated"
 end
 
-begin "outputs never replace inputs: output to the data, --trace to the job, compile -o the job; a missing output directory is found before the run"
+begin "outputs never replace inputs: output to the data, --trace to the job, compile -o the job, plan --svg/--dot over the job, data or trace; a missing output directory is found before the run"
 mkdir -p "$T/clob/data"
 printf '1 1:0.5 2:1\n-1 1:1\n0.5 2:2\n' >"$T/clob/data/x.svm"
 cat >"$T/clob/job.ptm" <<'E'
@@ -1087,6 +1114,22 @@ run compile "$T/clob/job.ptm" -o "$T/clob/job.ptm"
 want_rc 2
 err_has "is the job spec: it would be overwritten"
 cmp -s "$T/clob/job.ptm" "$T/clob/job.keep" || no "the job changed"
+(cd "$T/clob" && "$PTM_ABS" plan --svg job.ptm job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2
+err_has "--svg job.ptm is the job (job.ptm): it would be overwritten"
+cmp -s "$T/clob/job.ptm" "$T/clob/job.keep" || no "plan --svg changed the job"
+(cd "$T/clob" && "$PTM_ABS" plan --dot data/x.svm job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2
+err_has "--dot data/x.svm is a data file of the job (X): it would be overwritten"
+cmp -s "$T/clob/data/x.svm" "$T/clob/x.keep" || no "plan --dot changed the data"
+(cd "$T/clob" && "$PTM_ABS" run --quiet --trace tr.json job.ptm && cp tr.json tr.keep &&
+    "$PTM_ABS" plan --svg tr.json tr.json) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2
+err_has "--svg tr.json is the trace it draws: it would be overwritten"
+cmp -s "$T/clob/tr.json" "$T/clob/tr.keep" || no "plan --svg changed the trace"
 end
 
 # ---- run: Lua updates under rotation and data_parallel -----------------------
@@ -1098,11 +1141,11 @@ mkdir -p "$T/mfl" "$T/lrl"
 cp examples/mf/mf.lua "$T/mfl/"
 cp examples/logreg/logreg.lua "$T/lrl/"
 for f in mf mf_lua; do
-    sed -e 's/sweeps >= 30/sweeps >= 5/' -e "s|\"W.tsv\"|\"$T/mfl/W-$f.tsv\"|" \
-        -e "s|\"H.tsv\"|\"$T/mfl/H-$f.tsv\"|" "examples/mf/$f.ptm" >"$T/mfl/$f.ptm"
+    sed -e 's/sweeps >= 30/sweeps >= 5/' -e "s|\"W\(_lua\)*.tsv\"|\"$T/mfl/W-$f.tsv\"|" \
+        -e "s|\"H\(_lua\)*.tsv\"|\"$T/mfl/H-$f.tsv\"|" "examples/mf/$f.ptm" >"$T/mfl/$f.ptm"
 done
 for f in logreg logreg_lua; do
-    sed -e 's/sweeps >= 20/sweeps >= 5/' -e "s|\"w.tsv\"|\"$T/lrl/w-$f.tsv\"|" \
+    sed -e 's/sweeps >= 20/sweeps >= 5/' -e "s|\"w\(_lua\)*.tsv\"|\"$T/lrl/w-$f.tsv\"|" \
         -e "s|\"b.tsv\"|\"$T/lrl/b-$f.tsv\"|" "examples/logreg/$f.ptm" >"$T/lrl/$f.ptm"
 done
 upd_line=$(grep -n '^update' "$T/mfl/mf_lua.ptm" | cut -d: -f1)
@@ -1610,7 +1653,7 @@ if command -v dot >/dev/null 2>&1; then
     [ -s "$T/pl/dyn.dot.svg" ] || no "dot wrote nothing"
     end
 else
-    skip "plan --dot: Graphviz reads it" "no dot (graphviz is not installed)"
+    skip "plan --dot: Graphviz reads it" "no dot (scripts/deps.sh installs graphviz)"
 fi
 
 begin "plan --dot: a big graph is cut, with a warning and a comment"
@@ -2557,7 +2600,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     # the Lua rules of the examples under rotation and data_parallel
     sed -e "s|\"data/ratings.mtx\"|\"$T/mpi/mf/shuffled.mtx\"|" -e "s|\"data/|\"$T/mpi/mf/|g" \
         -e "s|\"mf.lua\"|\"$PWD/examples/mf/mf.lua\"|" -e "s|^stop when .*|stop when sweeps >= 6|" \
-        -e "s|\"W.tsv\"|\"$T/mpi/W.tsv\"|" -e "s|\"H.tsv\"|\"$T/mpi/H.tsv\"|" \
+        -e "s|\"W_lua.tsv\"|\"$T/mpi/W.tsv\"|" -e "s|\"H_lua.tsv\"|\"$T/mpi/H.tsv\"|" \
         examples/mf/mf_lua.ptm >"$T/mpi/mf_lua.ptm"
     for cfg in "2 1" "2 2"; do
         set -- $cfg
@@ -2571,7 +2614,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         cmp -s "$T/mpi/H.tsv" "$T/mpi/H-threads.tsv" || no "H differs from the threads'"
         end
     done
-    sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" \
+    sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w_lua.tsv\"|\"$T/mpi/w.tsv\"|" \
         -e "s|\"logreg.lua\"|\"$PWD/examples/logreg/logreg.lua\"|" \
         -e "s|^stop when .*|stop when sweeps >= 60|" examples/logreg/logreg_lua.ptm >"$T/mpi/lr_lua.ptm"
     run run --workers 2 "$T/mpi/lr_lua.ptm"

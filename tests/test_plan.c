@@ -537,9 +537,9 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
 /* ---- a. round trips through the examples --------------------------------- */
 
 /* examples/DIR/NAME.ptm as "DIR/NAME"; its golden file is NAME.yaml */
-static const char *const examples[] = {"kmeans/kmeans",     "lasso/lasso", "lda/lda",
-                                       "logreg/logreg",     "logreg/logreg_lua",
-                                       "mf/mf",             "mf/mf_lua"};
+static const char *const examples[] = {"kmeans/kmeans", "lasso/lasso",       "lasso/lasso_lua",
+                                       "lda/lda",       "logreg/logreg",     "logreg/logreg_lua",
+                                       "mf/mf",         "mf/mf_lua"};
 
 /* Parse and compile examples/DIR/NAME.ptm. */
 static struct ptm_plan *compile_example(const char *name)

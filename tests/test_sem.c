@@ -1370,6 +1370,11 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:11:20: error: 'sample' takes a whole number\n"
       "    schedule dynamic { sample 1 2 }\n"
       "                       ^^^^^^^^^^\n"),
+    R(LASSO, "schedule", "schedule dynamic { sample 256 active balance }",
+      "t.ptm:11:20: error: 'sample' takes a whole number; 'active' is another option: separate "
+      "options with ',' or new lines\n"
+      "    schedule dynamic { sample 256 active balance }\n"
+      "                       ^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { sample X }",
       "t.ptm:11:27: error: 'X' is a data source, not a number\n"
       "    schedule dynamic { sample X }\n"

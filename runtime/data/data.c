@@ -108,6 +108,16 @@ static void add_note(struct ptm_data_diags *d, const char *where, const char *fm
     va_end(ap);
 }
 
+void ptm_data_diags_note(struct ptm_data_diags *d, const char *file, const char *fmt, ...)
+{
+    char where[512];
+    snprintf(where, sizeof(where), "%s: ", file);
+    va_list ap;
+    va_start(ap, fmt);
+    diags_add(d, true, where, fmt, ap);
+    va_end(ap);
+}
+
 static void error_v(struct data_rd *rd, const char *name, int64_t line, int64_t col,
                     const char *fmt, va_list ap)
 {

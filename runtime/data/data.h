@@ -203,6 +203,10 @@ struct ptm_data_diags {
 
 void ptm_data_diags_init(struct ptm_data_diags *d);
 void ptm_data_diags_release(struct ptm_data_diags *d);
+/* Add "FILE: note: ..." (after an error about FILE that the caller can
+ * say more of). */
+void ptm_data_diags_note(struct ptm_data_diags *d, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Each message on a line; "error:"/"note:" in colour when color is true. */
 void ptm_data_diags_print(FILE *out, const struct ptm_data_diags *d, bool color);
 

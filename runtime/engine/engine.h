@@ -142,6 +142,12 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
 int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                          const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols);
 
+/* After "cannot open" of the plan's data file or vocabulary `missing`
+ * (NULL: nothing): a note in dg naming the `ptm gen` command that writes
+ * it, when one does. */
+void ptm_data_gen_hint(const struct ptm_plan *plan, const char *missing,
+                       struct ptm_data_diags *dg);
+
 /* Install (on) or remove a SIGINT handler that makes running jobs stop
  * after the current round. */
 void ptm_run_catch_sigint(bool on);

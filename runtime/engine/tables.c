@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "comm.h"
 #include "data_ranks.h"
 #include "engine_impl.h"
+#include "model.h"
 #include "ptm.h"
 #include "rng.h"
 
@@ -27,6 +29,22 @@ struct check_dims {
     const struct ptm_plan *plan;
     struct ptm_dataset *const *data;
 };
+
+void ptm_data_gen_hint(const struct ptm_plan *plan, const char *missing,
+                       struct ptm_data_diags *dg)
+{
+    const char *files[2 * 64];
+    size_t n = 0;
+    for (uint32_t k = 0; k < plan->ndata && n + 2 <= PTM_ARRAY_LEN(files); k++) {
+        if (plan->data[k].path)
+            files[n++] = plan->data[k].path;
+        if (plan->data[k].vocab)
+            files[n++] = plan->data[k].vocab;
+    }
+    char hint[512];
+    if (missing && ptm_gen_hint(missing, files, n, hint, sizeof(hint)))
+        ptm_data_diags_note(dg, missing, "%s", hint);
+}
 
 /* Read every data file of the plan. */
 static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
@@ -75,6 +93,8 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
             }
         }
         int rc = ptm_data_read(path, &o, dg, &run->data[k]);
+        if (rc == PTM_ENOENT && run->rank == 0)
+            ptm_data_gen_hint(plan, access(path, F_OK) != 0 ? path : dd->vocab ? vocab : NULL, dg);
         if (rc != 0)
             return rc;
         struct ptm_dataset *ds = run->data[k];

@@ -54,6 +54,12 @@ struct gen_args {
             (dst) = (a)->field[id];                                                                \
     } while (0)
 
+/* A file a generator writes into its DIR, and the flags it needs to
+ * (NULL: none). */
+struct gen_file {
+    const char *name, *flags;
+};
+
 /* A model's generator as `ptm gen` runs it (struct ptm_model's gen). */
 struct ptm_gen {
     const char *summary; /* one line: `ptm gen` alone lists it */
@@ -67,6 +73,9 @@ struct ptm_gen {
      * PTM_ENOMEM, or PTM_EIO with errno telling why and *file the file not
      * written (NULL: the directory). */
     int (*run)(const struct gen_args *a, const char *dir, const char **file);
+    /* The files it writes (ended by {NULL}), so that a job whose data is
+     * missing can be told the command that makes it. */
+    const struct gen_file *files;
 };
 
 /* A check of a model whose --nonzeros (flag nz) may not exceed its --cols

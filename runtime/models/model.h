@@ -80,6 +80,13 @@ const struct ptm_model *ptm_model_find(const char *name);
 const struct rt_rule *ptm_model_rule(const char *builtin, const struct ptm_model **model);
 /* The objective named builtin, or NULL. */
 const struct rt_objective *ptm_model_objective(const char *builtin);
+/* For a missing data file path that a job reads with others (every
+ * file the job reads, path among them): the `ptm gen` command that writes
+ * it into its directory, in buf, or false when no generator writes a file
+ * of its name. Of several generators, the one that writes most of the
+ * job's files; with the flags those files need. */
+bool ptm_gen_hint(const char *path, const char *const *job_files, size_t n, char *buf,
+                  size_t len);
 /* The names of every model's update rules (objectives: false), joined by
  * ", " into buf (cut at len), for messages. */
 void ptm_model_list(bool objectives, char *buf, size_t len);

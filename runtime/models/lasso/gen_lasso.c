@@ -300,6 +300,11 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     return ptm_gen_lasso(&o, dir);
 }
 
+static const struct gen_file files[] = {
+    {"lasso.svm", NULL}, {"beta_true.tsv", NULL}, {"test.svm", "--test 0.2"},
+    {NULL, NULL},
+};
+
 const struct ptm_gen ptm_gen_lasso_cmd = {
     .summary = "sparse regression with correlated feature groups",
     .usage =
@@ -338,4 +343,5 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
     .flags = flags,
     .check = check,
     .run = run,
+    .files = files,
 };

@@ -343,6 +343,12 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     return ptm_gen_lda(&o, dir, file);
 }
 
+static const struct gen_file files[] = {
+    {"docword.txt", NULL}, {"vocab.txt", NULL}, {"topics_true.tsv", NULL},
+    {"doc_topics_true.tsv", NULL}, {"info.tsv", NULL},
+    {NULL, NULL},
+};
+
 const struct ptm_gen ptm_gen_lda_cmd = {
     .summary = "documents drawn from an LDA topic model",
     .usage =
@@ -368,4 +374,5 @@ const struct ptm_gen ptm_gen_lda_cmd = {
     .flags = flags,
     .check = check,
     .run = run,
+    .files = files,
 };

@@ -274,6 +274,11 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     return ptm_gen_logreg(&o, dir, file);
 }
 
+static const struct gen_file files[] = {
+    {"train.svm", NULL}, {"w_true.tsv", NULL}, {"test.svm", "--test 0.2"}, {"info.tsv", NULL},
+    {NULL, NULL},
+};
+
 const struct ptm_gen ptm_gen_logreg_cmd = {
     .summary = "binary classification from a logistic model",
     .usage =
@@ -302,4 +307,5 @@ const struct ptm_gen ptm_gen_logreg_cmd = {
     .flags = flags,
     .check = check,
     .run = run,
+    .files = files,
 };

@@ -392,6 +392,12 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
     return ptm_gen_mf(&o, dir, file);
 }
 
+static const struct gen_file files[] = {
+    {"ratings.mtx", NULL}, {"test.mtx", NULL}, {"W_true.tsv", NULL}, {"H_true.tsv", NULL},
+    {"info.tsv", NULL},
+    {NULL, NULL},
+};
+
 const struct ptm_gen ptm_gen_mf_cmd = {
     .summary = "low-rank ratings plus noise, with a held-out split",
     .usage =
@@ -421,4 +427,5 @@ const struct ptm_gen ptm_gen_mf_cmd = {
     .flags = flags,
     .check = check,
     .run = run,
+    .files = files,
 };
