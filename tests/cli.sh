@@ -1132,6 +1132,42 @@ err_has "--svg tr.json is the trace it draws: it would be overwritten"
 cmp -s "$T/clob/tr.json" "$T/clob/tr.keep" || no "plan --svg changed the trace"
 end
 
+begin "outputs: a FIFO is written in place, a link stays a link (its file replaced), a dangling link is written through"
+rm -f "$T/clob/fifo" "$T/clob/lnk.tsv" "$T/clob/tgt.tsv" "$T/clob/dang.tsv" "$T/clob/nowhere.tsv"
+mkfifo "$T/clob/fifo"
+cat "$T/clob/fifo" >"$T/clob/got" &
+reader=$!
+echo old >"$T/clob/tgt.tsv"
+ln -s tgt.tsv "$T/clob/lnk.tsv"
+ln -s nowhere.tsv "$T/clob/dang.tsv"
+sed -e 's|^output beta to .*|output beta to "fifo"\noutput beta to "lnk.tsv"\noutput beta to "dang.tsv"|' \
+    "$T/clob/job.ptm" >"$T/clob/special.ptm"
+(cd "$T/clob" && timeout 20 "$PTM_ABS" run --quiet special.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0
+wait "$reader"
+[ -p "$T/clob/fifo" ] || no "the FIFO was replaced"
+[ -L "$T/clob/lnk.tsv" ] || no "the link was replaced"
+[ -L "$T/clob/dang.tsv" ] || no "the dangling link was replaced"
+[ "$(wc -l <"$T/clob/got")" -eq 2 ] || no "the FIFO's reader got $(wc -l <"$T/clob/got") lines, not 2"
+cmp -s "$T/clob/got" "$T/clob/tgt.tsv" || no "the link's file is not beta"
+cmp -s "$T/clob/got" "$T/clob/nowhere.tsv" || no "the dangling link's file is not beta"
+ls "$T/clob" | grep -q '\.tmp' && no "a temporary file is left"
+end
+
+# only once a FIFO is known to be written in place: a regression would
+# replace the machine's /dev/full
+if [ -p "$T/clob/fifo" ] && [ -c /dev/full ]; then
+    begin "outputs: /dev/full fails with 'No space left on device' and stays a device"
+    sed -e 's|^output beta to .*|output beta to "/dev/full"|' "$T/clob/job.ptm" >"$T/clob/full.ptm"
+    (cd "$T/clob" && "$PTM_ABS" run --quiet full.ptm) >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 1
+    err_has "cannot write '/dev/full': No space left on device"
+    [ -c /dev/full ] || no "/dev/full is no longer a device"
+    end
+fi
+
 # ---- run: Lua updates under rotation and data_parallel -----------------------
 
 # examples/mf and examples/logreg with generated data, 5 sweeps, outputs in $T.

@@ -2,7 +2,10 @@
  * wfile.h - writing a file so that it is either the old one or the whole
  * new one: the text goes to PATH.tmpPID in the same directory, is synced,
  * and is renamed over PATH only when everything succeeded. Used for plans,
- * outputs, the pictures of `ptm plan` and generated data.
+ * outputs, the pictures of `ptm plan` and generated data. A symbolic link
+ * stays a link: the file it names is replaced. A device, a pipe or a
+ * dangling link (/dev/null, /dev/stdout) is written in place, never
+ * replaced by a regular file.
  */
 #ifndef PTM_WFILE_H
 #define PTM_WFILE_H
@@ -12,7 +15,7 @@
 struct ptm_wfile {
     FILE *f;    /* write here; NULL once finished */
     char *path; /* owned */
-    char *tmp;  /* owned */
+    char *tmp;  /* owned; NULL when written in place */
     int err;    /* errno of the first failure, or 0 */
 };
 
