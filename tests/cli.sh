@@ -49,6 +49,8 @@ err_has() { grep -qF -- "$1" "$T/err" || no "stderr lacks '$1'"; }
 err_lacks() { ! grep -qF -- "$1" "$T/err" || no "stderr has '$1'"; }
 out_empty() { [ ! -s "$T/out" ] || no "stdout is not empty"; }
 err_empty() { [ ! -s "$T/err" ] || no "stderr is not empty"; }
+# skip NAME WHY: a case that cannot run here (not counted).
+skip() { echo "skip $1: $2"; }
 # the objectives of a run's progress lines (not its closing 'stopped at' line)
 objectives() { awk '/^round / { for (i = 1; i < NF; i++) if ($i == "objective") print $(i + 1) }' "$1"; }
 last_objective() { objectives "$1" | tail -n 1; }
@@ -1155,17 +1157,27 @@ cmp -s "$T/clob/got" "$T/clob/nowhere.tsv" || no "the dangling link's file is no
 ls "$T/clob" | grep -q '\.tmp' && no "a temporary file is left"
 end
 
-# only once a FIFO is known to be written in place: a regression would
-# replace the machine's /dev/full
-if [ -p "$T/clob/fifo" ] && [ -c /dev/full ]; then
-    begin "outputs: /dev/full fails with 'No space left on device' and stays a device"
-    sed -e 's|^output beta to .*|output beta to "/dev/full"|' "$T/clob/job.ptm" >"$T/clob/full.ptm"
+# devices of our own (as root, mknod): a regression replaces those, not
+# the machine's /dev/null and /dev/full
+if mknod "$T/clob/null" c 1 3 2>/dev/null && mknod "$T/clob/full" c 1 7 2>/dev/null; then
+    begin "outputs: a device (a private /dev/null) is written in place, /dev/full says 'No space left on device'"
+    sed -e 's|^output beta to .*|output beta to "null"|' "$T/clob/job.ptm" >"$T/clob/null.ptm"
+    (cd "$T/clob" && "$PTM_ABS" run --quiet null.ptm) >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 0
+    [ -c "$T/clob/null" ] || no "the device was replaced by a regular file"
+    sed -e 's|^output beta to .*|output beta to "full"|' "$T/clob/job.ptm" >"$T/clob/full.ptm"
     (cd "$T/clob" && "$PTM_ABS" run --quiet full.ptm) >"$T/out" 2>"$T/err"
     rc=$?
     want_rc 1
-    err_has "cannot write '/dev/full': No space left on device"
-    [ -c /dev/full ] || no "/dev/full is no longer a device"
+    err_has "cannot write 'full': No space left on device"
+    [ -c "$T/clob/full" ] || no "the device was replaced by a regular file"
+    (cd "$T/clob" && "$PTM_ABS" plan --svg null job.ptm && "$PTM_ABS" compile job.ptm -o null) \
+        >"$T/out" 2>"$T/err" || no "plan --svg or compile -o to a device failed"
+    [ -c "$T/clob/null" ] || no "plan --svg or compile -o replaced the device"
     end
+else
+    skip "outputs: devices written in place" "mknod needs root"
 fi
 
 # ---- run: Lua updates under rotation and data_parallel -----------------------
@@ -1185,6 +1197,23 @@ for f in logreg logreg_lua; do
         -e "s|\"b.tsv\"|\"$T/lrl/b-$f.tsv\"|" "examples/logreg/$f.ptm" >"$T/lrl/$f.ptm"
 done
 upd_line=$(grep -n '^update' "$T/mfl/mf_lua.ptm" | cut -d: -f1)
+
+begin "run: an objective that gets worse 3 evaluations in a row warns once, with where it started"
+sed -e 's|^update builtin .*|update builtin mf_sgd { rate = 0.2, decay = 1, reg = 0.05 }|' \
+    -e "s|\"W.tsv\"|\"$T/mfl/W-worse.tsv\"|" -e "s|\"H.tsv\"|\"$T/mfl/H-worse.tsv\"|" \
+    -e "s|\"data/|\"$T/mfl/data/|g" examples/mf/mf.ptm >"$T/mfl/worse.ptm"
+run run --workers 2 "$T/mfl/worse.ptm"
+want_rc 0
+[ "$(grep -c 'warning' "$T/err")" -eq 1 ] || no "not one warning"
+w=$(sed -n 's/^ptm: warning: the objective got worse at 3 evaluations in a row, from \([^ ]*\) at sweep \([0-9]*\) to \([^ ]*\) at sweep \([0-9]*\) (steps too large? a held-out score past its best?)$/\1 \2 \3 \4/p' "$T/err")
+[ -n "$w" ] || no "no warning as expected"
+# the progress lines: the first 3 rises in a row start and end there
+awk -v w="$w" 'BEGIN { split(w, x, " ") }
+    /^round / { o[n] = $6; s[n] = $4; n++ }
+    END { for (i = 3; i < n; i++) if (o[i] > o[i-1] && o[i-1] > o[i-2] && o[i-2] > o[i-3]) {
+              exit !(s[i-3] == x[2] && s[i] == x[4] && o[i-3] == x[1] && o[i] == x[3]) }
+          exit 1 }' "$T/err" || no "the progress lines do not rise 3 times from sweep ${w#* }"
+end
 
 begin "run: mf_lua.ptm (mf.lua) gives mf.ptm's W and H, bit for bit, on 2 workers"
 run run --quiet --workers 2 "$T/mfl/mf.ptm"
@@ -1501,8 +1530,6 @@ end
 
 # ---- plan: dry runs, pictures, traces ----------------------------------------
 
-# skip NAME WHY: a case that cannot run here (not counted).
-skip() { echo "skip $1: $2"; }
 
 mkdir -p "$T/pl"
 printf '1 1:1 2:1 4:2\n2 2:1 3:1 5:1\n3 1:2 6:1 7:1\n4 3:1 4:1 7:2\n5 1:1 5:1\n6 2:2 6:1 7:1\n' \

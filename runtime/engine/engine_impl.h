@@ -213,6 +213,9 @@ struct rt_rule {
 /* An objective: every worker's part, summed in worker order, then one
  * call on the sum. */
 struct rt_objective {
+    /* -1: lower is better, 1: higher is better, 0: not known (a Lua
+     * objective); a run that gets worse RT_WORSE_RUN times in a row warns */
+    int better;
     int (*setup)(struct ptm_run *run, char *err, size_t errlen);
     int (*part)(struct rt_worker *w, double *out);
     double (*finish)(const struct ptm_run *run, double sum);
@@ -340,6 +343,12 @@ struct ptm_run {
      * first round, whose cost goes to the first round's schedule seconds. */
     struct depgraph_lazy *lazy;
     bool lazy_told; /* the trace has the graph it built */
+    /* the objective getting worse: evaluations in a row, from which value
+     * and sweep; said once */
+    int worse;
+    double worse_from;
+    int64_t worse_sweep, eval_sweep;
+    bool worse_told;
     struct sched_edges depgraph;
     bool has_depgraph;
     struct depgraph_info depgraph_info;

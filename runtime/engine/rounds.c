@@ -191,6 +191,41 @@ static int record_objective(struct ptm_run *run, double f)
     return 0;
 }
 
+static int64_t sweeps(const struct ptm_run *run);
+
+/* Evaluations in a row at which the objective got worse before a warning:
+ * few enough to catch a divergence early, more than SGD's noise makes. */
+#define RT_WORSE_RUN 3
+
+/* Say once that the objective got worse RT_WORSE_RUN times in a row. */
+static void warn_worse(struct ptm_run *run)
+{
+    int better = run->obj->better;
+    int64_t sw = sweeps(run), from = run->eval_sweep;
+    run->eval_sweep = sw;
+    if (!better || run->worse_told || run->nhist < 2)
+        return;
+    double a = run->hist[run->nhist - 2], b = run->hist[run->nhist - 1];
+    double slack = 1e-12 * fabs(a);
+    if (!(better < 0 ? b > a + slack : b < a - slack)) {
+        run->worse = 0;
+        return;
+    }
+    if (run->worse++ == 0) {
+        run->worse_from = a;
+        run->worse_sweep = from;
+    }
+    if (run->worse < RT_WORSE_RUN || !run->opts.log)
+        return;
+    run->worse_told = true;
+    fprintf(run->opts.log,
+            "%sptm: warning: the objective got worse at %d evaluations in a row, from %.10g "
+            "at sweep %lld to %.10g at sweep %lld (steps too large? a held-out score past "
+            "its best?)\n",
+            run->opts.log_tty && !run->opts.quiet ? "\r\033[K" : "", run->worse, run->worse_from,
+            (long long)run->worse_sweep, b, (long long)sw);
+}
+
 /* Evaluate the objective (applying the pending round first). */
 static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *err, size_t errlen)
 {
@@ -220,6 +255,7 @@ static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *e
         }
         if ((rc = record_objective(run, f)) != 0)
             return rc;
+        warn_worse(run);
     }
     return rt_metrics_eval(run, err, errlen);
 }

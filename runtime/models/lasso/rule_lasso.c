@@ -1000,6 +1000,7 @@ static void obj_release(struct ptm_run *run)
 }
 
 static const struct rt_objective objective_ops = {
+    .better = -1,
     .setup = obj_setup,
     .part = obj_part,
     .finish = obj_finish,

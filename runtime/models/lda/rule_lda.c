@@ -403,6 +403,7 @@ static void ll_release(struct ptm_run *run)
 }
 
 static const struct rt_objective objective_ops = {
+    .better = 1,
     .setup = ll_setup,
     .part = ll_part,
     .finish = ll_finish,

@@ -284,6 +284,7 @@ static void rmse_release(struct ptm_run *run)
 }
 
 static const struct rt_objective objective_ops = {
+    .better = -1,
     .setup = rmse_setup,
     .part = rmse_part,
     .finish = rmse_finish,
