@@ -218,7 +218,7 @@ $(B)/bench/sched_bench: bench/sched_bench.c $(LIB)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -o $@ $^ $(LDLIBS)
 
 # The Lua host and the sandbox at -O2 whatever CFLAGS says.
-$(B)/bench/lua_bench: bench/lua_bench.c $(filter-out runtime/lua/rule_lua.c,$(LUA_SRC)) lang/arena.c \
+$(B)/bench/lua_bench: bench/lua_bench.c $(filter-out runtime/lua/rule_lua.c runtime/lua/predict_lua.c,$(LUA_SRC)) lang/arena.c \
 	  lang/ptm.c lang/diag.c runtime/lua/lua_host.h runtime/lua/lua_host_impl.h runtime/lua/lua_sandbox.h \
 	  bench/bench.h
 	@mkdir -p $(dir $@)

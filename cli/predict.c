@@ -46,6 +46,8 @@ const char cli_predict_help[] =
     "               sampling with the trained topics fixed), a line of K;\n"
     "               loglik_per_word and perplexity of held-out words\n"
     "               (document completion: every other token held out)\n"
+    "  update lua   the Lua file's predict(w, job): one prediction a row, and\n"
+    "               the metrics it returns (spec/runtime.md, \"Lua hooks\")\n"
     "\n"
     "The metrics go to standard output, one 'NAME VALUE' a line after a line\n"
     "that says what was predicted (to standard error with -o -).\n"

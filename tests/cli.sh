@@ -1399,6 +1399,47 @@ paste "$T/km/C1.tsv" "$T/km/3/C.tsv" "$T/km/C2.tsv" | awk '{ m = NF / 3
     no "the centroids differ"
 end
 
+# ptm predict of a Lua model: kmeans.lua's predict(w, job) on new points,
+# each row's nearest centroid and the sum of squares, against numpy's.
+cat >"$T/km/pred.py" <<'EOF'
+import sys
+import numpy as np
+points, cfile, pfile, inertia = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+X = np.array([[float(t.split(":")[1]) for t in l.split()[1:]] for l in open(points)])
+C = np.loadtxt(cfile, ndmin=2)
+d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+pred = np.loadtxt(pfile)
+if len(pred) != len(X) or (pred != d.argmin(axis=1) + 1).any():
+    sys.exit("predictions are not the nearest centroids")
+if abs(inertia - d.min(axis=1).sum()) > 1e-9 * d.min(axis=1).sum():
+    sys.exit("inertia %.12g, numpy's %.12g" % (inertia, d.min(axis=1).sum()))
+EOF
+begin "predict: a Lua model's predict hook (kmeans.lua): nearest centroids and inertia, as numpy"
+/usr/bin/python3 examples/kmeans/blobs.py --seed 7 --n 500 --out "$T/km/new.svm"
+run predict "$T/km/3/kmeans.ptm" --data "$T/km/new.svm" -o "$T/km/pred.tsv"
+want_rc 0
+out_has "predicted 500 rows of $T/km/new.svm to $T/km/pred.tsv"
+inertia=$(awk '$1 == "inertia" { print $2 }' "$T/out")
+[ -n "$inertia" ] || no "no inertia printed"
+/usr/bin/python3 "$T/km/pred.py" "$T/km/new.svm" "$T/km/3/C.tsv" "$T/km/pred.tsv" "${inertia:-0}" \
+    >"$T/km/py" 2>&1 || no "$(tail -n 1 "$T/km/py")"
+end
+
+begin "predict: a Lua model without predict, or one that returns the wrong count, says so"
+sed -e '/^-- ptm predict:/,$d' examples/kmeans/kmeans.lua >"$T/km/3/nopred.lua"
+sed -e 's|"kmeans.lua"|"nopred.lua"|g' "$T/km/3/kmeans.ptm" >"$T/km/3/nopred.ptm"
+run predict "$T/km/3/nopred.ptm" --data "$T/km/new.svm"
+want_rc 1
+err_has "\"nopred.lua\" defines no function 'predict': a Lua model predicts through predict(w, job)"
+cp examples/kmeans/kmeans.lua "$T/km/3/short.lua"
+printf 'function predict(w, job) return {1, 2, 3} end\n' >>"$T/km/3/short.lua"
+sed -e 's|"kmeans.lua"|"short.lua"|g' "$T/km/3/kmeans.ptm" >"$T/km/3/short.ptm"
+run predict "$T/km/3/short.ptm" --data "$T/km/new.svm" -o "$T/km/short.tsv"
+want_rc 1
+err_has "hook 'predict' returned a list of 3 values (expected 500: one a row of the data)"
+[ -e "$T/km/short.tsv" ] && no "predictions were written"
+end
+
 # method = svrg: the optimality conditions, checked here from w.tsv and the
 # data file (the subgradient of the mean loss plus the penalties, by awk).
 # b (-v b=) is the intercept: its condition is a zero mean of the slopes.

@@ -594,6 +594,50 @@ START_TEST(test_results)
 }
 END_TEST
 
+/* predict(w, job): a vector or a list of one number a row, and metrics
+ * in name order; the wrong count, a non-finite value, a bad metric
+ * refused with a message. */
+START_TEST(test_predict)
+{
+    struct lhost *h = small_host();
+    load_ok(h, "function predict(w, job)\n"
+               "  if job.form == 1 then local v = w:vector(3); v[1], v[2], v[3] = 1, 2, 3.5;\n"
+               "    return v, {zeta = 2, alpha = 1} end\n"
+               "  if job.form == 2 then return {4, 5, 6} end\n"
+               "  if job.form == 3 then return {4, 5} end\n"
+               "  if job.form == 4 then return {4, 0/0, 6} end\n"
+               "  if job.form == 5 then return {4, 5, 6}, {a = 'x'} end\n"
+               "  return w:vector(4)\n"
+               "end\n");
+    double out[3];
+    struct lhost_metric m[4];
+    int nm = -1;
+    ck_assert_int_eq(lhost_set_const_num(h, "form", 1), 0);
+    ck_assert_msg(lhost_predict(h, "predict", 3, out, m, 4, &nm) == 0, "%s", lhost_error(h));
+    ck_assert(out[0] == 1 && out[1] == 2 && out[2] == 3.5);
+    ck_assert_int_eq(nm, 2);
+    ck_assert_str_eq(m[0].name, "alpha");
+    ck_assert_double_eq(m[0].value, 1);
+    ck_assert_str_eq(m[1].name, "zeta");
+    ck_assert_int_eq(lhost_set_const_num(h, "form", 2), 0);
+    ck_assert_int_eq(lhost_predict(h, "predict", 3, out, m, 4, &nm), 0);
+    ck_assert(out[0] == 4 && out[1] == 5 && out[2] == 6 && nm == 0);
+    static const char *const why[] = {
+        "hook 'predict' returned a list of 2 values (expected 3: one a row of the data)",
+        "hook 'predict' returned nan for row 2 (expected a finite number)",
+        "hook 'predict' returned a string for metric 'a' (expected a number)",
+        "hook 'predict' returned a vector of 4 values (expected 3: one a row of the data)",
+    };
+    for (int f = 3; f <= 6; f++) {
+        ck_assert_int_eq(lhost_set_const_num(h, "form", f), 0);
+        ck_assert_int_eq(lhost_predict(h, "predict", 3, out, m, 4, &nm), PTM_EINVAL);
+        ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_RESULT);
+        ck_assert_str_eq(lhost_error(h), why[f - 3]);
+    }
+    lhost_free(h);
+}
+END_TEST
+
 /* push's three forms give the same z. Blocks 7, 1, 4 (0-based 6, 0, 3). */
 START_TEST(test_push_forms)
 {
@@ -2370,6 +2414,7 @@ static Suite *lua_suite(void)
     tc = tcase_create("sandbox");
     add_rows(tc, test_refused, refused_cases);
     tcase_add_test(tc, test_allowed);
+    tcase_add_test(tc, test_predict);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("limits");

@@ -65,3 +65,16 @@ function objective(w, job) -- this worker's part of sum over rows of |x - c(x)|^
     end
     return f
 end
+
+-- ptm predict: each row's nearest centroid (1 .. k), and the within-cluster
+-- sum of squares over the rows as a metric.
+function predict(w, job)
+    C = w.C
+    local X, out, f = w.X, w:vector(w.X:size()), 0
+    for i = 1, #out do
+        local x = X:row(i)
+        local c, d = nearest(x, job.k)
+        out[i], f = c, f + x:norm2() + d
+    end
+    return out, { inertia = f }
+end

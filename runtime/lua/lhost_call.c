@@ -198,7 +198,16 @@ void lhost_open_calls(lua_State *L, struct lhost *h)
     h->ref_buf = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
-enum call_kind { CALL_PUSH, CALL_PULL, CALL_APPLY, CALL_BLOCK, CALL_ROWS, CALL_OBJECTIVE, CALL_INIT };
+enum call_kind {
+    CALL_PUSH,
+    CALL_PULL,
+    CALL_APPLY,
+    CALL_BLOCK,
+    CALL_ROWS,
+    CALL_OBJECTIVE,
+    CALL_INIT,
+    CALL_PREDICT
+};
 
 struct call {
     struct lhost *h;
@@ -211,6 +220,7 @@ struct call {
     const int64_t *off; /* apply: offsets of the changes */
     int64_t a, b;       /* the block; the rows */
     int fntype;         /* out: the type of the global fn */
+    int nres;           /* results kept: 1, or 2 for predict */
 };
 
 /* Every one of n blocks has one value (off: n + 1 offsets, or NULL). */
@@ -338,6 +348,7 @@ static int prepare(lua_State *L)
     case CALL_PUSH:
     case CALL_OBJECTIVE:
     case CALL_INIT:
+    case CALL_PREDICT:
         break;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_job);
@@ -365,7 +376,8 @@ static int run(struct lhost *h, struct call *c, int base)
         return lhost_fail(h, LHOST_FAIL_MISSING, "'%s' in '%s' is a %s, not a function", c->fn,
                           h->chunk, lua_typename(L, c->fntype));
     int nargs = lua_gettop(L) - base - 2;
-    return status_to_rc(h, lua_pcall(L, nargs, 1, base + 1), "in hook", c->fn);
+    return status_to_rc(h, lua_pcall(L, nargs, c->nres ? c->nres : 1, base + 1), "in hook",
+                        c->fn);
 }
 
 /* After a call and the reading of its result: the stack back at base, and
@@ -937,6 +949,135 @@ int lhost_objective(struct lhost *h, const char *fn, double *out)
     *out = x;
     rc = 0;
 out:
+    finish(h, base);
+    return rc;
+}
+
+/* predict's first result at idx: a vector of n values or a list of n
+ * numbers, into out. */
+static bool read_predictions(struct lhost *h, const char *fn, int idx, int64_t n, double *out)
+{
+    lua_State *L = h->L;
+    if (is_vector(L, idx)) {
+        const struct uvec *v = lua_touserdata(L, idx);
+        if (v->n != n) {
+            lhost_fail(h, LHOST_FAIL_RESULT,
+                       "hook '%s' returned a vector of %lld values (expected %lld: one a row "
+                       "of the data)",
+                       fn, (long long)v->n, (long long)n);
+            return false;
+        }
+        if (n && !v->v) {
+            lhost_fail(h, LHOST_FAIL_RESULT, "hook '%s' returned a vector it may not use now", fn);
+            return false;
+        }
+        if (copy_finite(v->v, (size_t)n, out, 1))
+            return true;
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(v->v[i])) {
+                lhost_fail(h, LHOST_FAIL_RESULT,
+                           "hook '%s' returned %s for row %lld (expected a finite number)", fn,
+                           nonfinite(v->v[i]), (long long)i + 1);
+                return false;
+            }
+        return true;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        lhost_fail(h, LHOST_FAIL_RESULT,
+                   "hook '%s' returned %s (expected a vector or a list of %lld numbers, one a "
+                   "row of the data)",
+                   fn, what_is(L, idx), (long long)n);
+        return false;
+    }
+    lua_Unsigned len = lua_rawlen(L, idx);
+    if (len != (lua_Unsigned)n) {
+        lhost_fail(h, LHOST_FAIL_RESULT,
+                   "hook '%s' returned a list of %llu values (expected %lld: one a row of the "
+                   "data)",
+                   fn, (unsigned long long)len, (long long)n);
+        return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int t = lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        double x = t == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+        if (t != LUA_TNUMBER || !isfinite(x)) {
+            lhost_fail(h, LHOST_FAIL_RESULT, "hook '%s' returned %s for row %lld (expected a %s)",
+                       fn, t == LUA_TNUMBER ? nonfinite(x) : what_is(L, -1), (long long)i + 1,
+                       t == LUA_TNUMBER ? "finite number" : "number");
+            lua_pop(L, 1);
+            return false;
+        }
+        out[i] = x;
+        lua_pop(L, 1);
+    }
+    return true;
+}
+
+/* predict's second result at idx: nil, or a table of named numbers. */
+static bool read_metrics(struct lhost *h, const char *fn, int idx, struct lhost_metric *m,
+                         int maxm, int *nm)
+{
+    lua_State *L = h->L;
+    *nm = 0;
+    if (lua_isnil(L, idx))
+        return true;
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        lhost_fail(h, LHOST_FAIL_RESULT,
+                   "hook '%s' returned %s as its second value (expected a table of metrics, "
+                   "{name = number})",
+                   fn, what_is(L, idx));
+        return false;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        /* key at -2, value at -1 */
+        size_t klen = 0;
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &klen) : NULL;
+        if (!key || klen == 0 || klen >= sizeof(m->name) || strlen(key) != klen) {
+            lhost_fail(h, LHOST_FAIL_RESULT,
+                       "hook '%s' returned a metric named by %s (expected a name of 1 to %zu "
+                       "characters)",
+                       fn, key ? "a string of that length" : what_is(L, -2), sizeof(m->name) - 1);
+            lua_pop(L, 2);
+            return false;
+        }
+        if (lua_type(L, -1) != LUA_TNUMBER || *nm >= maxm) {
+            if (*nm >= maxm)
+                lhost_fail(h, LHOST_FAIL_RESULT, "hook '%s' returned more than %d metrics", fn,
+                           maxm);
+            else
+                lhost_fail(h, LHOST_FAIL_RESULT,
+                           "hook '%s' returned %s for metric '%s' (expected a number)", fn,
+                           what_is(L, -1), key);
+            lua_pop(L, 2);
+            return false;
+        }
+        memcpy(m[*nm].name, key, klen + 1);
+        m[*nm].value = lua_tonumber(L, -1);
+        (*nm)++;
+        lua_pop(L, 1);
+    }
+    /* in name order: a table's order is Lua's */
+    for (int i = 1; i < *nm; i++)
+        for (int j = i; j > 0 && strcmp(m[j - 1].name, m[j].name) > 0; j--) {
+            struct lhost_metric t = m[j];
+            m[j] = m[j - 1];
+            m[j - 1] = t;
+        }
+    return true;
+}
+
+int lhost_predict(struct lhost *h, const char *fn, int64_t n, double *out, struct lhost_metric *m,
+                  int maxm, int *nm)
+{
+    lua_State *L = h->L;
+    int base = lua_gettop(L);
+    struct call c = {.kind = CALL_PREDICT, .fn = fn, .nres = 2};
+    *nm = 0;
+    int rc = run(h, &c, base);
+    if (rc == 0 && !(read_predictions(h, fn, base + 2, n, out) &&
+                     read_metrics(h, fn, base + 3, m, maxm, nm)))
+        rc = PTM_EINVAL;
     finish(h, base);
     return rc;
 }

@@ -111,6 +111,9 @@
  *   objective(w, job)        -> number
  *   init(w, job)             once per worker before the first round (the
  *                            engine decides what it may write)
+ *   predict(w, job)          `ptm predict`: one worker holding every row of
+ *                            the new data, the trained parameters read-only;
+ *                            -> predictions (one a row), [{name = metric}]
  * z and apply's vector d are the host's copies, writable (a hook may
  * compute in them and return them) and, like S, emptied when the call
  * returns.
@@ -264,6 +267,18 @@ int lhost_push_block(struct lhost *h, const char *fn, int64_t block);
 int lhost_push_rows(struct lhost *h, const char *fn, int64_t begin, int64_t end);
 /* objective(w): a finite number into *out. */
 int lhost_objective(struct lhost *h, const char *fn, double *out);
+/* A named number a hook returned. */
+struct lhost_metric {
+    char name[32];
+    double value;
+};
+
+/* predict(w, job) of a trained model: its first result, a vector or a list
+ * of n finite numbers (one a row of the data registered), into out; its
+ * second, nil or a table {name = number} of at most maxm metrics, into
+ * m[0 .. *nm) in name order. */
+int lhost_predict(struct lhost *h, const char *fn, int64_t n, double *out, struct lhost_metric *m,
+                  int maxm, int *nm);
 /* init(w, job), once before the first round; what it returns is ignored. */
 int lhost_init(struct lhost *h, const char *fn);
 /* The parameters of the loaded file's global function fn (*vararg: it

@@ -120,6 +120,25 @@ const struct ptm_values *ptm_predict_param(struct ptm_predict *pr, const char *k
         }
         return NULL;
     }
+    return ptm_predict_param_at(pr, p, rc, err, errlen);
+}
+
+bool ptm_predict_param_known(const struct ptm_predict *pr, int32_t p)
+{
+    const struct plan_param *pp = &pr->plan->params[p];
+    for (size_t k = 0; k < pr->nfiles; k++)
+        if (strcmp(pr->files[k].param, pp->name) == 0)
+            return true;
+    for (uint32_t k = 0; k < pr->plan->noutputs; k++)
+        if (pr->plan->outputs[k].param == p)
+            return true;
+    return false;
+}
+
+const struct ptm_values *ptm_predict_param_at(struct ptm_predict *pr, int32_t p, int *rc,
+                                             char *err, size_t errlen)
+{
+    *rc = 0;
     if (pr->tables[p].val)
         return &pr->tables[p];
     const struct plan_param *pp = &pr->plan->params[p];
@@ -169,11 +188,20 @@ const struct ptm_dataset *ptm_predict_data(struct ptm_predict *pr, const char *k
         *rc = PTM_EINVAL;
         return NULL;
     }
-    const struct plan_data *d = &pr->plan->data[o->ref];
+    return ptm_predict_data_at(pr, o->ref, rc, err, errlen);
+}
+
+const struct ptm_dataset *ptm_predict_data_at(struct ptm_predict *pr, int32_t k, int *rc,
+                                              char *err, size_t errlen)
+{
+    *rc = 0;
+    if (pr->data)
+        return pr->data;
+    const struct plan_data *d = &pr->plan->data[k];
     struct ptm_data_opts opts;
     ptm_data_opts_from_plan(d, &opts);
     for (uint32_t j = 0; j < pr->plan->ndata; j++)
-        if (pr->plan->data[j].labels_of == o->ref && d->format == PLAN_FORMAT_CSV) {
+        if (pr->plan->data[j].labels_of == k && d->format == PLAN_FORMAT_CSV) {
             opts.csv_labels = true;
             opts.csv_label = pr->plan->data[j].label_column;
         }
@@ -292,11 +320,8 @@ int ptm_predict_run(struct ptm_predict *pr, char *err, size_t errlen)
         snprintf(err, errlen, "the job has no update rule: nothing was trained");
         return PTM_EINVAL;
     }
-    if (u->lua) {
-        snprintf(err, errlen, "a Lua update rule predicts through a 'predict' hook (not in "
-                              "this version): only the built-in models predict");
-        return PTM_EINVAL;
-    }
+    if (u->lua)
+        return rt_lua_predict(pr, err, errlen);
     const struct ptm_model *model;
     if (!ptm_model_rule(u->builtin, &model) || !model) {
         snprintf(err, errlen, "no model has the update rule '%s'", u->builtin);

@@ -55,6 +55,7 @@ struct ptm_predict {
         double value;
     } metric[PTM_PREDICT_METRICS];
     int nmetrics;
+    char names[PTM_PREDICT_METRICS][32]; /* metric names a model made (a Lua hook's) */
     int64_t predicted; /* predictions made: rows, pairs or documents */
     const char *unit;  /* what a prediction is: "rows", "pairs", "documents" */
     /* Set by a caller that gives the tables and the data itself (a run's
@@ -83,12 +84,23 @@ int ptm_predict_run(struct ptm_predict *pr, char *err, size_t errlen);
  * such as an intercept), or on failure (rc and err set). */
 const struct ptm_values *ptm_predict_param(struct ptm_predict *pr, const char *key,
                                           bool required, int *rc, char *err, size_t errlen);
+/* The same for parameter p of the job (an index into plan->params). */
+const struct ptm_values *ptm_predict_param_at(struct ptm_predict *pr, int32_t p, int *rc,
+                                             char *err, size_t errlen);
+/* Whether parameter p has a file to be read from: an output, or --param. */
+bool ptm_predict_param_known(const struct ptm_predict *pr, int32_t p);
 /* Where the table of the parameter option key names was read. */
 const char *ptm_predict_param_path(const struct ptm_predict *pr, const char *key);
 /* The new data, read as the job declares the data its update's option key
  * names; NULL on failure (rc set; messages in the diags or err). */
 const struct ptm_dataset *ptm_predict_data(struct ptm_predict *pr, const char *key, int *rc,
                                            char *err, size_t errlen);
+/* The same for data k of the job (an index into plan->data). */
+const struct ptm_dataset *ptm_predict_data_at(struct ptm_predict *pr, int32_t k, int *rc,
+                                              char *err, size_t errlen);
+/* A model whose update is a Lua file: its predict(w, job) hook
+ * (runtime/lua/predict_lua.c). */
+int rt_lua_predict(struct ptm_predict *pr, char *err, size_t errlen);
 /* The number option key of the update, or dflt. */
 double ptm_predict_option(const struct ptm_predict *pr, const char *key, double dflt);
 /* Record a metric (at most PTM_PREDICT_METRICS; name is borrowed). */
