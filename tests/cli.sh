@@ -875,9 +875,37 @@ end
 begin "run --quiet --trace: no progress, one JSON object per round"
 run run --quiet --workers=3 --seed 5 --trace "$T/rd/trace.json" "$T/run.ptm"
 want_rc 0; err_lacks "objective"
-head -n 1 "$T/rd/trace.json" | grep -q '^{"round": 1, "seconds": [0-9.]*, "blocks": \[[0-9, ]*\], "candidates": 40, "conflicts": [0-9]*, "evaluations": [0-9]*, "schedule_seconds": [0-9.]*, "workers": ' ||
+head -n 1 "$T/rd/trace.json" | grep -q '^{"round": 1, "seconds": [0-9.]*, "blocks": \[[0-9, ]*\], "updates": [0-9]*, "candidates": 40, "conflicts": [0-9]*, "evaluations": [0-9]*, "schedule_seconds": [0-9.]*, "work_seconds": [0-9.]*, "combine_seconds": [0-9.]*, "objective_seconds": [0-9.]*, "workers": ' ||
     no "first trace line is not as expected"
 grep -q '"objective": ' "$T/rd/trace.json" || no "the trace has no objective"
+# each round: updates is its count of blocks, and the coordinator's split
+# adds up to no more than the round's wall seconds (1 ms for the clock
+# reads between them)
+/usr/bin/python3 - "$T/rd/trace.json" >"$T/py" 2>&1 <<'EOF' || no "$(tail -n 1 "$T/py")"
+import json, sys
+prev = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    span, prev = r["seconds"] - prev, r["seconds"]
+    if r["updates"] != len(r["blocks"]):
+        sys.exit("round %d: updates %d, %d blocks" % (r["round"], r["updates"], len(r["blocks"])))
+    used = sum(r[k] for k in ("schedule_seconds", "work_seconds", "combine_seconds",
+                              "objective_seconds"))
+    if used > span + 1e-3:
+        sys.exit("round %d: %.6f s split of a %.6f s round" % (r["round"], used, span))
+EOF
+end
+
+begin "plan TRACE: the coordinator's time, the workers idle against the rounds' wall seconds"
+run plan "$T/rd/trace.json"
+want_rc 0
+out_has "# coordinator over "
+grep -q '^# coordinator over [0-9]* rounds, [0-9.e-]* s: scheduling [0-9.e-]* s ([0-9]*%), the workers'"'"' phases [0-9.e-]* s ([0-9]*%), combining [0-9.e-]* s ([0-9]*%), objective [0-9.e-]* s ([0-9]*%), other [0-9.e-]* s ([0-9]*%)$' "$T/out" ||
+    no "no coordinator line as expected"
+run plan --svg "$T/rd/trace.svg" "$T/rd/trace.json"
+want_rc 0
+grep -q '<g id="coordinator">' "$T/rd/trace.svg" || no "the picture has no coordinator lane"
+grep -q 'coordinator: scheduling' "$T/rd/trace.svg" || no "the legend does not name the lane's colours"
 end
 
 begin "run --trace: each round has every worker's seconds"
@@ -1198,6 +1226,24 @@ for f in logreg logreg_lua; do
 done
 upd_line=$(grep -n '^update' "$T/mfl/mf_lua.ptm" | cut -d: -f1)
 
+begin "run: progress without an objective (rounds, sweeps, ratings a second), and an eta from the stop rule's bound"
+sed -e '/^objective/d' -e 's|^stop when .*|stop when sweeps >= 40|' \
+    -e "s|\"W.tsv\"|\"$T/mfl/W-noobj.tsv\"|" -e "s|\"H.tsv\"|\"$T/mfl/H-noobj.tsv\"|" \
+    -e "s|\"data/|\"$T/mfl/data/|g" examples/mf/mf.ptm >"$T/mfl/noobj.ptm"
+run run --workers 2 "$T/mfl/noobj.ptm"
+want_rc 0
+head -n 1 "$T/err" | grep -q '^round [0-9]* sweep 1 ratings/s [0-9.e+]* eta [0-9.e+-]*s elapsed [0-9.]*s$' ||
+    no "first line: $(head -n 1 "$T/err")"
+grep -q '^round .* objective ' "$T/err" && no "a progress line names an objective"
+tail -n 1 "$T/err" | grep -q '^stopped at sweep 40 ' || no "last line: $(tail -n 1 "$T/err")"
+# with an objective, the last line before the stop: nothing left
+sed -e 's|^stop when .*|stop when sweeps >= 6|' -e "s|\"W.tsv\"|\"$T/mfl/W-eta.tsv\"|" \
+    -e "s|\"H.tsv\"|\"$T/mfl/H-eta.tsv\"|" -e "s|\"data/|\"$T/mfl/data/|g" examples/mf/mf.ptm >"$T/mfl/eta.ptm"
+run run --workers 2 "$T/mfl/eta.ptm"
+want_rc 0
+grep '^round' "$T/err" | tail -n 1 | grep -q ' sweep 6 .* eta 0s elapsed ' || no "no eta 0s at sweep 6"
+end
+
 begin "run: an objective that gets worse 3 evaluations in a row warns once, with where it started"
 sed -e 's|^update builtin .*|update builtin mf_sgd { rate = 0.2, decay = 1, reg = 0.05 }|' \
     -e "s|\"W.tsv\"|\"$T/mfl/W-worse.tsv\"|" -e "s|\"H.tsv\"|\"$T/mfl/H-worse.tsv\"|" \
@@ -1239,6 +1285,17 @@ sed -e 's|"mf.lua"|"race.lua"|' -e 's|-mf_lua.tsv|-race.tsv|' "$T/mfl/mf_lua.ptm
 run run --quiet --workers 2 "$T/mfl/race.ptm"
 want_rc 1
 err_has "ptm: error: worker 2: $T/mfl/race.lua:2: row 1 of 'H' belongs to another worker in this round (this worker holds rows 46..90)"
+end
+
+begin "plan TRACE of a data_parallel run: phases drawn busy, updates count minibatches, the title says how rounds are numbered"
+run run --quiet --workers 2 --trace "$T/lrl/dp.json" "$T/lrl/logreg.ptm"
+want_rc 0
+head -n 1 "$T/lrl/dp.json" | grep -q '"blocks": \[\], "updates": [1-9][0-9]*,' || no "no minibatches counted"
+run plan --svg "$T/lrl/dp.svg" "$T/lrl/dp.json"
+want_rc 0
+grep -q '<title>round [0-9]*, worker 1: seconds [0-9.e-]*</title>' "$T/lrl/dp.svg" ||
+    no "no busy bar for worker 1"
+grep -q 'rounds (numbered [0-9]* to [0-9]* by the run)' "$T/lrl/dp.svg" || no "the title does not say how rounds are numbered"
 end
 
 begin "run: logreg_lua.ptm (logreg.lua) under SSP comes within 1e-3 of logreg.ptm's objective"

@@ -186,6 +186,56 @@ START_TEST(test_trace_good)
 }
 END_TEST
 
+/* The coordinator's time split: read, counted in the table against the
+ * rounds' wall seconds (the rest "other"), and a worker's idle share is
+ * its share of the round's wall seconds. */
+START_TEST(test_trace_time)
+{
+    char err[2048];
+    struct ptm_trace *t;
+    int rc = read_text(
+        "{\"round\": 1, \"seconds\": 1, \"blocks\": [1], \"schedule_seconds\": 0.5, "
+        "\"work_seconds\": 0.25, \"combine_seconds\": 0.125, \"objective_seconds\": 0, "
+        "\"workers\": [{\"worker\": 1, \"blocks\": [1], \"seconds\": 0.2}]}\n"
+        "{\"round\": 2, \"seconds\": 3, \"blocks\": [2], \"schedule_seconds\": 1, "
+        "\"work_seconds\": 0.5, \"combine_seconds\": 0, \"objective_seconds\": 0.5, "
+        "\"workers\": [{\"worker\": 1, \"blocks\": [2], \"seconds\": 0.4}]}\n",
+        err, sizeof(err), &t);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert(t->rounds[0].has_time && t->rounds[0].schedule == 0.5 &&
+              t->rounds[0].work == 0.25 && t->rounds[0].combine == 0.125 &&
+              t->rounds[0].evaluate == 0);
+    ck_assert(ptm_trace_span(t, 0) == 1 && ptm_trace_span(t, 1) == 2);
+    ck_assert(ptm_trace_round_max(t, 1) == 2);
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(ptm_viz_table(f, t), 0);
+    fclose(f);
+    /* 3 s of wall time: scheduling 1.5 (50%), phases 0.75 (25%), combining
+     * 0.125 (4%), objective 0.5 (17%), other 0.125 (4%); the worker busy
+     * 0.6 of 3 s: idle 80% */
+    ck_assert_msg(strstr(text, "# coordinator over 2 rounds, 3 s: scheduling 1.5 s (50%), the "
+                               "workers' phases 0.75 s (25%), combining 0.125 s (4%), objective "
+                               "0.5 s (17%), other 0.125 s (4%)\n"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "     1        2        0.6   80%\n"), "%s", text);
+    free(text);
+    ptm_trace_free(t);
+    /* an older trace's schedule_seconds alone: no time split */
+    rc = read_text("{\"round\": 1, \"blocks\": [1], \"schedule_seconds\": 0.5}\n", err,
+                   sizeof(err), &t);
+    ck_assert_int_eq(rc, 0);
+    ck_assert(!t->rounds[0].has_time);
+    ptm_trace_free(t);
+    rc = read_text("{\"round\": 1, \"blocks\": [1], \"schedule_seconds\": -1, "
+                   "\"work_seconds\": 0, \"combine_seconds\": 0, \"objective_seconds\": 0}\n",
+                   err, sizeof(err), &t);
+    ck_assert_int_eq(rc, PTM_EDATA);
+    ck_assert_str_eq(err, "t.json:1:49: error: 'schedule_seconds' must be at least 0\n");
+}
+END_TEST
+
 /* A trace without workers: one worker, busy between rounds. */
 START_TEST(test_trace_old)
 {
@@ -707,6 +757,7 @@ static Suite *viz_suite(void)
     Suite *s = suite_create("viz");
     TCase *tc = tcase_create("trace");
     tcase_add_test(tc, test_trace_good);
+    tcase_add_test(tc, test_trace_time);
     tcase_add_test(tc, test_trace_old);
     tcase_add_loop_test(tc, test_trace_bad, 0, (int)PTM_ARRAY_LEN(bad_traces));
     tcase_add_test(tc, test_trace_nul);

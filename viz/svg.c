@@ -6,7 +6,12 @@
  * are segments side by side, each as wide as its share of the worker's
  * load (its cost in a dry run; an equal share of the busy seconds in a
  * trace), and the whole bar is as long as the worker's load over the
- * round's largest: the empty rest of the cell is the worker's idle share.
+ * round's largest (in the trace of a run, over the round's wall seconds):
+ * the empty rest of the cell is the worker's idle share. A run's trace
+ * with the coordinator's time split gets a lane above the workers: each
+ * round's wall time cut into scheduling, the workers' phases, combining
+ * their results, the objective and the rest, so that time the workers
+ * wait for the coordinator is seen where it goes.
  * A block has one colour in every cell (ptm_viz_block_color). Above the
  * chart a red bar per round counts the conflicts avoided; at the right
  * each worker's total load and idle share.
@@ -35,7 +40,7 @@
 #define SEG_PX 2      /* pixels a block needs to be drawn */
 #define WIDE_MAX 2400 /* the widest chart drawn to show blocks */
 #define LEGEND_BLOCKS 12
-#define LEGEND_W 140.0 /* pixels of a legend entry */
+#define LEGEND_W 190.0 /* pixels of a legend entry: "coordinator: workers' phases" */
 
 #define ML 120.0     /* left margin: worker labels */
 #define STRIP_H 40.0 /* conflicts strip */
@@ -46,6 +51,12 @@
 #define C_CONFLICT "#d62728"
 #define C_AGG "#5b7fb5"
 #define C_TEXT "#222222"
+#define LANE_H 24.0 /* the coordinator's lane */
+/* the coordinator's time: scheduling, the workers' phases, combining,
+ * the objective, the rest */
+static const char *const lane_color[5] = {"#e6842a", "#8c96a3", "#8e5bb5", "#2e9e5b", "#d9dce1"};
+static const char *const lane_name[5] = {"scheduling", "workers' phases", "combining",
+                                         "objective", "other"};
 #define C_SUB "#555555"
 
 void ptm_viz_block_color(int64_t b, char out[8])
@@ -188,10 +199,11 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     bool conf_known = false;
     for (size_t p = 0; p < P; p++)
         wload[p] = wwait[p] = 0;
+    bool lane = false; /* a run's trace with the coordinator's time split */
     for (size_t r = 0; r < L.R; r++) {
-        most[r] = 0;
+        most[r] = ptm_trace_round_max(t, r);
+        lane = lane || (t->rounds[r].has_time && !isnan(ptm_trace_span(t, r)));
         for (size_t p = 0; p < P; p++) {
-            most[r] = fmax(most[r], t->load[r * P + p]);
             size_t n;
             ptm_trace_blocks(t, r, (int)p, &n);
             most_seg = n > most_seg ? n : most_seg;
@@ -248,10 +260,17 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                  t->job ? "'" : "", t->policy ? t->policy : "?", t->blockset ? t->blockset : "?",
                  (long long)t->nblocks, t->workers, t->workers == 1 ? "" : "s", L.R,
                  L.R == 1 ? "" : "s");
-    else
+    else {
         snprintf(title, sizeof(title), "Trace of a run: %s, %d worker%s, %zu round%s",
                  t->source ? t->source : "?", t->workers, t->workers == 1 ? "" : "s", L.R,
                  L.R == 1 ? "" : "s");
+        /* numbered otherwise by the run (data_parallel: the clock a phase ends at) */
+        if (L.R && (t->rounds[0].round != 1 || t->rounds[L.R - 1].round != (int64_t)L.R)) {
+            size_t k = strlen(title);
+            snprintf(title + k, sizeof(title) - k, " (numbered %lld to %lld by the run)",
+                     (long long)t->rounds[0].round, (long long)t->rounds[L.R - 1].round);
+        }
+    }
     if (t->dry) {
         snprintf(buf, sizeof(buf), "Simulated (seed %llu): %s.", (unsigned long long)t->seed,
                  PTM_DRYRUN_MODEL);
@@ -263,7 +282,8 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     } else {
         snprintf(buf, sizeof(buf),
                  "A worker's load is its busy seconds in the round; a bar is its load over the "
-                 "round's largest, the rest of the cell is idle.");
+                 "round's wall seconds, the rest of the cell is idle%s.",
+                 lane ? " (the coordinator's lane above shows where that time went)" : "");
     }
     nlines += wrap(buf, chars, lines + nlines, 2);
     if (t->note) {
@@ -299,11 +319,13 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     }
 
     L.top = 40 + 16.0 * nlines + 12;
-    L.cy = L.top + STRIP_H + 10;
+    double lane_y = L.top + STRIP_H + 8;
+    L.cy = L.top + STRIP_H + 10 + (lane ? LANE_H + 8 : 0);
     double legend_y = L.cy + L.ch + 56;
-    size_t legend_n = L.each ? (ndistinct < LEGEND_BLOCKS ? ndistinct : LEGEND_BLOCKS) : 1;
+    size_t legend_n = L.each && ndistinct ? (ndistinct < LEGEND_BLOCKS ? ndistinct : LEGEND_BLOCKS)
+                                          : 1;
     int lcols = (int)((L.width - 32) / LEGEND_W); /* legend entries a line */
-    int legend_rows = (int)((legend_n + 2 + (size_t)lcols - 1) / (size_t)lcols) +
+    int legend_rows = (int)((legend_n + 2 + (lane ? 5 : 0) + (size_t)lcols - 1) / (size_t)lcols) +
                       (L.each && ndistinct > LEGEND_BLOCKS);
     L.height = legend_y + 20.0 * legend_rows + 16;
 
@@ -367,6 +389,50 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     }
     fprintf(out, "</g>\n");
 
+    /* the coordinator's lane: each column's wall time, cut by what the
+     * coordinator did */
+    if (lane) {
+        fprintf(out, "<g id=\"coordinator\">\n");
+        text(out, ML - 8, lane_y + LANE_H / 2 + 4, "end", 11, C_TEXT, NULL, "coordinator");
+        for (size_t c = 0; c < L.ncols; c++) {
+            size_t r0 = c * L.bin, r1 = r0 + L.bin < L.R ? r0 + L.bin : L.R;
+            double part[5] = {0}, wall = 0;
+            for (size_t r = r0; r < r1; r++) {
+                const struct ptm_trace_round *rd = &t->rounds[r];
+                double span = ptm_trace_span(t, r);
+                if (!rd->has_time || isnan(span))
+                    continue;
+                part[0] += rd->schedule;
+                part[1] += rd->work;
+                part[2] += rd->combine;
+                part[3] += rd->evaluate;
+                part[4] += fmax(span - (rd->schedule + rd->work + rd->combine + rd->evaluate), 0);
+                wall += span;
+            }
+            double sum = part[0] + part[1] + part[2] + part[3] + part[4];
+            if (!(sum > 0))
+                continue;
+            double x = ML + L.colw * (double)c + 0.5, w = L.colw - 1;
+            if (r1 - r0 > 1)
+                snprintf(buf, sizeof(buf), "rounds %lld to %lld", (long long)t->rounds[r0].round,
+                         (long long)t->rounds[r1 - 1].round);
+            else
+                snprintf(buf, sizeof(buf), "round %lld", (long long)t->rounds[r0].round);
+            for (int k = 0; k < 5; k++) {
+                double sw = w * part[k] / sum;
+                if (sw <= 0)
+                    continue;
+                fprintf(out,
+                        "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                        "fill=\"%s\"><title>%s: %s %.6g s of %.6g s (%.0f%%)</title></rect>\n",
+                        x, lane_y, sw, LANE_H, lane_color[k], buf, lane_name[k], part[k], wall,
+                        100 * part[k] / sum);
+                x += sw;
+            }
+        }
+        fprintf(out, "</g>\n");
+    }
+
     /* the chart: idle background, grid, bars */
     fprintf(out, "<g id=\"chart\">\n");
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", ML,
@@ -401,9 +467,15 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                 size_t n;
                 const int64_t *b = ptm_trace_blocks(t, r0, p0, &n);
                 double load = t->load[r0 * P + (size_t)p0];
+                double frac = most[r0] > 0 ? load / most[r0] : 1;
+                if (n == 0 && load > 0) /* busy without blocks: data_parallel */
+                    fprintf(out,
+                            "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                            "fill=\"%s\"><title>round %lld, worker %d: %s %.6g</title></rect>\n",
+                            x, y, w * frac > 0.3 ? w * frac : 0.3, h, C_AGG,
+                            (long long)t->rounds[r0].round, p0 + 1, t->unit, load);
                 if (n == 0)
                     continue;
-                double frac = most[r0] > 0 ? load / most[r0] : 1;
                 double sum = 0;
                 for (size_t i = 0; i < n; i++)
                     sum += t->cost ? t->cost[b[i]] : 1;
@@ -434,7 +506,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                         n += k;
                         load += t->load[r * P + (size_t)p];
                     }
-                if (n == 0)
+                if (n == 0 && !(load > 0))
                     continue;
                 m *= (double)(p1 - p0);
                 double frac = m > 0 ? load / m : 1;
@@ -509,7 +581,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     double lx, ly;
 #define NEXT_SLOT()                                                                                \
     (lx = 16 + LEGEND_W * (slot % lcols), ly = legend_y + 20.0 * (slot / lcols), slot++)
-    if (L.each) {
+    if (L.each && ndistinct) {
         for (size_t i = 0; i < legend_n; i++) {
             char col[8];
             ptm_viz_block_color(seen[i], col);
@@ -523,7 +595,8 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
         NEXT_SLOT();
         fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx,
                 ly, C_AGG);
-        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "load (blocks aggregated)");
+        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
+             L.each ? "load (no blocks)" : "load (blocks aggregated)");
     }
     NEXT_SLOT();
     fprintf(out,
@@ -535,6 +608,13 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx, ly,
             C_CONFLICT);
     text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "conflicts avoided");
+    for (int k = 0; lane && k < 5; k++) {
+        NEXT_SLOT();
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n",
+                lx, ly, lane_color[k]);
+        snprintf(buf, sizeof(buf), "coordinator: %s", lane_name[k]);
+        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
+    }
 #undef NEXT_SLOT
     if (L.each && ndistinct > LEGEND_BLOCKS) {
         snprintf(buf, sizeof(buf),

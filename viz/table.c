@@ -3,10 +3,12 @@
  * each round, its load and idle share, and the conflicts the scheduler
  * avoided; then each worker's totals.
  *
- * A worker's idle share in a round is 1 - its load / the largest load of
- * the round: the part of the round it would wait for the slowest worker
- * if time were load. Over many rounds it is the sum of the waits over the
- * sum of the rounds' largest loads.
+ * A worker's idle share in a round is 1 - its load / the round's largest:
+ * in a dry run the largest load (the part of the round it would wait for
+ * the slowest worker if time were load); in the trace of a run the
+ * round's wall seconds, so that the time the coordinator spends alone
+ * (scheduling, combining, evaluating) counts as idle. Over many rounds it
+ * is the sum of the waits over the sum of the rounds' largest.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -41,10 +43,59 @@ static void header(FILE *out, const struct ptm_trace *t)
                 t->source ? t->source : "?", t->workers, t->workers == 1 ? "" : "s", t->nrounds,
                 t->nrounds == 1 ? "" : "s");
         fprintf(out, "# seconds: the worker's busy seconds in the round; idle: the share of "
-                     "the round it waits for the busiest\n");
+                     "the round's wall seconds it was not busy (the coordinator scheduling, "
+                     "combining or evaluating, or a slower worker)\n");
     }
     if (t->note)
         fprintf(out, "# note: %s\n", t->note);
+}
+
+double ptm_trace_span(const struct ptm_trace *t, size_t r)
+{
+    if (t->dry || r >= t->nrounds || isnan(t->rounds[r].seconds))
+        return NAN;
+    double prev = r > 0 ? t->rounds[r - 1].seconds : 0;
+    return isnan(prev) ? NAN : fmax(t->rounds[r].seconds - prev, 0);
+}
+
+double ptm_trace_round_max(const struct ptm_trace *t, size_t r)
+{
+    size_t P = (size_t)t->workers;
+    double m = 0;
+    for (size_t p = 0; p < P; p++)
+        m = fmax(m, t->load[r * P + p]);
+    double span = ptm_trace_span(t, r);
+    return isnan(span) ? m : fmax(m, span);
+}
+
+/* Where the coordinator's time went, over the rounds with a time split. */
+static void coordinator(FILE *out, const struct ptm_trace *t)
+{
+    double part[5] = {0}, wall = 0;
+    size_t n = 0;
+    for (size_t r = 0; r < t->nrounds; r++) {
+        const struct ptm_trace_round *rd = &t->rounds[r];
+        double span = ptm_trace_span(t, r);
+        if (!rd->has_time || isnan(span))
+            continue;
+        double used = rd->schedule + rd->work + rd->combine + rd->evaluate;
+        part[0] += rd->schedule;
+        part[1] += rd->work;
+        part[2] += rd->combine;
+        part[3] += rd->evaluate;
+        part[4] += fmax(span - used, 0);
+        wall += span;
+        n++;
+    }
+    if (n == 0)
+        return;
+    static const char *const what[5] = {"scheduling", "the workers' phases", "combining",
+                                        "objective", "other"};
+    fprintf(out, "# coordinator over %zu round%s, %.6g s:", n, n == 1 ? "" : "s", wall);
+    for (int k = 0; k < 5; k++)
+        fprintf(out, "%s %s %.6g s (%.0f%%)", k ? "," : "", what[k], part[k],
+                wall > 0 ? 100 * part[k] / wall : 0);
+    fputc('\n', out);
 }
 
 static void list_blocks(FILE *out, const int64_t *b, size_t n)
@@ -62,11 +113,8 @@ int ptm_viz_table(FILE *out, const struct ptm_trace *t)
     double *most = ptm_malloc((t->nrounds ? t->nrounds : 1) * sizeof(double));
     if (!most)
         return PTM_ENOMEM;
-    for (size_t r = 0; r < t->nrounds; r++) {
-        most[r] = 0;
-        for (size_t p = 0; p < P; p++)
-            most[r] = fmax(most[r], t->load[r * P + p]);
-    }
+    for (size_t r = 0; r < t->nrounds; r++)
+        most[r] = ptm_trace_round_max(t, r);
     header(out, t);
     fprintf(out, "%6s %6s %10s %5s %9s  %s\n", "round", "worker", t->unit, "idle", "conflicts",
             "blocks");
@@ -129,6 +177,7 @@ int ptm_viz_table(FILE *out, const struct ptm_trace *t)
     if (known_conf)
         fprintf(out, ", %lld conflicts avoided", (long long)conflicts);
     fprintf(out, ", idle share %.0f%%\n", max_all > 0 ? 100 * wait_all / (max_all * (double)P) : 0);
+    coordinator(out, t);
     ptm_free(most);
     return ferror(out) ? PTM_EIO : 0;
 }

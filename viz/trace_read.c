@@ -12,6 +12,9 @@
  *            | "seconds": number >= 0
  *            | "candidates": whole >= 0 | "conflicts": whole >= 0
  *            | "objective": number
+ *            | "schedule_seconds" | "work_seconds" | "combine_seconds"
+ *            | "objective_seconds": number >= 0 (the time split, drawn when
+ *              a round has all four; older traces have the first alone)
  *            | "workers": '[' worker (',' worker)* ']'
  *            | string: any JSON value  skipped
  *   worker  := '{' "worker": k, "blocks": blocks, "seconds": number '}'
@@ -76,6 +79,8 @@ struct line {
     char msg[256];
     /* the members */
     bool has_round, has_blocks, has_seconds, has_cand, has_conf, has_obj, has_workers;
+    bool has_time[4];
+    double time[4]; /* schedule, work, combine, objective seconds */
     int64_t round, cand, conf;
     size_t round_col, workers_col;
     double seconds, objective;
@@ -397,6 +402,18 @@ static bool workers(struct line *l)
     return want(l, ']', "',' or ']' after a worker");
 }
 
+static const char *const time_keys[4] = {"schedule_seconds", "work_seconds", "combine_seconds",
+                                         "objective_seconds"};
+
+/* Which of time_keys the key b..e is, or -1. */
+static int time_key(const struct line *l, size_t b, size_t e)
+{
+    for (int k = 0; k < 4; k++)
+        if (key_is(l, b, e, time_keys[k]))
+            return k;
+    return -1;
+}
+
 /* The object of one line; false with the error in l. */
 static bool object(struct line *l)
 {
@@ -429,6 +446,12 @@ static bool object(struct line *l)
                     twice(l, &l->has_conf, at, "conflicts") && whole(l, 0, "'conflicts'", &l->conf);
             } else if (key_is(l, b, e, "objective")) {
                 ok = twice(l, &l->has_obj, at, "objective") && number(l, &l->objective);
+            } else if (time_key(l, b, e) >= 0) {
+                int k = time_key(l, b, e);
+                size_t sat = l->pos;
+                ok = twice(l, &l->has_time[k], at, time_keys[k]) && number(l, &l->time[k]);
+                if (ok && !(l->time[k] >= 0))
+                    ok = fail(l, sat, "'%s' must be at least 0", time_keys[k]);
             } else if (key_is(l, b, e, "workers")) {
                 l->workers_col = l->pos;
                 ok = twice(l, &l->has_workers, at, "workers") && workers(l);
@@ -528,6 +551,11 @@ static int accept(struct reader *r, struct line *l, int64_t lineno)
         .candidates = l->has_cand ? l->cand : -1,
         .conflicts = l->has_conf ? l->conf : -1,
         .objective = l->has_obj ? l->objective : NAN,
+        .has_time = l->has_time[0] && l->has_time[1] && l->has_time[2] && l->has_time[3],
+        .schedule = l->time[0],
+        .work = l->time[1],
+        .combine = l->time[2],
+        .evaluate = l->time[3],
     };
     int rc = ptm_trace_round(t, &rd);
     if (rc != 0)

@@ -53,6 +53,13 @@ int ptm_viz_dot(FILE *out, const struct ptm_trace *t);
  * err) or PTM_ENOMEM. */
 int ptm_trace_read(FILE *f, const char *name, char *err, size_t errlen, struct ptm_trace **out);
 
+/* Round r's wall seconds in the trace of a run (its seconds less the
+ * previous round's), or NaN (a dry run, or no seconds). */
+double ptm_trace_span(const struct ptm_trace *t, size_t r);
+/* The largest of round r's loads and, for a run, its wall seconds: what a
+ * worker's load is a share of (what it did not work of it is idle). */
+double ptm_trace_round_max(const struct ptm_trace *t, size_t r);
+
 /* The colour of block b (0-based) in every picture: "#rrggbb". */
 void ptm_viz_block_color(int64_t b, char out[8]);
 

@@ -39,6 +39,11 @@ struct ptm_trace_round {
     double seconds;                /* wall time at its end; NaN: unknown */
     int64_t candidates, conflicts; /* the scheduler's; -1: unknown */
     double objective;              /* NaN: not evaluated */
+    /* the trace of a run: how the coordinator spent the round (its seconds
+     * scheduling, waiting for the workers' phase, combining their results,
+     * evaluating the objective), when has_time */
+    bool has_time;
+    double schedule, work, combine, evaluate;
 };
 
 /* The dependency graph of the scheduled blocks, cut to a size one can

@@ -126,9 +126,18 @@ struct rt_span {
 
 /* An update rule (a built-in kernel or Lua hooks). pull runs on the
  * coordinator; push and apply on every worker, each with its own state. */
+/* What progress counts a second (rt_rule's unit_of): block updates, or
+ * per sweep the entries, the sum of the values or the rows of the data
+ * sharded by rows. */
+enum rt_unit_of { RT_UNIT_BLOCKS, RT_UNIT_ENTRIES, RT_UNIT_VALUES, RT_UNIT_ROWS };
+
 struct rt_rule {
     const char *name;
     enum rt_kind kind;
+    /* progress's unit: "ratings", "tokens", "rows"; NULL: "updates" (block
+     * updates) */
+    const char *unit;
+    enum rt_unit_of unit_of;
     /* How the work of a round is split among the workers (threads that
      * share memory):
      * false: by rows. Each worker holds a row shard of the data sharded by
@@ -354,10 +363,21 @@ struct ptm_run {
     struct depgraph_info depgraph_info;
     double setup_sched_seconds;
     double sched_seconds;  /* in the scheduler this round (measured when tracing) */
+    /* the coordinator's other seconds this round, when tracing: waiting
+     * for the workers' phases, combining their results (reduce, pull,
+     * commit, exchange), evaluating the objective and metrics */
+    double work_seconds, combine_seconds, objective_seconds;
     bool stop_memo;        /* the stop rule was false at stop_at and stop_seconds,
                               and does not read the rounds */
     int64_t stop_at[2];    /* sweeps, objectives */
     double stop_seconds;
+    /* the bounds a top-level part of the stop rule sets (`sweeps >= N`,
+     * `seconds > S`, `rounds >= R`; 0: none), for progress's ETA; when
+     * progress without an objective last spoke */
+    double bound[3];
+    double sweep_units; /* rank 0: the rule's units in a sweep, over all ranks */
+    double spoke_at;
+    int64_t spoke_sweep;
     /* counters */
     int64_t round, updates, obj_mark;
     double seconds;
@@ -502,7 +522,10 @@ int rt_gather_blocks(struct ptm_run *run);
 /* outputs.c. The trace's line for round rd (spec/runtime.md, Outputs),
  * with the objective when it was just evaluated; the workers' busy
  * seconds restart. Returns 0 or PTM_EIO. */
-int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool evaluated);
+/* updates: the round's block updates, or a data_parallel phase's
+ * minibatches (its clocks times the workers). */
+int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int64_t updates,
+                   bool evaluated);
 
 /* ---- the backends and the rules -------------------------------------------- */
 

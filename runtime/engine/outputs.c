@@ -55,16 +55,20 @@ static void json_blocks(FILE *t, const int64_t *b, size_t n)
 
 /* One JSON object for the round just run (spec/runtime.md, Outputs); the
  * workers' busy seconds restart. */
-int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, bool evaluated)
+int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int64_t updates,
+                   bool evaluated)
 {
     fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": ", (long long)run->round,
             run->seconds);
     json_blocks(t, rd->blocks, rd->n);
     fprintf(t,
-            ", \"candidates\": %lld, \"conflicts\": %lld, \"evaluations\": %lld, "
-            "\"schedule_seconds\": %.9f, \"workers\": [",
-            (long long)rd->candidates, (long long)rd->conflicts, (long long)rd->evaluations,
-            run->sched_seconds);
+            ", \"updates\": %lld, \"candidates\": %lld, \"conflicts\": %lld, "
+            "\"evaluations\": %lld, \"schedule_seconds\": %.9f, \"work_seconds\": %.9f, "
+            "\"combine_seconds\": %.9f, \"objective_seconds\": %.9f, \"workers\": [",
+            (long long)updates, (long long)rd->candidates, (long long)rd->conflicts,
+            (long long)rd->evaluations, run->sched_seconds, run->work_seconds,
+            run->combine_seconds, run->objective_seconds);
+    run->work_seconds = run->combine_seconds = run->objective_seconds = 0;
     for (int p = 0; p < run->P; p++) {
         fprintf(t, "%s{\"worker\": %d, \"blocks\": ", p ? ", " : "", p + 1);
         if (run->split || run->rule->kind == RT_ROTATION)

@@ -171,10 +171,20 @@ static int phase_failure(struct ptm_run *run, bool objective, char *err, size_t 
 }
 
 /* Run one phase; a worker's failure ends the run. */
+/* A clock read for the trace's time split: 0 when not tracing (a read
+ * costs as much as a small round). */
+static double tnow(const struct ptm_run *run)
+{
+    return run->opts.trace ? now_seconds() : 0;
+}
+
 static int phase(struct ptm_run *run, const struct rt_work *wk, char *err, size_t errlen)
 {
+    double t = tnow(run);
     run->work = *wk;
     run->backend->phase(run);
+    if (!wk->objective || wk->push) /* evaluate() counts its own */
+        run->work_seconds += tnow(run) - t;
     return phase_failure(run, wk->objective && !wk->push, err, errlen);
 }
 
@@ -192,6 +202,21 @@ static int record_objective(struct ptm_run *run, double f)
 }
 
 static int64_t sweeps(const struct ptm_run *run);
+
+static void progress(const struct ptm_run *run);
+
+/* Without an objective, progress at the end of a sweep: the first, then
+ * at most one a second. */
+static void speak(struct ptm_run *run)
+{
+    int64_t sw = sweeps(run);
+    if (run->obj || sw <= run->spoke_sweep ||
+        (run->spoke_sweep > 0 && run->seconds - run->spoke_at < 1.0))
+        return;
+    run->spoke_sweep = sw;
+    run->spoke_at = run->seconds;
+    progress(run);
+}
 
 /* Evaluations in a row at which the objective got worse before a warning:
  * few enough to catch a divergence early, more than SGD's noise makes. */
@@ -226,8 +251,21 @@ static void warn_worse(struct ptm_run *run)
             (long long)run->worse_sweep, b, (long long)sw);
 }
 
-/* Evaluate the objective (applying the pending round first). */
+static int evaluate_now(struct ptm_run *run, const struct rt_round *pending, char *err,
+                        size_t errlen);
+
+/* Evaluate the objective (applying the pending round first), its time
+ * counted as the objective's. */
 static int evaluate(struct ptm_run *run, const struct rt_round *pending, char *err, size_t errlen)
+{
+    double t = tnow(run);
+    int rc = evaluate_now(run, pending, err, errlen);
+    run->objective_seconds += tnow(run) - t;
+    return rc;
+}
+
+static int evaluate_now(struct ptm_run *run, const struct rt_round *pending, char *err,
+                        size_t errlen)
 {
     if (run->rule->sync && run->rule->kind != RT_CLOCKS && run->rule->sync(run) != 0) {
         snprintf(err, errlen, "the parameter store failed");
@@ -280,21 +318,98 @@ static int64_t sweeps(const struct ptm_run *run)
     }
 }
 
+/* The bounds of the stop rule: each top-level `or` part that is a
+ * global compared with a constant, `sweeps >= N`, `seconds > S` (or >=),
+ * `rounds >= R`; the smallest of each. */
+static void stop_bounds(struct ptm_run *run)
+{
+    const struct prog *st = &run->plan->stop;
+    uint32_t begin[PROG_MAX_OR_PARTS], stop[PROG_MAX_OR_PARTS];
+    uint32_t n = run->plan->has_stop ? prog_or_parts(st, begin, stop, PROG_MAX_OR_PARTS) : 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct prog_insn *c = st->code + begin[k];
+        if (stop[k] - begin[k] != 3 || c[0].op != PROG_GLOBAL || c[1].op != PROG_CONST ||
+            (c[2].op != PROG_GE && c[2].op != PROG_GT))
+            continue;
+        double v = st->consts[c[1].a];
+        int slot = c[0].a == PROG_G_SWEEPS ? 0 : c[0].a == PROG_G_SECONDS ? 1
+                   : c[0].a == PROG_G_ROUNDS ? 2 : -1;
+        if (slot >= 0 && v > 0 && isfinite(v) && (run->bound[slot] == 0 || v < run->bound[slot]))
+            run->bound[slot] = v;
+    }
+}
+
+/* Seconds left until a bound of the stop rule holds, at the pace so far;
+ * NaN when there is none to go by. */
+static double eta(const struct ptm_run *run)
+{
+    double t = run->seconds, left = NAN;
+    int64_t sw = sweeps(run);
+    if (run->bound[0] > 0 && sw > 0)
+        left = fmax(t * (run->bound[0] / (double)sw - 1), 0);
+    if (run->bound[1] > 0)
+        left = fmin(isnan(left) ? INFINITY : left, fmax(run->bound[1] - t, 0));
+    if (run->bound[2] > 0 && run->round > 0)
+        left = fmin(isnan(left) ? INFINITY : left,
+                    fmax(t * (run->bound[2] / (double)run->round - 1), 0));
+    return left;
+}
+
+/* The rule's units in a sweep (enum rt_unit_of), summed to rank 0. A
+ * collective: every rank calls it. */
+static void count_sweep_units(struct ptm_run *run)
+{
+    double u = 0;
+    const struct ptm_dataset *ds = run->rowdata >= 0 ? run->data[run->rowdata] : NULL;
+    if (ds && ds->sparse && run->rule->unit) {
+        if (run->rule->unit_of == RT_UNIT_ENTRIES)
+            u = (double)ds->csr.nnz;
+        else if (run->rule->unit_of == RT_UNIT_ROWS)
+            u = (double)ds->csr.nrows;
+        else if (run->rule->unit_of == RT_UNIT_VALUES)
+            for (int64_t e = 0; e < ds->csr.nnz; e++)
+                u += ds->csr.val[e];
+    }
+    ptm_comm_sum_to_root(&u, 1);
+    run->sweep_units = u;
+}
+
+/* The rule's units a second so far, and their name. */
+static double unit_rate(const struct ptm_run *run, const char **name)
+{
+    if (!(run->seconds > 0))
+        return 0;
+    if (!run->rule->unit || run->rule->unit_of == RT_UNIT_BLOCKS || !(run->sweep_units > 0)) {
+        *name = "updates";
+        return (double)run->updates / run->seconds;
+    }
+    *name = run->rule->unit;
+    double frac = run->rule->kind == RT_ROTATION ? (double)run->round / run->G
+                  : run->rule->kind == RT_CLOCKS ? (double)run->round / (double)run->clocks_per_sweep
+                                                 : (double)sweeps(run);
+    return run->sweep_units * frac / run->seconds;
+}
+
 static void progress(const struct ptm_run *run)
 {
     FILE *log = run->opts.log;
     if (!log || run->opts.quiet)
         return;
     double f = run->nhist ? run->hist[run->nhist - 1] : NAN;
-    double ups = run->seconds > 0 ? (double)run->updates / run->seconds : 0;
-    char damped[48] = "";
+    const char *unit = "updates";
+    double ups = unit_rate(run, &unit);
+    char damped[48] = "", left[48] = "";
     if (run->damped) /* before elapsed, which stays last */
         snprintf(damped, sizeof(damped), "damped %lld ", (long long)run->damped);
-    fprintf(log, "%sround %lld sweep %lld objective %.10g rel_change %.3g",
-            run->opts.log_tty ? "\r\033[K" : "", (long long)run->round, (long long)sweeps(run), f,
-            rel_change(run));
+    double e = eta(run);
+    if (!isnan(e) && run->round > 0)
+        snprintf(left, sizeof(left), "eta %.3gs ", e);
+    fprintf(log, "%sround %lld sweep %lld", run->opts.log_tty ? "\r\033[K" : "",
+            (long long)run->round, (long long)sweeps(run));
+    if (run->obj)
+        fprintf(log, " objective %.10g rel_change %.3g", f, rel_change(run));
     rt_metrics_print(run, log, false);
-    fprintf(log, " updates/s %.3g %selapsed %.3fs%s", ups, damped, run->seconds,
+    fprintf(log, " %s/s %.3g %s%selapsed %.3fs%s", unit, ups, damped, left, run->seconds,
             run->opts.log_tty ? "" : "\n");
     fflush(log);
 }
@@ -501,6 +616,7 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             return rc;
         progress(run);
     }
+    run->objective_seconds = 0; /* before the first clock: not in its seconds */
     /* seconds count from the first clock, and not the trace's writing */
     double t0 = now_seconds() - run->seconds;
     for (;;) {
@@ -524,8 +640,12 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
                 n = every - into;
         }
         struct rt_work wk = {.push = &run->rounds[0], .clocks = n};
-        if ((rc = phase(run, &wk, err, errlen)) != 0 || (rc = run->rule->sync(run)) != 0)
+        if ((rc = phase(run, &wk, err, errlen)) != 0)
             return rc;
+        double tc = tnow(run);
+        if ((rc = run->rule->sync(run)) != 0)
+            return rc;
+        run->combine_seconds += tnow(run) - tc;
         run->round += n;
         run->updates += n * run->P;
         run->seconds = now_seconds() - t0;
@@ -535,10 +655,12 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
                 return rc;
             progress(run);
         }
+        speak(run);
         if (trace) {
             double tw = now_seconds();
+            run->seconds = tw - t0; /* the round's evaluation is in its seconds */
             run->rounds[0].n = 0;
-            if (rt_trace_round(trace, run, &run->rounds[0], evaluated) != 0) {
+            if (rt_trace_round(trace, run, &run->rounds[0], n * run->P, evaluated) != 0) {
                 snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
                          strerror(errno));
                 return PTM_EIO;
@@ -546,7 +668,7 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             t0 += now_seconds() - tw;
         }
     }
-    if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
+    if ((run->obj || run->spoke_sweep) && run->opts.log && !run->opts.quiet && run->opts.log_tty)
         fputc('\n', run->opts.log); /* end the updating line */
     return 0;
 }
@@ -564,6 +686,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             return rc;
         progress(run);
     }
+    run->objective_seconds = 0; /* before the first round: not in its seconds */
     /* seconds count from the first round, and not the trace's writing */
     double t0 = now_seconds() - run->seconds;
     for (;;) {
@@ -617,15 +740,19 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         const struct rt_round *applied = rd; /* what apply will see */
         if (run->rule->kind == RT_ROTATION) {
             /* each worker writes its own variables: nothing to combine */
+            double tc = tnow(run);
             if (run->holder)
                 rt_move_blocks(run, rd);
+            run->combine_seconds += tnow(run) - tc;
             struct rt_work wp = {.push = rd};
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
+            tc = tnow(run);
             if (run->holder && run->rule->exchange && run->rule->exchange(run) != 0) {
                 snprintf(err, errlen, "the parameter store failed");
                 return PTM_EINVAL;
             }
+            run->combine_seconds += tnow(run) - tc;
             applied = NULL;
         } else if (run->split) {
             /* each worker applies to state of its own: apply and push in
@@ -638,6 +765,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 expand_share(rd, p);
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
+            double tc = tnow(run);
             if (run->damps && run->nranks == 1)
                 damp_commit(run, rd);
             if (run->nranks > 1) {
@@ -646,12 +774,15 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                     return rc;
                 owed = rd;
             }
+            run->combine_seconds += tnow(run) - tc;
             applied = run->apply_dealt || (run->nranks > 1 && run->rank != 0) ? rd
                                                                              : policy_view(run, rd);
         } else {
             struct rt_work wk = {.apply = pending, .push = rd};
-            if ((rc = phase(run, &wk, err, errlen)) != 0 ||
-                (rc = check_zlen(run, err, errlen)) != 0)
+            if ((rc = phase(run, &wk, err, errlen)) != 0)
+                return rc;
+            double tc = tnow(run);
+            if ((rc = check_zlen(run, err, errlen)) != 0)
                 return rc;
             size_t zlen = run->w[0].zlen;
             run->backend->reduce_z(run, zlen, run->zsum);
@@ -659,6 +790,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 return rc;
             if (run->nranks > 1)
                 owed = rd;
+            run->combine_seconds += tnow(run) - tc;
         }
         if (run->sched->done && applied && run->rank == 0) {
             ts = trace ? now_seconds() : 0;
@@ -693,9 +825,11 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             pending = NULL;
             progress(run);
         }
+        speak(run);
         if (trace) {
             double tw = now_seconds();
-            if (rt_trace_round(trace, run, rd, evaluated) != 0) {
+            run->seconds = tw - t0; /* the round's evaluation is in its seconds */
+            if (rt_trace_round(trace, run, rd, (int64_t)rd->n, evaluated) != 0) {
                 snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
                          strerror(errno));
                 return PTM_EIO;
@@ -708,7 +842,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         struct rt_work wk = {.apply = pending};
         rc = phase(run, &wk, err, errlen);
     }
-    if (run->obj && run->opts.log && !run->opts.quiet && run->opts.log_tty)
+    if ((run->obj || run->spoke_sweep) && run->opts.log && !run->opts.quiet && run->opts.log_tty)
         fputc('\n', run->opts.log); /* end the updating line */
     return rc;
 }
@@ -839,6 +973,8 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
     }
     int rc = run->backend->start(run, err, errlen);
     if (rc == 0) {
+        stop_bounds(run);
+        count_sweep_units(run);
         rc = rounds(run, trace, err, errlen);
         run->backend->stop(run);
         if (rc == 0)

@@ -331,6 +331,8 @@ static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 static const struct rt_rule rule_ops = {
     .name = "lda_gibbs",
     .kind = RT_ROTATION,
+    .unit = "tokens",
+    .unit_of = RT_UNIT_VALUES,
     .clocks = true,
     .setup = lda_setup,
     .release = lda_release,

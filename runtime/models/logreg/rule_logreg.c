@@ -410,6 +410,8 @@ static int lr_sync(struct ptm_run *run)
 static const struct rt_rule rule_ops = {
     .name = "logreg_sgd",
     .kind = RT_CLOCKS,
+    .unit = "rows",
+    .unit_of = RT_UNIT_ROWS,
     .clocks = true,
     .setup = lr_setup,
     .release = lr_release,

@@ -202,6 +202,8 @@ static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 static const struct rt_rule rule_ops = {
     .name = "mf",
     .kind = RT_ROTATION,
+    .unit = "ratings",
+    .unit_of = RT_UNIT_ENTRIES,
     .setup = mf_setup,
     .release = mf_release,
     .zcap = mf_zcap,
