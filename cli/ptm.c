@@ -96,7 +96,8 @@ static const struct command commands[] = {
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
      "               [--quiet] [--backend threads|mpi] [--color=WHEN]\n"
-     "               [--straggler W:MS[:PROB]]... JOB.ptm|PLAN.yaml\n"
+     "               [--memory-limit SIZE] [--straggler W:MS[:PROB]]...\n"
+     "               JOB.ptm|PLAN.yaml\n"
      "       mpirun -np R ptm run [OPTIONS] JOB.ptm|PLAN.yaml\n"
      "\n"
      "Check the job (or load the plan), read its data, run it until its stop\n"
@@ -124,6 +125,11 @@ static const struct command commands[] = {
      "                    seconds, objective when evaluated)\n"
      "  --quiet           no progress on stderr (by default one line per\n"
      "                    objective evaluation; one updating line on a terminal)\n"
+     "  --memory-limit SIZE\n"
+     "                    the memory the parameter tables may take (512M, 4G;\n"
+     "                    default: what the machine has available). A job\n"
+     "                    whose parameters need more is refused before they\n"
+     "                    are allocated, with the estimate and its largest part\n"
      "  --backend B       threads: one process; mpi: the ranks of mpirun, each\n"
      "                    reading its own part of the data sharded by rows and\n"
      "                    running --workers threads (default: mpi when started\n"
@@ -230,6 +236,31 @@ static bool parse_color(const char *arg, enum color *out)
 static bool parse_whole(const char *text, long long lo, long long hi, long long *out);
 static bool parse_real(const char *text, double lo, double hi, bool lo_open, double *out);
 
+/* A size: a positive number of bytes, or a number and K, M, G or T
+ * (powers of 1024, an optional B or iB after it: 4G, 1.5GiB). */
+static bool parse_size(const char *text, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno || !(v > 0) || isspace((unsigned char)*text))
+        return false;
+    double m = 1;
+    switch (*end) {
+    case 'K': case 'k': m = 1024.0; end++; break;
+    case 'M': case 'm': m = 1024.0 * 1024; end++; break;
+    case 'G': case 'g': m = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': case 't': m = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (m > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+        end += strlen(end);
+    if (*end || v * m >= 18e18 || v * m < 1)
+        return false;
+    *out = (unsigned long long)(v * m);
+    return true;
+}
+
 /* --straggler W:MS[:PROB] into *s: W a worker (1-based, or `all`: 0), MS
  * milliseconds, PROB a probability (default 1). False with a usage
  * message in msg. */
@@ -299,6 +330,7 @@ struct job_flags {
     bool check_outputs; /* the outputs as a run from here writes them (check, run) */
     struct ptm_straggler *stragglers; /* --straggler */
     size_t nstragglers;
+    unsigned long long memory_limit; /* --memory-limit; 0: the machine's */
     struct ptm_set *sets;
     unsigned nsets;
     const char **files;
@@ -405,6 +437,15 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
             f->nstragglers++;
         } else if (is_run && strcmp(a, "--quiet") == 0) {
             f->quiet = true;
+        } else if (is_run && (strcmp(a, "--memory-limit") == 0 ||
+                              strncmp(a, "--memory-limit=", 15) == 0)) {
+            const char *v = a[14] == '=' ? a + 15 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return usage_error("%s needs a size", "--memory-limit", cmd);
+            if (!parse_size(v, &f->memory_limit))
+                return usage_error("bad value for --memory-limit: '%s' (want bytes, or a "
+                                   "number with K, M, G or T: 512M, 4G)",
+                                   v, cmd);
         } else if (!is_compile && !is_run && strcmp(a, "--ast") == 0) {
             f->dump = true;
         } else if (!is_compile && !is_run && strcmp(a, "--data") == 0) {
@@ -883,6 +924,7 @@ static int cmd_run(int argc, char **argv)
         .cost_at = at.cost[0] ? at.cost : NULL,
         .stragglers = f.stragglers,
         .nstragglers = f.nstragglers,
+        .memory_limit = f.memory_limit,
     };
     for (size_t k = 0; k < f.nstragglers; k++)
         if (f.stragglers[k].worker > o.workers) {

@@ -57,3 +57,26 @@ bool ptm_is_file(const char *base, const char *path, const struct stat *st)
     return n >= 0 && (size_t)n < sizeof(buf) && stat(buf, &o) == 0 && o.st_dev == st->st_dev &&
            o.st_ino == st->st_ino;
 }
+
+unsigned long long ptm_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb * 1024;
+}
+
+void ptm_human_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 5)
+        bytes /= 1024, u++;
+    snprintf(buf, len, u ? "%.3g %s" : "%.0f %s", bytes, unit[u]);
+}

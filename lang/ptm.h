@@ -39,6 +39,11 @@ struct stat;
 /* True when path (under base when it is relative and base is not NULL or
  * ".") names the file st describes: the same device and inode. */
 bool ptm_is_file(const char *base, const char *path, const struct stat *st);
+/* Bytes of memory the machine has available (MemAvailable of
+ * /proc/meminfo), or 0 when unknown. */
+unsigned long long ptm_mem_available(void);
+/* bytes as "16 GiB" into buf. */
+void ptm_human_bytes(double bytes, char *buf, size_t len);
 
 /* Exit codes of the ptm command. */
 enum ptm_exit {

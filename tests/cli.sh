@@ -771,6 +771,57 @@ end
 mkdir -p "$T/nodata"
 cp examples/lasso/lasso.ptm "$T/nodata/lasso.ptm"
 
+# sizes claimed by tiny files: refused before the memory is taken (a
+# plain build runs under a 4 GB address-space limit, in case it is not)
+mkdir -p "$T/claim"
+printf '1 2147483647:1\n' >"$T/claim/x.svm"
+cat >"$T/claim/j.ptm" <<'EOF'
+job claim
+data X : sparse matrix from "x.svm" format libsvm shard rows
+data y : vector from labels(X)
+param beta : vector[cols(X)] = 0
+param r : vector[rows(X)] = y shard like X
+blocks coef = beta each 1
+schedule round_robin
+update builtin lasso_cd { lambda = 0.1 }
+stop when sweeps >= 1
+output beta to "beta.tsv"
+EOF
+limited() { (case "$PTM" in *build/*) ;; *) ulimit -v 4000000 ;; esac; "$PTM" "$@") >"$T/out" 2>"$T/err"; rc=$?; }
+
+begin "run: a 15-byte libsvm file that claims 2^31 columns is refused by the memory plan, with its largest part"
+limited run --workers 1 --memory-limit 1G "$T/claim/j.ptm"
+want_rc 1
+err_has "the job needs 48 GiB (the largest part, parameter 'beta': 2147483647 x 1 values and their changes, 32 GiB), more than the 1 GiB --memory-limit allows: give --memory-limit SIZE to allow more"
+[ -e beta.tsv ] && no "an output was written"
+run run --memory-limit 4X "$T/claim/j.ptm"
+want_rc 2
+err_has "bad value for --memory-limit: '4X' (want bytes, or a number with K, M, G or T: 512M, 4G)"
+end
+
+avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
+if [ -n "$avail_kb" ] && [ "$avail_kb" -lt 30000000 ]; then
+    begin "check --data: a MatrixMarket header claiming 2e9 x 2e9 on 3 entries is refused at once"
+    printf '%%%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 3\n1 1 1\n2 2 2\n3 3 3\n' >"$T/claim/h.mtx"
+    cat >"$T/claim/m.ptm" <<'EOF'
+job m
+data R : sparse matrix from "h.mtx" format mm shard rows
+param W : matrix[rows(R), 2] = random(0.1) shard like R
+param H : matrix[cols(R), 2] = random(0.1)
+blocks hb = H rows into workers
+schedule rotation over hb
+update builtin mf_sgd { rate = 0.05 }
+stop when sweeps >= 1
+output H to "H.tsv"
+EOF
+    limited check --data "$T/claim/m.ptm"
+    want_rc 4
+    err_has "$T/claim/h.mtx: error: the header's size, 2000000000 x 2000000000, needs 29.8 GiB for the row and column indexes alone (3 entries were read), more than the "
+    end
+else
+    skip "check --data: a MatrixMarket header claiming 2e9 x 2e9" "the machine has 30 GB or more available"
+fi
+
 begin "check --data: a missing data file, exit 4"
 run check --data "$T/nodata/lasso.ptm"
 want_rc 4; err_has "$T/nodata/data/lasso.svm"

@@ -595,6 +595,21 @@ int data_coo_to_csr(struct data_rd *rd, struct data_coo *c, int64_t nrows, int64
     int32_t *trow = NULL;
     double *tval = NULL;
     memset(out, 0, sizeof(*out));
+    /* the size a header claims, whatever the entries: its row and column
+     * indexes alone must fit in the machine's memory */
+    double index = ((double)nrows + (double)ncols + 2) * sizeof(int64_t);
+    unsigned long long avail = ptm_mem_available();
+    if (avail && index > (double)avail) {
+        char need[32], have[32];
+        ptm_human_bytes(index, need, sizeof(need));
+        ptm_human_bytes((double)avail, have, sizeof(have));
+        data_error(rd, 0, 0,
+                   "the header's size, %lld x %lld, needs %s for the row and column indexes "
+                   "alone (%lld entries were read), more than the %s this machine has "
+                   "available",
+                   (long long)nrows, (long long)ncols, need, (long long)n, have);
+        return PTM_EDATA;
+    }
     out->nrows = nrows;
     out->ncols = ncols;
     out->nnz = n;

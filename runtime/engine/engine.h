@@ -76,6 +76,10 @@ struct ptm_run_opts {
      * (logreg_sgd, lda_gibbs). Borrows. */
     const struct ptm_straggler *stragglers;
     size_t nstragglers;
+    /* Bytes the parameter tables may take on this process (with the
+     * changes kept of the scheduled one); 0: the memory the machine has
+     * available (MemAvailable), checked before they are allocated. */
+    uint64_t memory_limit;
 };
 
 struct ptm_run;

@@ -443,6 +443,75 @@ static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags 
 }
 
 /* Sizes, storage and initial values of every parameter. */
+/* The memory plan: after the data is read and before anything is sized
+ * by it, what the parameter tables (a sharded one this rank's rows; the
+ * scheduled one twice, for the changes kept of it) and the column indexes
+ * of the sparse data will take on this process, against --memory-limit or
+ * the memory the machine has available. Over it, the run is refused with
+ * the estimate and its largest part. The kernels' own state comes on top:
+ * this is a floor, not a bound. */
+static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
+{
+    const struct ptm_plan *plan = run->plan;
+    double total = 0, most = 0;
+    char big[160] = "";
+    int32_t sched = plan->schedule.over >= 0 && (uint32_t)plan->schedule.over < plan->nblocksets
+                        ? plan->blocksets[plan->schedule.over].param
+                        : -1;
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct plan_param *pp = &plan->params[p];
+        int64_t rows, cols = 1;
+        char what[256];
+        snprintf(what, sizeof(what), "the size of parameter '%s'", pp->name);
+        int rc = eval_size(run, &pp->dims[0], 1, what, &rows, err, errlen);
+        if (rc == 0 && pp->matrix)
+            rc = eval_size(run, &pp->dims[1], 1, what, &cols, err, errlen);
+        if (rc != 0)
+            return rc;
+        if (pp->shard_like >= 0 && pp->shard_like == run->rowdata && rows == run->grows)
+            rows = run->nrows; /* this rank's rows */
+        double b = (double)rows * (double)cols * sizeof(double) * ((int32_t)p == sched ? 2 : 1);
+        total += b;
+        if (b > most) {
+            most = b;
+            snprintf(big, sizeof(big), "parameter '%s': %lld x %lld values%s", pp->name,
+                     (long long)rows, (long long)cols,
+                     (int32_t)p == sched ? " and their changes" : "");
+        }
+    }
+    /* the column index of a sparse matrix (every worker's, for a rule by
+     * rows), whatever its content: its size follows the columns it claims */
+    for (uint32_t k = 0; k < plan->ndata; k++) {
+        const struct ptm_dataset *ds = run->data[k];
+        if (!ds || !ds->sparse || plan->data[k].labels_of >= 0)
+            continue;
+        bool per_worker = run->rule && run->rule->kind == RT_MODEL && !run->split &&
+                          (int32_t)k == run->rowdata;
+        double copies = per_worker ? run->P : 1;
+        double b = copies * ((double)ds->csr.ncols + 1) * sizeof(int64_t);
+        total += b;
+        if (b > most) {
+            most = b;
+            snprintf(big, sizeof(big), "the column index of '%s': %lld columns%s",
+                     plan->data[k].name, (long long)ds->csr.ncols,
+                     per_worker ? ", one a worker" : "");
+        }
+    }
+    uint64_t limit = run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available();
+    if (limit == 0 || total <= (double)limit)
+        return 0;
+    char need[32], part[32], have[32];
+    ptm_human_bytes(total, need, sizeof(need));
+    ptm_human_bytes(most, part, sizeof(part));
+    ptm_human_bytes((double)limit, have, sizeof(have));
+    snprintf(err, errlen,
+             "the job needs %s (the largest part, %s, %s), more than the %s %s: give "
+             "--memory-limit SIZE to allow more",
+             need, big, part, have,
+             run->opts.memory_limit ? "--memory-limit allows" : "this machine has available");
+    return PTM_EINVAL;
+}
+
 static int make_params(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
@@ -653,6 +722,8 @@ int rt_make_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, si
     }
     if (rc != 0)
         return rc;
+    if ((rc = memory_plan(run, err, errlen)) != 0)
+        return rc;
     run->w = rt_zalloc((size_t)run->P, sizeof(*run->w));
     if (!run->w)
         return PTM_ENOMEM;
@@ -670,6 +741,8 @@ int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, s
     int rc = load_data(run, dg);
     if (rc == 0)
         rc = choose_rows(run, err, errlen);
+    if (rc == 0)
+        rc = memory_plan(run, err, errlen);
     if (rc == 0)
         rc = make_params(run, dg, err, errlen);
     if (rc == 0)
