@@ -183,6 +183,8 @@ static struct numtext num_text(double v)
         snprintf(t.s, sizeof(t.s), "NaN");
     else if (isinf(v))
         snprintf(t.s, sizeof(t.s), "%s", v > 0 ? "infinity" : "-infinity");
+    else if (v == floor(v) && fabs(v) < 1e15) /* a whole number as it was written */
+        snprintf(t.s, sizeof(t.s), "%.0f", v);
     else
         snprintf(t.s, sizeof(t.s), "%g", v);
     return t;
@@ -642,8 +644,8 @@ static void check_size(struct sem *s, struct prog *p, const struct ast_expr *e)
     if (!sem_prog(s, &dims_ctx, p, e, ETYPE_NUM))
         return;
     double v;
-    if (prog_is_const(p, &v) && (v != floor(v) || !(v >= 1 && v <= 1e15)))
-        sem_error(s, e->loc, "a size must be a whole number from 1 to 10^15, not %s",
+    if (prog_is_const(p, &v) && (v != floor(v) || !(v >= 1 && v <= PTM_DIM_MAX)))
+        sem_error(s, e->loc, "a size must be a whole number from 1 to %d, not %s", PTM_DIM_MAX,
                   num_text(v).s);
 }
 
@@ -791,10 +793,10 @@ static void check_blocks(struct sem *s, const struct ast_stmt *st, int32_t index
     if (st->u.blocks.count) {
         if (sem_prog(s, &dims_ctx, &b->count, st->u.blocks.count, ETYPE_NUM)) {
             double v;
-            if (prog_is_const(&b->count, &v) && (v != floor(v) || !(v >= 1 && v <= 1e15)))
+            if (prog_is_const(&b->count, &v) && (v != floor(v) || !(v >= 1 && v <= PTM_DIM_MAX)))
                 sem_error(s, st->u.blocks.count->loc,
-                          "a block count must be a whole number from 1 to 10^15, not %s",
-                          num_text(v).s);
+                          "a block count must be a whole number from 1 to %d, not %s",
+                          PTM_DIM_MAX, num_text(v).s);
         }
     } else if (prog_emit_const(&b->count, 1) != 0 || prog_finish(&b->count) != 0) {
         s->oom = true;

@@ -45,6 +45,12 @@ unsigned long long ptm_mem_available(void);
 /* bytes as "16 GiB" into buf. */
 void ptm_human_bytes(double bytes, char *buf, size_t len);
 
+/* The most a size counts (a parameter's rows or columns, a block count,
+ * the rows and columns of data): row and column indexes are 32-bit. The
+ * compiler, the plan loader, the data readers and the runtime check this
+ * one limit, so that whatever `ptm check` accepts, `ptm run` can size. */
+#define PTM_DIM_MAX 2147483647
+
 /* Exit codes of the ptm command. */
 enum ptm_exit {
     PTM_EXIT_OK = 0,

@@ -748,7 +748,7 @@ static const struct accept_row accept_rows[] = {
      "  consts: [100, 1e-07, 600]\n", "  consts: [.inf, -0, 4.94065645841247e-324]\n"},
     /* a size that is a constant */
     {lasso_plan, "    consts: []\n    code:\n    - [cols, 0]\n",
-     "    consts: [1e+15]\n    code:\n    - [const, 0]\n", NULL, NULL},
+     "    consts: [2147483647]\n    code:\n    - [const, 0]\n", NULL, NULL},
 };
 
 START_TEST(test_accept)
@@ -1204,11 +1204,11 @@ static const struct reject_row reject_rows[] = {
      "        code: []\n"
      "              ^\n"},
     {lasso_plan, "    consts: [1]\n", "    consts: [0]\n", NULL, NULL,
-     "plan.yaml:61:14: error: a block count must be a whole number from 1 to 1e15, not 0\n"
+     "plan.yaml:61:14: error: a block count must be a whole number from 1 to 2147483647, not 0\n"
      "        consts: [0]\n"
      "                 ^\n"},
     {lasso_plan, "    consts: [1]\n", "    consts: [2.5]\n", NULL, NULL,
-     "plan.yaml:61:14: error: a block count must be a whole number from 1 to 1e15, not 2.5\n"
+     "plan.yaml:61:14: error: a block count must be a whole number from 1 to 2147483647, not 2.5\n"
      "        consts: [2.5]\n"
      "                 ^^^\n"},
     {lasso_plan, "    consts: [1]\n", "    consts: [1]\n    txt: \"each 1\"\n", NULL, NULL,

@@ -871,17 +871,22 @@ static const struct sem_row sem_rows[] = {
       "                                                                 ^^^^^^^^^^^^^\n"),
     /* ---- param ---- */
     R(LASSO, "param beta", "param beta : vector[0] = 0",
-      "t.ptm:5:21: error: a size must be a whole number from 1 to 10^15, not 0\n"
+      "t.ptm:5:21: error: a size must be a whole number from 1 to 2147483647, not 0\n"
       "    param beta : vector[0] = 0\n"
       "                        ^\n"),
     R(LASSO, "param beta", "param beta : vector[2.5] = 0",
-      "t.ptm:5:21: error: a size must be a whole number from 1 to 10^15, not 2.5\n"
+      "t.ptm:5:21: error: a size must be a whole number from 1 to 2147483647, not 2.5\n"
       "    param beta : vector[2.5] = 0\n"
       "                        ^^^\n"),
     R(LASSO, "param beta", "param beta : vector[1e300] = 0",
-      "t.ptm:5:21: error: a size must be a whole number from 1 to 10^15, not 1e+300\n"
+      "t.ptm:5:21: error: a size must be a whole number from 1 to 2147483647, not 1e+300\n"
       "    param beta : vector[1e300] = 0\n"
       "                        ^^^^^\n"),
+    /* what ptm run cannot size, ptm check refuses (once 10^15 passed here) */
+    R(LASSO, "param beta", "param beta : vector[2147483648] = 0",
+      "t.ptm:5:21: error: a size must be a whole number from 1 to 2147483647, not 2147483648\n"
+      "    param beta : vector[2147483648] = 0\n"
+      "                        ^^^^^^^^^^\n"),
     R(LASSO, "param beta", "param beta : vector[rounds] = 0",
       "t.ptm:5:21: error: 'rounds' cannot be used in a size\n"
       "    param beta : vector[rounds] = 0\n"
@@ -1013,11 +1018,11 @@ static const struct sem_row sem_rows[] = {
       "    blocks hb = H diagonal into workers\n"
       "                  ^^^^^^^^\n"),
     R(LASSO, "blocks", "blocks coef = beta each 0",
-      "t.ptm:7:25: error: a block count must be a whole number from 1 to 10^15, not 0\n"
+      "t.ptm:7:25: error: a block count must be a whole number from 1 to 2147483647, not 0\n"
       "    blocks coef = beta each 0\n"
       "                            ^\n"),
     R(LASSO, "blocks", "blocks coef = beta each 2.5",
-      "t.ptm:7:25: error: a block count must be a whole number from 1 to 10^15, not 2.5\n"
+      "t.ptm:7:25: error: a block count must be a whole number from 1 to 2147483647, not 2.5\n"
       "    blocks coef = beta each 2.5\n"
       "                            ^^^\n"),
     R(MF, "blocks", "blocks hb = H rows into seconds",
@@ -2081,7 +2086,7 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:7:19: error: blocks split a matrix by 'rows' or 'cols', not 'diag'\n"
       "    blocks coef = bta diag each 0\n"
       "                      ^^^^\n"
-      "t.ptm:7:29: error: a block count must be a whole number from 1 to 10^15, not 0\n"
+      "t.ptm:7:29: error: a block count must be a whole number from 1 to 2147483647, not 0\n"
       "    blocks coef = bta diag each 0\n"
       "                                ^\n"
       "t.ptm:8:22: error: the two block indices need different names\n"

@@ -1081,12 +1081,12 @@ static bool load_prog(struct load *L, const struct node *x, const char *subject,
 }
 
 /* A size or a block count that is a constant: a whole number from 1 to
- * 1e15. x is the program's mapping; the message points at the constant. */
+ * PTM_DIM_MAX. x is the program's mapping; the message points at the constant. */
 static bool const_size(struct load *L, const struct node *x, const struct prog *p,
                        const char *what)
 {
     double v;
-    if (!prog_is_const(p, &v) || (v == floor(v) && v >= 1 && v <= 1e15))
+    if (!prog_is_const(p, &v) || (v == floor(v) && v >= 1 && v <= PTM_DIM_MAX))
         return true;
     struct ptm_loc loc = x->loc;
     for (const struct node *k = x->head; k && k->next; k = k->next->next)
@@ -1094,7 +1094,7 @@ static bool const_size(struct load *L, const struct node *x, const struct prog *
             loc = nth(k->next, (uint32_t)p->code[0].a)->loc;
     char s[32];
     snprintf(s, sizeof(s), "%g", v);
-    error(L, loc, "%s must be a whole number from 1 to 1e15, not %s", what, s);
+    error(L, loc, "%s must be a whole number from 1 to %d, not %s", what, PTM_DIM_MAX, s);
     return false;
 }
 

@@ -73,9 +73,10 @@
 #include <stdio.h>
 
 #include "plan.h"
+#include "ptm.h"
 
 /* Largest number of rows or columns. */
-#define PTM_DATA_DIM_MAX INT32_MAX
+#define PTM_DATA_DIM_MAX PTM_DIM_MAX
 /* Default for opts.line_max. */
 #define PTM_DATA_LINE_MAX ((size_t)64 << 20)
 /* A read stops after this many errors. */
