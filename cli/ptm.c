@@ -732,6 +732,24 @@ static int check_data(const struct ptm_plan *plan, const struct job_where *at, b
             code = PTM_EXIT_DATA;
         }
     }
+    /* a size the data makes, checked as ptm run checks it */
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        double dims[2];
+        ptm_check_param_size(plan, (int32_t)p, sets, dims);
+        for (int k = 0; k < 2; k++)
+            if (!isnan(dims[k]) && !(dims[k] >= 1 && dims[k] <= PTM_DIM_MAX && dims[k] == floor(dims[k]))) {
+                const char *where = at && p < at->nparam ? at->param[p] : NULL;
+                fflush(stdout);
+                fprintf(stderr,
+                        "%s%serror: the size of parameter '%s' is %.17g with this data: it must "
+                        "be a whole number from 1 to %d\n",
+                        where ? where : "", where ? ": " : "", plan->params[p].name, dims[k],
+                        PTM_DIM_MAX);
+                if (code == PTM_EXIT_OK)
+                    code = PTM_EXIT_DATA;
+                break;
+            }
+    }
     for (uint32_t p = 0; p < plan->nparams; p++) {
         const struct plan_param *pp = &plan->params[p];
         if (pp->init != PLAN_INIT_FILE)

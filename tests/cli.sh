@@ -799,6 +799,17 @@ want_rc 2
 err_has "bad value for --memory-limit: '4X' (want bytes, or a number with K, M, G or T: 512M, 4G)"
 end
 
+begin "check --data: a size the data makes that run would refuse (0 columns) is found, at the param statement"
+printf '1\n-1\n0.5\n' >"$T/claim/z.svm"
+sed -e 's|"x.svm"|"z.svm"|' "$T/claim/j.ptm" >"$T/claim/z.ptm"
+run check --data "$T/claim/z.ptm"
+want_rc 4
+err_has "$T/claim/z.ptm:4:1: error: the size of parameter 'beta' is 0 with this data: it must be a whole number from 1 to 2147483647"
+run run "$T/claim/z.ptm"
+want_rc 1
+err_has "the size of parameter 'beta' is 0: it must be a whole number from 1 to 2147483647"
+end
+
 avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
 if [ -n "$avail_kb" ] && [ "$avail_kb" -lt 30000000 ]; then
     begin "check --data: a MatrixMarket header claiming 2e9 x 2e9 on 3 entries is refused at once"

@@ -143,6 +143,11 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
  * or PTM_EDATA, PTM_ENOENT, PTM_EIO (messages in dg; a wrong shape at
  * `at`, "job.ptm:LINE:COL", or at the file when at is NULL) or
  * PTM_ENOMEM. */
+/* The sizes of parameter p (rows, and columns or 1) with the data sets as
+ * `ptm check --data` read them (as ptm_check_param_file); NaN where one
+ * depends on the workers or on data that could not be read. */
+void ptm_check_param_size(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
+                          double dims[2]);
 int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                          const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols);
 

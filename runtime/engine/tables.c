@@ -775,6 +775,19 @@ static double check_dim_cb(void *ud, int32_t k, int axis)
     return (double)(axis == 0 ? ptm_dataset_rows(data[owner]) : ptm_dataset_cols(data[owner]));
 }
 
+void ptm_check_param_size(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
+                          double dims[2])
+{
+    const struct plan_param *pp = &plan->params[p];
+    struct check_dims cd = {plan, data};
+    double g[PROG_NGLOBALS];
+    for (int i = 0; i < PROG_NGLOBALS; i++)
+        g[i] = NAN; /* `workers` is known only when the job runs */
+    struct prog_env env = {.globals = g, .ud = &cd, .dim = check_dim_cb};
+    dims[0] = prog_eval(&pp->dims[0], &env);
+    dims[1] = pp->matrix ? prog_eval(&pp->dims[1], &env) : 1;
+}
+
 int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                          const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols)
 {
