@@ -1137,9 +1137,12 @@ run run "$T/crlf.ptm"
 want_rc 3
 end
 
-begin "help run"
+begin "help run: usage, and every flag run takes"
 run help run
 want_rc 0; out_has "usage: ptm run"
+for flag in --workers --set --seed --trace --quiet --backend --color --straggler --memory-limit; do
+    grep -q -- "  $flag" "$T/out" || no "help run does not describe $flag"
+done
 end
 
 begin "check --data: a device, a FIFO or a directory as data is refused at once, never read"
