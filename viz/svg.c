@@ -396,19 +396,8 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
         text(out, ML - 8, lane_y + LANE_H / 2 + 4, "end", 11, C_TEXT, NULL, "coordinator");
         for (size_t c = 0; c < L.ncols; c++) {
             size_t r0 = c * L.bin, r1 = r0 + L.bin < L.R ? r0 + L.bin : L.R;
-            double part[5] = {0}, wall = 0;
-            for (size_t r = r0; r < r1; r++) {
-                const struct ptm_trace_round *rd = &t->rounds[r];
-                double span = ptm_trace_span(t, r);
-                if (!rd->has_time || isnan(span))
-                    continue;
-                part[0] += rd->schedule;
-                part[1] += rd->work;
-                part[2] += rd->combine;
-                part[3] += rd->evaluate;
-                part[4] += fmax(span - (rd->schedule + rd->work + rd->combine + rd->evaluate), 0);
-                wall += span;
-            }
+            double part[5];
+            double wall = ptm_trace_split(t, r0, r1, part);
             double sum = part[0] + part[1] + part[2] + part[3] + part[4];
             if (!(sum > 0))
                 continue;

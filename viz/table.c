@@ -68,25 +68,34 @@ double ptm_trace_round_max(const struct ptm_trace *t, size_t r)
     return isnan(span) ? m : fmax(m, span);
 }
 
-/* Where the coordinator's time went, over the rounds with a time split. */
-static void coordinator(FILE *out, const struct ptm_trace *t)
+double ptm_trace_split(const struct ptm_trace *t, size_t r0, size_t r1, double part[5])
 {
-    double part[5] = {0}, wall = 0;
-    size_t n = 0;
-    for (size_t r = 0; r < t->nrounds; r++) {
+    double wall = 0;
+    for (int k = 0; k < 5; k++)
+        part[k] = 0;
+    for (size_t r = r0; r < r1 && r < t->nrounds; r++) {
         const struct ptm_trace_round *rd = &t->rounds[r];
         double span = ptm_trace_span(t, r);
         if (!rd->has_time || isnan(span))
             continue;
-        double used = rd->schedule + rd->work + rd->combine + rd->evaluate;
         part[0] += rd->schedule;
         part[1] += rd->work;
         part[2] += rd->combine;
         part[3] += rd->evaluate;
-        part[4] += fmax(span - used, 0);
+        part[4] += fmax(span - (rd->schedule + rd->work + rd->combine + rd->evaluate), 0);
         wall += span;
-        n++;
     }
+    return wall;
+}
+
+/* Where the coordinator's time went, over the rounds with a time split. */
+static void coordinator(FILE *out, const struct ptm_trace *t)
+{
+    double part[5];
+    double wall = ptm_trace_split(t, 0, t->nrounds, part);
+    size_t n = 0;
+    for (size_t r = 0; r < t->nrounds; r++)
+        n += t->rounds[r].has_time && !isnan(ptm_trace_span(t, r));
     if (n == 0)
         return;
     static const char *const what[5] = {"scheduling", "the workers' phases", "combining",

@@ -56,6 +56,11 @@ int ptm_trace_read(FILE *f, const char *name, char *err, size_t errlen, struct p
 /* Round r's wall seconds in the trace of a run (its seconds less the
  * previous round's), or NaN (a dry run, or no seconds). */
 double ptm_trace_span(const struct ptm_trace *t, size_t r);
+/* Where the coordinator's time went in rounds r0 .. r1-1 of a run's trace
+ * (those with the time split and seconds): part[0..4] the seconds
+ * scheduling, in the workers' phases, combining, evaluating, and the rest
+ * of the rounds' wall seconds; returns their wall seconds (0: none). */
+double ptm_trace_split(const struct ptm_trace *t, size_t r0, size_t r1, double part[5]);
 /* The largest of round r's loads and, for a run, its wall seconds: what a
  * worker's load is a share of (what it did not work of it is idle). */
 double ptm_trace_round_max(const struct ptm_trace *t, size_t r);
