@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -103,9 +104,9 @@ static const struct command commands[] = {
      "Check the job (or load the plan), read its data, run it until its stop\n"
      "rule holds and write its outputs. Each output is written to a temporary\n"
      "file next to its target and renamed into place; relative output paths\n"
-     "are relative to the current directory. Ctrl-C stops after the current\n"
-     "round and still writes the outputs. Without a stop rule a job stops\n"
-     "after 1000 sweeps.\n"
+     "are relative to the current directory. Ctrl-C or SIGTERM stops after the\n"
+     "current round, still writes the outputs and exits 130 or 143. Without\n"
+     "a stop rule a job stops after 1000 sweeps.\n"
      "\n"
      "Runs on worker threads, and on the ranks of mpirun: the dynamic,\n"
      "round_robin and random policies with the built-in lasso_cd kernel;\n"
@@ -963,6 +964,8 @@ static int cmd_run(int argc, char **argv)
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     struct ptm_run *run;
+    /* Ctrl-C and SIGTERM from here on, while the data is read too */
+    ptm_run_catch_signals(true);
     int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
     ptm_data_diags_print(stderr, &dg, use_color(f.color));
     ptm_data_diags_release(&dg);
@@ -979,15 +982,23 @@ static int cmd_run(int argc, char **argv)
         code = run_failed(code);
         goto out_plan;
     }
-    ptm_run_catch_sigint(true);
     rc = ptm_run_exec(run, err, sizeof(err));
-    ptm_run_catch_sigint(false);
+    struct ptm_run_stats done;
+    ptm_run_stats(run, &done);
     if (rc != 0) {
         fprintf(stderr, "ptm: error: %s%s\n", who, err[0] ? err : ptm_strerror(rc));
         code = run_failed(PTM_EXIT_FAILED);
+    } else if (ptm_run_interrupted() && done.rounds == 0 && ptm_comm_size() == 1) {
+        /* before the first round: the outputs would be the initial values
+         * (under MPI every rank takes part in the writing: it goes on) */
+        if (rank == 0)
+            fprintf(stderr, "ptm: %s before the first round; nothing written\n",
+                    ptm_run_signal() == SIGTERM ? "terminated" : "interrupted");
+        code = 128 + ptm_run_signal();
     } else {
         if (ptm_run_interrupted() && rank == 0)
-            fprintf(stderr, "ptm: interrupted; writing the outputs\n");
+            fprintf(stderr, "ptm: %s; writing the outputs\n",
+                    ptm_run_signal() == SIGTERM ? "terminated" : "interrupted");
         if (ptm_comm_size() > 1) {
             /* what the ranks sent each other, summed at rank 0 */
             struct ptm_run_stats st;
@@ -1003,9 +1014,12 @@ static int cmd_run(int argc, char **argv)
         if (rc != 0) {
             fprintf(stderr, "ptm: error: %s%s\n", who, err);
             code = run_failed(PTM_EXIT_FAILED);
+        } else if (ptm_run_interrupted()) {
+            code = 128 + ptm_run_signal(); /* as a shell reports the signal */
         }
     }
     ptm_run_free(run);
+    ptm_run_catch_signals(false);
 out_plan:
     plan_free(plan);
     job_where_release(&at);

@@ -1015,7 +1015,7 @@ err_has "run-fail.ptm:$(grep -n "^update" examples/lasso/lasso.ptm | cut -d: -f1
 [ -e "$T/rd/beta-fail.tsv" ] && no "an output was written"
 end
 
-begin "run: Ctrl-C stops after the current round and still writes the outputs"
+begin "run: Ctrl-C stops after the current round, still writes the outputs, exit 130"
 sed -e "s|^stop when .*|stop when sweeps >= 100000000|" -e "s|beta-lua.tsv|beta-int.tsv|" \
     -e "s|every 1 sweeps|every 1000 sweeps|" "$T/run-lua.ptm" >"$T/run-int.ptm"
 "$PTM" run --workers 2 "$T/run-int.ptm" >"$T/out" 2>"$T/err" &
@@ -1023,9 +1023,30 @@ pid=$!
 sleep 1
 kill -INT "$pid"
 wait "$pid"; rc=$?
-want_rc 0; err_has "ptm: interrupted; writing the outputs"
+want_rc 130; err_has "ptm: interrupted; writing the outputs"
 grep -q '^stopped at sweep [0-9]* (round [0-9]*, [0-9.]*s): interrupted$' "$T/err" ||
     no "no line says the run was interrupted"
+[ "$(wc -l <"$T/rd/beta-int.tsv")" -eq 40 ] || no "beta-int.tsv does not have 40 lines"
+end
+
+begin "run: SIGTERM as Ctrl-C, exit 143; Ctrl-C obeyed by a job started with SIGINT ignored"
+rm -f "$T/rd/beta-int.tsv"
+"$PTM" run --workers 2 "$T/run-int.ptm" >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+want_rc 143; err_has "ptm: terminated; writing the outputs"
+grep -q '^stopped at sweep [0-9]* (round [0-9]*, [0-9.]*s): terminated (SIGTERM)$' "$T/err" ||
+    no "no line says the run was terminated"
+[ "$(wc -l <"$T/rd/beta-int.tsv")" -eq 40 ] || no "beta-int.tsv does not have 40 lines"
+rm -f "$T/rd/beta-int.tsv"
+(trap '' INT; exec "$PTM" run --workers 2 "$T/run-int.ptm") >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"; rc=$?
+want_rc 130; err_has "ptm: interrupted; writing the outputs"
 [ "$(wc -l <"$T/rd/beta-int.tsv")" -eq 40 ] || no "beta-int.tsv does not have 40 lines"
 end
 

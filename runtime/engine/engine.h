@@ -108,7 +108,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
                 struct ptm_data_diags *dg, char *err, size_t errlen, struct ptm_run **out);
 void ptm_run_free(struct ptm_run *run);
 
-/* Run rounds until the stop rule holds, Ctrl-C (with ptm_run_catch_sigint)
+/* Run rounds until the stop rule holds, Ctrl-C or SIGTERM (with
+ * ptm_run_catch_signals)
  * or, without a stop rule, PTM_RUN_SWEEP_CAP sweeps. Returns 0, PTM_EIO
  * (the trace cannot be written), PTM_EINVAL (an update or objective hook
  * failed: its message, the worker and where the job declares the hook; or
@@ -157,10 +158,13 @@ int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_data
 void ptm_data_gen_hint(const struct ptm_plan *plan, const char *missing,
                        struct ptm_data_diags *dg);
 
-/* Install (on) or remove a SIGINT handler that makes running jobs stop
- * after the current round. */
-void ptm_run_catch_sigint(bool on);
-/* True when SIGINT stopped a run. */
+/* Install (on) or remove the handler of SIGINT and SIGTERM that makes a
+ * running job stop after the current round (over an inherited "ignore":
+ * install it before the data is read). */
+void ptm_run_catch_signals(bool on);
+/* True when SIGINT or SIGTERM stopped a run (or came before it began);
+ * ptm_run_signal() says which (0: none). */
 bool ptm_run_interrupted(void);
+int ptm_run_signal(void);
 
 #endif

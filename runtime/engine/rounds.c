@@ -426,28 +426,35 @@ static bool objective_due(struct ptm_run *run)
     return true;
 }
 
-/* GLOBAL: set by the SIGINT handler, read by the round loop after each
- * round; a lock-free atomic, so safe from a signal handler. */
-static atomic_int sigint_seen;
+/* GLOBAL: the signal (SIGINT, SIGTERM) the handler caught first, read by
+ * the round loop after each round; a lock-free atomic, so safe from a
+ * signal handler. */
+static atomic_int signal_seen;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-    (void)sig;
-    atomic_store(&sigint_seen, 1);
+    int none = 0;
+    atomic_compare_exchange_strong(&signal_seen, &none, sig);
 }
 
-void ptm_run_catch_sigint(bool on)
+void ptm_run_catch_signals(bool on)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on ? on_sigint : SIG_DFL;
+    sa.sa_handler = on ? on_signal : SIG_DFL;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 bool ptm_run_interrupted(void)
 {
-    return atomic_load(&sigint_seen) != 0;
+    return atomic_load(&signal_seen) != 0;
+}
+
+int ptm_run_signal(void)
+{
+    return atomic_load(&signal_seen);
 }
 
 /* Does the program read global g? */
@@ -919,7 +926,7 @@ static void stop_reason(const struct ptm_run *run)
     fprintf(log, "stopped at sweep %lld (round %lld, %.3fs): ", (long long)sweeps(run),
             (long long)run->round, run->seconds);
     if (ptm_run_interrupted()) {
-        fprintf(log, "interrupted\n");
+        fprintf(log, "%s\n", ptm_run_signal() == SIGTERM ? "terminated (SIGTERM)" : "interrupted");
         return;
     }
     if (!plan->has_stop || plan->stop.ncode == 0) {
