@@ -1912,7 +1912,16 @@ err_has "the dependency graph is cut to blocks 1 to 500 of 700"
 grep -q '^// cut: only blocks 1 to 500 of 700 are drawn' "$T/pl/big.dot" || no "no cut comment"
 [ "$(grep -c '\[label="' "$T/pl/big.dot")" -eq 500 ] || no "not 500 nodes"
 [ "$(grep -c ' -- ' "$T/pl/big.dot")" -le 5000 ] || no "more than 5000 edges"
+grep -q '^  graph \[.*layout=sfdp, ' "$T/pl/big.dot" || no "a big graph does not ask for sfdp"
+grep -q 'label=".*\\nfill: priority after the dry run, white [0-9.e-]* to dark blue [0-9.e-]*' "$T/pl/big.dot" ||
+    no "the picture's label has no legend of the fill"
 end
+if command -v dot >/dev/null 2>&1; then
+    begin "plan --dot: Graphviz lays the big graph out in under a minute (dot -Tsvg, sfdp)"
+    timeout 60 dot -Tsvg "$T/pl/big.dot" >"$T/pl/big.dot.svg" 2>"$T/err" || no "dot -Tsvg failed or took a minute"
+    [ -s "$T/pl/big.dot.svg" ] || no "dot wrote nothing"
+    end
+fi
 
 # A real run's trace, drawn as a dry run is.
 "$PTM" gen lasso --seed 1 --out "$T/pl/g" --rows 200 --cols 50 --density 0.1 >/dev/null 2>&1

@@ -5,7 +5,11 @@
  * Nodes are filled from white to dark blue by the block's priority after
  * the dry run (on a log scale when the priorities span more than a factor
  * of 100), or by cost when every priority is the same; the comments at
- * the top say which, and how the graph was cut (struct ptm_depgraph).
+ * the top say which, and how the graph was cut (struct ptm_depgraph), and
+ * the graph's label carries the same legend into the picture. A graph of
+ * more than BIG_NODES blocks or BIG_EDGES conflicts asks for the sfdp
+ * layout (dot's layered layout took minutes on the Lasso example's 500
+ * blocks; sfdp seconds), which `dot -Tsvg` then uses too.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -14,6 +18,9 @@
 
 #include "ptm.h"
 #include "viz.h"
+
+#define BIG_NODES 100
+#define BIG_EDGES 300
 
 /* A DOT string's contents: quotes and backslashes escaped, line breaks
  * and other control bytes as blanks. */
@@ -97,13 +104,33 @@ int ptm_viz_dot(FILE *out, const struct ptm_trace *t)
                  g->nedges);
         comment(out, line);
     }
+    bool big = g->nnodes > BIG_NODES || g->nedges > BIG_EDGES;
+    if (big) {
+        snprintf(line, sizeof(line),
+                 "layout: sfdp (more than %d blocks or %d conflicts: dot's layered layout "
+                 "takes minutes on such a graph); `dot -Tsvg` uses it too",
+                 BIG_NODES, BIG_EDGES);
+        comment(out, line);
+    }
     fprintf(out, "graph ptm {\n");
-    fprintf(out, "  graph [labelloc=t, fontsize=12, overlap=false, outputorder=edgesfirst, "
-                 "label=\"");
-    snprintf(line, sizeof(line), "%s%s%s: blocks of %s and their conflicts, filled by %s",
-             t->job ? "job '" : "", t->job ? t->job : "", t->job ? "'" : "blocks",
-             t->blockset ? t->blockset : "?", shade ? by : "nothing");
+    fprintf(out, "  graph [labelloc=t, fontsize=12, overlap=false, outputorder=edgesfirst, %s"
+                 "label=\"",
+            big ? "layout=sfdp, " : "");
+    snprintf(line, sizeof(line), "%s%s%s: blocks of %s (circles, numbered) and their conflicts "
+             "(lines)", t->job ? "job '" : "", t->job ? t->job : "", t->job ? "'" : "blocks",
+             t->blockset ? t->blockset : "?");
     esc(out, line);
+    if (shade)
+        snprintf(line, sizeof(line), "\\nfill: %s, white %.3g to dark blue %.3g%s", by, lo, hi,
+                 logscale ? " (log scale)" : "");
+    else
+        snprintf(line, sizeof(line), "\\nfill: one colour (one priority and one cost)");
+    fputs(line, out);
+    if (g->nnodes < t->nblocks || g->more_edges) {
+        snprintf(line, sizeof(line), "\\ncut to blocks 1 to %lld of %lld%s", (long long)g->nnodes,
+                 (long long)t->nblocks, g->more_edges ? " and their first conflicts" : "");
+        fputs(line, out);
+    }
     fprintf(out, "\"];\n");
     fprintf(out, "  node [shape=circle, style=filled, fontsize=9, margin=0.02, "
                  "fontname=\"Helvetica\"];\n");
