@@ -608,6 +608,7 @@ int data_coo_to_csr(struct data_rd *rd, struct data_coo *c, int64_t nrows, int64
                    "alone (%lld entries were read), more than the %s this machine has "
                    "available",
                    (long long)nrows, (long long)ncols, need, (long long)n, have);
+        data_coo_release(c); /* as on every path: the caller gave it away */
         return PTM_EDATA;
     }
     out->nrows = nrows;
