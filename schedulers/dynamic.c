@@ -145,8 +145,11 @@ struct dyn {
      * which blocks moved at their last update, and the changes the done()
      * calls reported in this pass and in the last full one */
     bool active;
-    int64_t *queue;
+    int64_t *queue, *queue2; /* queue2: where the next pass is merged */
     int64_t qpos, qn;
+    unsigned char *inq; /* B: in queue[0 .. qn) or in rise */
+    int64_t *rise;      /* B: blocks done() marked moved that the queue lacks */
+    int64_t nrise;
     int64_t *defer;
     size_t ndefer;
     unsigned char *moved;
@@ -378,22 +381,50 @@ static int refresh(struct dyn *s, char *err, size_t errlen)
 
 /* ---- a round -------------------------------------------------------------------- */
 
-/* Stable sort of k[0 .. n) by decreasing v (ties keep their order). */
+/* A key whose ascending order is v's descending order, for v >= 0 (and
+ * -0 as 0): the bits of a non-negative double order as the number does. */
+static inline uint64_t desc_bits(double v)
+{
+    uint64_t u;
+    v = v == 0 ? 0 : v;
+    memcpy(&u, &v, sizeof(u));
+    return ~u;
+}
+
+/* Stable sort of k[0 .. n) by decreasing v >= 0 (ties keep their order):
+ * a least-significant-digit radix sort on the bits of v, a byte a pass,
+ * over the bytes that differ among the keys (costs such as nnz() differ in
+ * two or three), so that a round pays a few passes over its blocks rather
+ * than a comparison sort's log2 n (a merge sort took as long as the
+ * workers' coordinate updates on bench/sched_bench.py's data A). */
 static void sort_desc(struct key *k, struct key *tmp, size_t n)
 {
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                tmp[o++] = k[j].v > k[i].v ? k[j++] : k[i++];
-            while (i < mid)
-                tmp[o++] = k[i++];
-            while (j < hi)
-                tmp[o++] = k[j++];
-        }
-        memcpy(k, tmp, n * sizeof(*k));
+    if (n < 2)
+        return;
+    uint64_t all_and = ~(uint64_t)0, all_or = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = desc_bits(k[i].v);
+        all_and &= u;
+        all_or |= u;
     }
+    uint64_t differ = all_and ^ all_or;
+    struct key *from = k, *to = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!((differ >> shift) & 0xff))
+            continue;
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((desc_bits(from[i].v) >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            to[count[(desc_bits(from[i].v) >> shift) & 0xff]++] = from[i];
+        struct key *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != k)
+        memcpy(k, from, n * sizeof(*k));
 }
 
 static bool heap_less(const struct key *a, const struct key *b)
@@ -422,7 +453,28 @@ static void sift_down(struct key *h, size_t n, size_t k)
 static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
 {
     size_t P = (size_t)s->P;
-    if (s->balance && s->cost && P > 1) {
+    out->n = nk;
+    if (P == 1 || !(s->balance && s->cost)) {
+        /* one worker; or balance false, or equal costs, where the least
+         * loaded worker is always the next one in turn: kept[i] goes to
+         * worker i mod P, at place i / P of its part */
+        size_t q = nk / P, extra = nk % P;
+        for (size_t p = 0; p <= P; p++)
+            out->part[p] = p * q + (p < extra ? p : extra);
+        if (P == 1) {
+            memcpy(out->blocks, s->kept, nk * sizeof(int64_t));
+            if (out->order)
+                for (size_t i = 0; i < nk; i++)
+                    out->order[i] = i;
+        } else {
+            for (size_t i = 0; i < nk; i++) {
+                size_t pos = out->part[i % P] + i / P;
+                out->blocks[pos] = s->kept[i];
+                if (out->order)
+                    out->order[pos] = i;
+            }
+        }
+    } else {
         /* by decreasing cost (ties in filter order), each to the least
          * loaded worker (ties to the lowest number) */
         for (size_t i = 0; i < nk; i++)
@@ -436,42 +488,35 @@ static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
             s->heap[0].v += s->keys[i].v;
             sift_down(s->heap, P, 0);
         }
-    } else {
-        /* balance false; or equal costs, where the least loaded worker is
-         * always the next one in turn */
-        for (size_t i = 0, p = 0; i < nk; i++) {
-            s->owner[i] = (int)p;
-            p = p + 1 == P ? 0 : p + 1;
+        for (size_t p = 0; p < P; p++)
+            s->cursor[p] = 0;
+        for (size_t i = 0; i < nk; i++)
+            s->cursor[s->owner[i]]++;
+        size_t at = 0;
+        for (size_t p = 0; p < P; p++) {
+            out->part[p] = at;
+            size_t c = s->cursor[p];
+            s->cursor[p] = at;
+            at += c;
         }
-    }
-    for (size_t p = 0; p < P; p++) {
-        s->cursor[p] = 0;
-        out->load[p] = 0;
-    }
-    for (size_t i = 0; i < nk; i++)
-        s->cursor[s->owner[i]]++;
-    size_t at = 0;
-    for (size_t p = 0; p < P; p++) {
-        out->part[p] = at;
-        size_t c = s->cursor[p];
-        s->cursor[p] = at;
-        at += c;
-    }
-    out->part[P] = at;
-    for (size_t i = 0; i < nk; i++) {
-        size_t p = (size_t)s->owner[i], pos = s->cursor[p]++;
-        out->blocks[pos] = s->kept[i];
-        if (out->order)
-            out->order[pos] = i;
+        out->part[P] = at;
+        for (size_t i = 0; i < nk; i++) {
+            size_t p = (size_t)s->owner[i], pos = s->cursor[p]++;
+            out->blocks[pos] = s->kept[i];
+            if (out->order)
+                out->order[pos] = i;
+        }
     }
     /* each worker's cost, summed in its part's order */
     for (size_t p = 0; p < P; p++) {
         double load = 0;
-        for (size_t i = out->part[p]; i < out->part[p + 1]; i++)
-            load += s->cost ? s->cost[out->blocks[i]] : 1;
+        if (s->cost)
+            for (size_t i = out->part[p]; i < out->part[p + 1]; i++)
+                load += s->cost[out->blocks[i]];
+        else
+            load = (double)(out->part[p + 1] - out->part[p]);
         out->load[p] = load;
     }
-    out->n = nk;
 }
 
 /* Whether place k of the draw order is drawn uniformly (see DESIGN). */
@@ -567,6 +612,19 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
     return 0;
 }
 
+static int cmp_block(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* a[0 .. n) ascending (a pass's late risers: few). */
+static void sort_blocks(int64_t *a, size_t n)
+{
+    if (n > 1)
+        qsort(a, n, sizeof(*a), cmp_block);
+}
+
 /* `active`: the next pass into queue, in block order. After a full pass,
  * the active blocks, those whose priority is above 0 (without a priority
  * statement, whose last change was not 0); after a pass over those, the
@@ -585,24 +643,47 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
     } else if (!full) {
         full = !(s->pass_change > ACTIVE_RATIO * s->full_change) || s->passes >= ACTIVE_PASSES;
     }
-    s->qn = 0;
-    if (!full && s->program && !(s->local && s->reads_params))
+    if (!full && s->program && !(s->local && s->reads_params)) {
+        s->qn = 0;
         for (int64_t b = 0; b < s->B; b++) {
             double w = 0;
             if (weight_of(s, b, eval_priority(s, b), &w, err, errlen) != 0)
                 return PTM_EINVAL;
             s->moved[b] = w > 0;
-        }
-    if (!full) {
-        for (int64_t b = 0; b < s->B; b++)
+            s->inq[b] = s->moved[b];
             if (s->moved[b])
                 s->queue[s->qn++] = b;
+        }
+        s->nrise = 0;
         full = s->qn == 0;
+    } else if (!full) {
+        /* The blocks that moved are those of the last pass that did, and
+         * those done() marked since it began (rise): a merge of the two in
+         * block order, in the time of the last pass rather than of B. */
+        sort_blocks(s->rise, (size_t)s->nrise);
+        const int64_t *q = s->queue, *rise = s->rise, qn = s->qn, nrise = s->nrise;
+        const unsigned char *moved = s->moved;
+        unsigned char *inq = s->inq;
+        int64_t *to = s->queue2, n = 0, i = 0, j = 0;
+        while (i < qn || j < nrise) {
+            int64_t b = j >= nrise || (i < qn && q[i] < rise[j]) ? q[i++] : rise[j++];
+            inq[b] = moved[b];
+            to[n] = b;
+            n += moved[b];
+        }
+        int64_t *t = s->queue;
+        s->queue = s->queue2;
+        s->queue2 = t;
+        s->qn = n;
+        s->nrise = 0;
+        full = n == 0;
     }
     if (full) {
         for (int64_t b = 0; b < s->B; b++)
             s->queue[b] = b;
         s->qn = s->B;
+        memset(s->inq, 1, (size_t)s->B);
+        s->nrise = 0;
     } else {
         s->passes++;
     }
@@ -623,10 +704,12 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     int rc;
     if (k == 0 && s->qpos >= s->qn && (rc = next_pass(s, err, errlen)) != 0)
         return rc;
-    while (k < N && s->qpos < s->qn)
-        s->cand[k++] = s->queue[s->qpos++];
-    for (size_t i = 0; i < k; i++)
-        s->cw[i] = 1;
+    if (k < N && s->qpos < s->qn) {
+        size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
+        memcpy(s->cand + k, s->queue + s->qpos, take * sizeof(int64_t));
+        k += take;
+        s->qpos += (int64_t)take;
+    }
     int64_t evals = 0;
     size_t nk = sched_conflicts_filter(s->conf, s->cand, k, s->kept, &evals);
     s->ndefer = 0;
@@ -685,6 +768,9 @@ static void dyn_destroy(void *state)
     ptm_free(s->queue);
     ptm_free(s->defer);
     ptm_free(s->moved);
+    ptm_free(s->queue2);
+    ptm_free(s->rise);
+    ptm_free(s->inq);
     if (s->q)
         for (int i = 0; i < s->pipeline; i++) {
             ptm_free(s->q[i].blocks);
@@ -781,10 +867,14 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     if (s->active) {
         s->queue = alloc(B, sizeof(int64_t));
         s->defer = alloc(N, sizeof(int64_t));
+        s->queue2 = alloc(B, sizeof(int64_t));
+        s->rise = alloc(B + 1, sizeof(int64_t)); /* done() writes one past the last */
         s->moved = alloc(B, 1);
-        if (!s->queue || !s->defer || !s->moved)
+        s->inq = alloc(B, 1);
+        if (!s->queue || !s->queue2 || !s->rise || !s->defer || !s->moved || !s->inq)
             goto fail;
         memset(s->moved, 0, B);
+        memset(s->inq, 0, B);
     }
     memset(s->tree, 0, 2 * s->leaves * sizeof(double));
     memset(s->drawn, 0, B * sizeof(uint32_t));
@@ -878,20 +968,34 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
 {
     struct dyn *s = state;
     if (s->active) {
-        double sum = 0; /* in a register: the stores to moved[] may alias anything */
+        /* the arrays and counts in locals: the stores to moved[] may alias
+         * anything, s included */
+        unsigned char *moved = s->moved, *inq = s->inq;
+        int64_t *rise = s->rise, nrise = s->nrise;
+        bool evaluate = s->program && s->local && s->reads_params, abs_delta = s->abs_delta;
+        double sum = 0;
         for (size_t i = 0; i < n; i++) {
             int64_t b = blocks[i];
-            double w = change[i];
+            double c = change[i], w = c;
+            bool finite = c - c == 0; /* false for inf and NaN */
             /* abs(delta()) is the change itself, unless it is not a number */
-            if (s->program && s->local && s->reads_params && (!s->abs_delta || !isfinite(w)) &&
-                weight_of(s, b, s->abs_delta ? w : eval_priority(s, b), &w, s->failure,
+            if (evaluate && (!abs_delta || !finite) &&
+                weight_of(s, b, abs_delta ? w : eval_priority(s, b), &w, s->failure,
                           sizeof(s->failure)) != 0) {
+                s->nrise = nrise;
                 s->failed = PTM_EINVAL;
                 return;
             }
-            s->moved[b] = !(w == 0);
-            sum += isfinite(change[i]) ? change[i] : 0;
+            /* moved, and the next pass must see it when its queue lacks
+             * it (about half the blocks move: no branch) */
+            unsigned char mv = w != 0;
+            moved[b] = mv;
+            rise[nrise] = b;
+            nrise += mv & !inq[b];
+            inq[b] |= mv;
+            sum += finite ? c : 0;
         }
+        s->nrise = nrise;
         s->pass_change += sum;
         return;
     }

@@ -1042,6 +1042,55 @@ START_TEST(test_active_passes)
 }
 END_TEST
 
+/* The blocks of the next round in policy order, each told it changed by
+ * 1 when moves[b], else by 0; returns how many. */
+static size_t active_round(struct sch *s, const bool *moves, int64_t *seq)
+{
+    const struct ptm_sched_round *r = sch_next(s);
+    double c[8];
+    ck_assert_uint_le(r->n, 8);
+    policy_order(r, seq);
+    for (size_t i = 0; i < r->n; i++)
+        c[i] = moves[r->blocks[i]] ? 1.0 : 0;
+    ptm_sched_dynamic.done(s->st, r->blocks, c, r->n);
+    return r->n;
+}
+
+/* Under pipeline 1 the next pass is made before the last round's changes
+ * are told; a block of that round that moved, outside the pass being made,
+ * is in the pass after it, as every block whose last change was not 0. */
+START_TEST(test_active_late_changes)
+{
+    enum { B = 30 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 2;
+    f->plan.schedule.active = true;
+    f->plan.schedule.pipeline = 1;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 1, 23);
+    bool moves[B] = {false};
+    moves[3] = moves[11] = moves[25] = moves[29] = true;
+    int64_t seq[8];
+    for (int64_t b = 0; b < B; b += 2) { /* the full pass, two blocks a round */
+        ck_assert_uint_eq(active_round(&s, moves, seq), 2);
+        ck_assert(seq[0] == b && seq[1] == b + 1);
+    }
+    /* 29's change came after this pass was made */
+    ck_assert_uint_eq(active_round(&s, moves, seq), 2);
+    ck_assert(seq[0] == 3 && seq[1] == 11);
+    ck_assert_uint_eq(active_round(&s, moves, seq), 1);
+    ck_assert_int_eq(seq[0], 25);
+    /* 3 and 11 moved by 2 (more than 1% of the full pass's 4): an active
+     * pass again, over 3, 11 and 25 (its change is not told yet) and 29 */
+    ck_assert_uint_eq(active_round(&s, moves, seq), 2);
+    ck_assert(seq[0] == 3 && seq[1] == 11);
+    ck_assert_uint_eq(active_round(&s, moves, seq), 2);
+    ck_assert(seq[0] == 25 && seq[1] == 29);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
 /* With dependencies, a candidate left out waits for the next round: a full
  * pass still updates each block exactly once, no round holds two blocks
  * that conflict, and some were left out on the way. */
@@ -1676,6 +1725,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_uniform_all);
     tcase_add_test(tc, test_default_priority);
     tcase_add_test(tc, test_active_passes);
+    tcase_add_test(tc, test_active_late_changes);
     tcase_add_test(tc, test_active_conflicts);
     tcase_add_test(tc, test_priority_refresh);
     tcase_add_test(tc, test_balance);
