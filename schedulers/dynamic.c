@@ -92,6 +92,9 @@
  * block did, at most ACTIVE_PASSES times in a row. */
 #define ACTIVE_RATIO 0.01
 #define ACTIVE_PASSES 50
+/* Passes whose changes may not all be told yet: a round made and not told
+ * belongs to one of the last MAX_PIPELINE + 1 passes. */
+#define PASS_RING (MAX_PIPELINE + 2)
 
 /* A sort key: value and the place it came from. */
 struct key {
@@ -155,7 +158,19 @@ struct dyn {
     unsigned char *moved;
     bool full;
     int passes; /* active passes since the last full one */
-    double pass_change, full_change;
+    /* Changes by pass: under `pipeline N` done() tells a round's changes
+     * N rounds after the next one was made, so a pass is judged by the
+     * changes of its rounds, told whenever; ring[p % PASS_RING] holds pass
+     * p's sum and its rounds not told yet, told[] the pass of each round
+     * made and not told (in order: done() comes in the order of next()). */
+    int64_t pass_no, full_pass; /* the current pass; the last full one */
+    struct pass_sum {
+        double change;
+        int64_t left;
+    } ring[PASS_RING];
+    int64_t told[MAX_PIPELINE + 1];
+    int told_head, told_len;
+    double full_change; /* the last full pass's, as told so far */
     /* a failure met in done(), reported by the next next() */
     int failed;
     char failure[512];
@@ -638,10 +653,18 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
 {
     bool full = s->qn == 0; /* the first pass */
     if (!full && s->full) {
-        s->full_change = s->pass_change;
         s->passes = 0;
     } else if (!full) {
-        full = !(s->pass_change > ACTIVE_RATIO * s->full_change) || s->passes >= ACTIVE_PASSES;
+        /* the newest active pass whose changes are all told; none yet
+         * (pipeline): go on */
+        full = s->passes >= ACTIVE_PASSES;
+        for (int64_t q = s->pass_no; !full && q > s->full_pass && s->pass_no - q < PASS_RING; q--) {
+            const struct pass_sum *ps = &s->ring[q % PASS_RING];
+            if (ps->left == 0) {
+                full = !(ps->change > ACTIVE_RATIO * s->full_change);
+                break;
+            }
+        }
     }
     if (!full && s->program && !(s->local && s->reads_params)) {
         s->qn = 0;
@@ -689,7 +712,12 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
     }
     s->full = full;
     s->qpos = 0;
-    s->pass_change = 0;
+    s->pass_no++;
+    s->ring[s->pass_no % PASS_RING] = (struct pass_sum){0, 0};
+    if (full) {
+        s->full_pass = s->pass_no;
+        s->full_change = 0;
+    }
     return 0;
 }
 
@@ -730,6 +758,14 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     out->evaluations = evals;
     s->rounds++;
     s->updates += (int64_t)nk;
+    /* the pass whose changes done() will tell for this round */
+    s->ring[s->pass_no % PASS_RING].left++;
+    if (s->told_len == MAX_PIPELINE + 1) { /* a round never told: forget the oldest */
+        s->ring[s->told[s->told_head] % PASS_RING].left--;
+        s->told_head = (s->told_head + 1) % (MAX_PIPELINE + 1);
+        s->told_len--;
+    }
+    s->told[(s->told_head + s->told_len++) % (MAX_PIPELINE + 1)] = s->pass_no;
     return 0;
 }
 
@@ -996,7 +1032,18 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
             sum += finite ? c : 0;
         }
         s->nrise = nrise;
-        s->pass_change += sum;
+        if (s->told_len > 0) {
+            int64_t pass = s->told[s->told_head];
+            s->told_head = (s->told_head + 1) % (MAX_PIPELINE + 1);
+            s->told_len--;
+            if (s->pass_no - pass < PASS_RING) {
+                struct pass_sum *ps = &s->ring[pass % PASS_RING];
+                ps->change += sum;
+                ps->left--;
+            }
+            if (pass == s->full_pass)
+                s->full_change += sum;
+        }
         return;
     }
     if (s->program && !s->reads_params)

@@ -1091,6 +1091,39 @@ START_TEST(test_active_late_changes)
 }
 END_TEST
 
+/* Under pipeline 1 a pass of one round is made again before its changes
+ * are told: it is judged by them once told, not by the changes of the
+ * pass before it (here the full pass's last round, which moved nothing). */
+START_TEST(test_active_pipeline_judges_its_pass)
+{
+    enum { B = 30 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 8;
+    f->plan.schedule.active = true;
+    f->plan.schedule.pipeline = 1;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 1, 24);
+    bool moves[B] = {false};
+    moves[3] = moves[11] = true;
+    int64_t seq[8];
+    size_t n = 0;
+    while (n < B)
+        n += active_round(&s, moves, seq);
+    ck_assert_uint_eq(n, B);
+    for (int pass = 0; pass < 4; pass++) {
+        ck_assert_msg(active_round(&s, moves, seq) == 2 && seq[0] == 3 && seq[1] == 11,
+                      "active pass %d is not 3 and 11", pass);
+    }
+    moves[3] = moves[11] = false; /* they stop: a full pass after at most two more */
+    bool full = false;
+    for (int r = 0; r < 3 && !full; r++)
+        full = active_round(&s, moves, seq) == 8;
+    ck_assert(full);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
 /* With dependencies, a candidate left out waits for the next round: a full
  * pass still updates each block exactly once, no round holds two blocks
  * that conflict, and some were left out on the way. */
@@ -1726,6 +1759,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_default_priority);
     tcase_add_test(tc, test_active_passes);
     tcase_add_test(tc, test_active_late_changes);
+    tcase_add_test(tc, test_active_pipeline_judges_its_pass);
     tcase_add_test(tc, test_active_conflicts);
     tcase_add_test(tc, test_priority_refresh);
     tcase_add_test(tc, test_balance);
