@@ -258,6 +258,55 @@ def compare(b, md, key, summary):
                               "Data %s, 1 worker, by %s" % (key, xlabel), xlabel, series)
         files.append(fn)
     md += ["", "Charts (1 worker): %s." % ", ".join("[%s](%s)" % (f, f) for f in files), ""]
+    return svm, fstar
+
+
+SHARE_SAMPLES = (256, 4096)
+SHARE_RUNS = 3
+SHARE_JOBS = [
+    ("dynamic active", "dynamic { sample %d, active }",
+     "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
+    ("dynamic active seq", "dynamic { sample %d, active, keep all }",
+     "priority coef(j) = abs(delta(beta[j]))\n%s" % COST, True),
+]
+
+
+def sched_shares(b, md, data):
+    """The scheduler's share of the seconds (schedule_seconds over the
+    trace's seconds) of the dynamic jobs at sample 256 and 4096, to 1e-6
+    of f*; medians of SHARE_RUNS runs."""
+    log("== schedulers: the scheduler's share")
+    md += ["### The scheduler's share of a run", "",
+           "The dynamic jobs above at `sample 256` and `sample 4096` (dynamic active: with the "
+           "cos() dependency, computed together; dynamic active seq: no dependency, within = "
+           "sequential), each until within 1e-6 of f* (or 100 sweeps), objective every sweep: "
+           "the trace's schedule_seconds (next() and done(), with the dependencies the filter "
+           "computes) over its seconds, and the seconds; medians of %d runs." % SHARE_RUNS, "",
+           "| data | schedule | sample | workers | scheduler share | seconds |",
+           "|---|---|---|---|---|---|"]
+    rows = []
+    for key, (svm, fstar) in data.items():
+        stop = "objective <= %r or sweeps >= 100" % (fstar * (1 + 1e-6))
+        for name, sched, extra, seq in SHARE_JOBS:
+            for S in SHARE_SAMPLES:
+                for P in (1, 2):
+                    job = b.job(svm, sched % S, extra, stop, "every 1 sweeps", name="share.ptm",
+                                seq=seq)
+                    sh, sec = [], []
+                    for _ in range(SHARE_RUNS):
+                        r = b.run(job, P, 1)
+                        if r.get("seconds"):
+                            sh.append(r["sched"] / r["seconds"])
+                            sec.append(r["seconds"])
+                    if not sh:
+                        continue
+                    m, t = statistics.median(sh), statistics.median(sec)
+                    md.append("| %s | %s | %d | %d | %.0f%% | %.4f |" % (key, name, S, P,
+                                                                       100 * m, t))
+                    rows.append((key, name, S, P, m))
+                    log("  %s %s S=%d P=%d: %.0f%%" % (key, name, S, P, 100 * m))
+    md.append("")
+    return rows
 
 
 def workers(b, md):
@@ -324,18 +373,21 @@ def claims(b, md):
            "sum would raise the objective, spec/runtime.md); dynamic: `dynamic { sample K }` "
            "with `%s`, `priority coef(j) = abs(delta(beta[j])) + 1e-4`, `%s`; dynamic active: "
            "`dynamic { sample K, active }` with the same dependency and `priority coef(j) = "
-           "abs(delta(beta[j]))` (the Lasso example's schedule); round_robin seq: `round_robin "
+           "abs(delta(beta[j]))` (STRADS' schedule; the Lasso example's until it ran "
+           "sequentially); round_robin seq: `round_robin "
            "{ per_round 4000 }` with `lasso_cd { within = sequential }`, the fastest fixed "
            "schedule (cyclic coordinate descent on each worker's share); dynamic active seq: "
            "`dynamic { sample 4000, active, keep all }` with the same priority and within = "
-           "sequential. Updates are coordinate updates until the objective first came within "
+           "sequential (the Lasso example's schedule). Updates are coordinate updates until the objective first came within "
            "the relative gap of f*; seconds from the trace (they include the dependencies the "
            "filter computes for the rounds' candidates, and the whole graph where a run "
            "built it, spec/runtime.md)." % (LAMBDA, K, COS, COST), ""]
     summary_at = len(md)
     summary = []
-    for key in ("A", "B"):
-        compare(b, md, key, summary)
+    data = {}
+    for key in ("A", "B", "wide"):
+        data[key] = compare(b, md, key, summary)
+    share_rows = sched_shares(b, md, data)
 
     # ---- 2. the example, and the time spent scheduling
     log("== schedulers: the Lasso example")
@@ -346,16 +398,15 @@ def claims(b, md):
                      flags=re.M)
     lam_ex = float(re.search(r"const lambda = ([0-9.e-]+)", ex_text).group(1))
     md += ["### The Lasso example", "",
-           "examples/lasso/lasso.ptm as it is, on `ptm gen lasso --seed S` (1000 x 10000, the "
+           "examples/lasso/lasso.ptm as it is (`dynamic { sample 1000, active }`, within = "
+           "sequential, no dependency), on `ptm gen lasso --seed S` (1000 x 10000, the "
            "README's data) for S = 1 .. 8, 1 and 2 workers, under its own stop rule (rel_change "
            "< 1e-7 between sweeps); f* as above. Scheduler: the trace's schedule_seconds (next() "
-           "and done(), with the dependencies the filter computes for the round's candidates, "
-           "spec/runtime.md) over its elapsed seconds; pairs: the pairs of blocks whose measure "
-           "was computed; graph s: the whole graph's seconds when a run built it; "
-           "round_robin seq to the same gap for comparison.", "",
-           "| seed | workers | sweeps of updates | final gap | elapsed s | pairs | graph s | scheduler "
+           "and done()) over its elapsed seconds; round_robin seq to the same gap for "
+           "comparison.", "",
+           "| seed | workers | sweeps of updates | final gap | elapsed s | scheduler "
            "share | round_robin seq: sweeps to that gap | seconds |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|"]
     ex_rows = []
     for s in range(1, 9):
         out = b.path("ex-%d" % s)
@@ -378,10 +429,9 @@ def claims(b, md):
             uf = rf["points"][-1][0] if rf["points"] else None
             sf = rf["points"][-1][1] if rf["points"] else None
             upd = r["points"][-1][0]
-            md.append("| %d | %d | %.1f | %.1e | %.3f | %d | %.3f | %.0f%% | %s | %s |" % (
-                s, P, upd / 10000, gap, r["seconds"], r["evaluations"], r.get("graph_seconds", 0),
-                100 * r["sched"] / r["seconds"], "-" if uf is None else "%.1f" % (uf / 10000),
-                fmt_s(sf)))
+            md.append("| %d | %d | %.1f | %.1e | %.4f | %.0f%% | %s | %s |" % (
+                s, P, upd / 10000, gap, r["seconds"], 100 * r["sched"] / r["seconds"],
+                "-" if uf is None else "%.1f" % (uf / 10000), fmt_s(sf)))
             ex_rows.append((s, P, upd, gap, r["seconds"], r["sched"], uf, sf))
             log("  seed %d P=%d: %.1f sweeps, gap %.1e, %.3f s" % (s, P, upd / 1e4, gap,
                                                                    r["seconds"]))
@@ -423,9 +473,11 @@ def claims(b, md):
     shares = sorted(100 * sch / sec for _, _, _, _, sec, sch, _, _ in ex_rows if sec > 0)
     sw = sorted(u / 10000 for _, _, u, _, _, _, _, _ in ex_rows)
     lines.append("- The Lasso example, seeds 1 .. 8, 1 and 2 workers: %.1f to %.1f sweeps of "
-                 "updates; scheduler share %.0f%% to %.0f%% of the elapsed seconds (the "
-                 "dependencies of the rounds' candidates are most of it)." % (
+                 "updates; scheduler share %.0f%% to %.0f%% of the elapsed seconds." % (
                      sw[0], sw[-1], shares[0], shares[-1]))
+    for key, name, S, P, m in share_rows:
+        lines.append("- Scheduler share, data %s, %s, sample %d, %d worker%s: %.0f%%." % (
+            key, name, S, P, "s" if P > 1 else "", 100 * m))
     for shape, name, med, q1, q3, t1, t2 in worker_rows:
         lines.append("- Workers, %s data, %s: 1 worker / 2 workers in seconds to 1e-6 of f*, "
                      "median of %d pairs %s (quartiles %s .. %s)." % (

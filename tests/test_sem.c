@@ -448,6 +448,8 @@ static const struct lua_file lua_files[] = {
                "function mypush() end\n"
                "function mypull() end\n"},
     {"pushonly.lua", "function push() end\n"},
+    /* what examples/lasso/lasso_lua.ptm's checks need of its rule */
+    {"lasso.lua", "function push() end\nfunction pull() end\nfunction objective() end\n"},
     {"initnum.lua", "function push() end\nfunction pull() end\ninit = 3\n"},
     {"init3.lua", "function push() end\nfunction pull() end\nfunction init(w, S, job) end\n"},
     {"initva.lua", "function push() end\nfunction pull() end\nfunction init(w, ...) end\n"},
@@ -2508,27 +2510,7 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert_int_eq(b->axis, PLAN_AXIS_ELEMS);
     ck_assert(!b->into);
     assert_const(&b->count, 1);
-    ck_assert_int_eq(b->depend, PLAN_DEPEND_PRED);
-    ck_assert_uint_eq(b->pred.nvars, 2);
-    /* |cos| of the columns of X (see X_cols), against 0.3:
-     * (1,2) 0.999 -> 1; (1,3) 4/sqrt(60) -> 1; (1,4) 0 -> 0;
-     * (2,3) 8/sqrt(256.5) -> 1; (2,4) 0.5/sqrt(513) = 0.022 -> 0; (3,4) 0 -> 0. */
-    static const struct {
-        int i, j;
-        double want;
-    } pairs[] = {{1, 2, 1}, {1, 3, 1}, {1, 4, 0}, {2, 3, 1}, {2, 4, 0}, {3, 4, 0}};
-    for (size_t k = 0; k < PTM_ARRAY_LEN(pairs); k++) {
-        struct fake f = {0};
-        double v = eval(&b->pred, NULL, pairs[k].i, pairs[k].j, &f);
-        ck_assert_msg(v == pairs[k].want, "pred(%d, %d) = %g", pairs[k].i, pairs[k].j, v);
-        ck_assert_int_eq(f.corr_calls, 1);
-        ck_assert_int_eq(f.corr_a, 0);
-        ck_assert_int_eq(f.corr_b, 0);
-        ck_assert_int_eq(f.corr_i, pairs[k].i);
-        ck_assert_int_eq(f.corr_j, pairs[k].j);
-        /* and the same with i and j exchanged: the predicate is symmetric */
-        ck_assert(eval(&b->pred, NULL, pairs[k].j, pairs[k].i, &f) == pairs[k].want);
-    }
+    ck_assert_int_eq(b->depend, PLAN_DEPEND_NONE);
     /* priority |delta(beta[j])|: dbeta = 0.25, 0, -0.5, 2 */
     ck_assert(b->has_priority);
     ck_assert_uint_eq(b->priority.nvars, 1);
@@ -2568,6 +2550,9 @@ static void chk_lasso(const struct ptm_plan *p)
     o = option(&p->update, "r");
     ck_assert_int_eq(o->kind, PLAN_VALUE_PARAM);
     ck_assert_int_eq(o->ref, 2);
+    o = option(&p->update, "within");
+    ck_assert_int_eq(o->kind, PLAN_VALUE_STR);
+    ck_assert_str_eq(o->str, "sequential");
     ck_assert(p->objective.present);
     ck_assert_str_eq(p->objective.builtin, "lasso_objective");
     o = option(&p->objective, "intercept");
@@ -2591,6 +2576,39 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert_int_eq(p->outputs[1].param, 1);
     ck_assert_str_eq(p->outputs[1].path, "b.tsv");
     ck_assert_uint_eq(p->seed, 1);
+}
+
+/* lasso_lua.ptm: the Lua update, and the dependency lasso.ptm no longer needs */
+static void chk_lasso_lua(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->job, "lasso_lua");
+    ck_assert(p->update.present && p->update.lua);
+    ck_assert_uint_eq(p->nblocksets, 1);
+    const struct plan_blockset *b = &p->blocksets[0];
+    ck_assert_str_eq(b->name, "coef");
+    ck_assert_int_eq(b->depend, PLAN_DEPEND_PRED);
+    ck_assert_uint_eq(b->pred.nvars, 2);
+    /* |cos| of the columns of X (see X_cols), against 0.3:
+     * (1,2) 0.999 -> 1; (1,3) 4/sqrt(60) -> 1; (1,4) 0 -> 0;
+     * (2,3) 8/sqrt(256.5) -> 1; (2,4) 0.5/sqrt(513) = 0.022 -> 0; (3,4) 0 -> 0. */
+    static const struct {
+        int i, j;
+        double want;
+    } pairs[] = {{1, 2, 1}, {1, 3, 1}, {1, 4, 0}, {2, 3, 1}, {2, 4, 0}, {3, 4, 0}};
+    for (size_t k = 0; k < PTM_ARRAY_LEN(pairs); k++) {
+        struct fake f = {0};
+        double v = eval(&b->pred, NULL, pairs[k].i, pairs[k].j, &f);
+        ck_assert_msg(v == pairs[k].want, "pred(%d, %d) = %g", pairs[k].i, pairs[k].j, v);
+        ck_assert_int_eq(f.corr_calls, 1);
+        ck_assert_int_eq(f.corr_a, 0);
+        ck_assert_int_eq(f.corr_b, 0);
+        ck_assert_int_eq(f.corr_i, pairs[k].i);
+        ck_assert_int_eq(f.corr_j, pairs[k].j);
+        /* and the same with i and j exchanged: the predicate is symmetric */
+        ck_assert(eval(&b->pred, NULL, pairs[k].j, pairs[k].i, &f) == pairs[k].want);
+    }
+    ck_assert_int_eq(p->schedule.policy, PLAN_POLICY_DYNAMIC);
+    ck_assert(p->schedule.active && !p->schedule.keep_all);
 }
 
 static void chk_mf(const struct ptm_plan *p)
@@ -2886,6 +2904,7 @@ struct accept_row {
 /* clang-format off */
 static const struct accept_row accept_rows[] = {
     {"examples/lasso/lasso.ptm", WHOLE, NULL, NULL, NULL, chk_lasso},
+    {"examples/lasso/lasso_lua.ptm", WHOLE, NULL, NULL, NULL, chk_lasso_lua},
     {"examples/mf/mf.ptm", WHOLE, NULL, NULL, NULL, chk_mf},
     {"examples/lda/lda.ptm", WHOLE, NULL, NULL, NULL, chk_lda},
     {"examples/logreg/logreg.ptm", WHOLE, NULL, NULL, NULL, chk_logreg},

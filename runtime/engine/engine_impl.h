@@ -131,6 +131,9 @@ struct rt_span {
  * sharded by rows. */
 enum rt_unit_of { RT_UNIT_BLOCKS, RT_UNIT_ENTRIES, RT_UNIT_VALUES, RT_UNIT_ROWS };
 
+/* The sums a rule's damp_part gives, at most. */
+#define RT_DAMP_SUMS 2
+
 struct rt_rule {
     const char *name;
     enum rt_kind kind;
@@ -201,14 +204,19 @@ struct rt_rule {
      * rank's); without one, the engine sums the blocks of the scheduled
      * parameter over the ranks. */
     int (*exchange)(struct ptm_run *run);
-    /* By blocks, one rank, when setup sets run->damps: after every worker
-     * has pushed (run->newval holds the round's new values, not yet
+    /* By blocks, when setup sets run->damps: after every worker (of every
+     * rank: see damp_part) has pushed (run->newval holds the round's new values, not yet
      * committed), on the coordinator: the step t in (0, 1] the round's
      * combined change takes (the engine commits old + t (new - old)), so
      * that a round of changes computed together never raises the
      * objective; *rise receives what the whole change would have raised it
      * by. NULL: commit as pushed. */
     double (*damp)(struct ptm_run *run, const struct rt_round *rd, double *rise);
+    /* Under MPI, when setup sets run->damps: on every rank, with the
+     * round's new values in run->newval (rank 0's, told to all), this
+     * rank's part of the RT_DAMP_SUMS sums damp needs, into sums; rank 0
+     * then calls damp with their totals over the ranks in run->damp_sums. */
+    void (*damp_part)(struct ptm_run *run, struct rt_round *rd, double *sums);
     /* Split rules, on the coordinator before the phase of round rd
      * (expanded, its variables in rd->vars unless expand_late): whether
      * the first worker can do the whole phase (the pending round's apply
@@ -296,6 +304,7 @@ struct ptm_run {
                                 * and are committed on the coordinator */
     int64_t damped;            /* rounds damped so far */
     double step;               /* the step of the last round (1: not damped) */
+    double damp_sums[RT_DAMP_SUMS]; /* MPI: damp_part's totals over the ranks */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */
     int G;                     /* the workers the schedule deals to: all ranks' under

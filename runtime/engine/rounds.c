@@ -595,7 +595,23 @@ static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, cha
                       size_t errlen)
 {
     ptm_comm_sum_to_root(run->zsum, zlen);
-    if (run->rank == 0 && run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0)
+    int failed = run->rank == 0 && run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0;
+    if (run->damps && run->rule->damp_part) {
+        /* the step of the round's combined change needs sums over every
+         * rank's rows: the new values to all, their parts to rank 0 (a
+         * pull that failed ends the job there, the others with it) */
+        if (failed)
+            return failure(run, &run->w[0], true, false, err, errlen);
+        ptm_comm_bcast(run->newval, rd->nvars * sizeof(double));
+        double sums[RT_DAMP_SUMS] = {0};
+        run->rule->damp_part(run, rd, sums);
+        ptm_comm_sum_to_root(sums, RT_DAMP_SUMS);
+        memcpy(run->damp_sums, sums, sizeof(sums));
+        if (run->rank == 0)
+            damp_commit(run, rd);
+        return 0;
+    }
+    if (failed)
         return failure(run, &run->w[0], true, false, err, errlen);
     /* the other ranks get the new values with the next round (rt_tell_round),
      * or before the objective (rt_settle) */

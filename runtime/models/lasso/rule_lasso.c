@@ -148,6 +148,7 @@ struct lasso_state {
                             from every row of r (b has moved by it) */
     int64_t ups, due;    /* the updates so far, and when the next step of b is due */
     struct lasso_rk *rk; /* RANKS: each worker's */
+    int32_t *drows;      /* RANKS: the rank's rows X delta touches (xd, mark) */
 };
 
 /* RANKS, with an intercept: what each worker keeps, the same on every
@@ -404,22 +405,27 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
         return PTM_ENOMEM;
     const struct plan_option *ow = rt_option(&run->plan->update, "within");
     bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
-    if (seq && run->nranks > 1) {
-        snprintf(err, errlen,
-                 "update lasso_cd: within = sequential runs on one rank (%d ranks split a round "
-                 "by rows); use within = parallel under mpirun",
-                 run->nranks);
-        return PTM_EINVAL;
-    }
+    if (seq && run->nranks > 1 && run->rank == 0 && run->opts.log)
+        /* a coordinate's step reads every row, and a rank holds its own:
+         * the ranks compute a round's updates together, damped */
+        fprintf(run->opts.log,
+                "note: update lasso_cd: within = sequential needs every row on one rank; the %d "
+                "ranks compute each round's updates together (within = parallel), damped\n",
+                run->nranks);
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
     /* apply needs the policy's order only to sum X delta in it */
     run->apply_dealt = k->mode == SEQ1 || k->mode == SEQP;
     /* rounds whose changes were computed together are damped (lasso_damp),
      * where the intercept takes its steps too */
-    run->damps = k->mode == ROWS || k->mode == SEQP || (k->mode == SEQ1 && k->o.b >= 0);
+    run->damps = k->mode == ROWS || k->mode == SEQP || k->mode == RANKS ||
+                 (k->mode == SEQ1 && k->o.b >= 0);
     run->step = 1;
     if ((k->mode == ROWS || k->mode == SEQP) && (rc = split_setup(run, k)) != 0)
         return rc;
+    if (k->mode == RANKS && (!(k->xd = rt_zalloc(m, sizeof(double))) ||
+                             !(k->mark = rt_zalloc(m, 1)) ||
+                             !(k->drows = rt_zalloc(m, sizeof(int32_t)))))
+        return PTM_ENOMEM;
     if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
         return PTM_ENOMEM;
     for (int p = 0; p < run->P; p++)
@@ -457,6 +463,7 @@ static void lasso_release(struct ptm_run *run)
     ptm_free(k->hi);
     ptm_free(k->xd);
     ptm_free(k->mark);
+    ptm_free(k->drows);
     ptm_free(k->pos);
     ptm_free(k->pvars);
     ptm_free(k->pdelta);
@@ -767,9 +774,14 @@ static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *
     if (rd->nvars < 2)
         return 1;
     double a = 0, b = 0;
-    for (int64_t c = 0; c * CHUNK < k->x->nrows; c++) {
-        a += k->ca[c];
-        b += k->cb[c];
+    if (k->mode == RANKS) { /* the ranks' parts, summed (lasso_damp_part) */
+        a = run->damp_sums[0];
+        b = run->damp_sums[1];
+    } else {
+        for (int64_t c = 0; c * CHUNK < k->x->nrows; c++) {
+            a += k->ca[c];
+            b += k->cb[c];
+        }
     }
     const double *beta = run->params[k->o.beta].val;
     double t = lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda,
@@ -838,9 +850,49 @@ static double lasso_damp(struct ptm_run *run, const struct rt_round *rd, double 
 {
     const struct lasso_state *k = run->rule_state;
     double t = damp_step(run, rd, rise);
-    if (k->o.b >= 0)
+    if (k->o.b >= 0 && k->mode != RANKS) /* RANKS: the workers step b (ranks_intercept) */
         round_intercept(run, rd, t);
     return t;
+}
+
+/* RANKS, on every rank: the round's changes (new values less beta, into
+ * rd->change, where damp_step reads them on rank 0) and this rank's part of
+ * |X delta|^2 and r . X delta over its rows, r as the round's push read it
+ * (the first worker's copy), the rows in the order the round's columns
+ * first touch them. */
+static void lasso_damp_part(struct ptm_run *run, struct rt_round *rd, double *sums)
+{
+    struct lasso_state *k = run->rule_state;
+    const struct ptm_csc *x = k->x;
+    const double *beta = run->params[k->o.beta].val, *r = k->rw[0];
+    double *restrict xd = k->xd;
+    unsigned char *restrict mark = k->mark;
+    size_t nr = 0;
+    for (size_t v = 0; v < rd->nvars; v++) {
+        int64_t j = rd->vars[v];
+        double d = run->newval[v] - beta[j];
+        rd->change[v] = d;
+        if (d == 0)
+            continue;
+        for (int64_t e = x->colptr[j]; e < x->colptr[j + 1]; e++) {
+            int32_t i = x->rowind[e];
+            if (!mark[i]) {
+                mark[i] = 1;
+                xd[i] = 0;
+                k->drows[nr++] = i;
+            }
+            xd[i] += x->val[e] * d;
+        }
+    }
+    double a = 0, b = 0;
+    for (size_t q = 0; q < nr; q++) {
+        int32_t i = k->drows[q];
+        a += xd[i] * xd[i];
+        b += r[i] * xd[i];
+        mark[i] = 0;
+    }
+    sums[0] = a;
+    sums[1] = b;
 }
 
 /* RANKS: the intercept's table from the workers' (the same on all). */
@@ -878,6 +930,7 @@ static const struct rt_rule rule_ops = {
     .apply = lasso_apply_w,
     .sync = lasso_sync,
     .damp = lasso_damp,
+    .damp_part = lasso_damp_part,
     .alone = lasso_alone,
 };
 
