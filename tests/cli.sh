@@ -1404,7 +1404,7 @@ end
 # the others when the scheduler evaluates them, on 200 columns here.
 mkdir -p "$T/ix"
 "$PTM" gen lasso --seed 1 --out "$T/ix/data" --rows 300 --cols 200 --density 0.05 >/dev/null 2>&1
-sed -e "s|\"beta.tsv\"|\"$T/ix/beta.tsv\"|" \
+sed -e "s|\"beta.tsv\"|\"$T/ix/beta.tsv\"|" -e "s|\"b.tsv\"|\"$T/ix/b.tsv\"|" \
     -e '/^priority/i depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3' \
     examples/lasso/lasso.ptm >"$T/ix/base.ptm"
 ixline() { grep -n "^$1" "$T/ix/base.ptm" | cut -d: -f1; }
