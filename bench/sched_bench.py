@@ -52,6 +52,8 @@ DATA = {
 }
 # part 4: data, lambda; jobs: name, schedule, extra, within = sequential
 SHAPES = [("wide", 1e-4), ("B", LAMBDA), ("tall", 1e-4)]
+# part 1: lambda by data set (at LAMBDA the wide data's optimum is nearly 0)
+LAMBDAS = {"A": LAMBDA, "B": LAMBDA, "wide": 1e-4}
 WORKER_JOBS = [
     ("round_robin seq", "round_robin { per_round 4000 }", "", True),
     ("dynamic active seq", "dynamic { sample 4000, active, keep all }",
@@ -207,13 +209,14 @@ def compare(b, md, key, summary):
     """Part 1 on data set key: every job on 1 and 2 workers."""
     log("== schedulers: data %s" % key)
     svm = b.gen(key)
-    fstar = b.optimum(svm)
+    lam = LAMBDAS[key]
+    fstar = b.optimum(svm, lam)
     stop = "objective <= %r or sweeps >= 100" % (fstar * (1 + 1e-7))
     runs = {}
     for name, sched, extra, seq in JOBS:
         for P in (1, 2):
             job = b.job(svm, sched, extra, stop, "every %d rounds" % (1 if seq else 2),
-                        name="cmp.ptm", seq=seq)
+                        name="cmp.ptm", seq=seq, lam=lam)
             r = b.run(job, P, 1)
             runs[(name, P)] = r
             log("  %s P=%d: %d rounds, %s" % (name, P, r["rounds"],
@@ -221,9 +224,9 @@ def compare(b, md, key, summary):
     low = min(p[2] for r in runs.values() for p in r["points"])
     fstar = min(fstar, low)
     md += ["### Data %s" % key, "",
-           "`ptm gen lasso %s`; f* = %.12g. Each job stops at 100 sweeps or once within "
-           "1e-7 of f*; objective every 2 rounds (every round for the sequential jobs), "
-           "included in the seconds." % (DATA[key], fstar), "",
+           "`ptm gen lasso %s`, lambda = %g; f* = %.12g. Each job stops at 100 sweeps or "
+           "once within 1e-7 of f*; objective every 2 rounds (every round for the sequential "
+           "jobs), included in the seconds." % (DATA[key], lam, fstar), "",
            "| schedule | workers | updates to 1e-2 | to 1e-4 | to 1e-6 | seconds to 1e-2 | "
            "to 1e-4 | to 1e-6 | rounds | damped | scheduler s |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -258,7 +261,7 @@ def compare(b, md, key, summary):
                               "Data %s, 1 worker, by %s" % (key, xlabel), xlabel, series)
         files.append(fn)
     md += ["", "Charts (1 worker): %s." % ", ".join("[%s](%s)" % (f, f) for f in files), ""]
-    return svm, fstar
+    return svm, fstar, lam
 
 
 SHARE_SAMPLES = (256, 4096)
@@ -285,13 +288,13 @@ def sched_shares(b, md, data):
            "| data | schedule | sample | workers | scheduler share | seconds |",
            "|---|---|---|---|---|---|"]
     rows = []
-    for key, (svm, fstar) in data.items():
+    for key, (svm, fstar, lam) in data.items():
         stop = "objective <= %r or sweeps >= 100" % (fstar * (1 + 1e-6))
         for name, sched, extra, seq in SHARE_JOBS:
             for S in SHARE_SAMPLES:
                 for P in (1, 2):
                     job = b.job(svm, sched % S, extra, stop, "every 1 sweeps", name="share.ptm",
-                                seq=seq)
+                                seq=seq, lam=lam)
                     sh, sec = [], []
                     for _ in range(SHARE_RUNS):
                         r = b.run(job, P, 1)
@@ -368,8 +371,8 @@ def fmt_r(v):
 def claims(b, md):
     md += ["", "## Schedulers", "",
            "Written by bench/sched_bench.py (from bench/run.sh): `ptm run --trace` on data from "
-           "`ptm gen lasso` (correlated columns spread over X), lambda = %g. K = %d blocks a "
-           "round. round_robin and random: `per_round K`, updated together (damped when their "
+           "`ptm gen lasso` (correlated columns spread over X), lambda = %g (1e-4 on the wide "
+           "data). K = %d blocks a round. round_robin and random: `per_round K`, updated together (damped when their "
            "sum would raise the objective, spec/runtime.md); dynamic: `dynamic { sample K }` "
            "with `%s`, `priority coef(j) = abs(delta(beta[j])) + 1e-4`, `%s`; dynamic active: "
            "`dynamic { sample K, active }` with the same dependency and `priority coef(j) = "
