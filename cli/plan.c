@@ -58,7 +58,7 @@ const char cli_plan_help[] =
     "  --rounds N        rounds to dry-run, 1 .. 100000 (default 20)\n"
     "  --workers N       workers, 1 .. 1024 (default: the number of cores, at\n"
     "                    most the rows of the data, as 'ptm run')\n"
-    "  --seed N          seed, 0 .. 2^63-1 (default: the job's)\n"
+    "  --seed N          seed, 0 .. 2^53-1 (default: the job's)\n"
     "  --set NAME=VALUE  override a const of the job, or an option: update.KEY,\n"
      "                    objective.KEY, schedule.KEY (--set update.rate=0.1)\n"
     "  --svg FILE        write an SVG Gantt chart: a row per worker, a column\n"
@@ -92,7 +92,7 @@ struct flags {
 static const char *const value_flags[][2] = {
     {"--rounds", "a whole number from 1 to 100000"},
     {"--workers", "a whole number from 1 to 1024"},
-    {"--seed", "a whole number from 0 to 9223372036854775807"},
+    {"--seed", "a whole number from 0 to 9007199254740991"},
     {"--set", "NAME=VALUE"},
     {"--svg", "a file name"},
     {"--dot", "a file name"},
@@ -163,7 +163,7 @@ static int parse(int argc, char **argv, struct flags *f)
             ok = f->has_workers = cli_parse_whole(v, 1, 1024, &f->workers);
             f->dry_flag = flag;
         } else if (strcmp(flag, "--seed") == 0) {
-            ok = f->has_seed = cli_parse_whole(v, 0, INT64_MAX, &f->seed);
+            ok = f->has_seed = cli_parse_whole(v, 0, PTM_WHOLE_MAX, &f->seed);
             f->dry_flag = flag;
         } else if (strcmp(flag, "--set") == 0) {
             const char *e = strchr(v, '=');

@@ -61,7 +61,7 @@ const char cli_predict_help[] =
     "  --param NAME=FILE read parameter NAME from FILE instead\n"
     "  --vocab FILE      UCI data: its vocabulary (default: the job's)\n"
     "  --sweeps N        LDA: fold-in sweeps, 1 .. 100000 (default 30)\n"
-    "  --seed N          seed of the fold-in, 0 .. 2^63-1 (default: the job's)\n"
+    "  --seed N          seed of the fold-in, 0 .. 2^53-1 (default: the job's)\n"
     "  --set NAME=VALUE  override a const of the job, or an option: update.KEY,\n"
      "                    objective.KEY, schedule.KEY (--set update.rate=0.1)\n"
     "  --color=WHEN      colour diagnostics: auto, always, never\n"
@@ -191,9 +191,9 @@ static int parse(int argc, char **argv, struct predict_flags *f)
                                        v, "predict");
             break;
         case 7:
-            if (!cli_parse_whole(v, 0, INT64_MAX, &f->seed))
+            if (!cli_parse_whole(v, 0, PTM_WHOLE_MAX, &f->seed))
                 return cli_usage_error("bad value for --seed: '%s' (want a whole number from 0 "
-                                       "to 9223372036854775807)",
+                                       "to 9007199254740991)",
                                        v, "predict");
             f->has_seed = true;
             break;

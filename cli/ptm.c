@@ -119,7 +119,7 @@ static const struct command commands[] = {
      "                    cores, at most the rows of the data)\n"
      "  --set NAME=VALUE  override a const of the job, or an option: update.KEY,\n"
      "                    objective.KEY, schedule.KEY (--set update.rate=0.1)\n"
-     "  --seed N          seed, 0 .. 2^63-1 (default: the job's)\n"
+     "  --seed N          seed, 0 .. 2^53-1 (default: the job's)\n"
      "  --trace FILE      write one JSON object per round to FILE (round,\n"
      "                    seconds, blocks and updates, the scheduler's\n"
      "                    candidates and conflicts, the coordinator's seconds\n"
@@ -394,9 +394,9 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
                 return usage_error("bad value for --workers: '%s' (want a whole number from 1 "
                                    "to 1024)", v, cmd);
             if (flag[2] == 's') {
-                if (!parse_whole(v, 0, INT64_MAX, &f->seed))
+                if (!parse_whole(v, 0, PTM_WHOLE_MAX, &f->seed))
                     return usage_error("bad value for --seed: '%s' (want a whole number from 0 "
-                                       "to 9223372036854775807)", v, cmd);
+                                       "to 9007199254740991)", v, cmd);
                 f->has_seed = true;
             }
             if (flag[2] == 't') {

@@ -1015,7 +1015,7 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
     } else if (strcmp(def->name, "warmup") == 0) {
         if (n < 1 || n > 2)
             ok = false;
-        else if (opt_int(s, o, v, 0, INT64_MAX / 2, &sc->warmup)) {
+        else if (opt_int(s, o, v, 0, PTM_WHOLE_MAX, &sc->warmup)) {
             sc->warmup_unit = PLAN_UNIT_SWEEPS;
             if (n == 2) {
                 const struct ast_expr *u = v->next;
@@ -1046,7 +1046,7 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
     } else if (strcmp(def->name, "per_round") == 0) {
         opt_int(s, o, v, 1, 100000000, &sc->per_round);
     } else if (strcmp(def->name, "minibatch") == 0) {
-        opt_int(s, o, v, 1, INT64_MAX / 2, &sc->minibatch);
+        opt_int(s, o, v, 1, PTM_WHOLE_MAX, &sc->minibatch);
     }
     if (!ok) {
         /* `sample 1000 active`: options written on one line without ',' */
@@ -1539,7 +1539,7 @@ static void check_every(struct sem *s, const struct ast_stmt *st, struct plan_ho
     h->every = 1;
     h->every_unit = PLAN_UNIT_ROUNDS;
     if (st->u.hook.every)
-        sem_const_int(s, st->u.hook.every, "'every'", 1, INT64_MAX / 2, &h->every);
+        sem_const_int(s, st->u.hook.every, "'every'", 1, PTM_WHOLE_MAX, &h->every);
     if (st->u.hook.every_unit.name) {
         int u = plan_unit_lookup(st->u.hook.every_unit.name);
         if (u < 0)
@@ -1953,7 +1953,7 @@ static int build(struct sem *s, const struct ast_job *job)
         case AST_STMT_SEED:
             if (once(s, st, &one[st->kind])) {
                 int64_t v = 1;
-                sem_const_int(s, st->u.seed.value, "the seed", 0, INT64_MAX / 2, &v);
+                sem_const_int(s, st->u.seed.value, "the seed", 0, PTM_WHOLE_MAX, &v);
                 plan->seed = (uint64_t)v;
             }
             break;

@@ -605,9 +605,9 @@ bool sem_const_int(struct sem *s, const struct ast_expr *e, const char *what, in
     if (!sem_const_num(s, e, what, &v))
         return false;
     if (v != floor(v) || !(v >= (double)lo && v <= (double)hi)) {
-        if (hi >= INT64_MAX / 2)
-            sem_error(s, e->loc, "%s must be a whole number from %lld to 2^62, not %g", what,
-                      (long long)lo, v);
+        if (hi == PTM_WHOLE_MAX)
+            sem_error(s, e->loc, "%s must be a whole number from %lld to 2^53 - 1, not %.17g",
+                      what, (long long)lo, v);
         else
             sem_error(s, e->loc, "%s must be a whole number from %lld to %lld, not %g", what,
                       (long long)lo, (long long)hi, v);

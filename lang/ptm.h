@@ -51,6 +51,13 @@ void ptm_human_bytes(double bytes, char *buf, size_t len);
  * one limit, so that whatever `ptm check` accepts, `ptm run` can size. */
 #define PTM_DIM_MAX 2147483647
 
+/* The most a whole number of the language counts that is not a size: a
+ * seed (`seed N`, --seed, a plan's seed), `every N`, `warmup N`,
+ * `minibatch N`. The language's numbers are doubles, exact as whole
+ * numbers up to 2^53; the compiler, the plan loader and the command line
+ * check this one limit. */
+#define PTM_WHOLE_MAX 9007199254740991LL /* 2^53 - 1 */
+
 /* Exit codes of the ptm command. */
 enum ptm_exit {
     PTM_EXIT_OK = 0,

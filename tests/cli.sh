@@ -1076,6 +1076,25 @@ for args in "--workers 0" "--workers x" "--workers=2000" "--seed -1" "--bogus" "
     end
 done
 
+begin "seeds: one limit, 2^53 - 1, for the job's seed, a plan's, and --seed of run, plan and predict"
+sed 's/^job lasso/job lasso\nseed 9007199254740991/' "$T/run.ptm" >"$T/seedmax.ptm"
+run compile "$T/seedmax.ptm" -o "$T/seedmax.yaml"
+want_rc 0
+grep -q '^seed: 9007199254740991$' "$T/seedmax.yaml" || no "the plan does not keep the seed exactly"
+run check "$T/seedmax.yaml"
+want_rc 0
+sed 's/^job lasso/job lasso\nseed 9007199254740992/' "$T/run.ptm" >"$T/seedbig.ptm"
+run check "$T/seedbig.ptm"
+want_rc 3; err_has "the seed must be a whole number from 0 to 2^53 - 1, not 9007199254740992"
+sed 's/^seed: 9007199254740991$/seed: 9007199254740992/' "$T/seedmax.yaml" >"$T/seedbig.yaml"
+run check "$T/seedbig.yaml"
+want_rc 3; err_has "'seed' must be from 0 to 9007199254740991, not 9007199254740992"
+for cmd in run plan predict; do
+    run "$cmd" --seed 9007199254740992 "$T/run.ptm"
+    want_rc 2; err_has "bad value for --seed: '9007199254740992' (want a whole number from 0 to 9007199254740991)"
+done
+end
+
 # --straggler W:MS[:PROB]: a worker slowed on purpose.
 "$PTM" gen logreg --seed 2 --out "$T/gs" --rows 2000 --cols 40 --density 0.2 --nonzeros 8 \
     >/dev/null 2>&1

@@ -732,7 +732,7 @@ static const struct accept_row accept_rows[] = {
     /* a string const; a seed at its limit */
     {lasso_plan, "- name: \"lambda\"\n  num: 0.001\n",
      "- name: \"lambda\"\n  num: 0.001\n- name: \"greeting\"\n  str: \"h\xc3\xa9 \\\"x\\\" \\\\ y\"\n",
-     "seed: 1\n", "seed: 4611686018427387903\n"},
+     "seed: 1\n", "seed: 9007199254740991\n"},
     /* no objective (the mf stop rule does not read it); rmse without test data */
     {mf_plan, MF_OBJECTIVE, "", NULL, NULL},
     {mf_plan, "  - key: \"test\"\n    data: 1\n", "  - key: \"test\"\n    str: \"\"\n", NULL, NULL},
@@ -957,7 +957,7 @@ static const struct reject_row reject_rows[] = {
      "    seed: \"1\"\n"
      "          ^^^\n"},
     {lasso_plan, "seed: 1\n", "seed: 99999999999999999999\n", NULL, NULL,
-     "plan.yaml:4:7: error: 'seed' must be from 0 to 4611686018427387903, not 99999999999999999999\n"
+     "plan.yaml:4:7: error: 'seed' must be from 0 to 9007199254740991, not 99999999999999999999\n"
      "    seed: 99999999999999999999\n"
      "          ^^^^^^^^^^^^^^^^^^^^\n"},
     {lasso_plan, "seed: 1\n", "seed: 007\n", NULL, NULL,
@@ -1338,7 +1338,7 @@ static const struct reject_row reject_rows[] = {
      "      options:\n"
      "      ^^^^^^^\n"},
     {lasso_plan, "  every: 10\n", "  every: 0\n", NULL, NULL,
-     "plan.yaml:133:10: error: 'every' must be from 1 to 4611686018427387903, not 0\n"
+     "plan.yaml:133:10: error: 'every' must be from 1 to 9007199254740991, not 0\n"
      "      every: 0\n"
      "             ^\n"},
     {lasso_plan, LASSO_OBJECTIVE, "", NULL, NULL,
@@ -1347,7 +1347,7 @@ static const struct reject_row reject_rows[] = {
      "    ^^^^\n"},
     /* several independent mistakes: each reported */
     {lasso_plan, "seed: 1\n", "seed: -5\n", "  warmup_unit: sweeps\n", "  warmup_unit: epochs\n",
-     "plan.yaml:4:7: error: 'seed' must be from 0 to 4611686018427387903, not -5\n"
+     "plan.yaml:4:7: error: 'seed' must be from 0 to 9007199254740991, not -5\n"
      "    seed: -5\n"
      "          ^^\n"
      "plan.yaml:99:16: error: unknown unit 'epochs' (use rounds or sweeps)\n"
@@ -1369,7 +1369,7 @@ static const struct reject_row reject_rows[] = {
     /* 90 */
     {lasso_crlf, "seed: 1\n", "seed: -1\n", "    - [const, 0]\n    - [gt]\n",
      "    - [const, 0]\n    - [gt, 0]\n",
-     "plan.yaml:4:7: error: 'seed' must be from 0 to 4611686018427387903, not -1\n"
+     "plan.yaml:4:7: error: 'seed' must be from 0 to 9007199254740991, not -1\n"
      "    seed: -1\n"
      "          ^^\n"
      "plan.yaml:75:7: error: 'gt' takes 0 operands, not 1\n"
@@ -1377,7 +1377,7 @@ static const struct reject_row reject_rows[] = {
      "          ^\n"},
     {lasso_plan, "base_dir: \"examples/lasso\"\nseed: 1\n",
      "base_dir: \"a\xc2\x85" "b\"\nseed: -1\n", NULL, NULL,
-     "plan.yaml:4:7: error: 'seed' must be from 0 to 4611686018427387903, not -1\n"
+     "plan.yaml:4:7: error: 'seed' must be from 0 to 9007199254740991, not -1\n"
      "    seed: -1\n"
      "          ^^\n"},
     {lasso_plan, "ptm_plan: 1\n", "\xef\xbb\xbfptm_plan: 1\nptm_plan: 1\n", NULL, NULL,

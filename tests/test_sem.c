@@ -1429,7 +1429,7 @@ static const struct sem_row sem_rows[] = {
       "    schedule dynamic { warmup 3 sweeps 4 }\n"
       "                       ^^^^^^^^^^^^^^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { warmup -1 }",
-      "t.ptm:11:27: error: 'warmup' must be a whole number from 0 to 2^62, not -1\n"
+      "t.ptm:11:27: error: 'warmup' must be a whole number from 0 to 2^53 - 1, not -1\n"
       "    schedule dynamic { warmup -1 }\n"
       "                              ^^\n"),
     R(LASSO, "schedule", "schedule dynamic { balance yes }",
@@ -1478,7 +1478,7 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:7:8: warning: block set 'coef' is never scheduled (the schedule is over every parameter)\n"
       "    blocks coef = beta each 1\n"
       "           ^^^^\n"
-      "t.ptm:11:36: error: 'minibatch' must be a whole number from 1 to 2^62, not 0\n"
+      "t.ptm:11:36: error: 'minibatch' must be a whole number from 1 to 2^53 - 1, not 0\n"
       "    schedule data_parallel { minibatch 0 }\n"
       "                                       ^\n"
       "t.ptm:12:16: error: lasso_cd runs under the dynamic, round_robin or random policies, not data_parallel\n"
@@ -1688,11 +1688,11 @@ static const struct sem_row sem_rows[] = {
       "    update builtin zzz { lambda = 0.1 }\n"
       "                   ^^^\n"),
     R(LASSO, "objective", "objective builtin lasso_objective { lambda = lambda } every 0 rounds",
-      "t.ptm:13:61: error: 'every' must be a whole number from 1 to 2^62, not 0\n"
+      "t.ptm:13:61: error: 'every' must be a whole number from 1 to 2^53 - 1, not 0\n"
       "    objective builtin lasso_objective { lambda = lambda } every 0 rounds\n"
       "                                                                ^\n"),
     R(LASSO, "objective", "objective builtin lasso_objective { lambda = lambda } every 2.5",
-      "t.ptm:13:61: error: 'every' must be a whole number from 1 to 2^62, not 2.5\n"
+      "t.ptm:13:61: error: 'every' must be a whole number from 1 to 2^53 - 1, not 2.5\n"
       "    objective builtin lasso_objective { lambda = lambda } every 2.5\n"
       "                                                                ^^^\n"),
     R(LASSO, "objective", "objective builtin lasso_objective { lambda = lambda } every 3 hours",
@@ -1986,11 +1986,11 @@ static const struct sem_row sem_rows[] = {
       "    output beta to \"beta.tsv\" shard rows\n"
       "                              ^^^^^^^^^^\n"),
     R(LASSO, "output", "output beta to \"beta.tsv\"\nseed -1",
-      "t.ptm:16:6: error: the seed must be a whole number from 0 to 2^62, not -1\n"
+      "t.ptm:16:6: error: the seed must be a whole number from 0 to 2^53 - 1, not -1\n"
       "    seed -1\n"
       "         ^^\n"),
     R(LASSO, "output", "output beta to \"beta.tsv\"\nseed 1.5",
-      "t.ptm:16:6: error: the seed must be a whole number from 0 to 2^62, not 1.5\n"
+      "t.ptm:16:6: error: the seed must be a whole number from 0 to 2^53 - 1, not 1.5\n"
       "    seed 1.5\n"
       "         ^^^\n"),
     R(LASSO, "output", "output beta to \"beta.tsv\"\nseed workers",
@@ -2124,7 +2124,7 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:13:36: error: option 'test' is given twice\n"
       "    objective builtin rmse { test = X, test = y } every 0 hours\n"
       "                                       ^^^^\n"
-      "t.ptm:13:53: error: 'every' must be a whole number from 1 to 2^62, not 0\n"
+      "t.ptm:13:53: error: 'every' must be a whole number from 1 to 2^53 - 1, not 0\n"
       "    objective builtin rmse { test = X, test = y } every 0 hours\n"
       "                                                        ^\n"
       "t.ptm:13:55: error: the unit of 'every' is 'rounds' or 'sweeps'\n"
@@ -2148,7 +2148,7 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:16:28: error: unknown output format 'csv' (use tsv)\n"
       "    output X to \"o.tsv\" format csv\n"
       "                               ^^^\n"
-      "t.ptm:17:6: error: the seed must be a whole number from 0 to 2^62, not -1\n"
+      "t.ptm:17:6: error: the seed must be a whole number from 0 to 2^53 - 1, not -1\n"
       "    seed -1\n"
       "         ^^\n"),
     /* More than 50 errors: the rest are counted. */

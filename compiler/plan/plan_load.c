@@ -1500,7 +1500,7 @@ static void load_schedule(struct load *L, const struct node *x)
             if ((w = m_word(L, &m, k, "keep", NAMES(keep_names))) >= 0)
                 s->keep_all = w == 1;
             break;
-        case S_WARMUP: m_int(L, &m, k, 0, INT64_MAX / 2, &s->warmup); break;
+        case S_WARMUP: m_int(L, &m, k, 0, PTM_WHOLE_MAX, &s->warmup); break;
         case S_WARMUP_UNIT:
             if ((w = m_word(L, &m, k, "unit", NAMES(unit_names))) >= 0)
                 s->warmup_unit = (enum plan_unit)w;
@@ -1519,7 +1519,7 @@ static void load_schedule(struct load *L, const struct node *x)
                 m_bool(L, &m, k, &s->active);
             break;
         case S_PER_ROUND: m_int(L, &m, k, 0, 100000000, &s->per_round); break;
-        case S_MINIBATCH: m_int(L, &m, k, 1, INT64_MAX / 2, &s->minibatch); break;
+        case S_MINIBATCH: m_int(L, &m, k, 1, PTM_WHOLE_MAX, &s->minibatch); break;
         }
     }
 }
@@ -1672,7 +1672,7 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
     if (!map_open(L, x, key, what, hook_keys, H_N, &m))
         return;
     if (objective) {
-        m_int(L, &m, H_EVERY, 1, INT64_MAX / 2, &h->every);
+        m_int(L, &m, H_EVERY, 1, PTM_WHOLE_MAX, &h->every);
         int u = m_word(L, &m, H_EVERY_UNIT, "unit", NAMES(unit_names));
         if (u >= 0)
             h->every_unit = (enum plan_unit)u;
@@ -1942,7 +1942,7 @@ static void load_plan(struct load *L, const struct node *root)
     m_name(L, &m, T_JOB, false, &p->job);
     m_str(L, &m, T_BASE_DIR, true, &p->base_dir);
     int64_t seed;
-    if (m_int(L, &m, T_SEED, 0, INT64_MAX / 2, &seed))
+    if (m_int(L, &m, T_SEED, 0, PTM_WHOLE_MAX, &seed))
         p->seed = (uint64_t)seed;
 
     /* Every index is checked where it appears, against these counts. */
