@@ -934,6 +934,22 @@ case "$stop" in
 esac
 end
 
+begin "run: a temporary output a killed run of this machine left is removed; a live process's and another machine's stay"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+host=$(uname -n | tr -c 'A-Za-z0-9.\n-' '_')
+: >"$T/rd/beta.tsv.tmp$dead-$host"
+: >"$T/rd/beta.tsv.tmp$$-$host"
+: >"$T/rd/beta.tsv.tmp$dead-another.host"
+run run --quiet --workers 1 "$T/run.ptm"
+want_rc 0
+[ -e "$T/rd/beta.tsv.tmp$dead-$host" ] && no "the dead run's temporary file is still there"
+[ -e "$T/rd/beta.tsv.tmp$$-$host" ] || no "a live process's temporary file was removed"
+[ -e "$T/rd/beta.tsv.tmp$dead-another.host" ] || no "another machine's temporary file was removed"
+rm -f "$T/rd/beta.tsv.tmp"*
+end
+
 begin "run --quiet --trace: no progress, one JSON object per round"
 run run --quiet --workers=3 --seed 5 --trace "$T/rd/trace.json" "$T/run.ptm"
 want_rc 0; err_lacks "objective"

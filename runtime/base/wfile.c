@@ -3,8 +3,10 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "wfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,63 @@ static void release(struct ptm_wfile *w)
     w->path = w->tmp = NULL;
 }
 
+/* This machine's name as a temporary file carries it: letters, digits,
+ * '-' and '.', at most 64 of them ("host" when unknown). */
+static void host_name(char *buf, size_t len)
+{
+    char h[256] = "";
+    if (gethostname(h, sizeof(h) - 1) != 0 || !h[0])
+        snprintf(h, sizeof(h), "host");
+    size_t k = 0;
+    for (size_t i = 0; h[i] && k + 1 < len && k < 64; i++) {
+        char c = h[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '.';
+        buf[k++] = ok ? c : '_';
+    }
+    buf[k] = '\0';
+}
+
+/* Remove the temporary files of path that processes of this machine left
+ * when they died before renaming them (a kill -9 during the write):
+ * PATH.tmpPID-HOST with HOST this machine's name and no process PID here.
+ * Another machine's (a shared directory) and a live process's stay. */
+static void remove_stale(const char *path, const char *host)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dirlen = slash ? (size_t)(slash - path) : 0, blen = strlen(base);
+    char dir[PATH_MAX];
+    if (dirlen >= sizeof(dir))
+        return;
+    if (slash)
+        snprintf(dir, sizeof(dir), "%.*s", (int)(dirlen ? dirlen : 1), dirlen ? path : "/");
+    else
+        snprintf(dir, sizeof(dir), ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".tmp", 4) != 0)
+            continue;
+        const char *q = n + blen + 4;
+        char *end;
+        errno = 0;
+        long pid = strtol(q, &end, 10);
+        if (end == q || *q < '0' || *q > '9' || errno != 0 || pid <= 0 || *end != '-' ||
+            strcmp(end + 1, host) != 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive, or not ours to know */
+        char full[PATH_MAX];
+        if (snprintf(full, sizeof(full), "%s/%s", dir, n) < (int)sizeof(full))
+            unlink(full);
+    }
+    closedir(d);
+}
+
 int ptm_wfile_open(struct ptm_wfile *w, const char *path)
 {
     memset(w, 0, sizeof(*w));
@@ -32,7 +91,9 @@ int ptm_wfile_open(struct ptm_wfile *w, const char *path)
     const char *target = real ? real : path;
     size_t n = strlen(target) + 1;
     w->path = ptm_malloc(n);
-    w->tmp = ptm_malloc(n + 32);
+    char host[72];
+    host_name(host, sizeof(host));
+    w->tmp = ptm_malloc(n + 32 + strlen(host));
     if (!w->path || !w->tmp) {
         free(real);
         release(w);
@@ -48,7 +109,8 @@ int ptm_wfile_open(struct ptm_wfile *w, const char *path)
         w->tmp = NULL;
         w->f = fopen(w->path, "wb");
     } else {
-        snprintf(w->tmp, n + 32, "%s.tmp%ld", w->path, (long)getpid());
+        remove_stale(w->path, host);
+        snprintf(w->tmp, n + 32 + strlen(host), "%s.tmp%ld-%s", w->path, (long)getpid(), host);
         w->f = fopen(w->tmp, "wb");
     }
     if (!w->f) {

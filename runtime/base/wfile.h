@@ -1,7 +1,9 @@
 /*
  * wfile.h - writing a file so that it is either the old one or the whole
- * new one: the text goes to PATH.tmpPID in the same directory, is synced,
- * and is renamed over PATH only when everything succeeded. Used for plans,
+ * new one: the text goes to PATH.tmpPID-HOST in the same directory, is
+ * synced, and is renamed over PATH only when everything succeeded; such a
+ * file that a dead process of this machine left behind is removed by the
+ * next write of PATH. Used for plans,
  * outputs, the pictures of `ptm plan` and generated data. A symbolic link
  * stays a link: the file it names is replaced. A device, a pipe or a
  * dangling link (/dev/null, /dev/stdout) is written in place, never
