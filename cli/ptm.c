@@ -69,7 +69,8 @@ static const struct command commands[] = {
      "  --data            also read every data file the job names and report\n"
      "                    each bad line (FILE:LINE:COL: error: ...) and the\n"
      "                    size of each data set; and the files parameters\n"
-     "                    start from (= from \"file\"), checked against their size\n"
+     "                    start from (= from \"file\"), checked against their size;\n"
+     "                    and the memory ptm run counts before it sizes anything\n"
      "  -                 read the spec from standard input\n"
      "\n"
      "Exit status: 0 when every spec is valid, 3 when one has errors, 4 when\n"
@@ -677,6 +678,71 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
  * runtime would, and report its size or its errors; then the files the
  * parameters start from, checked against the sizes the data gives (at:
  * where the job declares each parameter, or NULL). Returns an exit code. */
+/* check --data: the memory ptm run's plan counts before it sizes anything
+ * (spec/runtime.md, Memory), on one process and one worker: the parameter
+ * tables (the scheduled one twice, for its changes) and the column indexes
+ * of the sparse data; and the data as read. A parameter sized by the
+ * workers is left out, and said so. */
+static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const *sets)
+{
+    double total = 0, most = 0, data = 0;
+    char big[200] = "", left[160] = "";
+    int32_t sched = plan->schedule.over >= 0 && (uint32_t)plan->schedule.over < plan->nblocksets
+                        ? plan->blocksets[plan->schedule.over].param
+                        : -1;
+    for (uint32_t p = 0; p < plan->nparams; p++) {
+        const struct plan_param *pp = &plan->params[p];
+        double dims[2];
+        ptm_check_param_size(plan, (int32_t)p, sets, dims);
+        if (isnan(dims[0]) || isnan(dims[1])) {
+            snprintf(left, sizeof(left), "; '%s', sized by the workers, not counted", pp->name);
+            continue;
+        }
+        double b = dims[0] * dims[1] * sizeof(double) * ((int32_t)p == sched ? 2 : 1);
+        total += b;
+        if (b > most) {
+            most = b;
+            snprintf(big, sizeof(big), "parameter '%s': %.0f x %.0f values%s", pp->name, dims[0],
+                     dims[1], (int32_t)p == sched ? " and their changes" : "");
+        }
+    }
+    for (uint32_t k = 0; k < plan->ndata; k++) {
+        const struct ptm_dataset *ds = sets[k];
+        if (!ds)
+            continue;
+        if (ds->sparse) {
+            double b = ((double)ds->csr.ncols + 1) * sizeof(int64_t);
+            total += b;
+            if (b > most) {
+                most = b;
+                snprintf(big, sizeof(big), "the column index of '%s': %lld columns",
+                         plan->data[k].name, (long long)ds->csr.ncols);
+            }
+            data += (double)ds->csr.nnz * (sizeof(double) + sizeof(int32_t)) +
+                    ((double)ds->csr.nrows + 1) * sizeof(int64_t);
+        } else {
+            data += (double)ptm_dataset_rows(ds) * (double)ptm_dataset_cols(ds) * sizeof(double);
+        }
+    }
+    char t[32], m[32], d[32];
+    ptm_human_bytes(total, t, sizeof(t));
+    ptm_human_bytes(most, m, sizeof(m));
+    ptm_human_bytes(data, d, sizeof(d));
+    printf("memory: the parameter tables and column indexes about %s", t);
+    if (most > 0)
+        printf(" (the largest part, %s, %s)", big, m);
+    printf(", the data as read %s, on one process%s\n", d, left);
+    unsigned long long have = ptm_mem_available();
+    if (have > 0 && total > (double)have) {
+        char h[32];
+        ptm_human_bytes((double)have, h, sizeof(h));
+        fflush(stdout);
+        fprintf(stderr, "ptm: warning: ptm run refuses this job here: %s is more than the %s this "
+                        "machine has available (ptm run --memory-limit SIZE allows more)\n",
+                t, h);
+    }
+}
+
 static int check_data(const struct ptm_plan *plan, const struct job_where *at, bool color)
 {
     int code = PTM_EXIT_OK;
@@ -775,6 +841,8 @@ static int check_data(const struct ptm_plan *plan, const struct job_where *at, b
             code = PTM_EXIT_DATA;
         }
     }
+    if (code == PTM_EXIT_OK)
+        print_memory(plan, sets);
     for (uint32_t k = 0; k < plan->ndata; k++)
         ptm_dataset_free(sets[k]);
     free(sets);

@@ -799,6 +799,19 @@ want_rc 2
 err_has "bad value for --memory-limit: '4X' (want bytes, or a number with K, M, G or T: 512M, 4G)"
 end
 
+begin "check --data: the memory ptm run counts, its largest part, and a warning when the machine has less"
+limited check --data "$T/claim/j.ptm"
+want_rc 0
+out_has "memory: the parameter tables and column indexes about 48 GiB (the largest part, parameter 'beta': 2147483647 x 1 values and their changes, 32 GiB), the data as read"
+avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
+if [ -n "$avail_kb" ] && [ "$avail_kb" -lt 50000000 ]; then
+    err_has "ptm: warning: ptm run refuses this job here: 48 GiB is more than the "
+fi
+run check --data "$T/gd.ptm"
+want_rc 0; err_empty
+out_has "memory: the parameter tables and column indexes about "
+end
+
 begin "check --data: a size the data makes that run would refuse (0 columns) is found, at the param statement"
 printf '1\n-1\n0.5\n' >"$T/claim/z.svm"
 sed -e 's|"x.svm"|"z.svm"|' "$T/claim/j.ptm" >"$T/claim/z.ptm"
