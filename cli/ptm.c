@@ -683,7 +683,8 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
  * tables (the scheduled one twice, for its changes) and the column indexes
  * of the sparse data; and the data as read. A parameter sized by the
  * workers is left out, and said so. */
-static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const *sets)
+static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const *sets,
+                         double file_bytes)
 {
     double total = 0, most = 0, data = 0;
     char big[200] = "", left[160] = "";
@@ -733,7 +734,14 @@ static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const 
         printf(" (the largest part, %s, %s)", big, m);
     printf(", the data as read %s, on one process%s\n", d, left);
     unsigned long long have = ptm_mem_available();
-    if (have > 0 && total > (double)have) {
+    if (total > 1024.0 * 1024 * 1024 && total > 1024 * file_bytes) {
+        char fb[32];
+        ptm_human_bytes(file_bytes, fb, sizeof(fb));
+        fflush(stdout);
+        fprintf(stderr, "ptm: warning: ptm run refuses this job without --memory-limit: %s from %s "
+                        "of data files is more than 1 GiB and 1024 times the data\n",
+                t, fb);
+    } else if (have > 0 && total > (double)have) {
         char h[32];
         ptm_human_bytes((double)have, h, sizeof(h));
         fflush(stdout);
@@ -746,6 +754,7 @@ static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const 
 static int check_data(const struct ptm_plan *plan, const struct job_where *at, bool color)
 {
     int code = PTM_EXIT_OK;
+    double file_bytes = 0;
     struct ptm_dataset **sets = calloc(plan->ndata ? plan->ndata : 1, sizeof(*sets));
     if (!sets) {
         fprintf(stderr, "ptm: error: out of memory\n");
@@ -775,6 +784,11 @@ static int check_data(const struct ptm_plan *plan, const struct job_where *at, b
         struct ptm_data_diags dg;
         ptm_data_diags_init(&dg);
         struct ptm_dataset *ds = NULL;
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            file_bytes += (double)st.st_size;
+        if (d->vocab && stat(vocab, &st) == 0 && S_ISREG(st.st_mode))
+            file_bytes += (double)st.st_size;
         int rc = ptm_data_read(path, &o, &dg, &ds);
         if (rc == PTM_ENOENT)
             ptm_data_gen_hint(plan, access(path, F_OK) != 0 ? path : d->vocab ? vocab : NULL,
@@ -842,7 +856,7 @@ static int check_data(const struct ptm_plan *plan, const struct job_where *at, b
         }
     }
     if (code == PTM_EXIT_OK)
-        print_memory(plan, sets);
+        print_memory(plan, sets, file_bytes);
     for (uint32_t k = 0; k < plan->ndata; k++)
         ptm_dataset_free(sets[k]);
     free(sets);

@@ -448,8 +448,13 @@ static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags 
  * scheduled one twice, for the changes kept of it) and the column indexes
  * of the sparse data will take on this process, against --memory-limit or
  * the memory the machine has available. Over it, the run is refused with
- * the estimate and its largest part. The kernels' own state comes on top:
- * this is a floor, not a bound. */
+ * the estimate and its largest part. Without --memory-limit, a job whose
+ * data files are small may not claim much more: at most 1 GiB, or 1024
+ * times their bytes (a 15-byte libsvm row can name column 10^8). The
+ * kernels' own state comes on top: this is a floor, not a bound. */
+#define CLAIM_FLOOR (1024.0 * 1024 * 1024)
+#define CLAIM_RATIO 1024
+
 static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
@@ -497,10 +502,40 @@ static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
                      per_worker ? ", one a worker" : "");
         }
     }
+    char need[32], part[32], have[32];
+    if (!run->opts.memory_limit) {
+        /* sizes claimed against content: without --memory-limit a job
+         * takes at most CLAIM_FLOOR, or CLAIM_RATIO times the bytes of its
+         * data files when that is more */
+        double bytes = 0;
+        for (uint32_t k = 0; k < plan->ndata; k++) {
+            struct stat st;
+            char path[4096];
+            const char *files[2] = {plan->data[k].path, plan->data[k].vocab};
+            for (int f = 0; f < 2; f++) {
+                if (!files[f] || plan->data[k].format == PLAN_FORMAT_LABELS)
+                    continue;
+                plan_path(plan, files[f], path, sizeof(path));
+                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                    bytes += (double)st.st_size;
+            }
+        }
+        if (total > CLAIM_FLOOR && total > CLAIM_RATIO * bytes) {
+            char data[32];
+            ptm_human_bytes(total, need, sizeof(need));
+            ptm_human_bytes(most, part, sizeof(part));
+            ptm_human_bytes(bytes, data, sizeof(data));
+            snprintf(err, errlen,
+                     "the job needs %s (the largest part, %s, %s) from %s of data files, more "
+                     "than ptm takes without --memory-limit (1 GiB, or %d times the data): give "
+                     "--memory-limit SIZE to allow it",
+                     need, big, part, data, CLAIM_RATIO);
+            return PTM_EINVAL;
+        }
+    }
     uint64_t limit = run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available();
     if (limit == 0 || total <= (double)limit)
         return 0;
-    char need[32], part[32], have[32];
     ptm_human_bytes(total, need, sizeof(need));
     ptm_human_bytes(most, part, sizeof(part));
     ptm_human_bytes((double)limit, have, sizeof(have));
