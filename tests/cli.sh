@@ -1344,10 +1344,24 @@ if mknod "$T/clob/null" c 1 3 2>/dev/null && mknod "$T/clob/full" c 1 7 2>/dev/n
     (cd "$T/clob" && "$PTM_ABS" plan --svg null job.ptm && "$PTM_ABS" compile job.ptm -o null) \
         >"$T/out" 2>"$T/err" || no "plan --svg or compile -o to a device failed"
     [ -c "$T/clob/null" ] || no "plan --svg or compile -o replaced the device"
+    (cd "$T/clob" && "$PTM_ABS" run --quiet --trace full job.ptm) >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 1
+    err_has "cannot write trace 'full': No space left on device"
+    [ -c "$T/clob/full" ] || no "--trace replaced the device"
     end
 else
     skip "outputs: devices written in place" "mknod needs root"
 fi
+
+begin "run --trace over an earlier trace: replaced whole when the run ends, no temporary file left"
+printf 'an earlier trace\n' >"$T/clob/t.jsonl"
+(cd "$T/clob" && "$PTM_ABS" run --quiet --trace t.jsonl job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0
+head -n 1 "$T/clob/t.jsonl" | grep -q '^{"round": 1, ' || no "the trace was not replaced"
+ls "$T/clob" | grep -q 't.jsonl.tmp' && no "a temporary file is left"
+end
 
 # ---- run: Lua updates under rotation and data_parallel -----------------------
 

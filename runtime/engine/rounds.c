@@ -31,6 +31,7 @@
 #include "comm.h"
 #include "engine_impl.h"
 #include "ptm.h"
+#include "wfile.h"
 
 static double now_seconds(void)
 {
@@ -986,13 +987,20 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
         snprintf(err, errlen, "the run failed before and cannot go on");
         return PTM_EINVAL;
     }
+    /* the trace is written as the outputs are: whole at the end (the
+     * rounds run, even when the run then fails) or not at all (a write
+     * that failed: the file it would replace stays) */
     FILE *trace = NULL;
+    struct ptm_wfile tw;
     if (run->opts.trace) {
-        trace = fopen(run->opts.trace, "w");
-        if (!trace) {
-            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
-            return PTM_EIO;
+        int wrc = ptm_wfile_open(&tw, run->opts.trace);
+        if (wrc != 0) {
+            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
+                     wrc == PTM_ENOMEM ? "out of memory" : strerror(tw.err));
+            ptm_wfile_abort(&tw);
+            return wrc == PTM_ENOMEM ? PTM_ENOMEM : PTM_EIO;
         }
+        trace = tw.f;
     }
     int rc = run->backend->start(run, err, errlen);
     if (rc == 0) {
@@ -1010,8 +1018,8 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
         if (rc == 0 && run->holder && !run->rule->sync)
             rc = rt_gather_blocks(run);
     }
-    if (trace && fclose(trace) != 0 && rc == 0) {
-        snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(errno));
+    if (trace && ptm_wfile_commit(&tw) != 0 && rc == 0) {
+        snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace, strerror(tw.err));
         rc = PTM_EIO;
     }
     if (rc == PTM_ENOMEM && !err[0])
