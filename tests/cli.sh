@@ -807,6 +807,35 @@ want_rc 2
 err_has "bad value for --memory-limit: '4X' (want bytes, or a number with K, M, G or T: 512M, 4G)"
 end
 
+begin "run: a 130 KB file whose 12000 columns all conflict: the dependency graph keeps at most 16 pairs a non-zero (it took 1 GB)"
+awk 'BEGIN { srand(1); printf "1"; for (j = 1; j <= 12000; j++) printf " %d:%.3f", j, 0.5 + rand() / 2; printf "\n" }' \
+    >"$T/claim/dense.svm"
+cat >"$T/claim/dense.ptm" <<'EOF'
+job conflicts
+data X : sparse matrix from "dense.svm" format libsvm shard rows
+data y : vector from labels(X)
+param beta : vector[cols(X)] = 0
+param r : vector[rows(X)] = y shard like X
+blocks coef = beta each 1
+depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3
+schedule dynamic { sample 100 }
+update builtin lasso_cd { lambda = 0.1 }
+stop when sweeps >= 12
+output beta to "dense-beta.tsv"
+EOF
+# the peak resident memory of the run, from the kernel's accounting
+kb=$(cd "$T/claim" && /usr/bin/python3 -c '
+import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else "failed")
+' "$PTM_ABS" run --quiet --workers 1 dense.ptm)
+case "$PTM" in
+*build/*) [ "$kb" != failed ] || no "the run failed" ;; # the sanitizers' own memory
+*) awk -v k="$kb" 'BEGIN { exit !(k != "failed" && k < 200000) }' || no "peak memory $kb KB" ;;
+esac
+[ "$(wc -l <"$T/claim/dense-beta.tsv")" -eq 12000 ] || no "beta.tsv does not have 12000 lines"
+end
+
 begin "check --data: the memory ptm run counts, its largest part, and a warning when the machine has less"
 limited check --data "$T/claim/j.ptm"
 want_rc 0

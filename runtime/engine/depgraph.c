@@ -233,6 +233,15 @@ static inline bool far_below(const struct measure *ms, struct near nr, int64_t j
     return fabs(ab - nr.mi * ms->sum[j]) * ms->inv[j] < nr.lim;
 }
 
+/* The most edges a graph of the columns of c may keep (depgraph.h). */
+static int64_t edge_cap(const struct ptm_csc *c)
+{
+    double cap = (double)DEPGRAPH_EDGES_PER_NNZ * (double)c->nnz;
+    if (cap < (double)DEPGRAPH_MIN_EDGES)
+        cap = (double)DEPGRAPH_MIN_EDGES;
+    return cap < (double)DEPGRAPH_MAX_EDGES ? (int64_t)cap : DEPGRAPH_MAX_EDGES;
+}
+
 /* Pairs (1-based, a < b) in a growing array. */
 struct pairs {
     int64_t *p;
@@ -400,6 +409,7 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
     int64_t *place = corr ? ptm_malloc(((size_t)m + 1) * sizeof(int64_t)) : NULL;
     struct measure ms;
     struct pairs ps = {0};
+    int64_t cap = edge_cap(c);
     rc = measure_init(&ms, &ev, d, m);
     if (rc == 0 && (!acc || !stamp || !touched || !cursor || (corr && (!order || !place))))
         rc = PTM_ENOMEM;
@@ -462,9 +472,8 @@ int depgraph_build(const struct prog *pred, const struct expr_data *d, const str
         for (size_t k = 0; k < nc; k++)
             if ((rc = add_pair(&ps, i, touched[k])) != 0)
                 goto out;
-        if ((int64_t)ps.n > DEPGRAPH_MAX_EDGES) {
-            snprintf(why, whylen, "the graph has more than %lld conflicting pairs",
-                     (long long)DEPGRAPH_MAX_EDGES);
+        if ((int64_t)ps.n > cap) {
+            snprintf(why, whylen, "the graph has more than %lld conflicting pairs", (long long)cap);
             rc = 1;
             goto out;
         }
@@ -624,6 +633,8 @@ static int lazy_row(struct depgraph_lazy *z, int64_t b, int64_t *evals)
                 z->touched[nc++] = k;
         }
     sort_i64(z->touched, nc);
+    if ((int64_t)(z->nadj + nc) > edge_cap(z->c))
+        return PTM_ENOMEM; /* no room for the row: passes go on (lazy_conflicts) */
     if (z->nadj + nc > z->capadj) {
         size_t cap = z->capadj ? 2 * z->capadj : 4096;
         while (cap < z->nadj + nc)

@@ -37,9 +37,16 @@ struct depgraph_info {
 };
 
 /* The most products (sum over rows of nnz^2 / 2) and edges a graph may
- * take before the predicate is left to be evaluated per pair. */
+ * take before the predicate is left to be evaluated per pair. Edges are
+ * also bounded by the data: at most DEPGRAPH_EDGES_PER_NNZ a non-zero of
+ * the matrix the predicate reads (at least DEPGRAPH_MIN_EDGES), so that a
+ * small file whose columns all conflict cannot take a gigabyte (a single
+ * row of 12000 values made a graph of 72 million pairs); the bench's data
+ * keep 0.2 a non-zero. */
 #define DEPGRAPH_MAX_PRODUCTS 4e9
 #define DEPGRAPH_MAX_EDGES ((int64_t)1 << 26)
+#define DEPGRAPH_EDGES_PER_NNZ 16
+#define DEPGRAPH_MIN_EDGES ((int64_t)1 << 20)
 
 /* The data source the graph of pred reads, or -1 when pred is not of the
  * shape above. */
