@@ -15,6 +15,9 @@
 int cli_usage_error(const char *fmt, const char *arg, const char *cmd);
 /* The integer in text, all of it, within [lo, hi]; false when it is not. */
 bool cli_parse_whole(const char *text, long long lo, long long hi, long long *out);
+/* A size in bytes (a number, or one with K, M, G or T after it: 512M,
+ * 4G, 1.5GiB) into *out; false when text is not one. */
+bool cli_parse_size(const char *text, unsigned long long *out);
 /* --color=WHEN (auto, always, never): whether to colour diagnostics in
  * *color; false for another WHEN. */
 bool cli_parse_color(const char *when, bool *color);

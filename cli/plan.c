@@ -59,6 +59,10 @@ const char cli_plan_help[] =
     "  --workers N       workers, 1 .. 1024 (default: the number of cores, at\n"
     "                    most the rows of the data, as 'ptm run')\n"
     "  --seed N          seed, 0 .. 2^53-1 (default: the job's)\n"
+    "  --memory-limit SIZE\n"
+    "                    as 'ptm run': refuse a job whose tables need more\n"
+    "                    (default: the machine's free memory, and 1 GiB or\n"
+    "                    1024 times the data files)\n"
     "  --set NAME=VALUE  override a const of the job, or an option: update.KEY,\n"
      "                    objective.KEY, schedule.KEY (--set update.rate=0.1)\n"
     "  --svg FILE        write an SVG Gantt chart: a row per worker, a column\n"
@@ -81,6 +85,7 @@ const char cli_plan_help[] =
 struct flags {
     bool color;
     long long rounds, workers, seed;
+    unsigned long long memory_limit; /* 0: the machine's */
     bool has_rounds, has_workers, has_seed;
     const char *svg, *dot, *trace, *input;
     struct ptm_set *sets;
@@ -93,6 +98,7 @@ static const char *const value_flags[][2] = {
     {"--rounds", "a whole number from 1 to 100000"},
     {"--workers", "a whole number from 1 to 1024"},
     {"--seed", "a whole number from 0 to 9007199254740991"},
+    {"--memory-limit", "bytes, or a number with K, M, G or T: 512M, 4G"},
     {"--set", "NAME=VALUE"},
     {"--svg", "a file name"},
     {"--dot", "a file name"},
@@ -164,6 +170,9 @@ static int parse(int argc, char **argv, struct flags *f)
             f->dry_flag = flag;
         } else if (strcmp(flag, "--seed") == 0) {
             ok = f->has_seed = cli_parse_whole(v, 0, PTM_WHOLE_MAX, &f->seed);
+            f->dry_flag = flag;
+        } else if (strcmp(flag, "--memory-limit") == 0) {
+            ok = cli_parse_size(v, &f->memory_limit);
             f->dry_flag = flag;
         } else if (strcmp(flag, "--set") == 0) {
             const char *e = strchr(v, '=');
@@ -259,6 +268,7 @@ static int dry_run(const struct flags *f, struct ptm_trace **t)
         .rounds = f->rounds,
         .has_seed = f->has_seed,
         .seed = (uint64_t)f->seed,
+        .memory_limit = f->memory_limit,
         .graph = f->dot != NULL,
         .max_nodes = DOT_NODES,
         .max_edges = DOT_EDGES,

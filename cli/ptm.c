@@ -1420,6 +1420,11 @@ bool cli_parse_whole(const char *text, long long lo, long long hi, long long *ou
     return parse_whole(text, lo, hi, out);
 }
 
+bool cli_parse_size(const char *text, unsigned long long *out)
+{
+    return parse_size(text, out);
+}
+
 bool cli_parse_color(const char *when, bool *color)
 {
     enum color c;

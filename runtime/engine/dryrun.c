@@ -392,6 +392,7 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     run->plan = plan;
     run->P = o->workers < 1 ? 1 : o->workers;
     run->opts.workers = run->P;
+    run->opts.memory_limit = o->memory_limit;
     run->seed = o->has_seed ? o->seed : plan->seed;
     if ((rc = rt_setup_tables(run, dg, err, errlen)) != 0)
         goto fail;

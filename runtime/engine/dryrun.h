@@ -105,6 +105,7 @@ struct ptm_dryrun_opts {
     bool graph;        /* also build the dependency graph (out->graph) */
     int64_t max_nodes; /* of the graph; 1 .. PTM_GRAPH_MAX_NODES */
     size_t max_edges;  /* of the graph */
+    uint64_t memory_limit; /* as ptm run's --memory-limit; 0: the machine's */
 };
 
 /* Dry-run plan: `rounds` rounds of its scheduler. On success returns 0 and

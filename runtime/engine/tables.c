@@ -452,6 +452,12 @@ static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags 
  * data files are small may not claim much more: at most 1 GiB, or 1024
  * times their bytes (a 15-byte libsvm row can name column 10^8). The
  * kernels' own state comes on top: this is a floor, not a bound. */
+/* What a block costs the policy and the engine: measured with ptm plan on
+ * 10^8 blocks of one coefficient (a dry run of dynamic took 71 bytes a
+ * block beyond the parameter tables: its sampling tree, permutation,
+ * stamps and active queues; round_robin and random keep a few arrays). */
+#define BLOCK_BYTES_DYNAMIC 72.0
+#define BLOCK_BYTES 16.0
 #define CLAIM_FLOOR (1024.0 * 1024 * 1024)
 #define CLAIM_RATIO 1024
 
@@ -482,6 +488,27 @@ static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
             snprintf(big, sizeof(big), "parameter '%s': %lld x %lld values%s", pp->name,
                      (long long)rows, (long long)cols,
                      (int32_t)p == sched ? " and their changes" : "");
+        }
+        if ((int32_t)p == sched && plan->schedule.policy != PLAN_POLICY_DATA_PARALLEL) {
+            /* the policy's and the engine's state of every block (the
+             * blocks as make_blocks cuts them) */
+            const struct plan_blockset *bs = &plan->blocksets[plan->schedule.over];
+            int64_t units = bs->axis == PLAN_AXIS_ELEMS ? rows * cols
+                            : bs->axis == PLAN_AXIS_ROWS ? rows
+                                                         : cols,
+                    count;
+            snprintf(what, sizeof(what), "the block count of '%s'", bs->name);
+            if ((rc = eval_size(run, &bs->count, 1, what, &count, err, errlen)) != 0)
+                return rc;
+            double nb = bs->into ? (double)count : ceil((double)units / (double)count);
+            bool dyn = plan->schedule.policy == PLAN_POLICY_DYNAMIC;
+            b = nb * (dyn ? BLOCK_BYTES_DYNAMIC : BLOCK_BYTES);
+            total += b;
+            if (b > most) {
+                most = b;
+                snprintf(big, sizeof(big), "the %s schedule's state of %.0f blocks",
+                         dyn ? "dynamic" : "fixed", nb);
+            }
         }
     }
     /* the column index of a sparse matrix (every worker's, for a rule by
