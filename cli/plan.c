@@ -31,7 +31,8 @@
 
 const char cli_plan_help[] =
     "usage: ptm plan [--rounds N] [--workers N] [--seed N] [--set NAME=VALUE]...\n"
-    "                [--svg FILE] [--dot FILE] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
+    "                [--memory-limit SIZE] [--svg FILE] [--dot FILE] [--color=WHEN]\n"
+    "                JOB.ptm|PLAN.yaml\n"
     "       ptm plan [--svg FILE] TRACE.json\n"
     "       ptm plan [--svg FILE] --trace TRACE.json\n"
     "\n"

@@ -707,6 +707,26 @@ static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const 
             snprintf(big, sizeof(big), "parameter '%s': %.0f x %.0f values%s", pp->name, dims[0],
                      dims[1], (int32_t)p == sched ? " and their changes" : "");
         }
+        /* the schedule's state of every block, as run counts it, when the
+         * block count is a number */
+        const struct plan_blockset *bs = (int32_t)p == sched ? &plan->blocksets[plan->schedule.over]
+                                                              : NULL;
+        double count;
+        if (bs && plan->schedule.policy != PLAN_POLICY_DATA_PARALLEL &&
+            prog_is_const(&bs->count, &count) && count >= 1) {
+            double units = bs->axis == PLAN_AXIS_ELEMS ? dims[0] * dims[1]
+                           : bs->axis == PLAN_AXIS_ROWS ? dims[0]
+                                                        : dims[1];
+            double nb = bs->into ? count : ceil(units / count);
+            bool dyn = plan->schedule.policy == PLAN_POLICY_DYNAMIC;
+            b = nb * ptm_block_bytes(dyn);
+            total += b;
+            if (b > most) {
+                most = b;
+                snprintf(big, sizeof(big), "the %s schedule's state of %.0f blocks",
+                         dyn ? "dynamic" : "fixed", nb);
+            }
+        }
     }
     for (uint32_t k = 0; k < plan->ndata; k++) {
         const struct ptm_dataset *ds = sets[k];
@@ -730,7 +750,7 @@ static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const 
     ptm_human_bytes(total, t, sizeof(t));
     ptm_human_bytes(most, m, sizeof(m));
     ptm_human_bytes(data, d, sizeof(d));
-    printf("memory: the parameter tables and column indexes about %s", t);
+    printf("memory: the parameter tables, column indexes and blocks about %s", t);
     if (most > 0)
         printf(" (the largest part, %s, %s)", big, m);
     printf(", the data as read %s, on one process%s\n", d, left);

@@ -792,16 +792,16 @@ limited() { (case "$PTM" in *build/*) ;; *) ulimit -v 4000000 ;; esac; "$PTM" "$
 begin "run: a 15-byte libsvm file that claims 2^31 columns (or 10^8 without --memory-limit) is refused by the memory plan, with its largest part"
 limited run --workers 1 --memory-limit 1G "$T/claim/j.ptm"
 want_rc 1
-err_has "the job needs 48 GiB (the largest part, parameter 'beta': 2147483647 x 1 values and their changes, 32 GiB), more than the 1 GiB --memory-limit allows: give --memory-limit SIZE to allow more"
+err_has "the job needs 144 GiB (the largest part, the fixed schedule's state of 2147483647 blocks, 96 GiB), more than the 1 GiB --memory-limit allows: give --memory-limit SIZE to allow more"
 [ -e beta.tsv ] && no "an output was written"
 printf '1 100000000:1\n' >"$T/claim/x8.svm"
 sed -e 's|"x.svm"|"x8.svm"|' "$T/claim/j.ptm" >"$T/claim/j8.ptm"
 limited run --workers 1 "$T/claim/j8.ptm"
 want_rc 1
-err_has "the job needs 2.24 GiB (the largest part, parameter 'beta': 100000000 x 1 values and their changes, 1.49 GiB) from 14 B of data files, more than ptm takes without --memory-limit (1 GiB, or 1024 times the data): give --memory-limit SIZE to allow it"
+err_has "the job needs 6.71 GiB (the largest part, the fixed schedule's state of 100000000 blocks, 4.47 GiB) from 14 B of data files, more than ptm takes without --memory-limit (1 GiB, or 1024 times the data): give --memory-limit SIZE to allow it"
 limited check --data "$T/claim/j8.ptm"
 want_rc 0
-err_has "ptm: warning: ptm run refuses this job without --memory-limit: 2.24 GiB from 14 B of data files is more than 1 GiB and 1024 times the data"
+err_has "ptm: warning: ptm run refuses this job without --memory-limit: 6.71 GiB from 14 B of data files is more than 1 GiB and 1024 times the data"
 run run --memory-limit 4X "$T/claim/j.ptm"
 want_rc 2
 err_has "bad value for --memory-limit: '4X' (want bytes, or a number with K, M, G or T: 512M, 4G)"
@@ -839,11 +839,11 @@ end
 begin "check --data: the memory ptm run counts, its largest part, and a warning when the machine has less"
 limited check --data "$T/claim/j.ptm"
 want_rc 0
-out_has "memory: the parameter tables and column indexes about 48 GiB (the largest part, parameter 'beta': 2147483647 x 1 values and their changes, 32 GiB), the data as read"
-err_has "ptm: warning: ptm run refuses this job without --memory-limit: 48 GiB from 15 B of data files is more than 1 GiB and 1024 times the data"
+out_has "memory: the parameter tables, column indexes and blocks about 144 GiB (the largest part, the fixed schedule's state of 2147483647 blocks, 96 GiB), the data as read"
+err_has "ptm: warning: ptm run refuses this job without --memory-limit: 144 GiB from 15 B of data files is more than 1 GiB and 1024 times the data"
 run check --data "$T/gd.ptm"
 want_rc 0; err_empty
-out_has "memory: the parameter tables and column indexes about "
+out_has "memory: the parameter tables, column indexes and blocks about "
 end
 
 begin "check --data: a size the data makes that run would refuse (0 columns) is found, at the param statement"

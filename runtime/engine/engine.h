@@ -149,6 +149,9 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
  * depends on the workers or on data that could not be read. */
 void ptm_check_param_size(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                           double dims[2]);
+/* The bytes the policy and the engine keep for each block, as the memory
+ * plan counts them (spec/runtime.md, Memory). */
+double ptm_block_bytes(bool dynamic);
 int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                          const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols);
 
