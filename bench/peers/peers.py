@@ -178,20 +178,23 @@ def no_intercept(text):
 def lasso_job(svm, sched, every, stop, beta_out, edges=None, sample=None, seq=False):
     """examples/lasso/lasso.ptm on svm: the schedule, the objective's
     interval and the stop rule replaced; lambda comes from --set; seq:
-    lasso_cd with within = sequential."""
+    lasso_cd with within = sequential (the example's), else parallel.
+    sched "dynamic": the example's dynamic schedule at `sample`, with the
+    planted conflicts of edges as its dependency when edges is given."""
     t = no_intercept(example("lasso"))
-    if seq:
-        t = sub1(r"update builtin lasso_cd \{ lambda = lambda \}",
-                 "update builtin lasso_cd { lambda = lambda, within = sequential }", t)
+    t = sub1(r"update builtin lasso_cd \{ lambda = lambda, within = sequential \}",
+             "update builtin lasso_cd { lambda = lambda%s }" % (", within = sequential" if seq
+                                                                else ""), t)
     t = sub1(r'"data/lasso\.svm"', '"%s"' % svm, t)
     t = sub1(r"every 1 sweeps", "every %s" % every, t)
     t = sub1(r"^stop when .*$", "stop when " + stop, t, re.M)
     t = sub1(r'output beta to "beta\.tsv"', 'output beta to "%s"' % beta_out, t)
     if sched == "dynamic":
-        t = sub1(r"^depend .*$", 'depend coef from "%s"' % edges, t, re.M)
+        if edges:
+            t = sub1(r"^priority ", 'depend coef from "%s"\npriority ' % edges, t, re.M)
         t = sub1(r"sample \d+", "sample %d" % sample, t)
     else:
-        for key in ("depend", "priority", "cost"):
+        for key in ("priority", "cost"):
             t = sub1(r"^%s .*\n" % key, "", t, re.M)
         t = sub1(r"^schedule dynamic \{.*?^\}", "schedule " + sched, t, re.M | re.S)
     return t
@@ -208,17 +211,29 @@ def lasso_configs(cols):
     c.append(("random 4096", "random { per_round 4096 }", 1, 4096))
     for k in (256, 2048):
         c.append(("dynamic %d" % k, "dynamic", 2, k))
+    for k, P in ((1000, 1), (1000, 2), (4096, 2)):
+        c.append(("example %d" % k, "dynamic", P, k))
     for k, P in ((4096, 1), (4096, 2), (16384, 2)):
         c.append(("sequential %d" % k, "round_robin { per_round %d }" % k, P, k))
     return [(l, s, p, min(k, cols)) for l, s, p, k in c]
 
 
 def is_seq(label):
-    return label.startswith("sequential")
+    """The within = sequential configurations: round_robin's, and the
+    example's own schedule (an active set, no dependency)."""
+    return label.startswith("sequential") or label.startswith("example")
+
+
+def edges_of(label, edges):
+    """The planted conflicts for the dynamic configurations that take them;
+    the example's own schedule has no dependency."""
+    return None if label.startswith("example") else edges
 
 
 def shown(label, sched, k):
     """A configuration as the tables show it."""
+    if label.startswith("example"):
+        return "the example's `dynamic { sample %d, active }`, within = sequential" % k
     if sched == "dynamic":
         return "dynamic { sample %d } + group edges" % k
     return sched + (", within = sequential" if is_seq(label) else "")
@@ -254,7 +269,7 @@ def lasso(p, cfg, svgdir, md):
         every = "%d rounds" % max(1, round(int(d) * 0.1 / k))
         stop = "sweeps >= 150 or rel_change(objective) < 1e-13 or seconds > %d" % cfg["cap"]
         beta = os.path.join(p.tmp, "beta.%s.%d.tsv" % (label.replace(" ", "_"), P))
-        job = lasso_job(svm, sched, every, stop, beta, edges, k, is_seq(label))
+        job = lasso_job(svm, sched, every, stop, beta, edges_of(label, edges), k, is_seq(label))
         r = p.run(job, P, sets)
         r["beta"], r["every"], r["job"] = beta, every, job
         curves[(label, P)] = r
@@ -310,7 +325,8 @@ def lasso(p, cfg, svgdir, md):
             label, P = key
             cfgd = next(c for c in configs if c[0] == label and c[2] == P)
             job = lasso_job(svm, cfgd[1], "%d rounds" % hit[0], "rounds >= %d" % hit[0],
-                            curves[key]["beta"] + ".timed", edges, cfgd[3], is_seq(label))
+                            curves[key]["beta"] + ".timed", edges_of(label, edges), cfgd[3],
+                            is_seq(label))
             r = p.run(job, P, sets)
             last = r["points"][-1]
             times[key].append(last[3])
@@ -380,12 +396,12 @@ def lasso(p, cfg, svgdir, md):
            "stop rule replaced, `update builtin lasso_cd`, `ptm run --workers P --set lambda=%r JOB`. "
            "Schedules tried: `round_robin { per_round K }` (with `within = sequential` too: each "
            "worker updates its share of a round one coefficient after the other), "
-           "`random { per_round K }` and the example's "
-           "`dynamic` with `sample K` (its priority, cost, active, keep independent, balance, "
-           "pipeline 1) and `depend coef from EDGES`, the %s pairs of columns of one planted group "
-           "(the example's `corr(...) > 0.1` predicate costs about half a microsecond a pair, see "
-           "\"Schedulers\", and at sample 256 the filter meets up to 32,640 pairs a round; its edge list "
-           "for %s columns takes O(columns^2) to compute). Curve runs: objective every tenth of "
+           "`random { per_round K }`, the example's schedule as it is (`dynamic { sample K, "
+           "active, balance, pipeline 1 }` with its priority and cost and `within = sequential`), "
+           "and the same computed together (`within = parallel`) with `depend coef from EDGES`, "
+           "the %s pairs of columns of one planted group (a `cos(...) > 0.3` predicate would "
+           "cost X'X, see \"Schedulers\"; the edge list for %s columns is the planted truth). "
+           "Curve runs: objective every tenth of "
            "a sweep (`every N rounds`, N = columns / 10 / K), stop at `sweeps >= 150 or "
            "rel_change(objective) < 1e-13 or seconds > %d`; timed runs: `stop when rounds >= R` with "
            "`every R rounds`, R the first evaluated round at or below the target (see the method below)."
