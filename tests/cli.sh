@@ -2051,6 +2051,13 @@ if command -v rsvg-convert >/dev/null 2>&1; then
     end
 fi
 
+begin "plan: a trace whose rounds hold no block at all is drawn (it read past a null array: UBSan, fuzz_trace)"
+printf '{"round": 1, "seconds": 0.1, "blocks": []}\n' >"$T/empty-trace.jsonl"
+run plan --svg "$T/empty-trace.svg" "$T/empty-trace.jsonl"
+want_rc 0; err_empty
+out_has "# 0 block updates"
+end
+
 begin "plan: a trace given as the input is recognized"
 run plan "$T/pl/trace.json"
 want_rc 0

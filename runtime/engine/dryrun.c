@@ -144,9 +144,11 @@ int ptm_trace_worker(struct ptm_trace *t, const int64_t *blocks, size_t n, doubl
 
 const int64_t *ptm_trace_blocks(const struct ptm_trace *t, size_t r, int p, size_t *n)
 {
+    static const int64_t none[1];
     size_t i = r * (size_t)t->workers + (size_t)p;
     *n = t->start[i + 1] - t->start[i];
-    return t->blocks + t->start[i];
+    /* a trace of empty rounds holds no blocks at all: no array to point into */
+    return t->blocks ? t->blocks + t->start[i] : none;
 }
 
 /* ---- the dry run ------------------------------------------------------------- */
