@@ -687,65 +687,39 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
 static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const *sets,
                          double file_bytes)
 {
-    double total = 0, most = 0, data = 0;
-    char big[200] = "", left[160] = "";
-    int32_t sched = plan->schedule.over >= 0 && (uint32_t)plan->schedule.over < plan->nblocksets
-                        ? plan->blocksets[plan->schedule.over].param
-                        : -1;
+    struct ptm_mem mem = {0};
+    double data = 0;
+    char left[160] = "";
+    int32_t over = plan->schedule.over;
     for (uint32_t p = 0; p < plan->nparams; p++) {
-        const struct plan_param *pp = &plan->params[p];
-        double dims[2];
+        double dims[2], count = NAN;
         ptm_check_param_size(plan, (int32_t)p, sets, dims);
         if (isnan(dims[0]) || isnan(dims[1])) {
-            snprintf(left, sizeof(left), "; '%s', sized by the workers, not counted", pp->name);
+            snprintf(left, sizeof(left), "; '%s', sized by the workers, not counted",
+                     plan->params[p].name);
             continue;
         }
-        double b = dims[0] * dims[1] * sizeof(double) * ((int32_t)p == sched ? 2 : 1);
-        total += b;
-        if (b > most) {
-            most = b;
-            snprintf(big, sizeof(big), "parameter '%s': %.0f x %.0f values%s", pp->name, dims[0],
-                     dims[1], (int32_t)p == sched ? " and their changes" : "");
-        }
-        /* the schedule's state of every block, as run counts it, when the
-         * block count is a number */
-        const struct plan_blockset *bs = (int32_t)p == sched ? &plan->blocksets[plan->schedule.over]
-                                                              : NULL;
-        double count;
-        if (bs && plan->schedule.policy != PLAN_POLICY_DATA_PARALLEL &&
-            prog_is_const(&bs->count, &count) && count >= 1) {
-            double units = bs->axis == PLAN_AXIS_ELEMS ? dims[0] * dims[1]
-                           : bs->axis == PLAN_AXIS_ROWS ? dims[0]
-                                                        : dims[1];
-            double nb = bs->into ? count : ceil(units / count);
-            bool dyn = plan->schedule.policy == PLAN_POLICY_DYNAMIC;
-            b = nb * ptm_block_bytes(dyn);
-            total += b;
-            if (b > most) {
-                most = b;
-                snprintf(big, sizeof(big), "the %s schedule's state of %.0f blocks",
-                         dyn ? "dynamic" : "fixed", nb);
-            }
-        }
+        if (over >= 0 && (uint32_t)over < plan->nblocksets &&
+            !prog_is_const(&plan->blocksets[over].count, &count))
+            count = NAN; /* a count of the data or the workers: its blocks not counted */
+        ptm_mem_param(&mem, plan, (int32_t)p, dims[0], dims[1], count);
     }
     for (uint32_t k = 0; k < plan->ndata; k++) {
         const struct ptm_dataset *ds = sets[k];
         if (!ds)
             continue;
         if (ds->sparse) {
-            double b = ((double)ds->csr.ncols + 1) * sizeof(int64_t);
-            total += b;
-            if (b > most) {
-                most = b;
-                snprintf(big, sizeof(big), "the column index of '%s': %lld columns",
-                         plan->data[k].name, (long long)ds->csr.ncols);
-            }
+            ptm_mem_add(&mem, ((double)ds->csr.ncols + 1) * sizeof(int64_t),
+                        "the column index of '%s': %lld columns", plan->data[k].name,
+                        (long long)ds->csr.ncols);
             data += (double)ds->csr.nnz * (sizeof(double) + sizeof(int32_t)) +
                     ((double)ds->csr.nrows + 1) * sizeof(int64_t);
         } else {
             data += (double)ptm_dataset_rows(ds) * (double)ptm_dataset_cols(ds) * sizeof(double);
         }
     }
+    double total = mem.total, most = mem.most;
+    const char *big = mem.big;
     char t[32], m[32], d[32];
     ptm_human_bytes(total, t, sizeof(t));
     ptm_human_bytes(most, m, sizeof(m));
@@ -755,7 +729,7 @@ static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const 
         printf(" (the largest part, %s, %s)", big, m);
     printf(", the data as read %s, on one process%s\n", d, left);
     unsigned long long have = ptm_mem_available();
-    if (total > 1024.0 * 1024 * 1024 && total > 1024 * file_bytes) {
+    if (total > ptm_mem_claim_cap(file_bytes)) {
         char fb[32];
         ptm_human_bytes(file_bytes, fb, sizeof(fb));
         fflush(stdout);

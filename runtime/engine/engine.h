@@ -149,9 +149,24 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
  * depends on the workers or on data that could not be read. */
 void ptm_check_param_size(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                           double dims[2]);
-/* The bytes the policy and the engine keep for each block, as the memory
- * plan counts them (spec/runtime.md, Memory). */
-double ptm_block_bytes(bool dynamic);
+/* The memory plan's ledger (spec/runtime.md, Memory): the bytes counted,
+ * and the largest part with its description. */
+struct ptm_mem {
+    double total, most;
+    char big[200];
+};
+/* bytes more, described by fmt when they are the largest part so far. */
+void ptm_mem_add(struct ptm_mem *m, double bytes, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Parameter p of rows x cols values (the scheduled one twice, for its
+ * changes) and, when it is the scheduled one and count (its block set's
+ * count, `each N` or `into N`; NaN or < 1 when unknown) is known, the
+ * policy's and the engine's state of its blocks. */
+void ptm_mem_param(struct ptm_mem *m, const struct ptm_plan *plan, int32_t p, double rows,
+                   double cols, double count);
+/* The most a job may take without --memory-limit, for data files of
+ * data_bytes: 1 GiB, or 1024 times the data when that is more. */
+double ptm_mem_claim_cap(double data_bytes);
 int ptm_check_param_file(const struct ptm_plan *plan, int32_t p, struct ptm_dataset *const *data,
                          const char *at, struct ptm_data_diags *dg, int64_t *rows, int64_t *cols);
 

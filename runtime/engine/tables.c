@@ -11,6 +11,7 @@
  * (runtime/engine/dryrun.c) from the same steps.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -442,16 +443,6 @@ static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags 
     return 0;
 }
 
-/* Sizes, storage and initial values of every parameter. */
-/* The memory plan: after the data is read and before anything is sized
- * by it, what the parameter tables (a sharded one this rank's rows; the
- * scheduled one twice, for the changes kept of it) and the column indexes
- * of the sparse data will take on this process, against --memory-limit or
- * the memory the machine has available. Over it, the run is refused with
- * the estimate and its largest part. Without --memory-limit, a job whose
- * data files are small may not claim much more: at most 1 GiB, or 1024
- * times their bytes (a 15-byte libsvm row can name column 10^8). The
- * kernels' own state comes on top: this is a floor, not a bound. */
 /* What a block costs the policy and the engine beyond the parameter
  * tables, measured with ptm run and ptm plan on 10^8 blocks of one
  * coefficient (peak resident memory): 87 bytes under dynamic (its sampling
@@ -459,63 +450,85 @@ static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags 
  * under random (the engine's arrays of every block and variable). */
 #define BLOCK_BYTES_DYNAMIC 88.0
 #define BLOCK_BYTES 48.0
-
-double ptm_block_bytes(bool dynamic)
-{
-    return dynamic ? BLOCK_BYTES_DYNAMIC : BLOCK_BYTES;
-}
+/* Without --memory-limit a job takes at most CLAIM_FLOOR, or CLAIM_RATIO
+ * times the bytes of its data files when that is more. */
 #define CLAIM_FLOOR (1024.0 * 1024 * 1024)
 #define CLAIM_RATIO 1024
 
+void ptm_mem_add(struct ptm_mem *m, double bytes, const char *fmt, ...)
+{
+    m->total += bytes;
+    if (bytes > m->most) {
+        m->most = bytes;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->big, sizeof(m->big), fmt, ap);
+        va_end(ap);
+    }
+}
+
+void ptm_mem_param(struct ptm_mem *m, const struct ptm_plan *plan, int32_t p, double rows,
+                   double cols, double count)
+{
+    const struct plan_param *pp = &plan->params[p];
+    int32_t over = plan->schedule.over;
+    bool sched = over >= 0 && (uint32_t)over < plan->nblocksets &&
+                 plan->blocksets[over].param == p;
+    ptm_mem_add(m, rows * cols * sizeof(double) * (sched ? 2 : 1),
+                "parameter '%s': %.0f x %.0f values%s", pp->name, rows, cols,
+                sched ? " and their changes" : "");
+    if (!sched || plan->schedule.policy == PLAN_POLICY_DATA_PARALLEL || !(count >= 1))
+        return;
+    /* the blocks as make_blocks cuts them */
+    const struct plan_blockset *bs = &plan->blocksets[over];
+    double units = bs->axis == PLAN_AXIS_ELEMS ? rows * cols
+                   : bs->axis == PLAN_AXIS_ROWS ? rows
+                                                : cols,
+           nb = bs->into ? count : ceil(units / count);
+    bool dyn = plan->schedule.policy == PLAN_POLICY_DYNAMIC;
+    ptm_mem_add(m, nb * (dyn ? BLOCK_BYTES_DYNAMIC : BLOCK_BYTES),
+                "the %s schedule's state of %.0f blocks", dyn ? "dynamic" : "fixed", nb);
+}
+
+double ptm_mem_claim_cap(double data_bytes)
+{
+    return data_bytes * CLAIM_RATIO > CLAIM_FLOOR ? data_bytes * CLAIM_RATIO : CLAIM_FLOOR;
+}
+
+/* The memory plan: after the data is read and before anything is sized
+ * by it, what the parameter tables (a sharded one this rank's rows; the
+ * scheduled one twice, for the changes kept of it), the schedule's state
+ * of its blocks and the column indexes of the sparse data will take on
+ * this process, against --memory-limit or the memory the machine has
+ * available. Over it, the run is refused with the estimate and its
+ * largest part. Without --memory-limit, a job whose data files are small
+ * may not claim much more (ptm_mem_claim_cap: a 15-byte libsvm row can
+ * name column 10^8). The kernels' own state comes on top: this is a
+ * floor, not a bound. */
 static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
-    double total = 0, most = 0;
-    char big[160] = "";
-    int32_t sched = plan->schedule.over >= 0 && (uint32_t)plan->schedule.over < plan->nblocksets
-                        ? plan->blocksets[plan->schedule.over].param
-                        : -1;
+    struct ptm_mem m = {0};
     for (uint32_t p = 0; p < plan->nparams; p++) {
         const struct plan_param *pp = &plan->params[p];
-        int64_t rows, cols = 1;
+        int64_t rows, cols = 1, count = -1;
         char what[256];
         snprintf(what, sizeof(what), "the size of parameter '%s'", pp->name);
         int rc = eval_size(run, &pp->dims[0], 1, what, &rows, err, errlen);
         if (rc == 0 && pp->matrix)
             rc = eval_size(run, &pp->dims[1], 1, what, &cols, err, errlen);
+        int32_t over = plan->schedule.over;
+        if (rc == 0 && over >= 0 && (uint32_t)over < plan->nblocksets &&
+            plan->blocksets[over].param == (int32_t)p &&
+            plan->schedule.policy != PLAN_POLICY_DATA_PARALLEL) {
+            snprintf(what, sizeof(what), "the block count of '%s'", plan->blocksets[over].name);
+            rc = eval_size(run, &plan->blocksets[over].count, 1, what, &count, err, errlen);
+        }
         if (rc != 0)
             return rc;
         if (pp->shard_like >= 0 && pp->shard_like == run->rowdata && rows == run->grows)
             rows = run->nrows; /* this rank's rows */
-        double b = (double)rows * (double)cols * sizeof(double) * ((int32_t)p == sched ? 2 : 1);
-        total += b;
-        if (b > most) {
-            most = b;
-            snprintf(big, sizeof(big), "parameter '%s': %lld x %lld values%s", pp->name,
-                     (long long)rows, (long long)cols,
-                     (int32_t)p == sched ? " and their changes" : "");
-        }
-        if ((int32_t)p == sched && plan->schedule.policy != PLAN_POLICY_DATA_PARALLEL) {
-            /* the policy's and the engine's state of every block (the
-             * blocks as make_blocks cuts them) */
-            const struct plan_blockset *bs = &plan->blocksets[plan->schedule.over];
-            int64_t units = bs->axis == PLAN_AXIS_ELEMS ? rows * cols
-                            : bs->axis == PLAN_AXIS_ROWS ? rows
-                                                         : cols,
-                    count;
-            snprintf(what, sizeof(what), "the block count of '%s'", bs->name);
-            if ((rc = eval_size(run, &bs->count, 1, what, &count, err, errlen)) != 0)
-                return rc;
-            double nb = bs->into ? (double)count : ceil((double)units / (double)count);
-            bool dyn = plan->schedule.policy == PLAN_POLICY_DYNAMIC;
-            b = nb * (dyn ? BLOCK_BYTES_DYNAMIC : BLOCK_BYTES);
-            total += b;
-            if (b > most) {
-                most = b;
-                snprintf(big, sizeof(big), "the %s schedule's state of %.0f blocks",
-                         dyn ? "dynamic" : "fixed", nb);
-            }
-        }
+        ptm_mem_param(&m, plan, (int32_t)p, (double)rows, (double)cols, (double)count);
     }
     /* the column index of a sparse matrix (every worker's, for a rule by
      * rows), whatever its content: its size follows the columns it claims */
@@ -525,16 +538,12 @@ static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
             continue;
         bool per_worker = run->rule && run->rule->kind == RT_MODEL && !run->split &&
                           (int32_t)k == run->rowdata;
-        double copies = per_worker ? run->P : 1;
-        double b = copies * ((double)ds->csr.ncols + 1) * sizeof(int64_t);
-        total += b;
-        if (b > most) {
-            most = b;
-            snprintf(big, sizeof(big), "the column index of '%s': %lld columns%s",
-                     plan->data[k].name, (long long)ds->csr.ncols,
-                     per_worker ? ", one a worker" : "");
-        }
+        ptm_mem_add(&m, (per_worker ? run->P : 1) * ((double)ds->csr.ncols + 1) * sizeof(int64_t),
+                    "the column index of '%s': %lld columns%s", plan->data[k].name,
+                    (long long)ds->csr.ncols, per_worker ? ", one a worker" : "");
     }
+    double total = m.total, most = m.most;
+    const char *big = m.big;
     char need[32], part[32], have[32];
     if (!run->opts.memory_limit) {
         /* sizes claimed against content: without --memory-limit a job
@@ -553,7 +562,7 @@ static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
                     bytes += (double)st.st_size;
             }
         }
-        if (total > CLAIM_FLOOR && total > CLAIM_RATIO * bytes) {
+        if (total > ptm_mem_claim_cap(bytes)) {
             char data[32];
             ptm_human_bytes(total, need, sizeof(need));
             ptm_human_bytes(most, part, sizeof(part));
