@@ -2051,9 +2051,12 @@ if command -v rsvg-convert >/dev/null 2>&1; then
     end
 fi
 
-begin "plan: a trace whose rounds hold no block at all is drawn (it read past a null array: UBSan, fuzz_trace)"
+begin "plan: a trace whose rounds (and workers) hold no block at all is drawn (pointer arithmetic on null arrays: UBSan, fuzz_trace)"
 printf '{"round": 1, "seconds": 0.1, "blocks": []}\n' >"$T/empty-trace.jsonl"
 run plan --svg "$T/empty-trace.svg" "$T/empty-trace.jsonl"
+want_rc 0; err_empty
+out_has "# 0 block updates"
+run plan --svg "$T/empty-trace.svg" tests/fuzz/trace/workers-without-blocks.jsonl
 want_rc 0; err_empty
 out_has "# 0 block updates"
 end

@@ -566,7 +566,8 @@ static int accept(struct reader *r, struct line *l, int64_t lineno)
         const double *sec = l->wsec.a;
         for (size_t p = 0; p < l->wend.n && rc == 0; p++) {
             size_t from = p ? end[p - 1] : 0;
-            rc = ptm_trace_worker(t, wb + from, end[p] - from, sec[p]);
+            /* workers that all listed no block: no array to point into */
+            rc = ptm_trace_worker(t, wb ? wb + from : NULL, end[p] - from, sec[p]);
         }
         max_block(t, &l->wblocks);
     } else {
