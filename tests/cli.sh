@@ -1383,6 +1383,31 @@ else
     skip "outputs: devices written in place" "mknod needs root"
 fi
 
+# a full disk of our own (as root: a 16 KB tmpfs): the earlier files stay whole
+mkdir -p "$T/clob/tiny"
+if mount -t tmpfs -o size=16k tmpfs "$T/clob/tiny" 2>/dev/null; then
+    begin "a full disk: the trace and an output fail with 'No space left on device', the earlier files stay as they were, no temporary file left"
+    printf 'an earlier trace\n' >"$T/clob/tiny/t.jsonl"
+    printf 'an earlier beta\n' >"$T/clob/tiny/beta.tsv"
+    head -c 16384 /dev/zero >"$T/clob/tiny/fill" 2>/dev/null # the rest of the disk
+    (cd "$T/clob" && "$PTM_ABS" run --quiet --trace tiny/t.jsonl job.ptm) >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 1
+    err_has "cannot write trace 'tiny/t.jsonl': No space left on device"
+    [ "$(cat "$T/clob/tiny/t.jsonl")" = "an earlier trace" ] || no "the earlier trace changed"
+    sed -e 's|^output beta to .*|output beta to "tiny/beta.tsv"|' "$T/clob/job.ptm" >"$T/clob/tiny.ptm"
+    (cd "$T/clob" && "$PTM_ABS" run --quiet tiny.ptm) >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 1
+    err_has "No space left on device"
+    [ "$(cat "$T/clob/tiny/beta.tsv")" = "an earlier beta" ] || no "the earlier beta.tsv changed"
+    ls "$T/clob/tiny" | grep -q '\.tmp' && no "a temporary file is left"
+    end
+    umount "$T/clob/tiny"
+else
+    skip "a full disk: earlier files stay" "mounting a tmpfs needs root"
+fi
+
 begin "run --trace over an earlier trace: replaced whole when the run ends, no temporary file left"
 printf 'an earlier trace\n' >"$T/clob/t.jsonl"
 (cd "$T/clob" && "$PTM_ABS" run --quiet --trace t.jsonl job.ptm) >"$T/out" 2>"$T/err"
