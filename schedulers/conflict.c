@@ -668,6 +668,11 @@ static bool free_of_kept(struct sched_conflicts *c, int64_t b, const int64_t *ke
     return true;
 }
 
+bool sched_conflicts_none(const struct sched_conflicts *c)
+{
+    return c->mode == MODE_NONE;
+}
+
 size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, size_t n,
                               int64_t *kept, int64_t *evals)
 {

@@ -87,6 +87,13 @@
 /* The most blocks: block numbers must fit the conflict cache's keys. */
 #define MAX_BLOCKS INT32_MAX
 #define MAX_PIPELINE 64
+/* balance: a round of at most SORT_MAX blocks a worker is dealt by
+ * decreasing cost (within 4/3 of the best balance), a larger one in filter
+ * order, which is within the largest cost of the mean as well and costs
+ * no sort: with 2 workers and rounds of 4096 Lasso columns the sort and
+ * its dealing took 15% of the run's processor time, the coordinator's,
+ * while the other worker waited. */
+#define SORT_MAX 16
 /* `active`: a pass over the blocks that moved follows another while it
  * changed them by more than ACTIVE_RATIO of what the last pass over every
  * block did, at most ACTIVE_PASSES times in a row. */
@@ -140,10 +147,12 @@ struct dyn {
     /* rounds computed ahead: q[(qhead + i) % pipeline], i < qlen */
     struct ptm_sched_round *q;
     int qhead, qlen;
+    bool want_order, want_load; /* the caller's round has them */
     int64_t rounds, updates; /* rounds computed, and their kept blocks */
     struct ptm_rng g;
     struct sched_conflicts *conf;
-    /* `active`: the current pass's blocks queue[qpos .. qn), the
+    /* `active`: the current pass's blocks queue[qpos .. qn) (in a full pass
+     * the blocks qpos .. qn - 1 themselves: the queue is not written), the
      * candidates left out by the filter last round (first in the next),
      * which blocks moved at their last update, and the changes the done()
      * calls reported in this pass and in the last full one */
@@ -465,10 +474,11 @@ static void sift_down(struct key *h, size_t n, size_t k)
 }
 
 /* Deal kept[0 .. nk) (in filter order) to the workers into out. */
-static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
+static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sched_round *out)
 {
     size_t P = (size_t)s->P;
     out->n = nk;
+    size_t *order = s->want_order ? out->order : NULL;
     if (P == 1 || !(s->balance && s->cost)) {
         /* one worker; or balance false, or equal costs, where the least
          * loaded worker is always the next one in turn: kept[i] goes to
@@ -477,31 +487,40 @@ static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
         for (size_t p = 0; p <= P; p++)
             out->part[p] = p * q + (p < extra ? p : extra);
         if (P == 1) {
-            memcpy(out->blocks, s->kept, nk * sizeof(int64_t));
-            if (out->order)
+            memcpy(out->blocks, kept, nk * sizeof(int64_t));
+            if (order)
                 for (size_t i = 0; i < nk; i++)
-                    out->order[i] = i;
+                    order[i] = i;
         } else {
             for (size_t i = 0; i < nk; i++) {
                 size_t pos = out->part[i % P] + i / P;
-                out->blocks[pos] = s->kept[i];
-                if (out->order)
-                    out->order[pos] = i;
+                out->blocks[pos] = kept[i];
+                if (order)
+                    order[pos] = i;
             }
         }
     } else {
-        /* by decreasing cost (ties in filter order), each to the least
-         * loaded worker (ties to the lowest number) */
-        for (size_t i = 0; i < nk; i++)
-            s->keys[i] = (struct key){s->cost[s->kept[i]], i};
-        sort_desc(s->keys, s->tmp, nk);
+        /* each to the least loaded worker (ties to the lowest number): by
+         * decreasing cost (ties in filter order) in a round of few blocks a
+         * worker, else in filter order (see SORT_MAX) */
         for (size_t p = 0; p < P; p++)
             s->heap[p] = (struct key){0, p}; /* a heap already */
-        for (size_t i = 0; i < nk; i++) {
-            size_t k = s->keys[i].i;
-            s->owner[k] = (int)s->heap[0].i;
-            s->heap[0].v += s->keys[i].v;
-            sift_down(s->heap, P, 0);
+        if (nk <= SORT_MAX * P) {
+            for (size_t i = 0; i < nk; i++)
+                s->keys[i] = (struct key){s->cost[kept[i]], i};
+            sort_desc(s->keys, s->tmp, nk);
+            for (size_t i = 0; i < nk; i++) {
+                size_t k = s->keys[i].i;
+                s->owner[k] = (int)s->heap[0].i;
+                s->heap[0].v += s->keys[i].v;
+                sift_down(s->heap, P, 0);
+            }
+        } else {
+            for (size_t i = 0; i < nk; i++) {
+                s->owner[i] = (int)s->heap[0].i;
+                s->heap[0].v += s->cost[kept[i]];
+                sift_down(s->heap, P, 0);
+            }
         }
         for (size_t p = 0; p < P; p++)
             s->cursor[p] = 0;
@@ -517,13 +536,13 @@ static void assign(struct dyn *s, size_t nk, struct ptm_sched_round *out)
         out->part[P] = at;
         for (size_t i = 0; i < nk; i++) {
             size_t p = (size_t)s->owner[i], pos = s->cursor[p]++;
-            out->blocks[pos] = s->kept[i];
-            if (out->order)
-                out->order[pos] = i;
+            out->blocks[pos] = kept[i];
+            if (order)
+                order[pos] = i;
         }
     }
     /* each worker's cost, summed in its part's order */
-    for (size_t p = 0; p < P; p++) {
+    for (size_t p = 0; out->load && s->want_load && p < P; p++) {
         double load = 0;
         if (s->cost)
             for (size_t i = out->part[p]; i < out->part[p + 1]; i++)
@@ -618,7 +637,7 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
      * probability proportional to its priority (spec/language.md 5.9) */
     int64_t evals = 0;
     size_t nk = sched_conflicts_filter(s->conf, s->cand, N, s->kept, &evals);
-    assign(s, nk, out);
+    assign(s, s->kept, nk, out);
     out->candidates = (int64_t)N;
     out->conflicts = (int64_t)(N - nk);
     out->evaluations = evals;
@@ -688,7 +707,14 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
         const unsigned char *moved = s->moved;
         unsigned char *inq = s->inq;
         int64_t *to = s->queue2, n = 0, i = 0, j = 0;
-        while (i < qn || j < nrise) {
+        if (s->full) { /* the last pass was every block (no queue, no rise) */
+            for (int64_t b = 0; b < s->B; b++) {
+                inq[b] = moved[b];
+                to[n] = b;
+                n += moved[b];
+            }
+        }
+        while (!s->full && (i < qn || j < nrise)) {
             int64_t b = j >= nrise || (i < qn && q[i] < rise[j]) ? q[i++] : rise[j++];
             inq[b] = moved[b];
             to[n] = b;
@@ -701,9 +727,7 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
         s->nrise = 0;
         full = n == 0;
     }
-    if (full) {
-        for (int64_t b = 0; b < s->B; b++)
-            s->queue[b] = b;
+    if (full) { /* every block in order: the queue is not written */
         s->qn = s->B;
         memset(s->inq, 1, (size_t)s->B);
         s->nrise = 0;
@@ -734,12 +758,18 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         return rc;
     if (k < N && s->qpos < s->qn) {
         size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
-        memcpy(s->cand + k, s->queue + s->qpos, take * sizeof(int64_t));
+        if (s->full)
+            for (size_t i = 0; i < take; i++)
+                s->cand[k + i] = s->qpos + (int64_t)i;
+        else
+            memcpy(s->cand + k, s->queue + s->qpos, take * sizeof(int64_t));
         k += take;
         s->qpos += (int64_t)take;
     }
     int64_t evals = 0;
-    size_t nk = sched_conflicts_filter(s->conf, s->cand, k, s->kept, &evals);
+    /* without a filter every candidate is kept: dealt from cand itself */
+    bool all = sched_conflicts_none(s->conf);
+    size_t nk = all ? k : sched_conflicts_filter(s->conf, s->cand, k, s->kept, &evals);
     s->ndefer = 0;
     if (nk < k) { /* the candidates not kept, in their order */
         if (++s->stamp == 0) {
@@ -752,7 +782,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
             if (s->drawn[s->cand[i]] != s->stamp)
                 s->defer[s->ndefer++] = s->cand[i];
     }
-    assign(s, nk, out);
+    assign(s, all ? s->cand : s->kept, nk, out);
     out->candidates = (int64_t)k;
     out->conflicts = (int64_t)(k - nk);
     out->evaluations = evals;
@@ -776,7 +806,8 @@ static void copy_round(struct ptm_sched_round *dst, const struct ptm_sched_round
     if (dst->order)
         memcpy(dst->order, src->order, src->n * sizeof(size_t));
     memcpy(dst->part, src->part, ((size_t)P + 1) * sizeof(size_t));
-    memcpy(dst->load, src->load, (size_t)P * sizeof(double));
+    if (dst->load)
+        memcpy(dst->load, src->load, (size_t)P * sizeof(double));
     dst->candidates = src->candidates;
     dst->conflicts = src->conflicts;
     dst->evaluations = src->evaluations;
@@ -983,6 +1014,8 @@ static int dyn_next(void *state, struct ptm_sched_round *out, char *err, size_t 
         snprintf(err, errlen, "%s", s->failure);
         return s->failed;
     }
+    s->want_order = out->order != NULL;
+    s->want_load = out->load != NULL;
     if (s->pipeline == 0)
         return compute(s, out, err, errlen);
     int rc;
@@ -1010,7 +1043,27 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
         int64_t *rise = s->rise, nrise = s->nrise;
         bool evaluate = s->program && s->local && s->reads_params, abs_delta = s->abs_delta;
         double sum = 0;
-        for (size_t i = 0; i < n; i++) {
+        bool finite_all = false;
+        if (!evaluate || abs_delta) {
+            /* the weight is the change itself while every change is a
+             * number (else the loop below runs again, which changes
+             * nothing this one did, and says what is wrong) */
+            finite_all = true;
+            for (size_t i = 0; i < n; i++) {
+                int64_t b = blocks[i];
+                double c = change[i];
+                unsigned char mv = c != 0;
+                moved[b] = mv;
+                rise[nrise] = b;
+                nrise += mv & !inq[b];
+                inq[b] |= mv;
+                sum += c;
+                finite_all &= c - c == 0;
+            }
+        }
+        if (!finite_all)
+            sum = 0; /* of the numbers alone */
+        for (size_t i = 0; !finite_all && i < n; i++) {
             int64_t b = blocks[i];
             double c = change[i], w = c;
             bool finite = c - c == 0; /* false for inf and NaN */

@@ -50,7 +50,8 @@ static int rot_next(void *state, struct ptm_sched_round *out, char *err, size_t 
     for (int64_t p = 0; p < P; p++) {
         out->blocks[p] = (p + s->t) % P;
         out->part[p] = (size_t)p;
-        out->load[p] = 1;
+        if (out->load)
+            out->load[p] = 1;
         if (out->order)
             out->order[p] = (size_t)p;
     }

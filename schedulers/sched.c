@@ -39,7 +39,7 @@ void ptm_sched_split_even(struct ptm_sched_round *out, int workers)
      * thread) is never the one left idle */
     for (int p = 0; p <= workers; p++)
         out->part[p] = (out->n * (size_t)p + (size_t)workers - 1) / (size_t)workers;
-    for (int p = 0; p < workers; p++)
+    for (int p = 0; out->load && p < workers; p++)
         out->load[p] = (double)(out->part[p + 1] - out->part[p]);
 }
 
@@ -53,7 +53,8 @@ void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n
                 out->order[k] = k;
         out->part[0] = 0;
         out->part[1] = n;
-        out->load[0] = (double)n;
+        if (out->load)
+            out->load[0] = (double)n;
         out->n = n;
         return;
     }
@@ -65,7 +66,8 @@ void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n
                 out->order[at] = k;
             at++;
         }
-        out->load[p] = (double)(at - out->part[p]);
+        if (out->load)
+            out->load[p] = (double)(at - out->part[p]);
     }
     out->part[P] = at;
     out->n = n;

@@ -35,6 +35,9 @@ void sched_conflicts_free(struct sched_conflicts *c);
 size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, size_t n,
                               int64_t *kept, int64_t *evals);
 
+/* Whether the filter keeps every candidate (keep_all, or no depend). */
+bool sched_conflicts_none(const struct sched_conflicts *c);
+
 /* True when blocks a and b conflict (a != b), by the same rule the
  * filter uses; for tests and for drawing the graph. Evaluates the
  * predicate when needed (and remembers the answer). */

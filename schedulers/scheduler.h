@@ -75,7 +75,8 @@ struct ptm_sched_round {
     size_t n;         /* blocks */
     int64_t *blocks;  /* cap() of them, distinct, 0-based */
     size_t *part;     /* workers + 1: worker p is given blocks[part[p] .. part[p+1]) */
-    double *load;     /* workers: the cost of each worker's blocks */
+    double *load;     /* workers: the cost of each worker's blocks; NULL when the
+                       * caller does not want it */
     int64_t candidates; /* blocks considered this round */
     int64_t conflicts;  /* candidates left out because they depend on one kept */
     /* Optional, cap() of them; NULL when the caller does not want it:

@@ -1203,7 +1203,8 @@ END_TEST
 
 /* ---- dynamic: assignment ------------------------------------------------------------ */
 
-/* balance: by decreasing cost (ties in filter order) to the least loaded
+/* balance: by decreasing cost (ties in filter order) in a round of at
+ * most 16 blocks a worker, else in filter order, each to the least loaded
  * worker (ties to the lowest number), recomputed here; max load <= mean
  * + largest cost. balance false: place k to worker k mod P. */
 START_TEST(test_balance)
@@ -1230,9 +1231,11 @@ START_TEST(test_balance)
             for (size_t n = 0; n < r->n; n++) {
                 int want;
                 if (balance) {
-                    /* the next by decreasing cost, ties in filter order */
-                    size_t at = r->n;
-                    for (size_t k = 0; k < r->n; k++)
+                    /* the next by decreasing cost, ties in filter order;
+                     * in a large round the next in filter order */
+                    bool sorted = r->n <= 16 * (size_t)P;
+                    size_t at = sorted ? r->n : n;
+                    for (size_t k = 0; sorted && k < r->n; k++)
                         if (!used[k] && (at == r->n || f->cost[seq[k]] > f->cost[seq[at]]))
                             at = k;
                     used[at] = true;

@@ -237,7 +237,6 @@ void ptm_run_free(struct ptm_run *run)
         ptm_free(rd->order);
     }
     ptm_free(run->bchange);
-    ptm_free(run->load);
     ptm_free(run->gbounds);
     ptm_free(run->say);
     ptm_free(run->holder);

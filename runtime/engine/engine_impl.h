@@ -346,7 +346,6 @@ struct ptm_run {
     int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
     double *last_delta; /* every variable's last change (kept under track_delta) */
     double *bchange;    /* each of a round's blocks: the Euclidean norm of its changes */
-    double *load;       /* G: the scheduler's cost per worker */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */
     struct rt_round canon; /* a split round's blocks in the policy's order, for apply

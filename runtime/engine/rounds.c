@@ -726,7 +726,6 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 struct ptm_sched_round sr = {
                     .blocks = rd->blocks,
                     .part = rd->part,
-                    .load = run->load,
                     .order = run->apply_dealt && run->nranks == 1 ? NULL : rd->order};
                 rt_sched_globals(run);
                 rc = run->sched->next(run->sched_state, &sr, err, errlen);

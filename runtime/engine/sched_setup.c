@@ -397,7 +397,7 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
 {
     const struct ptm_plan *plan = run->plan;
     if (!run->sched) /* data_parallel: clocks, no rounds of blocks */
-        return (run->load = rt_zalloc((size_t)run->P, sizeof(double))) ? 0 : PTM_ENOMEM;
+        return 0;
     int rc = make_sched_env(run, err, errlen);
     if (rc != 0)
         return rc;
@@ -447,7 +447,6 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
             rd->off[k] = (int64_t)k;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
-    run->load = rt_zalloc((size_t)run->G, sizeof(double));
     if (run->nranks > 1) {
         run->say_cap = cap;
         run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1 + maxvars, sizeof(int64_t));
@@ -465,7 +464,7 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
     run->newval = rt_zalloc(maxvars, sizeof(double));
     run->zcap = run->rule->zcap(run, cap, maxvars);
     run->zsum = rt_zalloc(run->zcap, sizeof(double));
-    if (!run->bchange || !run->load || !run->newval || !run->zsum)
+    if (!run->bchange || !run->newval || !run->zsum)
         return PTM_ENOMEM;
     for (int p = 0; p < run->P; p++) {
         run->w[p].z = rt_zalloc(run->zcap, sizeof(double));
