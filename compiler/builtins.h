@@ -56,6 +56,9 @@ struct builtin {
     /* update rules: the metrics (plan.h) `ptm predict` and a job's `metric`
      * statements compute for the model, "rmse|mae|r2"; NULL: none */
     const char *metrics;
+    /* Options that exclude each other, checked once each has its value:
+     * the message (no location, no name) or NULL. NULL: none. */
+    const char *(*check)(const struct plan_hook *h);
 };
 
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their
@@ -74,7 +77,7 @@ struct builtin {
 #define OPT_WORD(key, dflt, words) {key, BOPT_WORD, dflt, words, 0, 0, false, false, NULL, false, false}
 #define OPT_END {NULL, 0, NULL, NULL, 0, 0, false, false, NULL, false, false}
 #define BUILTIN_POLICY(p) (1u << PLAN_POLICY_##p)
-#define BUILTIN_END {NULL, 0, NULL, NULL, 0, NULL}
+#define BUILTIN_END {NULL, 0, NULL, NULL, 0, NULL, NULL}
 
 /* Each model's table, ended by BUILTIN_END. */
 #define PTM_MODEL(m) extern const struct builtin ptm_builtins_##m[];

@@ -1210,6 +1210,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
 {
     const struct ast_options *opts = &st->u.hook.options;
     const char *target = st->kind == AST_STMT_UPDATE ? "update" : "objective";
+    unsigned before = s->diags->nerrors;
     size_t nopt = 0;
     while (bi->opts[nopt].key)
         nopt++;
@@ -1377,6 +1378,10 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
         }
         }
     }
+    /* options that exclude each other, once each has its value */
+    const char *why = bi->check && s->diags->nerrors == before ? bi->check(h) : NULL;
+    if (why)
+        sem_error(s, st->loc, "%s: %s", bi->name, why);
 }
 
 /* The parameter of option key of a checked hook; -1 when the job left

@@ -1750,7 +1750,30 @@ done
 begin "run: logreg_sgd { method = newton }: the methods it has"
 sed -e 's/method = svrg/method = newton/' "$T/lrl/svrg.ptm" >"$T/lrl/newton.ptm"
 run run --quiet "$T/lrl/newton.ptm"
-want_rc 3; err_has "error: option 'method' takes one of sgd|svrg"
+want_rc 3; err_has "error: option 'method' takes one of sgd|svrg|tron"
+end
+
+# method = tron: no rate; optimal to 1e-9 by the same check, the objective
+# never rising, and refused with l1 (not smooth).
+sed -e 's/method = svrg/method = tron/' -e 's/rate = 5, //' -e 's/-svrg\.tsv/-tron.tsv/' \
+    -e 's/^stop when .*/stop when sweeps >= 50 or rel_change(objective) < 1e-15/' \
+    "$T/lrl/svrg.ptm" >"$T/lrl/tron.ptm"
+for P in 1 2 3; do
+    begin "run: logreg_sgd { method = tron } on $P worker(s): optimal to 1e-9 (KKT from w.tsv), the objective never rising"
+    run run --workers "$P" "$T/lrl/tron.ptm"
+    want_rc 0
+    kkt=$(awk -v l2=1e-4 -v l1=0 -v b="$(cat "$T/lrl/b-tron.tsv")" -f "$T/lrl/kkt.awk" \
+        "$T/lrl/w-tron.tsv" "$T/lrl/data/train.svm")
+    name="$name: KKT $kkt"
+    awk -v v="$kkt" 'BEGIN { exit !(v != "" && v <= 1e-9) }' || no "KKT violation $kkt"
+    sed -n 's/.* objective \([^ ]*\) .*/\1/p' "$T/err" |
+        awk 'NR > 1 && $1 > prev { bad = 1 } { prev = $1 } END { exit bad }' || no "the objective rose"
+    end
+done
+begin "run: logreg_sgd { method = tron } with l1 > 0 is refused: the penalty is not smooth"
+run run --quiet --set l1=0.01 "$T/lrl/tron.ptm"
+want_rc 3
+err_has "tron.ptm:19:1: error: logreg_sgd: method = tron needs l1 = 0 (an L1 penalty is not smooth); use method = sgd or svrg for l1"
 end
 
 # ---- run: the intercept against scikit-learn ---------------------------------
@@ -1813,9 +1836,11 @@ sed -e "s|\"data/train.svm\"|\"$T/sk/lr/skew.svm\"|" -e "s|\"w.tsv\"|\"$T/sk/w.t
     -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
     -e 's/^stop when .*/stop when sweeps >= 300 or rel_change(objective) < 1e-14/' \
     examples/logreg/logreg.ptm >"$T/sk/lr.ptm"
-for P in 1 3; do
-    begin "run: logreg_sgd { method = svrg } (intercept) on $P worker(s): scikit-learn's LogisticRegression objective to 1e-6"
-    run run --quiet --workers "$P" "$T/sk/lr.ptm"
+sed -e 's/rate = 5, l2 = l2, method = svrg, /l2 = l2, method = tron, /' "$T/sk/lr.ptm" >"$T/sk/lr-tron.ptm"
+for cfg in "lr 1 svrg" "lr 3 svrg" "lr-tron 1 tron" "lr-tron 2 tron"; do
+    set -- $cfg
+    begin "run: logreg_sgd { method = $3 } (intercept) on $2 worker(s): scikit-learn's LogisticRegression objective to 1e-6"
+    run run --quiet --workers "$2" "$T/sk/$1.ptm"
     want_rc 0; err_empty
     gap=$(/usr/bin/python3 "$T/sk/gap.py" logreg "$T/sk/lr/skew.svm" "$T/sk/w.tsv" "$T/sk/b.tsv" 1e-4)
     name="$name: gap $gap"

@@ -46,6 +46,7 @@
 #include "kernel_logreg.h"
 #include "ptm.h"
 #include "testutil.h"
+#include "tron.h"
 
 /* ---- problems ----------------------------------------------------------------- */
 
@@ -55,8 +56,8 @@ struct problem_row {
 };
 
 static const struct problem_row problems[] = {
-    {"dense-ish", {5, 5000, 100, 0.1, 20}},
-    {"sparse", {6, 16000, 400, 0.02, 40}},
+    {"dense-ish", {5, 5000, 100, 0.1, 20, 0}},
+    {"sparse", {6, 16000, 400, 0.02, 40, 0}},
 };
 
 #define NPROB ((int)PTM_ARRAY_LEN(problems))
@@ -940,6 +941,217 @@ START_TEST(test_fault)
 }
 END_TEST
 
+/* ---- trust-region Newton (method = tron) -------------------------------------------- */
+
+/* The training rows in P shards, as the rule sums them: each shard's
+ * sums of a pass, then the shards in order. cols = d (+ 1 with the
+ * intercept, its values last). */
+struct tsim {
+    const struct problem *pb;
+    int P;
+    double l2;
+    bool ib;
+    int64_t cols;
+    double *D[2];
+    int cur;
+    double *z; /* 2 cols + 1 */
+    int passes;
+};
+
+static void tsim_shard(const struct tsim *t, int p, int64_t *lo, int64_t *hi)
+{
+    *lo = t->pb->n * p / t->P;
+    *hi = t->pb->n * (p + 1) / t->P;
+}
+
+static int tsim_fgd(void *ud, const double *w, double *f, double *g, double *diag)
+{
+    struct tsim *t = ud;
+    int64_t c = t->cols, d = t->pb->d;
+    double *sum = calloc((size_t)(2 * c + 1), sizeof(double)), n = (double)t->pb->n, sq = 0;
+    for (int p = 0; p < t->P; p++) {
+        int64_t lo, hi;
+        tsim_shard(t, p, &lo, &hi);
+        memset(t->z, 0, (size_t)(2 * c + 1) * sizeof(double));
+        t->z[2 * c] = logreg_newton_part(t->pb->x, t->pb->y, lo, hi, w, t->ib ? w + d : NULL,
+                                         t->D[!t->cur], t->z, t->z + c, t->ib ? t->z + d : NULL,
+                                         t->ib ? t->z + c + d : NULL);
+        for (int64_t j = 0; j < 2 * c + 1; j++)
+            sum[j] += t->z[j];
+    }
+    for (int64_t j = 0; j < c; j++) {
+        double l2 = j < d ? t->l2 : 0;
+        g[j] = sum[j] / n + l2 * w[j];
+        diag[j] = sum[c + j] / n + l2;
+    }
+    for (int64_t j = 0; j < d; j++)
+        sq += w[j] * w[j];
+    *f = sum[2 * c] / n + 0.5 * t->l2 * sq;
+    free(sum);
+    t->passes++;
+    return 0;
+}
+
+static int tsim_hv(void *ud, const double *v, double *out)
+{
+    struct tsim *t = ud;
+    int64_t c = t->cols, d = t->pb->d;
+    memset(out, 0, (size_t)c * sizeof(double));
+    for (int p = 0; p < t->P; p++) {
+        int64_t lo, hi;
+        tsim_shard(t, p, &lo, &hi);
+        memset(t->z, 0, (size_t)c * sizeof(double));
+        logreg_hv_part(t->pb->x, lo, hi, t->D[t->cur], v, t->ib ? v + d : NULL, t->z,
+                       t->ib ? t->z + d : NULL);
+        for (int64_t j = 0; j < c; j++)
+            out[j] += t->z[j];
+    }
+    for (int64_t j = 0; j < c; j++)
+        out[j] = out[j] / (double)t->pb->n + (j < d ? t->l2 * v[j] : 0);
+    t->passes++;
+    return 0;
+}
+
+static void tsim_take(void *ud)
+{
+    ((struct tsim *)ud)->cur ^= 1;
+}
+
+/* The gradient of F (with the intercept last when ib) at w, by the
+ * first-order pass. */
+static void grad_full(const struct problem *pb, const double *w, bool ib, double l2, double *g)
+{
+    int64_t d = pb->d;
+    memset(g, 0, (size_t)(d + ib) * sizeof(double));
+    logreg_grad_part(pb->x, pb->y, 0, pb->n, w, g, ib ? w + d : NULL, ib ? g + d : NULL);
+    for (int64_t j = 0; j < d + ib; j++)
+        g[j] = g[j] / (double)pb->n + (j < d ? l2 * w[j] : 0);
+}
+
+/* The Hessian-vector product of the kernel against central differences
+ * of the gradient (the first-order pass), with and without the
+ * intercept, at a point away from 0. */
+START_TEST(test_hv_differences)
+{
+    struct problem pb;
+    problem_load(0, &pb);
+    int64_t d = pb.d;
+    for (int ib = 0; ib <= 1; ib++) {
+        int64_t c = d + ib;
+        double *w = dvec(c), *v = dvec(c), *hv = dvec(c), *gp = dvec(c), *gm = dvec(c), *wp = dvec(c);
+        double *D = dvec(pb.n), *g = dvec(c), *h = dvec(c), l2 = 1e-3, eps = 1e-5;
+        for (int64_t j = 0; j < c; j++) {
+            w[j] = 0.3 * sin(1.0 + (double)j);
+            v[j] = cos(2.0 * (double)j);
+        }
+        logreg_newton_part(pb.x, pb.y, 0, pb.n, w, ib ? w + d : NULL, D, g, h, ib ? g + d : NULL,
+                           ib ? h + d : NULL);
+        logreg_hv_part(pb.x, 0, pb.n, D, v, ib ? v + d : NULL, hv, ib ? hv + d : NULL);
+        for (int64_t j = 0; j < c; j++)
+            wp[j] = w[j] + eps * v[j];
+        grad_full(&pb, wp, ib, l2, gp);
+        for (int64_t j = 0; j < c; j++)
+            wp[j] = w[j] - eps * v[j];
+        grad_full(&pb, wp, ib, l2, gm);
+        double worst = 0, scale = 0;
+        for (int64_t j = 0; j < c; j++) {
+            double want = (gp[j] - gm[j]) / (2 * eps);
+            double got = hv[j] / (double)pb.n + (j < d ? l2 * v[j] : 0);
+            worst = fmax(worst, fabs(got - want));
+            scale = fmax(scale, fabs(want));
+        }
+        ck_assert_msg(worst <= 1e-6 * (1 + scale), "intercept %d: |Hv - differences| %g (scale %g)",
+                      ib, worst, scale);
+        /* the diagonal: e_j' H e_j for a few j, by the product */
+        for (int64_t j = 0; j < c; j += c / 7 + 1) {
+            memset(v, 0, (size_t)c * sizeof(double));
+            memset(hv, 0, (size_t)c * sizeof(double));
+            v[j] = 1;
+            logreg_hv_part(pb.x, 0, pb.n, D, v, ib ? v + d : NULL, hv, ib ? hv + d : NULL);
+            ck_assert_msg(fabs(hv[j] - h[j]) <= 1e-12 * (1 + fabs(h[j])), "diagonal %lld: %g vs %g",
+                          (long long)j, h[j], hv[j]);
+        }
+        double *used[] = {w, v, hv, gp, gm, wp, D, g, h};
+        for (size_t k = 0; k < PTM_ARRAY_LEN(used); k++)
+            free(used[k]);
+    }
+    problem_release(&pb);
+}
+END_TEST
+
+/* Runs: P shards, intercept. */
+static const struct {
+    int P;
+    bool ib;
+} tron_rows[] = {{1, false}, {3, false}, {2, true}};
+
+#define NTRON ((int)PTM_ARRAY_LEN(tron_rows))
+
+/* TRON over P shards reaches the optimality conditions and the minimizer
+ * (Newton's with a dense Hessian, computed here) within what they allow
+ * (F is l2-strongly convex: |w - w*| <= |grad F(w)| / l2, 2-norms), and its
+ * objective never rises from one iteration to the next. */
+START_TEST(test_tron_runs)
+{
+    int pi = _i / NTRON, ri = _i % NTRON;
+    struct problem pb;
+    problem_load(pi, &pb);
+    double l2 = pen_rows[0].l2;
+    ck_assert(pen_rows[0].l1_frac == 0);
+    int64_t d = pb.d;
+    struct tsim t = {.pb = &pb, .P = tron_rows[ri].P, .l2 = l2, .ib = tron_rows[ri].ib};
+    t.cols = d + t.ib;
+    t.D[0] = dvec(pb.n);
+    t.D[1] = dvec(pb.n);
+    t.z = dvec(2 * t.cols + 1);
+    double *w0 = dvec(t.cols), *floor = dvec(t.cols), *g = dvec(t.cols), *ref = dvec(d);
+    for (int64_t j = 0; j < d; j++)
+        floor[j] = l2;
+    struct tron_fun fn = {.ud = &t, .n = t.cols, .fgd = tsim_fgd, .hv = tsim_hv, .take = tsim_take,
+                          .floor = floor};
+    struct tron tr;
+    ck_assert_int_eq(tron_init(&tr, &fn, w0), 0);
+    double f_prev = INFINITY;
+    int it;
+    for (it = 0; it < 60 && !tr.done; it++) {
+        ck_assert_int_eq(tron_iterate(&tr), 0);
+        EXPECT(tr.f <= f_prev);
+        f_prev = tr.f;
+    }
+    ck_assert_msg(tr.done, "not converged in %d iterations", it);
+    logreg_grad_part(pb.x, pb.y, 0, pb.n, tr.w, memset(g, 0, (size_t)t.cols * sizeof(double)),
+                     t.ib ? tr.w + d : NULL, t.ib ? g + d : NULL);
+    double v = logreg_kkt(g, tr.w, d, pb.n, l2, 0, NULL, t.ib ? g + d : NULL);
+    double diff = 0, bound = 0;
+    if (!t.ib) {
+        newton_ref(&pb, l2, ref);
+        for (int64_t j = 0; j < d; j++) {
+            double gj = g[j] / (double)pb.n + l2 * tr.w[j];
+            diff += (tr.w[j] - ref[j]) * (tr.w[j] - ref[j]);
+            bound += gj * gj;
+        }
+        diff = sqrt(diff);
+        bound = sqrt(bound) / l2 + 1e-9; /* and the reference's own error */
+    }
+    if (tu_verbose())
+        printf("tron %-9s P=%d intercept %d: %d iterations (%lld taken), %lld CG steps, %d passes, "
+               "KKT %.1e, |w - reference| %.1e\n", problems[pi].name, t.P, t.ib, it,
+               (long long)tr.iters, (long long)tr.cg, t.passes, v, diff);
+    ck_assert_msg(v <= 1e-9, "KKT %g", v);
+    ck_assert_msg(diff <= bound, "|w - reference| %g > %g", diff, bound);
+    /* once done, an iteration does nothing */
+    double f = tr.f;
+    int passes = t.passes;
+    ck_assert_int_eq(tron_iterate(&tr), 0);
+    ck_assert(tr.f == f && t.passes == passes);
+    tron_free(&tr);
+    double *used[] = {t.D[0], t.D[1], t.z, w0, floor, g, ref};
+    for (size_t k = 0; k < PTM_ARRAY_LEN(used); k++)
+        free(used[k]);
+    problem_release(&pb);
+}
+END_TEST
+
 /* ---- the suite -------------------------------------------------------------------- */
 
 static Suite *logreg_suite(void)
@@ -953,6 +1165,7 @@ static Suite *logreg_suite(void)
     tcase_add_test(tc, test_vr_by_hand);
     tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
     tcase_add_test(tc, test_fault);
+    tcase_add_test(tc, test_hv_differences);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("solve");
@@ -960,6 +1173,7 @@ static Suite *logreg_suite(void)
     tcase_add_loop_test(tc, test_full_batch, 0, NPROB * NPEN);
     tcase_add_loop_test(tc, test_sgd_runs, 0, NPROB * NPEN * NRUN);
     tcase_add_loop_test(tc, test_svrg_runs, 0, NPROB * NPEN * NRUN);
+    tcase_add_loop_test(tc, test_tron_runs, 0, NPROB * NTRON);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -531,6 +531,8 @@ def logreg_job(svm, every, stop, w_out, conf):
 
 def logreg_label(conf):
     method, rate, decay, minibatch = conf
+    if method == "tron":
+        return "tron (no rate)"
     if method == "svrg":
         return "svrg, rate %g, minibatch %d" % (rate, minibatch)
     return "sgd, rate %g, decay %g" % (rate, decay)
@@ -573,7 +575,8 @@ def logreg(p, cfg, svgdir, md):
 
     # 2. ptm curves: (method, rate, decay, minibatch)
     configs = [("sgd", 0.5, 1.0, 1000), ("sgd", 16.0, 0.9, 1000), ("sgd", 32.0, 0.8, 1000),
-               ("svrg", 40.0, 1.0, 1000), ("svrg", 50.0, 1.0, 1000), ("svrg", 80.0, 1.0, 2000)]
+               ("svrg", 40.0, 1.0, 1000), ("svrg", 50.0, 1.0, 1000), ("svrg", 80.0, 1.0, 2000),
+               ("tron", 0.5, 1.0, 1000)]
     curves = {}
     for conf in configs:
         _, rate, decay, _ = conf
@@ -698,11 +701,35 @@ def logreg(p, cfg, svgdir, md):
     r_lib = ratio(ptm_t, lib_fit)
     r_libc = ratio(ptm_wall, lib_t)
     r_sgd = ratio(ptm_t, sgd_t)
+    # the stricter target: liblinear's objective itself, by TRON on
+    # 1 and 2 workers, in alternating pairs (curve runs: an objective pass
+    # every round included)
+    tron = ("tron", 0.5, 1.0, 1000)
+    tron_t = {1: [], 2: []}
+    tjob = logreg_job(svm, "1 sweeps", "objective <= %r or sweeps >= 100" % f_lib,
+                      os.path.join(p.tmp, "w.tron.tsv"), tron)
+    for rep in range(RUNS):
+        for P in ((1, 2) if rep % 2 == 0 else (2, 1)):
+            r = p.run(tjob, P, ["rate=0.5", "l2=%r" % l2, "decay=1"])
+            hit = first_at(r["points"], f_lib)
+            tron_t[P].append(hit[3] if hit else None)
+    r_t1 = ratio(tron_t[1], lib_fit)
+    r_t2 = ratio(tron_t[2], lib_fit)
+    r_tw = ratio(tron_t[1], tron_t[2])
+    log("  tron to liblinear's objective: 1 worker %s s, 2 workers %s s" % (
+        " ".join(fmt_s(t) for t in tron_t[1]), " ".join(fmt_s(t) for t in tron_t[2])))
     md += ["| ratio | measured |", "|---|---|",
            "| ptm / liblinear fit | %s |" % ("%.2f" % r_lib if r_lib else "-"),
            "| ptm / liblinear, whole commands (reading the file included) | %s |" % (
                "%.2f" % r_libc if r_libc else "-"),
-           "| ptm / scikit-learn SGD (invscaling) | %s |" % ("%.2f" % r_sgd if r_sgd else "-"), ""]
+           "| ptm / scikit-learn SGD (invscaling) | %s |" % ("%.2f" % r_sgd if r_sgd else "-"),
+           "| ptm tron, 1 worker, to liblinear's objective itself (%.10g) / liblinear fit "
+           "(target at most 0.5; runs %s s) | %s |" % (
+               f_lib, " ".join(fmt_s(t) for t in tron_t[1]), "%.2f" % r_t1 if r_t1 else "-"),
+           "| ptm tron, 2 workers, the same (runs %s s) | %s |" % (
+               " ".join(fmt_s(t) for t in tron_t[2]), "%.2f" % r_t2 if r_t2 else "-"),
+           "| ptm tron, 1 worker / 2 workers, the same (target at least 1.6) | %s |" % (
+               "%.2f" % r_tw if r_tw else "-"), ""]
     series = []
     for k, r in curves.items():
         series.append(("ptm " + logreg_label(k), [(t, (f - fstar) / fstar) for _, _, f, t in r["points"]], None))

@@ -195,6 +195,14 @@ struct rt_rule {
      * these points. */
     int (*anchor)(struct rt_worker *w);
     int (*anchored)(struct ptm_run *run);
+    /* RT_CLOCKS, when setup sets run->batch: a round is one call of batch
+     * on the coordinator of every rank instead of a phase of clocks. It
+     * makes its passes over the workers' shards with rt_map(run, op),
+     * a phase in which every worker runs map(w, op), and combines what
+     * they found itself (across ranks too: every rank calls the same
+     * rt_map and ptm_comm_* in the same order). */
+    int (*batch)(struct ptm_run *run, char *err, size_t errlen);
+    int (*map)(struct rt_worker *w, int op);
     /* RT_CLOCKS: the rule runs across ranks; its setup sets
      * run->clock_period and its sync exchanges the ranks' updates. */
     bool ranks_clocks;
@@ -264,6 +272,7 @@ struct rt_work {
     bool objective;               /* then the objective part */
     int64_t clocks;               /* RT_CLOCKS: clocks each worker runs */
     bool anchor;                  /* RT_CLOCKS: the rule's anchor first */
+    int map;                      /* RT_CLOCKS under batch: 1 + the op of map(), or 0 */
     bool exit;                    /* leave */
     bool alone;                   /* the first worker alone (rt_rule.alone) */
 };
@@ -344,6 +353,7 @@ struct ptm_run {
     int64_t clocks_per_sweep; /* RT_CLOCKS: clocks of a pass over the largest shard */
     int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
     int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
+    bool batch;               /* RT_CLOCKS: rounds are the rule's batch() calls */
     double *last_delta; /* every variable's last change (kept under track_delta) */
     double *bchange;    /* each of a round's blocks: the Euclidean norm of its changes */
     struct rt_round rounds[2];
@@ -414,6 +424,10 @@ void rt_metrics_print(const struct ptm_run *run, FILE *f, bool json);
 
 /* The phase of run->work on worker w (the backends call it; rounds.c). */
 void rt_worker_phase(struct rt_worker *w);
+/* Under rt_rule.batch, on the coordinator: a phase in which every worker
+ * runs the rule's map(w, op). Returns 0, or a worker's failure (message
+ * in err). */
+int rt_map(struct ptm_run *run, int op, char *err, size_t errlen);
 /* Inside a phase: wait until every worker of this rank has called it;
  * what each wrote before it is then visible to all. A rule that calls it
  * must call it on every worker, as many times, failure or not. */

@@ -126,6 +126,8 @@ void rt_worker_phase(struct rt_worker *w)
         rc = run->rule->apply(w, wk->apply);
     if (rc == 0 && wk->anchor)
         rc = run->rule->anchor(w);
+    if (rc == 0 && wk->map)
+        rc = run->rule->map(w, wk->map - 1);
     if (rc == 0 && wk->push) {
         if (run->expand_late)
             expand_share((struct rt_round *)wk->push, w->id);
@@ -187,6 +189,12 @@ static int phase(struct ptm_run *run, const struct rt_work *wk, char *err, size_
     if (!wk->objective || wk->push) /* evaluate() counts its own */
         run->work_seconds += tnow(run) - t;
     return phase_failure(run, wk->objective && !wk->push, err, errlen);
+}
+
+int rt_map(struct ptm_run *run, int op, char *err, size_t errlen)
+{
+    struct rt_work wm = {.map = op + 1};
+    return phase(run, &wm, err, errlen);
 }
 
 static int record_objective(struct ptm_run *run, double f)
@@ -650,8 +658,13 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             ptm_comm_bcast(&stop, sizeof(stop));
         if (stop)
             break;
-        int64_t n = len;
-        if (run->anchor_every > 0) {
+        int64_t n = run->batch ? 1 : len;
+        if (run->batch) {
+            double tb = tnow(run);
+            if ((rc = run->rule->batch(run, err, errlen)) != 0)
+                return rc;
+            run->work_seconds += tnow(run) - tb;
+        } else if (run->anchor_every > 0) {
             /* the anchors: at the first clock and every anchor_every sweeps */
             int64_t every = run->anchor_every * run->clocks_per_sweep, into = run->round % every;
             if (into == 0) {
@@ -664,7 +677,7 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
                 n = every - into;
         }
         struct rt_work wk = {.push = &run->rounds[0], .clocks = n};
-        if ((rc = phase(run, &wk, err, errlen)) != 0)
+        if (!run->batch && (rc = phase(run, &wk, err, errlen)) != 0)
             return rc;
         double tc = tnow(run);
         if ((rc = run->rule->sync(run)) != 0)

@@ -29,7 +29,7 @@ static const struct builtin_opt lasso_cd_opts[] = {
 };
 
 const struct builtin ptm_builtins_lasso[] = {
-    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2"},
-    {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta - b|^2 + lambda |beta|_1", lasso_opts, 0, NULL},
+    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2", NULL},
+    {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta - b|^2 + lambda |beta|_1", lasso_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

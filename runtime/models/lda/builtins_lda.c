@@ -31,7 +31,7 @@ static const struct builtin_opt lda_loglik_opts[] = {
 };
 
 const struct builtin ptm_builtins_lda[] = {
-    {"lda_gibbs", BUILTIN_UPDATE, "LDA by collapsed Gibbs sampling", lda_opts, BUILTIN_POLICY(ROTATION), "loglik_per_word|perplexity"},
-    {"lda_loglik", BUILTIN_OBJECTIVE, "log-likelihood per token", lda_loglik_opts, 0, NULL},
+    {"lda_gibbs", BUILTIN_UPDATE, "LDA by collapsed Gibbs sampling", lda_opts, BUILTIN_POLICY(ROTATION), "loglik_per_word|perplexity", NULL},
+    {"lda_loglik", BUILTIN_OBJECTIVE, "log-likelihood per token", lda_loglik_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

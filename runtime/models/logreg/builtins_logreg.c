@@ -3,6 +3,8 @@
  * name, with their options, as the compiler checks them (builtins.h).
  */
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "builtins.h"
 
@@ -11,7 +13,7 @@ static const struct builtin_opt logreg_opts[] = {
     OPT_POS("decay", "1", 1),
     OPT_NUM("l2", "0", 0, HUGE_VAL),
     OPT_NUM("l1", "0", 0, HUGE_VAL),
-    OPT_WORD("method", "sgd", "sgd|svrg"),
+    OPT_WORD("method", "sgd", "sgd|svrg|tron"),
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("w", BOPT_PARAM, "w"),
@@ -29,8 +31,25 @@ static const struct builtin_opt logloss_opts[] = {
     OPT_END,
 };
 
+/* method = tron takes a smooth objective. */
+static const char *logreg_check(const struct plan_hook *h)
+{
+    bool tron = false;
+    double l1 = 0;
+    for (uint32_t i = 0; i < h->noptions; i++) {
+        const struct plan_option *o = &h->options[i];
+        if (o->key && strcmp(o->key, "method") == 0 && o->kind == PLAN_VALUE_STR)
+            tron = o->str && strcmp(o->str, "tron") == 0;
+        if (o->key && strcmp(o->key, "l1") == 0 && o->kind == PLAN_VALUE_NUM)
+            l1 = o->num;
+    }
+    return tron && l1 > 0 ? "method = tron needs l1 = 0 (an L1 penalty is not smooth); use "
+                            "method = sgd or svrg for l1"
+                          : NULL;
+}
+
 const struct builtin ptm_builtins_logreg[] = {
-    {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL), "logloss|accuracy|auc"},
-    {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0, NULL},
+    {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD or trust-region Newton", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL), "logloss|accuracy|auc", logreg_check},
+    {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

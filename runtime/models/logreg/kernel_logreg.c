@@ -303,3 +303,49 @@ double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double
         *worst = at;
     return most;
 }
+
+/* ---- second order (method = tron) ------------------------------------------- */
+
+double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                          const double *w, const double *bias, double *D, double *g, double *h,
+                          double *gb, double *hb)
+{
+    double b0 = bias ? *bias : 0, loss = 0, sg = 0, sh = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
+        const int32_t *ci = x->colind + at;
+        const double *v = x->val + at;
+        double m = row_dot(ci, v, len, w) + b0;
+        loss += logreg_loss(y[i], m);
+        double c = loss_slope(y[i], m), e = exp(-fabs(m)), q = e / ((1 + e) * (1 + e));
+        D[i] = q; /* p (1 - p), without overflow */
+        sg += c;
+        sh += q;
+        for (int64_t k = 0; k < len; k++) {
+            g[ci[k]] += c * v[k];
+            h[ci[k]] += q * v[k] * v[k];
+        }
+    }
+    if (gb)
+        *gb += sg;
+    if (hb)
+        *hb += sh;
+    return loss;
+}
+
+void logreg_hv_part(const struct ptm_csr *x, int64_t lo, int64_t hi, const double *D,
+                    const double *v, const double *vb, double *hv, double *hvb)
+{
+    double b0 = vb ? *vb : 0, sb = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = x->rowptr[i], len = x->rowptr[i + 1] - at;
+        const int32_t *ci = x->colind + at;
+        const double *xv = x->val + at;
+        double t = D[i] * (row_dot(ci, xv, len, v) + b0);
+        sb += t;
+        for (int64_t k = 0; k < len; k++)
+            hv[ci[k]] += t * xv[k];
+    }
+    if (hvb)
+        *hvb += sb;
+}

@@ -219,4 +219,31 @@ void logreg_grad_part(const struct ptm_csr *x, const double *y, int64_t lo, int6
 double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double l2, double l1,
                   int64_t *worst, const double *gb);
 
+/* ---- second order (method = tron) --------------------------------------------
+ *
+ * Trust-region Newton (tron.h) on F: every iteration makes one pass at a
+ * candidate point (the loss, the gradient and the Hessian's diagonal) and
+ * a pass for each conjugate gradient step (a Hessian-vector product at
+ * the point taken last). With p_i the probability of +1 at margin m_i and
+ * D_i = p_i (1 - p_i), the Hessian of F is (1/n) X' D X + l2 I (the
+ * intercept: a column of ones, not penalised). Each worker computes its
+ * shard's sums into arrays of its own; the coordinator sums them in
+ * worker order, then over the ranks, so every rank takes the same steps.
+ * l1 must be 0 (F must be smooth). */
+
+/* For rows lo .. hi-1 of x at w and intercept *bias (NULL: none): returns
+ * the sum of their losses; D[i] = D_i; g[j] += the sum of dloss_i/dw_j
+ * and h[j] += the sum of D_i x_ij^2 (g and h have x->ncols elements); with
+ * gb and hb (not NULL) *gb += the sum of dloss_i/db, *hb += the sum of
+ * D_i. */
+double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
+                          const double *w, const double *bias, double *D, double *g, double *h,
+                          double *gb, double *hb);
+/* hv[j] += the sum over rows lo .. hi-1 of x_ij D_i (x_i . v + vb) (vb: the
+ * intercept's part of the vector, NULL: none) and, unless hvb is NULL,
+ * *hvb += the sum of D_i (x_i . v + vb): summed over all rows and divided
+ * by n, X' D X v. */
+void logreg_hv_part(const struct ptm_csr *x, int64_t lo, int64_t hi, const double *D,
+                    const double *v, const double *vb, double *hv, double *hvb);
+
 #endif

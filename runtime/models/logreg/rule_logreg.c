@@ -54,6 +54,7 @@
 #include "predict_logreg.h"
 #include "pstore.h"
 #include "ptm.h"
+#include "tron.h"
 
 struct logreg_state {
     int32_t x, y, w, b; /* b: the intercept, or -1 */
@@ -68,6 +69,16 @@ struct logreg_state {
     bool svrg;     /* method = svrg */
     double *mu;     /* svrg: the anchor's full loss gradient (d) */
     double *margin; /* svrg: x_i . w~ for the rank's rows */
+    /* method = tron (TRON below) */
+    bool tron;
+    struct tron t;
+    double *D[2];   /* the rank's rows: D_i at the point taken (D[cur]), at the candidate */
+    int cur;
+    double *floor;  /* cols: l2 for the weights, 0 for the intercept */
+    double *sum;    /* 2 cols + 1: the workers' sums, summed */
+    const double *pt; /* the point (TRON_FGD) or vector (TRON_HV) of the pass */
+    char *err;      /* where a pass's failure is told, during batch */
+    size_t errlen;
 };
 
 struct logreg_worker {
@@ -76,6 +87,7 @@ struct logreg_worker {
     double *inc;  /* cols */
     int64_t next; /* the shard row the next minibatch starts at */
     double *g;    /* svrg: the anchor's loss gradient over the shard (cols) */
+    double *z;    /* tron: its shard's sums of a pass (2 cols + 1) */
     int64_t own_lo, own_hi; /* svrg: the columns it zeroes (logreg_owned) */
 };
 
@@ -143,6 +155,8 @@ static int intercept_scale(const struct ptm_run *run, struct logreg_state *s)
     return 0;
 }
 
+static int tron_setup(struct ptm_run *run, struct logreg_state *s, char *err, size_t errlen);
+
 static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *u = &run->plan->update;
@@ -159,11 +173,14 @@ static int lr_setup(struct ptm_run *run, char *err, size_t errlen)
     s->l1 = rt_option_num(u, "l1", 0);
     const struct plan_option *om = rt_option(u, "method");
     s->svrg = om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "svrg") == 0;
+    s->tron = om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "tron") == 0;
     const struct ptm_dataset *X = run->data[s->x];
     s->n = run->grows; /* all ranks' rows */
     s->d = X->csr.ncols;
     s->cols = s->d + (s->b >= 0);
     s->minibatch = run->plan->schedule.minibatch > 0 ? run->plan->schedule.minibatch : 1000;
+    if (s->tron)
+        return tron_setup(run, s, err, errlen);
     const struct rt_param *t = &run->params[s->w];
     struct pstore_table_spec spec = {
         .nrows = 1,
@@ -251,6 +268,7 @@ static void lr_release(struct ptm_run *run)
         ptm_free(k->idx);
         ptm_free(k->inc);
         ptm_free(k->g);
+        ptm_free(k->z);
         ptm_free(k);
         run->w[p].kernel = NULL;
     }
@@ -262,6 +280,11 @@ static void lr_release(struct ptm_run *run)
         ptm_free(s->mu);
         ptm_free(s->margin);
         ptm_free(s->wb);
+        tron_free(&s->t);
+        ptm_free(s->D[0]);
+        ptm_free(s->D[1]);
+        ptm_free(s->floor);
+        ptm_free(s->sum);
         ptm_free(s);
         run->rule_state = NULL;
     }
@@ -390,6 +413,12 @@ static void split_row(struct ptm_run *run, const struct logreg_state *s, const d
 static int lr_sync(struct ptm_run *run)
 {
     const struct logreg_state *s = run->rule_state;
+    if (s->tron) { /* every rank took the same steps */
+        memcpy(run->params[s->w].val, s->t.w, (size_t)s->d * sizeof(double));
+        if (s->b >= 0)
+            run->params[s->b].val[0] = s->t.w[s->d];
+        return 0;
+    }
     double *v = s->wb ? s->wb : run->params[s->w].val;
     int rc = pstore_read(s->ps, 0, v);
     if (rc != 0)
@@ -407,6 +436,150 @@ static int lr_sync(struct ptm_run *run)
     return pstore_write_row(s->ps, 0, 0, v);
 }
 
+/* ---- TRON (method = tron) ---------------------------------------------------
+ *
+ * Trust-region Newton (tron.h, kernel_logreg.h "second order") over the
+ * weights and the intercept (cols values), kept in s->t rather than in a
+ * parameter store: it takes no stale reads, every step is computed from
+ * the whole data set. A round is one iteration (rt_rule.batch): its passes
+ * are phases (rt_map) in which every worker sums its shard into its own
+ * array; the coordinator of every rank sums the arrays in worker order and
+ * then over the ranks, so every rank holds the same sums and takes the
+ * same steps, and the results depend on the number of workers only by the
+ * order of the sums. D_i, kept for the rank's rows, is written by the
+ * pass at a candidate into the array not in use and becomes current when
+ * the candidate is taken. */
+
+enum { TRON_FGD, TRON_HV };
+
+static int lr_map(struct rt_worker *w, int op)
+{
+    const struct ptm_run *run = w->run;
+    const struct logreg_state *s = run->rule_state;
+    struct logreg_worker *k = w->kernel;
+    const struct ptm_dataset *X = run->data[s->x];
+    int64_t c = s->cols, d = s->d;
+    bool ib = s->b >= 0;
+    if (op == TRON_FGD) {
+        memset(k->z, 0, (size_t)(2 * c + 1) * sizeof(double));
+        k->z[2 * c] = logreg_newton_part(&X->csr, X->labels.val, w->lo, w->hi, s->pt,
+                                         ib ? s->pt + d : NULL, s->D[!s->cur], k->z, k->z + c,
+                                         ib ? k->z + d : NULL, ib ? k->z + c + d : NULL);
+    } else {
+        memset(k->z, 0, (size_t)c * sizeof(double));
+        logreg_hv_part(&X->csr, w->lo, w->hi, s->D[s->cur], s->pt, ib ? s->pt + d : NULL, k->z,
+                       ib ? k->z + d : NULL);
+    }
+    return 0;
+}
+
+/* A pass of op at v; s->sum = the sums of its first len values over the
+ * workers (in order) and the ranks. */
+static int tron_pass(struct ptm_run *run, int op, const double *v, int64_t len)
+{
+    struct logreg_state *s = run->rule_state;
+    s->pt = v;
+    int rc = rt_map(run, op, s->err, s->errlen);
+    if (rc != 0)
+        return rc;
+    memset(s->sum, 0, (size_t)len * sizeof(double));
+    for (int p = 0; p < run->P; p++) {
+        const double *z = ((const struct logreg_worker *)run->w[p].kernel)->z;
+        for (int64_t j = 0; j < len; j++)
+            s->sum[j] += z[j];
+    }
+    ptm_comm_sum_all(s->sum, (size_t)len);
+    return 0;
+}
+
+static int tron_fgd(void *ud, const double *w, double *f, double *g, double *diag)
+{
+    struct ptm_run *run = ud;
+    const struct logreg_state *s = run->rule_state;
+    int64_t c = s->cols, d = s->d;
+    int rc = tron_pass(run, TRON_FGD, w, 2 * c + 1);
+    if (rc != 0)
+        return rc;
+    double n = (double)s->n, sq = 0;
+    for (int64_t j = 0; j < c; j++) {
+        double l2 = j < d ? s->l2 : 0;
+        g[j] = s->sum[j] / n + l2 * w[j];
+        diag[j] = s->sum[c + j] / n + l2;
+    }
+    for (int64_t j = 0; j < d; j++)
+        sq += w[j] * w[j];
+    *f = s->sum[2 * c] / n + 0.5 * s->l2 * sq;
+    return 0;
+}
+
+static int tron_hv(void *ud, const double *v, double *out)
+{
+    struct ptm_run *run = ud;
+    const struct logreg_state *s = run->rule_state;
+    int rc = tron_pass(run, TRON_HV, v, s->cols);
+    if (rc != 0)
+        return rc;
+    double n = (double)s->n;
+    for (int64_t j = 0; j < s->cols; j++)
+        out[j] = s->sum[j] / n + (j < s->d ? s->l2 * v[j] : 0);
+    return 0;
+}
+
+static void tron_take(void *ud)
+{
+    struct ptm_run *run = ud;
+    struct logreg_state *s = run->rule_state;
+    s->cur ^= 1;
+}
+
+static int lr_batch(struct ptm_run *run, char *err, size_t errlen)
+{
+    struct logreg_state *s = run->rule_state;
+    s->err = err;
+    s->errlen = errlen;
+    return tron_iterate(&s->t);
+}
+
+static int tron_setup(struct ptm_run *run, struct logreg_state *s, char *err, size_t errlen)
+{
+    if (s->l1 > 0) {
+        snprintf(err, errlen, "update logreg_sgd: method = tron needs l1 = 0 (an L1 penalty is "
+                 "not smooth); use method = sgd or svrg for l1");
+        return PTM_EINVAL;
+    }
+    int64_t c = s->cols, rows = run->data[s->x]->csr.nrows;
+    size_t nr = rows > 0 ? (size_t)rows : 1;
+    s->D[0] = rt_zalloc(nr, sizeof(double));
+    s->D[1] = rt_zalloc(nr, sizeof(double));
+    s->floor = rt_zalloc((size_t)c, sizeof(double));
+    s->sum = rt_zalloc((size_t)(2 * c + 1), sizeof(double));
+    double *w0 = rt_zalloc((size_t)c, sizeof(double));
+    int rc = !s->D[0] || !s->D[1] || !s->floor || !s->sum || !w0 ? PTM_ENOMEM : 0;
+    for (int p = 0; rc == 0 && p < run->P; p++) {
+        struct logreg_worker *k = rt_zalloc(1, sizeof(*k));
+        if (!k || !(k->z = rt_zalloc((size_t)(2 * c + 1), sizeof(double)))) {
+            ptm_free(k);
+            rc = PTM_ENOMEM;
+            break;
+        }
+        run->w[p].kernel = k;
+    }
+    if (rc == 0) {
+        for (int64_t j = 0; j < s->d; j++)
+            s->floor[j] = s->l2;
+        memcpy(w0, run->params[s->w].val, (size_t)s->d * sizeof(double));
+        if (s->b >= 0)
+            w0[s->d] = run->params[s->b].val[0];
+        struct tron_fun fn = {.ud = run, .n = c, .fgd = tron_fgd, .hv = tron_hv,
+                              .take = tron_take, .floor = s->floor};
+        rc = tron_init(&s->t, &fn, w0);
+    }
+    ptm_free(w0);
+    run->batch = true;
+    run->clocks_per_sweep = 1; /* a round, one iteration, is a sweep */
+    return rc;
+}
+
 static const struct rt_rule rule_ops = {
     .name = "logreg_sgd",
     .kind = RT_CLOCKS,
@@ -420,6 +593,8 @@ static const struct rt_rule rule_ops = {
     .sync = lr_sync,
     .anchor = lr_anchor,
     .anchored = lr_anchored,
+    .batch = lr_batch,
+    .map = lr_map,
     .ranks_clocks = true,
 };
 

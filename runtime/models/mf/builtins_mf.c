@@ -34,8 +34,8 @@ static const struct builtin_opt rmse_opts[] = {
 };
 
 const struct builtin ptm_builtins_mf[] = {
-    {"mf_sgd", BUILTIN_UPDATE, "matrix factorization by SGD", mf_sgd_opts, BUILTIN_POLICY(ROTATION), "rmse|mae|r2"},
-    {"mf_ccd", BUILTIN_UPDATE, "matrix factorization by CCD++", mf_ccd_opts, BUILTIN_POLICY(ROTATION), "rmse|mae|r2"},
-    {"rmse", BUILTIN_OBJECTIVE, "root mean squared error of W H'", rmse_opts, 0, NULL},
+    {"mf_sgd", BUILTIN_UPDATE, "matrix factorization by SGD", mf_sgd_opts, BUILTIN_POLICY(ROTATION), "rmse|mae|r2", NULL},
+    {"mf_ccd", BUILTIN_UPDATE, "matrix factorization by CCD++", mf_ccd_opts, BUILTIN_POLICY(ROTATION), "rmse|mae|r2", NULL},
+    {"rmse", BUILTIN_OBJECTIVE, "root mean squared error of W H'", rmse_opts, 0, NULL, NULL},
     BUILTIN_END,
 };
