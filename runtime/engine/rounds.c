@@ -659,11 +659,11 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
         if (stop)
             break;
         int64_t n = run->batch ? 1 : len;
-        if (run->batch) {
-            double tb = tnow(run);
+        if (run->batch) { /* its passes count as work (phase), the rest as combining */
+            double tb = tnow(run), w0 = run->work_seconds;
             if ((rc = run->rule->batch(run, err, errlen)) != 0)
                 return rc;
-            run->work_seconds += tnow(run) - tb;
+            run->combine_seconds += tnow(run) - tb - (run->work_seconds - w0);
         } else if (run->anchor_every > 0) {
             /* the anchors: at the first clock and every anchor_every sweeps */
             int64_t every = run->anchor_every * run->clocks_per_sweep, into = run->round % every;

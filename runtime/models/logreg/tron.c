@@ -2,6 +2,7 @@
  * tron.c - trust-region Newton with preconditioned conjugate gradient
  * (tron.h).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,11 @@
  * F resolve (each row's loss is rounded): such a step is judged by the
  * gradient, which is still exact enough to improve (see tron_iterate). */
 #define TINY 1e-12
+/* The gradient's norm this far below its start is at the floor that
+ * rounding leaves: the iterations end. */
+#define GTOL 1e-12
+/* What F's sums may be off by, relative: a few units of the last place. */
+#define ROUNDING (8 * DBL_EPSILON)
 
 static double dot(const double *a, const double *b, int64_t n)
 {
@@ -90,7 +96,8 @@ static int start(struct tron *t)
         return rc;
     t->fn.take(t->fn.ud);
     blend(t, t->M);
-    t->delta = t->gnorm = gnorm(t->g, t->M, t->fn.n);
+    t->delta = gnorm(t->g, t->M, t->fn.n);
+    t->gnorm = t->gnorm0 = sqrt(dot(t->g, t->g, t->fn.n));
     t->started = true;
     t->done = !(t->delta > 0); /* a zero gradient: the minimum */
     return 0;
@@ -172,10 +179,13 @@ int tron_iterate(struct tron *t)
     blend(t, t->Mnew);
     double actred = t->f - fnew, snorm = sqrt(mdot(t->s, t->M, t->s, n));
     /* below F's resolution the ratio of the reductions is noise: a step
-     * is taken when F does not rise and the gradient falls */
+     * is taken when F does not rise beyond the rounding of its sums and
+     * the gradient falls (in the plain norm, which weighs every
+     * coordinate as the optimality conditions do) */
     bool noise = fabs(prered) <= TINY * fabs(t->f);
-    double gnew = gnorm(t->gnew, t->Mnew, n);
-    bool take = noise ? fnew <= t->f && gnew < t->gnorm : actred > ETA0 * prered;
+    double gnew = sqrt(dot(t->gnew, t->gnew, n));
+    bool take = noise ? fnew <= t->f + ROUNDING * fabs(t->f) && gnew < t->gnorm
+                      : actred > ETA0 * prered;
     if (t->iters == 0 && t->rejected == 0)
         t->delta = fmin(t->delta, snorm);
     /* the step's length that the function's values along s suggest */
@@ -209,7 +219,8 @@ int tron_iterate(struct tron *t)
         t->rejected++;
     }
     /* nothing more to gain at double precision */
-    if ((noise && !take) || (actred <= 0 && prered <= 0) || !(t->delta > 0) || !(t->gnorm > 0))
+    if ((noise && !take) || (actred <= 0 && prered <= 0) || !(t->delta > 0) ||
+        !(t->gnorm > GTOL * t->gnorm0))
         t->done = true;
     return 0;
 }

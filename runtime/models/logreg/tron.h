@@ -23,9 +23,10 @@
  *   3. when taken, g and M at the new point.
  * A step that would not lower F is never taken, so F never rises. Once
  * the predicted reduction is below what F's sums resolve (TINY of F), the
- * ratio is noise: a step is then taken when F does not rise and the
- * gradient's norm falls, and the first that fails ends the iterations
- * (t->done), at a gradient near its rounding floor.
+ * ratio is noise: a step is then taken when F does not rise by more than
+ * the rounding of its sums (ROUNDING) and the gradient's norm falls; the
+ * first that fails, or a gradient 1e-12 of its start (GTOL), ends the
+ * iterations (t->done), at a gradient near its rounding floor.
  *
  * The callbacks make the passes over the data: fgd (F, gradient and the
  * Hessian's diagonal at a point, keeping what hv needs as a candidate)
@@ -59,7 +60,7 @@ struct tron {
     struct tron_fun fn;
     double *w, *g, *M, *s, *r, *d, *z, *Hd, *wnew, *gnew, *Mnew;
     double f, delta;
-    double gnorm; /* |M^-1 g|_M at w */
+    double gnorm, gnorm0; /* |g| at w, and at the start */
     bool started;
     bool done;     /* converged: nothing left to gain at double precision */
     int64_t iters; /* iterations taken (steps accepted) */
