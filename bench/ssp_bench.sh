@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ssp_bench.sh - SSP against BSP with a straggler: logistic regression
-# (examples/logreg/logreg.ptm: data_parallel, logreg_sgd over the parameter
+# (examples/logreg/logreg_ssp.ptm: data_parallel, logreg_sgd by SGD over the parameter
 # store) on 2 worker threads, slowed with `ptm run --straggler`, under
 # staleness s = 0 (BSP), 1, 2, 4 and async; the wall time and clocks to a
 # target loss, and loss against seconds drawn as SVG.
@@ -62,10 +62,10 @@ for s in $STALE; do
     esac
     sed -e "s|\"data/train.svm\"|\"$tmp/data/train.svm\"|" -e "s|consistency ssp 2|consistency $cons|" \
         -e "s|minibatch 1000|minibatch $MINIBATCH|" -e "s|^stop when .*|stop when sweeps >= $SWEEPS|" \
-        -e "s|\"w.tsv\"|\"$tmp/w.tsv\"|" -e "s|\"b.tsv\"|\"$tmp/b.tsv\"|" \
-        examples/logreg/logreg.ptm > "$tmp/job-$s.ptm"
+        -e "s|\"w_ssp.tsv\"|\"$tmp/w.tsv\"|" -e "s|\"b_ssp.tsv\"|\"$tmp/b.tsv\"|" \
+        examples/logreg/logreg_ssp.ptm > "$tmp/job-$s.ptm"
     grep -q "consistency $cons\$" "$tmp/job-$s.ptm" && grep -q "sweeps >= $SWEEPS\$" "$tmp/job-$s.ptm" ||
-        { echo "ssp_bench: examples/logreg/logreg.ptm is not as expected" >&2; exit 1; }
+        { echo "ssp_bench: examples/logreg/logreg_ssp.ptm is not as expected" >&2; exit 1; }
 done
 
 # points.tsv: case s run clocks seconds loss, one line per evaluation (the
@@ -134,7 +134,7 @@ section() {
     echo
     echo "Command: \`make bench-ssp\` (bench/ssp_bench.sh, bench/ssp_bench_plot.py; also the last"
     echo "part of \`make bench\`). Data: \`ptm gen logreg $gen_args\`"
-    echo "(50 non-zeros a row). Job: examples/logreg/logreg.ptm (minibatch SGD, rate 0.5, l2 1e-4,"
+    echo "(50 non-zeros a row). Job: examples/logreg/logreg_ssp.ptm (minibatch SGD, rate 0.5, l2 1e-4,"
     echo "logloss every sweep) with \`minibatch $MINIBATCH\`, \`stop when sweeps >= $SWEEPS\` and the weights'"
     echo "consistency bsp (s = 0), ssp 1, ssp 2, ssp 4 or async, run as \`ptm run --workers $P --seed R"
     echo "--straggler SPEC --trace T\`. $P workers on the machine's $(nproc) cores (more workers than cores"

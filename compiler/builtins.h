@@ -56,9 +56,10 @@ struct builtin {
     /* update rules: the metrics (plan.h) `ptm predict` and a job's `metric`
      * statements compute for the model, "rmse|mae|r2"; NULL: none */
     const char *metrics;
-    /* Options that exclude each other, checked once each has its value:
-     * the message (no location, no name) or NULL. NULL: none. */
-    const char *(*check)(const struct plan_hook *h);
+    /* Options that exclude each other, checked once each has its value
+     * (h->options[i] is opts[i]; given[i]: the job or --set gave it): the
+     * message (no location, no name) or NULL. NULL: none. */
+    const char *(*check)(const struct plan_hook *h, const bool *given);
 };
 
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their

@@ -1215,7 +1215,8 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
     while (bi->opts[nopt].key)
         nopt++;
     h->options = zalloc(s, nopt, sizeof(*h->options));
-    if (!h->options)
+    bool *given = zalloc(s, nopt ? nopt : 1, sizeof(bool));
+    if (!h->options || !given)
         return;
     /* Keys of --set target.KEY the builtin does not have. */
     size_t tl = strlen(target);
@@ -1269,6 +1270,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
         const struct ast_option *so = set_option(s, target, bo->key);
         if (so)
             o = so; /* --set update.KEY=VALUE replaces the job's */
+        given[i] = o != NULL;
         struct plan_option *po = &h->options[h->noptions];
         po->key = dup(s, bo->key);
         if (!po->key)
@@ -1379,7 +1381,7 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
         }
     }
     /* options that exclude each other, once each has its value */
-    const char *why = bi->check && s->diags->nerrors == before ? bi->check(h) : NULL;
+    const char *why = bi->check && s->diags->nerrors == before ? bi->check(h, given) : NULL;
     if (why)
         sem_error(s, st->loc, "%s: %s", bi->name, why);
 }

@@ -367,9 +367,9 @@ out_has "(job a)"; out_has "(const x (+ 1 2))"; out_has "(schedule round_robin)"
 end
 
 begin "--ast on an example"
-run check --ast examples/logreg/logreg.ptm
+run check --ast examples/logreg/logreg_ssp.ptm
 want_rc 0; err_empty
-out_is '(job logreg)
+out_is '(job logreg_ssp)
 (const rate 0.5)
 (const l2 0.0001)
 (data X (sparse matrix) (from "data/train.svm") (format libsvm) (shard rows))
@@ -377,11 +377,11 @@ out_is '(job logreg)
 (param w (vector [cols(X)]) (= 0) (consistency ssp 2))
 (param b (vector [1]) (= 0))
 (schedule data_parallel {(minibatch 1000)})
-(update builtin logreg_sgd {(rate rate) (l2 l2) (intercept b)})
+(update builtin logreg_sgd {(method sgd) (rate rate) (l2 l2) (intercept b)})
 (objective builtin logloss {(l2 l2) (intercept b)} (every 1 sweeps))
 (stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))
-(output w "w.tsv")
-(output b "b.tsv")'
+(output w "w_ssp.tsv")
+(output b "b_ssp.tsv")'
 end
 
 begin "--ast on a broken spec prints no tree"
@@ -1194,10 +1194,10 @@ end
 # --straggler W:MS[:PROB]: a worker slowed on purpose.
 "$PTM" gen logreg --seed 2 --out "$T/gs" --rows 2000 --cols 40 --density 0.2 --nonzeros 8 \
     >/dev/null 2>&1
-sed -e "s|\"data/train.svm\"|\"$T/gs/train.svm\"|" -e "s|\"w.tsv\"|\"$T/gs/w.tsv\"|" \
-    -e "s|\"b.tsv\"|\"$T/gs/b.tsv\"|" \
+sed -e "s|\"data/train.svm\"|\"$T/gs/train.svm\"|" -e "s|\"w_ssp.tsv\"|\"$T/gs/w.tsv\"|" \
+    -e "s|\"b_ssp.tsv\"|\"$T/gs/b.tsv\"|" \
     -e 's/minibatch 1000/minibatch 100/' -e 's/sweeps >= 20/sweeps >= 3/' \
-    examples/logreg/logreg.ptm >"$T/slow.ptm"
+    examples/logreg/logreg_ssp.ptm >"$T/slow.ptm"
 while IFS='|' read -r args want; do
     begin "run $args: usage error"
     # shellcheck disable=SC2086
@@ -1252,7 +1252,7 @@ end
 begin "run --straggler: a rule without clocks is refused, exit 1"
 run run --quiet --workers 2 --straggler 1:5 "$T/run.ptm"
 want_rc 1
-err_has "--straggler: update 'lasso_cd' runs no clocks of the parameter store, so there is nothing to slow (logreg_sgd and lda_gibbs do)"
+err_has "--straggler: update 'lasso_cd' runs no clocks of the parameter store, so there is nothing to slow (logreg_sgd under method = sgd or svrg, and lda_gibbs, do)"
 end
 
 begin "run: two jobs is a usage error"
@@ -1462,9 +1462,9 @@ for f in mf mf_lua; do
     sed -e 's/sweeps >= 30/sweeps >= 5/' -e "s|\"W\(_lua\)*.tsv\"|\"$T/mfl/W-$f.tsv\"|" \
         -e "s|\"H\(_lua\)*.tsv\"|\"$T/mfl/H-$f.tsv\"|" "examples/mf/$f.ptm" >"$T/mfl/$f.ptm"
 done
-for f in logreg logreg_lua; do
-    sed -e 's/sweeps >= 20/sweeps >= 5/' -e "s|\"w\(_lua\)*.tsv\"|\"$T/lrl/w-$f.tsv\"|" \
-        -e "s|\"b.tsv\"|\"$T/lrl/b-$f.tsv\"|" "examples/logreg/$f.ptm" >"$T/lrl/$f.ptm"
+for f in logreg logreg_ssp logreg_lua; do
+    sed -e 's/sweeps >= 20/sweeps >= 5/' -e "s|\"w\(_lua\)*\(_ssp\)*.tsv\"|\"$T/lrl/w-$f.tsv\"|" \
+        -e "s|\"b\(_ssp\)*.tsv\"|\"$T/lrl/b-$f.tsv\"|" "examples/logreg/$f.ptm" >"$T/lrl/$f.ptm"
 done
 upd_line=$(grep -n '^update' "$T/mfl/mf_lua.ptm" | cut -d: -f1)
 
@@ -1530,7 +1530,7 @@ err_has "ptm: error: worker 2: $T/mfl/race.lua:2: row 1 of 'H' belongs to anothe
 end
 
 begin "plan TRACE of a data_parallel run: phases drawn busy, updates count minibatches, the title says how rounds are numbered"
-run run --quiet --workers 2 --trace "$T/lrl/dp.json" "$T/lrl/logreg.ptm"
+run run --quiet --workers 2 --trace "$T/lrl/dp.json" "$T/lrl/logreg_ssp.ptm"
 want_rc 0
 head -n 1 "$T/lrl/dp.json" | grep -q '"blocks": \[\], "updates": [1-9][0-9]*,' || no "no minibatches counted"
 run plan --svg "$T/lrl/dp.svg" "$T/lrl/dp.json"
@@ -1540,8 +1540,8 @@ grep -q '<title>round [0-9]*, worker 1: seconds [0-9.e-]*</title>' "$T/lrl/dp.sv
 grep -q 'rounds (numbered [0-9]* to [0-9]* by the run)' "$T/lrl/dp.svg" || no "the title does not say how rounds are numbered"
 end
 
-begin "run: logreg_lua.ptm (logreg.lua) under SSP comes within 1e-3 of logreg.ptm's objective"
-run run --workers 2 "$T/lrl/logreg.ptm"
+begin "run: logreg_lua.ptm (logreg.lua) under SSP comes within 1e-3 of logreg_ssp.ptm's objective"
+run run --workers 2 "$T/lrl/logreg_ssp.ptm"
 want_rc 0
 fk=$(last_objective "$T/err")
 run run --workers 2 "$T/lrl/logreg_lua.ptm"
@@ -1766,9 +1766,9 @@ END {
 }
 EOF
 sed -e 's/minibatch 1000/minibatch 100/' -e 's/^stop when .*/stop when sweeps >= 80/' \
-    -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, l1 = l1, method = svrg, /' \
-    -e 's/^const l2 = .*/&\nconst l1 = 0/' -e 's/-logreg\.tsv/-svrg.tsv/' \
-    -e "s|b-logreg\.tsv|b-svrg.tsv|" "$T/lrl/logreg.ptm" >"$T/lrl/svrg.ptm"
+    -e 's/{ method = sgd, rate = rate, l2 = l2, /{ rate = 5, l2 = l2, l1 = l1, method = svrg, /' \
+    -e 's/^const l2 = .*/&\nconst l1 = 0/' -e 's/-logreg_ssp\.tsv/-svrg.tsv/' \
+    -e "s|b-logreg_ssp\.tsv|b-svrg.tsv|" "$T/lrl/logreg_ssp.ptm" >"$T/lrl/svrg.ptm"
 for cfg in "1 0" "2 0" "2 0.01" "3 0.01"; do
     set -- $cfg
     begin "run: logreg_sgd { method = svrg } on $1 worker(s), l1 = $2: optimal to 1e-9 (KKT from w.tsv)"
@@ -1783,7 +1783,7 @@ done
 begin "run: logreg_sgd { method = newton }: the methods it has"
 sed -e 's/method = svrg/method = newton/' "$T/lrl/svrg.ptm" >"$T/lrl/newton.ptm"
 run run --quiet "$T/lrl/newton.ptm"
-want_rc 3; err_has "error: option 'method' takes one of sgd|svrg|tron"
+want_rc 3; err_has "error: option 'method' takes one of tron|sgd|svrg"
 end
 
 # method = tron: no rate; optimal to 1e-9 by the same check, the objective
@@ -1864,11 +1864,11 @@ done
 "$PTM" gen logreg --seed 3 --out "$T/sk/lr" --rows 3000 --cols 200 >/dev/null
 # every third row made positive: about two thirds 1s, an intercept far from 0
 awk 'NR % 3 == 0 { $1 = 1 } { print }' "$T/sk/lr/train.svm" >"$T/sk/lr/skew.svm"
-sed -e "s|\"data/train.svm\"|\"$T/sk/lr/skew.svm\"|" -e "s|\"w.tsv\"|\"$T/sk/w.tsv\"|" \
-    -e "s|\"b.tsv\"|\"$T/sk/b.tsv\"|" -e 's/minibatch 1000/minibatch 100/' \
-    -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
+sed -e "s|\"data/train.svm\"|\"$T/sk/lr/skew.svm\"|" -e "s|\"w_ssp.tsv\"|\"$T/sk/w.tsv\"|" \
+    -e "s|\"b_ssp.tsv\"|\"$T/sk/b.tsv\"|" -e 's/minibatch 1000/minibatch 100/' \
+    -e 's/{ method = sgd, rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
     -e 's/^stop when .*/stop when sweeps >= 300 or rel_change(objective) < 1e-14/' \
-    examples/logreg/logreg.ptm >"$T/sk/lr.ptm"
+    examples/logreg/logreg_ssp.ptm >"$T/sk/lr.ptm"
 sed -e 's/rate = 5, l2 = l2, method = svrg, /l2 = l2, method = tron, /' "$T/sk/lr.ptm" >"$T/sk/lr-tron.ptm"
 for cfg in "lr 1 svrg" "lr 3 svrg" "lr-tron 1 tron" "lr-tron 2 tron"; do
     set -- $cfg
@@ -2475,7 +2475,7 @@ data X : sparse matrix from "lr.svm" format libsvm shard rows
 data y : vector from labels(X)
 param w : vector[cols(X)] = 0
 schedule data_parallel { minibatch 2 }
-update builtin logreg_sgd { rate = 0.1 }
+update builtin logreg_sgd { method = sgd, rate = 0.1 }
 stop when sweeps >= 10
 output w to "w.tsv"
 E
@@ -2986,9 +2986,9 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     # logistic regression, data-parallel over the ranks' stores: BSP, SSP 2, async
     "$PTM" gen logreg --seed 1 --out "$T/mpi/lr" --rows 3000 --cols 300 >/dev/null 2>&1
     for cons in "ssp 0" "ssp 2" "async"; do
-        sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w.tsv\"|\"$T/mpi/w.tsv\"|" -e "s|\"b.tsv\"|\"$T/mpi/b.tsv\"|" \
+        sed -e "s|\"data/|\"$T/mpi/lr/|g" -e "s|\"w_ssp.tsv\"|\"$T/mpi/w.tsv\"|" -e "s|\"b_ssp.tsv\"|\"$T/mpi/b.tsv\"|" \
             -e "s|consistency ssp 2|consistency $cons|" -e "s|^stop when .*|stop when sweeps >= 60|" \
-            examples/logreg/logreg.ptm >"$T/mpi/lr.ptm"
+            examples/logreg/logreg_ssp.ptm >"$T/mpi/lr.ptm"
         run run --workers 2 "$T/mpi/lr.ptm"
         want=$(last_objective "$T/err")
         for cfg in "2 1" "4 1" "2 2"; do
@@ -3011,7 +3011,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     cmp -s "$T/mpi/w.tsv" "$T/mpi/w1.tsv" || no "w differs between two runs"
     end
     sed -e 's/minibatch 1000/minibatch 100/' \
-        -e 's/{ rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
+        -e 's/{ method = sgd, rate = rate, l2 = l2, /{ rate = 5, l2 = l2, method = svrg, /' \
         -e 's/^stop when .*/stop when sweeps >= 80/' "$T/mpi/bsp.ptm" >"$T/mpi/svrg.ptm"
     for cfg in "2 1" "2 2"; do
         set -- $cfg

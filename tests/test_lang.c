@@ -655,8 +655,8 @@ static const struct example_row example_rows[] = {
      "(stop (or (>= sweeps 100) (> seconds 600s)))\n"
      "(output nwk \"word_topic.tsv\")\n"
      "(output ndk \"doc_topic.tsv\")\n"},
-    {"examples/logreg/logreg.ptm",
-     "(job logreg)\n"
+    {"examples/logreg/logreg_ssp.ptm",
+     "(job logreg_ssp)\n"
      "(const rate 0.5)\n"
      "(const l2 0.0001)\n"
      "(data X (sparse matrix) (from \"data/train.svm\") (format libsvm) (shard rows))\n"
@@ -664,11 +664,11 @@ static const struct example_row example_rows[] = {
      "(param w (vector [cols(X)]) (= 0) (consistency ssp 2))\n"
      "(param b (vector [1]) (= 0))\n"
      "(schedule data_parallel {(minibatch 1000)})\n"
-     "(update builtin logreg_sgd {(rate rate) (l2 l2) (intercept b)})\n"
+     "(update builtin logreg_sgd {(method sgd) (rate rate) (l2 l2) (intercept b)})\n"
      "(objective builtin logloss {(l2 l2) (intercept b)} (every 1 sweeps))\n"
      "(stop (or (>= sweeps 20) (< rel_change(objective) 1e-06)))\n"
-     "(output w \"w.tsv\")\n"
-     "(output b \"b.tsv\")\n"},
+     "(output w \"w_ssp.tsv\")\n"
+     "(output b \"b_ssp.tsv\")\n"},
     {"examples/mf/mf.ptm",
      "(job mf)\n"
      "(const rank 20)\n"

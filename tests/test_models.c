@@ -320,7 +320,7 @@ START_TEST(test_logreg)
              "data y : vector from labels(X)\n"
              "param w : vector[cols(X)] = 0 consistency %s\n"
              "schedule data_parallel { minibatch 200 }\n"
-             "update builtin logreg_sgd { rate = 0.5, decay = 0.9, l2 = %g }\n"
+             "update builtin logreg_sgd { method = sgd, rate = 0.5, decay = 0.9, l2 = %g }\n"
              "objective builtin logloss { l2 = %g } every 1 sweeps\n"
              "stop when sweeps >= 30\n",
              lr_cases[_i].consistency, lr_l2, lr_l2);
@@ -495,7 +495,7 @@ START_TEST(test_logreg_lua)
     for (int lua = 0; lua < 2; lua++) {
         snprintf(text, sizeof(text), job, lr_l2, cases[_i].consistency,
                  lua ? "lua \"lr/logreg.lua\""
-                     : "builtin logreg_sgd { rate = rate, decay = "
+                     : "builtin logreg_sgd { method = sgd, rate = rate, decay = "
                        "decay, l2 = l2 }");
         struct ptm_plan *plan = compile_text(text);
         struct ptm_run *run = run_plan(plan, cases[_i].P);
@@ -641,7 +641,7 @@ static int64_t straggle_run(int i, const char *path)
                  "data y : vector from labels(X)\n"
                  "param w : vector[cols(X)] = 0 consistency %s\n"
                  "schedule data_parallel { minibatch 200 }\n"
-                 "update builtin logreg_sgd { rate = 0.5 }\n"
+                 "update builtin logreg_sgd { method = sgd, rate = 0.5 }\n"
                  "objective builtin logloss every 1 sweeps\n"
                  "stop when sweeps >= 2\n",
                  st_cases[i].cons);
@@ -771,7 +771,7 @@ START_TEST(test_straggler_refused)
                                        "data y : vector from labels(X)\n"
                                        "param w : vector[cols(X)] = 0\n"
                                        "schedule data_parallel\n"
-                                       "update builtin logreg_sgd\n"
+                                       "update builtin logreg_sgd { method = sgd }\n"
                                        "stop when sweeps >= 1\n");
     struct ptm_plan *mf = compile_text("job mf\n"
                                        "data R : sparse matrix from \"mf/ratings.mtx\" format mm "
@@ -797,7 +797,7 @@ START_TEST(test_straggler_refused)
          {{1, 5, 1}},
          1,
          "--straggler: update 'mf' runs no clocks of the parameter store, so there is nothing "
-         "to slow (logreg_sgd and lda_gibbs do)"},
+         "to slow (logreg_sgd under method = sgd or svrg, and lda_gibbs, do)"},
     };
     for (size_t i = 0; i < PTM_ARRAY_LEN(rows); i++) {
         struct ptm_run_opts o = {.workers = 2, .stragglers = rows[i].st, .nstragglers = rows[i].n};

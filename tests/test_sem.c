@@ -2697,6 +2697,19 @@ static void chk_logreg(const struct ptm_plan *p)
     ck_assert_double_eq(eval_stop(&p->stop, 0, 19, 0, 0, 2e-6), 0);
     ck_assert_double_eq(eval_stop(&p->stop, 0, 19, 0, 0, 5e-7), 1);
     ck_assert_double_eq(eval_stop(&p->stop, 0, 20, 0, 0, 2e-6), 1);
+    ck_assert_str_eq(option(&p->update, "method")->str, "sgd");
+}
+
+/* examples/logreg/logreg.ptm: the default method, trust-region Newton */
+static void chk_logreg_tron(const struct ptm_plan *p)
+{
+    ck_assert_int_eq(p->schedule.policy, PLAN_POLICY_DATA_PARALLEL);
+    ck_assert_str_eq(option(&p->update, "method")->str, "tron");
+    ck_assert_double_eq(option(&p->update, "l2")->num, 1e-4);
+    ck_assert_int_eq(option(&p->update, "intercept")->kind, PLAN_VALUE_PARAM);
+    /* sweeps >= 20 or rel_change(objective) < 1e-9 */
+    ck_assert_double_eq(eval_stop(&p->stop, 0, 19, 0, 0, 2e-9), 0);
+    ck_assert_double_eq(eval_stop(&p->stop, 0, 19, 0, 0, 5e-10), 1);
 }
 
 /* Defaults: seed 1, bsp everywhere, dynamic's options, no objective. */
@@ -2907,7 +2920,8 @@ static const struct accept_row accept_rows[] = {
     {"examples/lasso/lasso_lua.ptm", WHOLE, NULL, NULL, NULL, chk_lasso_lua},
     {"examples/mf/mf.ptm", WHOLE, NULL, NULL, NULL, chk_mf},
     {"examples/lda/lda.ptm", WHOLE, NULL, NULL, NULL, chk_lda},
-    {"examples/logreg/logreg.ptm", WHOLE, NULL, NULL, NULL, chk_logreg},
+    {"examples/logreg/logreg_ssp.ptm", WHOLE, NULL, NULL, NULL, chk_logreg},
+    {"examples/logreg/logreg.ptm", WHOLE, NULL, NULL, NULL, chk_logreg_tron},
     {NULL, WHOLE, NULL,
      "job t\n"
      "data X : sparse matrix from \"x.svm\" format libsvm shard rows\n"
@@ -3093,6 +3107,7 @@ static const struct fault_row fault_rows[] = {
     {"examples/lasso/lasso.ptm", WHOLE, NULL, NULL, NULL},
     {"examples/lda/lda.ptm", WHOLE, NULL, NULL, NULL},
     {"examples/logreg/logreg.ptm", WHOLE, NULL, NULL, NULL},
+    {"examples/logreg/logreg_ssp.ptm", WHOLE, NULL, NULL, NULL},
     {"examples/mf/mf.ptm", WHOLE, NULL, NULL, "rank=8"},
     /* Lua hooks: every allocation of the Lua state goes through ptm_realloc. */
     {NULL, MINI, "update", "update lua \"ok.lua\" { push = \"mypush\" }\nobjective lua \"ok.lua\"", NULL},

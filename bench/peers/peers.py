@@ -158,8 +158,8 @@ def first_at(points, target):
     return next((p for p in points if p[2] <= target), None)
 
 
-def example(name):
-    with open(os.path.join(ROOT, "examples", name, name + ".ptm")) as f:
+def example(name, job=None):
+    with open(os.path.join(ROOT, "examples", name, (job or name) + ".ptm")) as f:
         return f.read()
 
 
@@ -524,16 +524,17 @@ def lasso(p, cfg, svgdir, md):
 
 def logreg_job(svm, every, stop, w_out, conf):
     method, _, _, minibatch = conf
-    t = no_intercept(example("logreg"))
+    t = no_intercept(example("logreg", "logreg_ssp"))
     t = sub1(r'"data/train\.svm"', '"%s"' % svm, t)
     t = sub1(r"^const rate = .*$", "const rate = 0.5\nconst decay = 1", t, re.M)
     t = sub1(r"^const l2 = .*$", "const l2 = 0", t, re.M)
-    t = sub1(r"rate = rate, l2 = l2", "rate = rate, decay = decay, l2 = l2, method = %s" % method, t)
+    t = sub1(r"method = sgd, rate = rate, l2 = l2", "method = tron, l2 = l2" if method == "tron" else
+             "method = %s, rate = rate, decay = decay, l2 = l2" % method, t)
     t = sub1(r"minibatch 1000", "minibatch %d" % minibatch, t)
     t = sub1(r"objective builtin logloss \{ l2 = l2 \} every 1 sweeps",
              "objective builtin logloss { l2 = l2 } every %s" % every, t)
     t = sub1(r"^stop when .*$", "stop when " + stop, t, re.M)
-    t = sub1(r'output w to "w\.tsv"', 'output w to "%s"' % w_out, t)
+    t = sub1(r'output w to "w_ssp\.tsv"', 'output w to "%s"' % w_out, t)
     return t
 
 
@@ -661,11 +662,13 @@ def logreg(p, cfg, svgdir, md):
            "command reads the text file itself; its fit time is the command's time minus that of "
            "the same command with `-e 1e9` (0 iterations: read, one gradient, write), run back to "
            "back. %d rounds." % (C, RUNS),
-           "- ptm: examples/logreg/logreg.ptm with its data path, `l2` (and the objective's) set "
+           "- ptm: examples/logreg/logreg_ssp.ptm with its data path, `l2` (and the objective's) set "
            "to 1/(C n), `decay` and `method` options, the minibatch, the objective interval and "
            "the stop rule replaced: `ptm run --workers 2 --set rate=R --set decay=D --set l2=%r "
            "JOB` (data_parallel, ssp 2). Tried: %s (sgd: minibatch 1000; svrg: `method = svrg`, "
-           "a full-gradient pass before every sweep, constant step). Curve runs: objective every "
+           "a full-gradient pass before every sweep, constant step; tron: `method = tron`, "
+           "examples/logreg/logreg.ptm's default, no rate or decay, a round a Newton step). "
+           "Curve runs: objective every "
            "sweep, `stop when sweeps >= %d or seconds > %d` (%d for the example's rate 0.5); timed "
            "runs: `stop when sweeps >= S`, objective every S sweeps, S the curve run's first sweep "
            "at or below the target." % (

@@ -38,10 +38,10 @@ int rt_straggle_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct ptm_run_opts *o = &run->opts;
     if (o->nstragglers == 0)
         return 0;
-    if (!run->rule->clocks) {
+    if (!run->rule->clocks || run->batch) { /* batch: passes, no clocks (logreg's tron) */
         snprintf(err, errlen,
                  "--straggler: update '%s' runs no clocks of the parameter store, so there is "
-                 "nothing to slow (logreg_sgd and lda_gibbs do)",
+                 "nothing to slow (logreg_sgd under method = sgd or svrg, and lda_gibbs, do)",
                  run->rule->name);
         return PTM_EINVAL;
     }

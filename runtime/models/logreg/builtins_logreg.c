@@ -13,7 +13,7 @@ static const struct builtin_opt logreg_opts[] = {
     OPT_POS("decay", "1", 1),
     OPT_NUM("l2", "0", 0, HUGE_VAL),
     OPT_NUM("l1", "0", 0, HUGE_VAL),
-    OPT_WORD("method", "sgd", "sgd|svrg|tron"),
+    OPT_WORD("method", "tron", "tron|sgd|svrg"),
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("w", BOPT_PARAM, "w"),
@@ -31,21 +31,28 @@ static const struct builtin_opt logloss_opts[] = {
     OPT_END,
 };
 
-/* method = tron takes a smooth objective. */
-static const char *logreg_check(const struct plan_hook *h)
+/* method = tron (the default) takes a smooth objective and no step. */
+static const char *logreg_check(const struct plan_hook *h, const bool *given)
 {
-    bool tron = false;
+    bool tron = false, step = false;
     double l1 = 0;
     for (uint32_t i = 0; i < h->noptions; i++) {
         const struct plan_option *o = &h->options[i];
-        if (o->key && strcmp(o->key, "method") == 0 && o->kind == PLAN_VALUE_STR)
+        if (!o->key)
+            continue;
+        if (strcmp(o->key, "method") == 0 && o->kind == PLAN_VALUE_STR)
             tron = o->str && strcmp(o->str, "tron") == 0;
-        if (o->key && strcmp(o->key, "l1") == 0 && o->kind == PLAN_VALUE_NUM)
+        if (strcmp(o->key, "l1") == 0 && o->kind == PLAN_VALUE_NUM)
             l1 = o->num;
+        step |= given[i] && (strcmp(o->key, "rate") == 0 || strcmp(o->key, "decay") == 0);
     }
-    return tron && l1 > 0 ? "method = tron needs l1 = 0 (an L1 penalty is not smooth); use "
-                            "method = sgd or svrg for l1"
-                          : NULL;
+    if (tron && l1 > 0)
+        return "method = tron needs l1 = 0 (an L1 penalty is not smooth); use method = sgd or "
+               "svrg for l1";
+    if (tron && step)
+        return "rate and decay set the step of method = sgd or svrg; method = tron (the "
+               "default) takes no step: drop them, or say method = sgd or svrg";
+    return NULL;
 }
 
 const struct builtin ptm_builtins_logreg[] = {
