@@ -47,6 +47,9 @@ struct builtin_opt {
     bool match;
 };
 
+/* The most options a builtin has (its opts table, OPT_END excluded). */
+#define BUILTIN_MAX_OPTS 32
+
 struct builtin {
     const char *name;
     enum builtin_role role;

@@ -1215,8 +1215,10 @@ static void check_builtin_options(struct sem *s, const struct ast_stmt *st,
     while (bi->opts[nopt].key)
         nopt++;
     h->options = zalloc(s, nopt, sizeof(*h->options));
-    bool *given = zalloc(s, nopt ? nopt : 1, sizeof(bool));
-    if (!h->options || !given)
+    /* which options the job (or --set) gave: for bi->check */
+    bool given[BUILTIN_MAX_OPTS] = {false};
+    PTM_ASSERT(nopt <= BUILTIN_MAX_OPTS);
+    if (!h->options)
         return;
     /* Keys of --set target.KEY the builtin does not have. */
     size_t tl = strlen(target);
