@@ -29,6 +29,7 @@
 #include "plan.h"
 #include "prog.h"
 
+struct ptm_ckpt;
 struct sched_edges;
 
 /* What a scheduler is told about the run. */
@@ -111,6 +112,11 @@ struct ptm_sched_ops {
      * are committed (delta() already answers the new changes). Any order.
      * NULL when the policy does not use them. */
     void (*done)(void *state, const int64_t *blocks, const double *change, size_t n);
+    /* Save or load (ck->load) everything next() and done() change: the
+     * position, queues, priorities, the random generator (runtime/base/ckpt.h),
+     * so that a scheduler created alike and loaded deals the same rounds
+     * as the one saved. Called between rounds. */
+    void (*state)(void *state, struct ptm_ckpt *ck);
     void (*destroy)(void *state);
 };
 

@@ -8,7 +8,7 @@
 #            is installed always: the tests use it)
 set -eu
 
-pkgs="make gcc flex bison libyaml-dev liblua5.4-dev check pkg-config libopenmpi-dev openmpi-bin"
+pkgs="make gcc flex bison libyaml-dev liblua5.4-dev zlib1g-dev check pkg-config libopenmpi-dev openmpi-bin"
 pkgs="$pkgs librsvg2-bin libxml2-utils" # tests/cli.sh checks the SVG of ptm plan
 pkgs="$pkgs graphviz" # and that Graphviz reads its --dot
 # tests/cli.sh checks the intercepts and examples/kmeans against scikit-learn

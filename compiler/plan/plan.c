@@ -131,5 +131,6 @@ void plan_free(struct ptm_plan *p)
         ptm_free(p->outputs[i].format);
     }
     ptm_free(p->outputs);
+    ptm_free(p->checkpoint.dir);
     ptm_free(p);
 }

@@ -222,6 +222,15 @@ struct plan_output {
     char *format; /* "tsv" */
 };
 
+/* `checkpoint every N sweeps|rounds to "DIR"` or `checkpoint every
+ * DURATION to "DIR"` (spec/language.md, spec/runtime.md Checkpoints). */
+struct plan_checkpoint {
+    char *dir;      /* relative to base_dir unless absolute; NULL: none */
+    int64_t every;  /* > 0 with every_unit; or 0 when seconds says when */
+    enum plan_unit every_unit;
+    double seconds; /* > 0: at most this long between checkpoints */
+};
+
 struct ptm_plan {
     char *job;
     char *base_dir; /* relative paths are relative to this directory */
@@ -245,6 +254,7 @@ struct ptm_plan {
     bool has_stop;
     struct plan_output *outputs;
     uint32_t noutputs;
+    struct plan_checkpoint checkpoint;
 };
 
 /* A zeroed plan; returns NULL when out of memory. */

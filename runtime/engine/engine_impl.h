@@ -46,6 +46,7 @@
 /* Bytes of a worker's failure message. */
 #define RT_MSG_MAX 4096
 
+struct ptm_ckpt;
 struct ptm_model;
 
 /* The variables of one round and what was committed to them. */
@@ -233,6 +234,15 @@ struct rt_rule {
      * with rd NULL: the first worker's part then covers every row (the
      * others' are 0). NULL: never. */
     bool (*alone)(const struct ptm_run *run, const struct rt_round *rd);
+    /* Checkpoints (runtime/base/ckpt.h, spec/runtime.md): save or load
+     * (ck->load) everything of the rule's own that changes from round to
+     * round: run->rule_state's and every worker's (w->kernel, Lua states,
+     * random generators, a parameter store), not the parameter tables or
+     * the workers' sharded parameters (w->local), which the engine keeps.
+     * On the coordinator between rounds, every worker's last round
+     * applied; on every rank, for its own workers. NULL: the rule cannot
+     * be checkpointed (a run asking for checkpoints is refused). */
+    void (*state)(struct ptm_run *run, struct ptm_ckpt *ck);
 };
 
 /* An objective: every worker's part, summed in worker order, then one
@@ -245,6 +255,9 @@ struct rt_objective {
     int (*part)(struct rt_worker *w, double *out);
     double (*finish)(const struct ptm_run *run, double sum);
     void (*release)(struct ptm_run *run);
+    /* Checkpoints: what the objective keeps from one evaluation to the
+     * next (as rt_rule's state). NULL: nothing. */
+    void (*state)(struct ptm_run *run, struct ptm_ckpt *ck);
 };
 
 /* How workers run: threads of this process (backend_threads.c); other

@@ -123,4 +123,11 @@ int pstore_fill_uniform(struct pstore *ps, int table, double lo, double hi, uint
 /* Row `row` = vals[0 .. ncols) (sparse tables keep the non-zeros). */
 int pstore_write_row(struct pstore *ps, int table, int64_t row, const double *vals);
 
+/* Checkpoints (runtime/base/ckpt.h): save or load (ck->load) the store's
+ * whole state, the master tables, every worker's clock, cache and log, so
+ * that a store set up alike (same tables, same workers) and loaded goes on
+ * as the saved one would. Only while no worker is inside a pstore call. */
+struct ptm_ckpt;
+void pstore_state(struct pstore *ps, struct ptm_ckpt *ck);
+
 #endif
