@@ -32,6 +32,7 @@ resumed() {
     d=$T/$1
     job=$2
     k=$3
+    first=$3
     shift 3
     rm -rf "$d/a" "$d/b"
     mkdir -p "$d/a" "$d/b"
@@ -39,8 +40,9 @@ resumed() {
     (cd "$d/a" && "$PTM" run --quiet "$@" "$d/$job") 2>"$T/err" || no "the whole run failed"
     (cd "$d/b" && "$PTM" run --quiet --checkpoint ck --every 2rounds "$@" "$d/early-$job") \
         2>>"$T/err" || no "the run to round $k failed"
-    grep -q "^round $k\$" "$d/b/ck/manifest" 2>/dev/null ||
-        no "the first run's last checkpoint is not at round $k: $(grep '^round' "$d/b/ck/manifest" 2>/dev/null)"
+    # data_parallel stops at the end of a phase of clocks, at or past k
+    k=$(grep '^round' "$d/b/ck/manifest" 2>/dev/null | cut -d' ' -f2)
+    [ "${k:-0}" -ge "$first" ] 2>/dev/null || no "the first run's last checkpoint is at round '$k', before $first"
     (cd "$d/b" && "$PTM" run --resume ck --every 3rounds "$@" "$d/$job") 2>>"$T/err" ||
         no "the resumed run failed"
     grep -q "ptm: resumed from 'ck' at round $k " "$T/err" || no "no line says where it resumed"
@@ -88,12 +90,12 @@ grep -q mf_ccd "$T/mf/ccd.ptm" || no "the job's update was not replaced"
 resumed mf ccd.ptm 9 --workers 2
 end
 
+# lda_gibbs's topic totals are a table of the parameter store, read as
+# the workers' timing has it: only one worker is deterministic
 example lda lda
-for w in 1 2; do
-    begin "resume: examples/lda/lda.ptm, $w worker(s), the same bytes"
-    resumed lda lda.ptm 5 --workers $w
-    end
-done
+begin "resume: examples/lda/lda.ptm, 1 worker, the same bytes"
+resumed lda lda.ptm 5 --workers 1
+end
 
 example logreg logreg
 for job in logreg.ptm logreg_ssp.ptm logreg_lua.ptm; do

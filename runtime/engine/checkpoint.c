@@ -92,7 +92,9 @@ struct rt_ckpt {
 
 /* ---- hashes of what a checkpoint belongs to -------------------------------- */
 
-static int file_crc(const char *path, struct ck_file *out)
+/* The size of the file at path, and the CRC-32 of its first `upto` bytes
+ * (all of them when upto is UINT64_MAX). */
+static int file_crc_upto(const char *path, uint64_t upto, struct ck_file *out)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -102,7 +104,8 @@ static int file_crc(const char *path, struct ck_file *out)
     uint64_t n = 0;
     size_t k;
     while ((k = fread(buf, 1, sizeof(buf), f)) > 0) {
-        crc = ptm_crc32(crc, buf, k);
+        if (n < upto)
+            crc = ptm_crc32(crc, buf, upto - n < k ? (size_t)(upto - n) : k);
         n += k;
     }
     int bad = ferror(f);
@@ -111,6 +114,11 @@ static int file_crc(const char *path, struct ck_file *out)
     out->bytes = n;
     out->crc = crc;
     return bad ? PTM_EIO : 0;
+}
+
+static int file_crc(const char *path, struct ck_file *out)
+{
+    return file_crc_upto(path, UINT64_MAX, out);
 }
 
 static void plan_file(const struct ptm_plan *plan, const char *path, char *buf, size_t len)
@@ -580,9 +588,11 @@ static int write_part(struct ptm_run *run, uint64_t seq, struct ck_file *out, ch
         snprintf(err, errlen, "cannot write checkpoint '%s': %s", path, strerror(wf.err));
         return PTM_EIO;
     }
+    /* the manifest names the state's CRC (the file's own ends it): a CRC
+     * over the state and its CRC would be the same for every file */
     snprintf(out->path, sizeof(out->path), "%s", name);
     out->bytes = ck.bytes + sizeof(crc);
-    out->crc = ptm_crc32(crc, &crc, sizeof(crc));
+    out->crc = crc;
     return 0;
 }
 
@@ -746,7 +756,7 @@ done:;
 static int check_part(const char *path, const struct ck_file *want, char *err, size_t errlen)
 {
     struct ck_file got;
-    if (file_crc(path, &got) != 0) {
+    if (file_crc_upto(path, want->bytes >= 4 ? want->bytes - 4 : 0, &got) != 0) {
         snprintf(err, errlen, "cannot read the checkpoint's part '%s': %s", path,
                  strerror(errno));
         return PTM_EIO;
