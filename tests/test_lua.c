@@ -2897,6 +2897,46 @@ START_TEST(test_alloc_fail_bulk)
 }
 END_TEST
 
+/* The save hook's value saved and loaded with each allocation made to fail
+ * in turn: PTM_ENOMEM or success, never a crash or a leak. */
+START_TEST(test_state_alloc_fail)
+{
+    const char *text = "function save(w) return {1, 2.5, 'abc', t = {x = true}} end\n"
+                       "function load(w, t) got = t.t.x and t[3] end\n"
+                       "function objective() return got == 'abc' and 1 or 0 end\n";
+    unsigned long nth;
+    for (nth = 1; nth < 20000; nth++) {
+        struct lhost_config cfg = {.workers = 1, .last = -1, .mem = 8 << 20};
+        struct lhost *a = NULL, *b = NULL;
+        ck_assert_int_eq(lhost_new(&a, &cfg), 0);
+        ck_assert_int_eq(lhost_new(&b, &cfg), 0);
+        load_ok(a, text);
+        load_ok(b, text);
+        char *buf = NULL;
+        size_t n = 0;
+        double x = 0;
+        ptm_fault_inject(nth);
+        int rc = lhost_state_save(a, "save", &buf, &n);
+        if (!rc)
+            rc = lhost_state_load(b, "load", buf, n);
+        ptm_fault_inject(0);
+        ck_assert_msg(rc == 0 || rc == PTM_ENOMEM, "nth %lu: %s: %s / %s", nth, ptm_strerror(rc),
+                      lhost_error(a), lhost_error(b));
+        if (rc == 0) {
+            ck_assert_int_eq(lhost_objective(b, "objective", &x), 0);
+            ck_assert(x == 1);
+        }
+        ptm_free(buf);
+        lhost_free(a);
+        lhost_free(b);
+        if (rc == 0)
+            break;
+    }
+    ck_assert_uint_gt(nth, 5); /* failures were injected */
+    ck_assert_uint_lt(nth, 20000);
+}
+END_TEST
+
 /* ---- the suite
  * ------------------------------------------------------------------------------------ */
 
@@ -2972,6 +3012,7 @@ static Suite *lua_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_alloc_fail);
     tcase_add_test(tc, test_alloc_fail_bulk);
+    tcase_add_test(tc, test_state_alloc_fail);
     suite_add_tcase(s, tc);
     return s;
 }
