@@ -495,10 +495,10 @@ int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen)
     } else {
         c->seconds = CK_DEFAULT_SECONDS;
     }
+    int rc = make_dir(c->dir, err, errlen); /* every rank: parts may come first */
+    if (rc != 0)
+        return rc;
     if (run->rank == 0) {
-        int rc = make_dir(c->dir, err, errlen);
-        if (rc != 0)
-            return rc;
         /* one run a directory: a second would remove the first's parts */
         char path[PATH_MAX + 320];
         snprintf(path, sizeof(path), "%s/lock", c->dir);
@@ -509,6 +509,9 @@ int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EIO;
         }
     }
+    char note[PATH_MAX + 100];
+    snprintf(note, sizeof(note), "no checkpoint written yet (they go to '%s')", c->dir);
+    ptm_comm_note(note);
     if (o->job && realpath(o->job, c->job) == NULL)
         snprintf(c->job, sizeof(c->job), "%s", o->job);
     return 0;
@@ -724,7 +727,11 @@ int rt_ckpt_write(struct ptm_run *run, FILE *trace, int64_t sweeps, char *err, s
         return PTM_EIO;
     }
     remove_old_parts(c->dir, seq);
-done:
+done:;
+    char note[PATH_MAX + 200];
+    snprintf(note, sizeof(note), "the last checkpoint, of round %lld, is in '%s' (ptm run "
+             "--resume DIR goes on from it)", (long long)run->round, c->dir);
+    ptm_comm_note(note);
     c->seq = seq;
     c->at_round = run->round;
     c->at_updates = run->updates;
