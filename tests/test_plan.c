@@ -438,6 +438,10 @@ static void same_hook(const char *where, const struct plan_hook *a, const struct
     same_str(where, "file", a->file, b->file);
     same_str(where, "push", a->push, b->push);
     same_str(where, "pull", a->pull, b->pull);
+    same_str(where, "apply", a->apply, b->apply);
+    same_str(where, "init", a->init, b->init);
+    same_str(where, "save", a->save, b->save);
+    same_str(where, "load", a->load, b->load);
     same_str(where, "fn", a->fn, b->fn);
     same_str(where, "builtin", a->builtin, b->builtin);
     SAME(noptions);
@@ -768,6 +772,13 @@ static const struct accept_row accept_rows[] = {
     {lasso_plan, LASSO_UPDATE,
      "update:\n  kind: lua\n  file: \"/abs/hooks.lua\"\n  push: \"step\"\nobjective:\n", NULL,
      NULL},
+    /* every function of a Lua update, and an objective's save and load */
+    {lasso_plan, LASSO_UPDATE,
+     "update:\n  kind: lua\n  file: \"hooks.lua\"\n  push: \"push\"\n  pull: \"pull\"\n"
+     "  apply: \"apply\"\n  init: \"init\"\n  save: \"keep\"\n  load: \"give\"\nobjective:\n",
+     LASSO_OBJECTIVE,
+     "objective:\n  kind: lua\n  file: \"obj.lua\"\n  function: \"objective\"\n"
+     "  save: \"save\"\n  load: \"load\"\n  every: 2\n  every_unit: sweeps\n"},
     /* dependencies from a file; no priority, no cost */
     {lasso_plan, LASSO_PRED, "  depend: file\n  edges: \"edges.txt\"\n", NULL, NULL},
     {lasso_plan,
@@ -1420,6 +1431,20 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:110:3: error: a Lua hook takes no options\n"
      "      options:\n"
      "      ^^^^^^^\n"},
+    {lasso_plan, LASSO_UPDATE,
+     "update:\n  kind: lua\n  file: \"hooks.lua\"\n  push: \"push\"\n  save: \"save\"\n"
+     "objective:\n",
+     "  kind: builtin\n  builtin: \"lasso_objective\"\n",
+     "  kind: builtin\n  builtin: \"lasso_objective\"\n  load: \"load\"\n  save: 3\n",
+     "plan.yaml:109:3: error: 'save' and 'load' go together\n"
+     "      save: \"save\"\n"
+     "      ^^^^\n"
+     "plan.yaml:113:3: error: 'load' goes with kind lua\n"
+     "      load: \"load\"\n"
+     "      ^^^^\n"
+     "plan.yaml:114:3: error: 'save' goes with kind lua\n"
+     "      save: 3\n"
+     "      ^^^^\n"},
     {lasso_plan, "  every: 10\n", "  every: 0\n", NULL, NULL,
      "plan.yaml:133:10: error: 'every' must be from 1 to 9007199254740991, not 0\n"
      "      every: 0\n"

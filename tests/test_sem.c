@@ -453,6 +453,13 @@ static const struct lua_file lua_files[] = {
     {"initnum.lua", "function push() end\nfunction pull() end\ninit = 3\n"},
     {"init3.lua", "function push() end\nfunction pull() end\nfunction init(w, S, job) end\n"},
     {"initva.lua", "function push() end\nfunction pull() end\nfunction init(w, ...) end\n"},
+    {"state.lua", "function push() end\nfunction save(w, job) end\nfunction load(w, t, job) end\n"
+                  "function keep() end\nfunction give(w, ...) end\nfunction objective() end\n"},
+    {"saveonly.lua", "function push() end\nfunction save(w) end\nfunction objective() end\n"},
+    {"loadonly.lua", "function push() end\nfunction load(w, t) end\n"},
+    {"savetable.lua", "function push() end\nsave = {}\nfunction load(w, t) end\n"},
+    {"load4.lua", "function push() end\nfunction save() end\nfunction load(w, t, job, x) end\n"},
+    {"objstate.lua", "function objective() end\nfunction save() end\nfunction load(w, t) end\n"},
     {"nopush.lua", "function pull() end\nfunction objective() end\n"},
     {"pushnum.lua", "push = 3\nlocal function pull() end\n"},
     {"syntax.lua", "function push() end\nfunction pull( end\n"},
@@ -1820,6 +1827,40 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:5:30: error: \"ok.lua\" defines no function 'setup'\n"
       "    update lua \"ok.lua\" { init = \"setup\" }\n"
       "                                 ^^^^^^^\n"),
+    R(MINI, "update", "update lua \"saveonly.lua\"",
+      "t.ptm:5:12: error: \"saveonly.lua\" defines 'save' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"saveonly.lua\"\n"
+      "               ^^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"loadonly.lua\"",
+      "t.ptm:5:12: error: \"loadonly.lua\" defines 'load' but no 'save': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"loadonly.lua\"\n"
+      "               ^^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"saveonly.lua\" { save = \"push\" }",
+      "t.ptm:5:36: error: \"saveonly.lua\" defines 'push' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"saveonly.lua\" { save = \"push\" }\n"
+      "                                       ^^^^^^\n"),
+    R(MINI, "update", "update lua \"savetable.lua\"",
+      "t.ptm:5:12: error: \"savetable.lua\" defines 'save' as a table; the save hook is a function save(w, job)\n"
+      "    update lua \"savetable.lua\"\n"
+      "               ^^^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"load4.lua\"",
+      "t.ptm:5:12: error: \"load4.lua\" defines 'load' with 4 parameters; the load hook is load(w, t, job)\n"
+      "    update lua \"load4.lua\"\n"
+      "               ^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"state.lua\" { save = \"nosave\", load = \"keep\" }",
+      "t.ptm:5:33: error: \"state.lua\" defines no function 'nosave'\n"
+      "    update lua \"state.lua\" { save = \"nosave\", load = \"keep\" }\n"
+      "                                    ^^^^^^^^\n"),
+    /* an objective in a file of its own has that file's save and load */
+    R(MINI, "update", "update lua \"ok.lua\"\nobjective lua \"saveonly.lua\"",
+      "t.ptm:6:15: error: \"saveonly.lua\" defines 'save' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    objective lua \"saveonly.lua\"\n"
+      "                  ^^^^^^^^^^^^^^\n"),
+    /* in the update's file they are the update's: one error */
+    R(MINI, "update", "objective lua \"saveonly.lua\"\nupdate lua \"saveonly.lua\"",
+      "t.ptm:6:12: error: \"saveonly.lua\" defines 'save' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"saveonly.lua\"\n"
+      "               ^^^^^^^^^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" \"push\"",
       "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\", init = \"...\" }\n"
       "    update lua \"ok.lua\" \"push\"\n"
@@ -2965,6 +3006,26 @@ static void chk_lua_no_pull(const struct ptm_plan *p)
     ck_assert_ptr_null(p->update.pull);
 }
 
+/* save and load by their default names, the update's and the
+ * objective's in a file of its own. */
+static void chk_lua_state(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->update.save, "save");
+    ck_assert_str_eq(p->update.load, "load");
+    ck_assert_str_eq(p->objective.save, "save");
+    ck_assert_str_eq(p->objective.load, "load");
+}
+
+/* save and load named; the objective in the update's file has none of
+ * its own (the update's state holds it). */
+static void chk_lua_state_named(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->update.save, "keep");
+    ck_assert_str_eq(p->update.load, "give");
+    ck_assert_ptr_null(p->objective.save);
+    ck_assert_ptr_null(p->objective.load);
+}
+
 /* A string const from a string const. */
 /* checkpoint every period * 2 + 1s to "ckpt", period = 2m: seconds */
 static void chk_checkpoint_seconds(const struct ptm_plan *p)
@@ -3081,6 +3142,10 @@ static const struct accept_row accept_rows[] = {
     {NULL, MINI, "update", "update lua \"ok.lua\"", NULL, chk_lua_default},
     {NULL, MINI, "update", "update lua \"pushonly.lua\"", NULL, chk_lua_no_pull},
     {NULL, MINI, "update", "update lua \"meta.lua\"", NULL, chk_lua_no_pull},
+    {NULL, MINI, "update", "update lua \"state.lua\"\nobjective lua \"objstate.lua\"", NULL,
+     chk_lua_state},
+    {NULL, MINI, "update", "update lua \"state.lua\" { save = \"keep\", load = \"give\" }\n"
+                           "objective lua \"state.lua\"", NULL, chk_lua_state_named},
     {NULL, MINI, "param", "const f = \"train.svm\"\nconst g = f\nparam p : vector[8]", NULL,
      chk_string_const},
     {NULL, LASSO, NULL, "const period = 2m\ncheckpoint every period * 2 + 1s to \"ckpt\"", NULL,

@@ -200,6 +200,8 @@ struct plan_hook {
     char *pull;
     char *apply;   /* lua update: optional; runs on every worker after pull */
     char *init;    /* lua update: optional; runs once on every worker before the first round */
+    char *save;    /* lua: optional, both or neither: the hook file's own state in a */
+    char *load;    /* checkpoint (spec/runtime.md); an objective's, in a file of its own */
     char *fn;      /* lua objective: function name */
     char *builtin; /* builtin: kernel name */
     struct plan_option *options;

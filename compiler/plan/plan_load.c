@@ -1657,12 +1657,14 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
 }
 
 enum { H_KIND, H_BUILTIN, H_OPTIONS, H_FILE, H_PUSH, H_PULL, H_APPLY, H_INIT, H_FUNCTION,
-       H_EVERY, H_EVERY_UNIT, H_N };
-static const char *const hook_keys[] = {"kind",  "builtin", "options",  "file",  "push",      "pull",
-                                        "apply", "init",    "function", "every", "every_unit"};
+       H_SAVE, H_LOAD, H_EVERY, H_EVERY_UNIT, H_N };
+static const char *const hook_keys[] = {"kind", "builtin", "options",   "file",     "push",
+                                        "pull", "apply",   "init",      "function", "save",
+                                        "load", "every",   "every_unit"};
 
 /* hook := {kind: builtin, builtin, options: [option...], every?, every_unit?}
- *       | {kind: lua, file, push, pull?, apply?, init? | function, every?, every_unit?} */
+ *       | {kind: lua, file, push, pull?, apply?, init? | function, (save, load)?, every?,
+ *          every_unit?} */
 static void load_hook(struct load *L, const struct node *x, bool objective, struct plan_hook *h)
 {
     const char *key = objective ? "'objective'" : "'update'";
@@ -1704,6 +1706,13 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
             if (m.val[H_INIT])
                 val_str(L, m.val[H_INIT], "init", false, &h->init);
         }
+        if (m.val[H_SAVE] || m.val[H_LOAD]) {
+            if (!m.val[H_SAVE] || !m.val[H_LOAD])
+                error(L, (m.val[H_SAVE] ? m.key[H_SAVE] : m.key[H_LOAD])->loc,
+                      "'save' and 'load' go together");
+            else if (val_str(L, m.val[H_SAVE], "save", false, &h->save))
+                val_str(L, m.val[H_LOAD], "load", false, &h->load);
+        }
         return;
     }
     forbid(L, &m, H_FILE, "'file' goes with kind lua");
@@ -1712,6 +1721,8 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
     forbid(L, &m, H_APPLY, "'apply' goes with kind lua");
     forbid(L, &m, H_INIT, "'init' goes with kind lua");
     forbid(L, &m, H_FUNCTION, "'function' goes with kind lua");
+    forbid(L, &m, H_SAVE, "'save' goes with kind lua");
+    forbid(L, &m, H_LOAD, "'load' goes with kind lua");
     const struct builtin *bi = NULL;
     if (m_str(L, &m, H_BUILTIN, false, &h->builtin)) {
         const struct node *v = m.val[H_BUILTIN];

@@ -458,6 +458,10 @@ static void hook(struct emit *e, const char *key, const struct plan_hook *h, boo
             if (h->init)
                 kv_str(e, "init", h->init);
         }
+        if (h->save) {
+            kv_str(e, "save", h->save);
+            kv_str(e, "load", h->load);
+        }
     } else {
         kv_str(e, "builtin", h->builtin);
         word(e, "options");
