@@ -10,6 +10,8 @@
 
 . "$(dirname "$0")/lib.sh"
 
+# the runs below change directory
+PTM=$PTM_ABS
 EX=$PWD/examples
 
 # example NAME MODEL [GEN FLAGS...]: examples/NAME's jobs and Lua files in
@@ -196,16 +198,17 @@ objectives "$L/mb/err" | tail -n 3 >"$T/ob"
 cmp -s "$T/oa" "$T/ob" || no "the objectives after the resume differ: $(tr '\n' ' ' <"$T/ob")"
 end
 
-begin "resume: a load hook that keeps nothing restarts the momentum and the count: other bytes (the control)"
-sed 's/^    steps, v = t.steps.*/    do return end/' "$T/momentum.lua" >"$L/momentum.lua"
-sed 's/^function load(w, t) calls = t end/function load(w, t) end/' "$T/logloss.lua" >"$L/logloss.lua"
-grep -q 'do return end' "$L/momentum.lua" || no "the control's load was not replaced"
-grep -q 'load(w, t) end' "$L/logloss.lua" || no "the control's objective load was not replaced"
-(cd "$L/mc" && "$PTM" run --resume ck "$L/mom.ptm") 2>"$L/mc/err" || no "the resumed run failed"
-cp "$T/momentum.lua" "$T/logloss.lua" "$L/"
-cmp -s "$L/ma/w_mom.tsv" "$L/mc/w_mom.tsv" && no "w_mom.tsv is the same without the load hook"
-objectives "$L/mc/err" | tail -n 3 >"$T/oc"
-cmp -s "$T/oa" "$T/oc" && no "the objectives are the same without the load hook"
+begin "resume: the same job without save and load restarts the momentum and the count: other bytes (the control)"
+awk '/^function save/ { exit } { print }' "$T/momentum.lua" >"$L/nohooks.lua"
+grep -q 'function save' "$L/nohooks.lua" && no "the control still saves"
+sed 's/"momentum.lua"/"nohooks.lua"/' "$L/mom.ptm" >"$L/nohooks.ptm"
+sed 's/"momentum.lua"/"nohooks.lua"/' "$L/mom-early.ptm" >"$L/nohooks-early.ptm"
+rm -rf "$L/mc" "$L/mc0"
+mkdir -p "$L/mc" "$L/mc0"
+(cd "$L/mc0" && "$PTM" run --workers 1 "$L/nohooks.ptm") 2>"$L/mc0/err" || no "the whole run failed"
+(cd "$L/mc" && "$PTM" run --quiet --workers 1 --checkpoint ck "$L/nohooks-early.ptm" &&
+    "$PTM" run --resume ck "$L/nohooks.ptm") 2>"$L/mc/err" || no "the resumed run failed"
+cmp -s "$L/mc0/w_mom.tsv" "$L/mc/w_mom.tsv" && no "w_mom.tsv is the same without the hooks"
 end
 
 begin "checkpoint: a save hook's value that cannot be kept fails the run with the hook's line and the path"
@@ -223,15 +226,29 @@ end
 
 begin "resume: an error in a load hook stops the resume with its traceback"
 sed 's/^    steps, v = t.steps.*/    error("cannot take " .. t.steps .. " steps")/' "$T/momentum.lua" \
-    >"$L/momentum.lua"
+    >"$L/loaderr.lua"
+sed 's/"momentum.lua"/"loaderr.lua"/' "$L/mom.ptm" >"$L/loaderr.ptm"
+sed 's/"momentum.lua"/"loaderr.lua"/' "$L/mom-early.ptm" >"$L/loaderr-early.ptm"
 rm -rf "$L/me"
-cp -r "$L/mb" "$L/me"
-(cd "$L/me" && "$PTM" run --quiet --resume ck "$L/mom.ptm") >"$T/out" 2>"$T/err"
+mkdir -p "$L/me"
+(cd "$L/me" && "$PTM" run --quiet --workers 1 --checkpoint ck "$L/loaderr-early.ptm") 2>"$T/err" ||
+    no "the run to sweep 3 failed"
+(cd "$L/me" && "$PTM" run --quiet --resume ck "$L/loaderr.ptm") >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 1
+err_has "worker 1: $L/loaderr.lua:23: cannot take 60 steps"
+err_has "in function 'load'"
+end
+
+begin "resume: a Lua hook file changed since the checkpoint: refused, names the file"
+rm -rf "$L/mf"
+cp -r "$L/mb" "$L/mf"
+printf '\n-- edited\n' >>"$L/momentum.lua"
+(cd "$L/mf" && "$PTM" run --quiet --resume ck "$L/mom.ptm") >"$T/out" 2>"$T/err"
 rc=$?
 cp "$T/momentum.lua" "$L/momentum.lua"
 want_rc 1
-err_has "worker 1: $L/momentum.lua:23: cannot take 60 steps"
-err_has "in function 'load'"
+err_has "the file '$L/momentum.lua' changed since the checkpoint"
 end
 
 # ---- SIGKILL at random instants -----------------------------------------------
@@ -330,7 +347,7 @@ cp -r "$d" "$T/lasso2"
 printf '1 1:1\n' >>"$T/lasso2/data/lasso.svm"
 (cd "$T/lasso2/b" && "$PTM" run --resume ck "$T/lasso2/lasso.ptm") >"$T/out" 2>"$T/err"
 rc=$?
-want_rc 1; err_has "the data file '$T/lasso2/data/lasso.svm' changed since the checkpoint"
+want_rc 1; err_has "the file '$T/lasso2/data/lasso.svm' changed since the checkpoint"
 end
 
 begin "resume: a damaged part: exit 4, nothing loaded, the outputs untouched"

@@ -130,7 +130,7 @@ static void plan_file(const struct ptm_plan *plan, const char *path, char *buf, 
 
 /* The plan's hash, its stop rule and checkpoint statement left out (a
  * resumed run may stop elsewhere and checkpoint otherwise), and every file
- * it reads data from. */
+ * it reads: data, edge lists, the Lua hooks. */
 static int hash_inputs(const struct ptm_run *run, struct ck_manifest *m, char *err, size_t errlen)
 {
     struct ptm_plan copy = *run->plan;
@@ -151,15 +151,22 @@ static int hash_inputs(const struct ptm_run *run, struct ck_manifest *m, char *e
     const struct ptm_plan *plan = run->plan;
     const char *paths[CK_MAX_FILES];
     int n = 0;
-    for (uint32_t k = 0; k < plan->ndata && n < CK_MAX_FILES - 1; k++) {
+    for (uint32_t k = 0; k < plan->ndata && n < CK_MAX_FILES - 4; k++) {
         if (plan->data[k].path && plan->data[k].format != PLAN_FORMAT_LABELS)
             paths[n++] = plan->data[k].path;
         if (plan->data[k].vocab)
             paths[n++] = plan->data[k].vocab;
     }
-    for (uint32_t k = 0; k < plan->nblocksets && n < CK_MAX_FILES; k++)
+    for (uint32_t k = 0; k < plan->nblocksets && n < CK_MAX_FILES - 2; k++)
         if (plan->blocksets[k].depend == PLAN_DEPEND_FILE && plan->blocksets[k].edges)
             paths[n++] = plan->blocksets[k].edges;
+    /* the Lua hooks are the job too */
+    if (plan->update.present && plan->update.lua && plan->update.file)
+        paths[n++] = plan->update.file;
+    if (plan->objective.present && plan->objective.lua && plan->objective.file &&
+        !(plan->update.lua && plan->update.file &&
+          strcmp(plan->update.file, plan->objective.file) == 0))
+        paths[n++] = plan->objective.file;
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX + 320];
         plan_file(plan, paths[i], path, sizeof(path));
@@ -819,7 +826,7 @@ int ptm_run_resume(struct ptm_run *run, const char *dir, char *err, size_t errle
                              *b = i < m->ndata ? &m->data[i] : NULL;
         if (a && b && a->crc == b->crc && a->bytes == b->bytes)
             continue;
-        snprintf(err, errlen, "cannot resume from '%s': the data file '%s' changed since the "
+        snprintf(err, errlen, "cannot resume from '%s': the file '%s' changed since the "
                  "checkpoint (%" PRIu64 " bytes, CRC %08" PRIx32 "; then %" PRIu64 " bytes, CRC %08"
                  PRIx32 ")", dir, a ? a->path : b->path, a ? a->bytes : 0, a ? a->crc : 0,
                  b ? b->bytes : 0, b ? b->crc : 0);
