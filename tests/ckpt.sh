@@ -189,7 +189,6 @@ mkdir -p "$L/ma" "$L/mb"
 (cd "$L/ma" && "$PTM" run --workers 1 "$L/mom.ptm") 2>"$L/ma/err" || no "the whole run failed"
 (cd "$L/mb" && "$PTM" run --quiet --workers 1 --checkpoint ck "$L/mom-early.ptm") 2>"$T/err" ||
     no "the run to sweep 3 failed"
-cp -r "$L/mb" "$L/mc"
 (cd "$L/mb" && "$PTM" run --resume ck "$L/mom.ptm") 2>"$L/mb/err" || no "the resumed run failed"
 cmp -s "$L/ma/w_mom.tsv" "$L/mb/w_mom.tsv" || no "w_mom.tsv differs from the run never stopped"
 objectives "$L/ma/err" | tail -n 3 >"$T/oa"
