@@ -1690,6 +1690,20 @@ static void check_output_paths(struct sem *s, const struct ast_job *job, uint32_
     ptm_free(keys);
 }
 
+/* The checkpoint directory is no output's file. */
+static void check_checkpoint_dir(struct sem *s, const struct ast_stmt *cst,
+                                 const struct ast_job *job)
+{
+    const char *dir = s->plan->checkpoint.dir;
+    for (const struct ast_stmt *st = job->head; st && dir[0]; st = st->next)
+        if (st->kind == AST_STMT_OUTPUT && strcmp(st->u.output.file.s, dir) == 0) {
+            sem_error(s, cst->u.checkpoint.dir_loc,
+                      "an output writes \"%s\": checkpoints need a directory of their own", dir);
+            sem_note(s, st->u.output.file_loc, "the output is here");
+            return;
+        }
+}
+
 static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
 {
     struct plan_output *o = &s->plan->outputs[k];
@@ -1711,6 +1725,51 @@ static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
             misplaced_attr(s, a, "an output");
         }
     }
+}
+
+/* checkpoint every N rounds|sweeps to "DIR" | checkpoint every DURATION to "DIR"
+ *
+ * With a unit, N counts rounds or sweeps; without one, the value is a
+ * duration in seconds. A plain number without a unit is refused rather
+ * than guessed at (rounds, as for the objective, or seconds). */
+static void check_checkpoint(struct sem *s, const struct ast_stmt *st)
+{
+    struct plan_checkpoint *c = &s->plan->checkpoint;
+    const struct ast_expr *e = st->u.checkpoint.every;
+    const struct ast_ident *unit = &st->u.checkpoint.unit;
+    if (st->u.checkpoint.dir.len == 0)
+        sem_error(s, st->u.checkpoint.dir_loc, "the checkpoint directory name is empty");
+    c->dir = dup(s, st->u.checkpoint.dir.s);
+    if (unit->name) {
+        static const char *const units[] = {"rounds", "sweeps"};
+        int u = plan_unit_lookup(unit->name);
+        if (u < 0) {
+            const char *sug = diag_suggest(unit->name, strlen(unit->name), units, 2);
+            if (sug)
+                sem_error(s, unit->loc, "unknown unit '%s' (did you mean '%s'?)", unit->name, sug);
+            else
+                sem_error(s, unit->loc, "unknown unit '%s' (a checkpoint is taken every N "
+                                        "rounds, every N sweeps or every DURATION, such as 5m)",
+                          unit->name);
+        } else {
+            c->every_unit = (enum plan_unit)u;
+        }
+        sem_const_int(s, e, "'every'", 1, PTM_WHOLE_MAX, &c->every);
+        return;
+    }
+    if (e->kind == AST_NUM ||
+        (e->kind == AST_UNARY && e->u.op.op == AST_OP_NEG && e->u.op.a->kind == AST_NUM)) {
+        sem_error(s, e->loc, "'every' needs a unit: rounds, sweeps, or a duration such as 5m");
+        return;
+    }
+    double v;
+    if (!sem_const_num(s, e, "'every'", &v))
+        return;
+    if (!(v >= 1)) {
+        sem_error(s, e->loc, "a checkpoint interval must be at least 1s, not %ss", num_text(v).s);
+        return;
+    }
+    c->seconds = v;
 }
 
 /* Does a hook's option name data d (or the data whose labels d are)? */
@@ -1823,7 +1882,7 @@ static void check_metrics(struct sem *s, const struct ast_job *job, bool has_obj
 static int build(struct sem *s, const struct ast_job *job)
 {
     struct ptm_plan *plan = s->plan;
-    uint32_t count[AST_STMT_SEED + 1] = {0};
+    uint32_t count[AST_NSTMTS] = {0};
     for (const struct ast_stmt *st = job->head; st; st = st->next)
         count[st->kind]++;
     plan->job = dup(s, job->name.name);
@@ -1896,7 +1955,7 @@ static int build(struct sem *s, const struct ast_job *job)
     /* Pass 2, in order of dependence: consts, the job-wide consistency
      * (parameters default to it), data from files, data from labels(),
      * parameters, blocks; then the statements that use them. */
-    const struct ast_stmt *one[AST_STMT_SEED + 1] = {0};
+    const struct ast_stmt *one[AST_NSTMTS] = {0};
     plan->cons = PLAN_CONS_SSP;
     plan->staleness = 0;
     enum { P_CONST, P_CONS, P_FILES, P_LABELS, P_PARAM, P_BLOCKS, NPHASES };
@@ -1966,11 +2025,17 @@ static int build(struct sem *s, const struct ast_job *job)
                 plan->seed = (uint64_t)v;
             }
             break;
+        case AST_STMT_CHECKPOINT:
+            if (once(s, st, &one[st->kind]))
+                check_checkpoint(s, st);
+            break;
         default: break;
         }
     }
     plan->noutputs = nout;
     check_output_paths(s, job, nout);
+    if (one[AST_STMT_CHECKPOINT] && plan->checkpoint.dir)
+        check_checkpoint_dir(s, one[AST_STMT_CHECKPOINT], job);
     if (s->opts->check_outputs && !s->oom)
         sem_check_output_files(s, job);
     if (one[AST_STMT_UPDATE] && one[AST_STMT_OBJECTIVE])

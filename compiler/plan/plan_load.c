@@ -1796,6 +1796,45 @@ static bool load_output(struct load *L, const struct node *x, struct plan_output
     return f >= 0 && ok;
 }
 
+enum { CK_DIR, CK_EVERY, CK_EVERY_UNIT, CK_SECONDS, CK_N };
+static const char *const checkpoint_keys[] = {"dir", "every", "every_unit", "seconds"};
+
+/* checkpoint := {dir, every, every_unit} | {dir, seconds} */
+static void load_checkpoint(struct load *L, const struct node *x, struct plan_checkpoint *c)
+{
+    struct map m;
+    if (!map_open(L, x, "'checkpoint'", "the checkpoint", checkpoint_keys, CK_N, &m))
+        return;
+    m_str(L, &m, CK_DIR, true, &c->dir);
+    if (m.val[CK_EVERY] && m.val[CK_SECONDS]) {
+        error(L, m.key[CK_SECONDS]->loc, "'seconds' goes without 'every' (a checkpoint is "
+                                         "taken every N units or every so many seconds)");
+        return;
+    }
+    if (!m.val[CK_EVERY] && !m.val[CK_SECONDS]) {
+        error(L, map_loc(&m), "missing key 'every' or 'seconds' in the checkpoint");
+        return;
+    }
+    if (m.val[CK_SECONDS]) {
+        forbid(L, &m, CK_EVERY_UNIT, "'every_unit' goes with 'every'");
+        double v;
+        if (!val_num(L, m.val[CK_SECONDS], "seconds", true, &v))
+            return;
+        if (!(v >= 1)) {
+            char buf[48];
+            error(L, m.val[CK_SECONDS]->loc, "'seconds' must be at least 1, not %s",
+                  shown(m.val[CK_SECONDS], buf, sizeof(buf)));
+            return;
+        }
+        c->seconds = v;
+        return;
+    }
+    m_int(L, &m, CK_EVERY, 1, PTM_WHOLE_MAX, &c->every);
+    int u = m_word(L, &m, CK_EVERY_UNIT, "unit", NAMES(unit_names));
+    if (u >= 0)
+        c->every_unit = (enum plan_unit)u;
+}
+
 /* ---- plan-wide rules ------------------------------------------------------ */
 
 struct named {
@@ -1892,11 +1931,12 @@ static void unique_paths(struct load *L, const struct node *list)
 /* ---- the plan ------------------------------------------------------------ */
 
 enum { T_VERSION, T_JOB, T_BASE_DIR, T_SEED, T_CONSTS, T_DATA, T_PARAMS, T_BLOCKSETS,
-       T_SCHEDULE, T_CONSISTENCY, T_UPDATE, T_OBJECTIVE, T_METRICS, T_STOP, T_OUTPUTS, T_N };
+       T_SCHEDULE, T_CONSISTENCY, T_UPDATE, T_OBJECTIVE, T_METRICS, T_STOP, T_OUTPUTS,
+       T_CHECKPOINT, T_N };
 static const char *const top_keys[] = {
     "ptm_plan", "job",         "base_dir", "seed",      "consts",  "data",
     "params",   "blocksets",   "schedule", "consistency", "update", "objective",
-    "metrics",  "stop",        "outputs"};
+    "metrics",  "stop",        "outputs",  "checkpoint"};
 
 /* The format version comes first: a plan from a newer ptm gets one clear
  * message, not a list of what this one does not know. */
@@ -1932,7 +1972,8 @@ static bool check_version(struct load *L, const struct node *root)
 }
 
 /* plan := {ptm_plan: 1, job, base_dir, seed, consts, data, params, blocksets,
- *          schedule, consistency, update, objective?, stop, outputs} */
+ *          schedule, consistency, update, objective?, metrics?, stop, outputs,
+ *          checkpoint?} */
 static void load_plan(struct load *L, const struct node *root)
 {
     struct ptm_plan *p = L->plan;
@@ -2057,6 +2098,8 @@ static void load_plan(struct load *L, const struct node *root)
     i = 0;
     for (const struct node *e = outs ? outs->head : NULL; e && !L->oom; e = e->next, i++)
         load_output(L, e, &p->outputs[i]);
+    if (!L->oom && m.val[T_CHECKPOINT])
+        load_checkpoint(L, m.val[T_CHECKPOINT], &p->checkpoint);
 
     if (!L->oom) {
         const struct node *lists[4] = {consts, data, params, bsets};
