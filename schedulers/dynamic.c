@@ -76,6 +76,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 #include "rng.h"
 #include "sched_impl.h"
@@ -252,6 +253,16 @@ static void draw(struct dyn *s, int64_t *out)
         if (!(tree[k[i]] > 0))
             k[i] = walk_safe(s, u0[i]);
         out[i] = (int64_t)(k[i] - s->leaves);
+    }
+}
+
+/* A stamp no entry of drawn[] holds yet: drawn[b] == s->stamp then
+ * marks b as drawn (or seen) from here on. */
+static void new_stamp(struct dyn *s)
+{
+    if (++s->stamp == 0) { /* wrapped: stale stamps could match */
+        memset(s->drawn, 0, (size_t)s->B * sizeof(uint32_t));
+        s->stamp = 1;
     }
 }
 
@@ -570,10 +581,7 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
     int rc;
     if (!warm && (rc = refresh(s, err, errlen)) != 0)
         return rc;
-    if (++s->stamp == 0) {
-        memset(s->drawn, 0, (size_t)s->B * sizeof(uint32_t));
-        s->stamp = 1;
-    }
+    new_stamp(s);
     size_t N = s->N, fy = 0;
     /* Drawing without replacement: draw with replacement and draw again
      * on a block already drawn (which gives each draw with probability
@@ -772,10 +780,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     size_t nk = all ? k : sched_conflicts_filter(s->conf, s->cand, k, s->kept, &evals);
     s->ndefer = 0;
     if (nk < k) { /* the candidates not kept, in their order */
-        if (++s->stamp == 0) {
-            memset(s->drawn, 0, (size_t)s->B * sizeof(uint32_t));
-            s->stamp = 1;
-        }
+        new_stamp(s);
         for (size_t i = 0; i < nk; i++)
             s->drawn[s->kept[i]] = s->stamp;
         for (size_t i = 0; i < k; i++)
@@ -960,6 +965,10 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
             r->load = alloc(P, sizeof(double));
             if (!r->blocks || !r->order || !r->part || !r->load)
                 goto fail;
+            /* what assign() leaves unwritten (order and load the caller
+             * does not want) is saved in checkpoints as it is */
+            memset(r->order, 0, N * sizeof(size_t));
+            memset(r->load, 0, P * sizeof(double));
         }
     }
     /* what expressions read */
@@ -1119,11 +1128,232 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
     }
 }
 
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+/* A bool through a byte: on load, anything but 0 and 1 is refused. */
+static void ck_bool(struct ptm_ckpt *ck, bool *b, const char *what)
+{
+    uint8_t v = *b;
+    PTM_CK(ck, v);
+    if (!ck->load || ck->err)
+        return;
+    if (v > 1) {
+        ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's %s is %u, neither 0 nor 1", what, (unsigned)v);
+        return;
+    }
+    *b = v;
+}
+
+/* An int, as an index in lo .. hi (ptm_sched_ck_index). */
+static void ck_int(struct ptm_ckpt *ck, int *v, int64_t lo, int64_t hi, const char *what)
+{
+    int64_t x = *v;
+    ptm_sched_ck_index(ck, &x, lo, hi, what);
+    *v = (int)x;
+}
+
+/* n flags of a byte each, 0 or 1 (done() and next_pass() count with
+ * them). */
+static void ck_flags(struct ptm_ckpt *ck, unsigned char *f, size_t n, const char *what)
+{
+    PTM_CK_ARRAY(ck, f, n);
+    for (size_t i = 0; ck->load && !ck->err && i < n; i++)
+        if (f[i] > 1)
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's %s of block %zu is %u, neither 0 nor 1",
+                        what, i + 1, (unsigned)f[i]);
+}
+
+/* The weights: the leaves alone. Every inner node is always the sum of
+ * its two children as they are (set_weight() and rebuild() compute it
+ * from them, never by differences), so rebuild() gives back the very
+ * bits of the tree saved. */
+static void ck_weights(struct dyn *s, struct ptm_ckpt *ck)
+{
+    double *leaf = s->tree + s->leaves;
+    PTM_CK_ARRAY(ck, leaf, s->B);
+    if (!ck->load || ck->err)
+        return;
+    for (int64_t b = 0; b < s->B; b++)
+        if (!(leaf[b] >= 0 && leaf[b] <= WEIGHT_MAX)) {
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's weight of block %lld is %g",
+                        (long long)b + 1, leaf[b]);
+            return;
+        }
+    rebuild(s);
+}
+
+/* A round computed ahead (pipeline): on load its blocks must be distinct,
+ * its parts must cover them, and its order (when the caller wants one)
+ * must be a permutation, as next() hands a round out. */
+static void ck_round(struct dyn *s, struct ptm_ckpt *ck, struct ptm_sched_round *r)
+{
+    size_t P = (size_t)s->P, n = r->n;
+    ptm_ck_count(ck, &n, s->N, "blocks of a round computed ahead");
+    ptm_sched_ck_blocks(ck, r->blocks, n, s->B, "round computed ahead");
+    PTM_CK_ARRAY(ck, r->order, n);
+    PTM_CK_ARRAY(ck, r->part, P + 1);
+    PTM_CK_ARRAY(ck, r->load, P);
+    PTM_CK(ck, r->candidates);
+    PTM_CK(ck, r->conflicts);
+    PTM_CK(ck, r->evaluations);
+    if (!ck->load || ck->err)
+        return;
+    r->n = n;
+    bool ok = r->part[0] == 0 && r->part[P] == n;
+    for (size_t p = 0; p < P; p++)
+        ok &= r->part[p] <= r->part[p + 1];
+    new_stamp(s);
+    for (size_t i = 0; i < n; i++) {
+        ok &= s->drawn[r->blocks[i]] != s->stamp;
+        s->drawn[r->blocks[i]] = s->stamp;
+    }
+    new_stamp(s); /* orders are below n <= N <= B: marked in drawn too */
+    for (size_t i = 0; s->want_order && i < n; i++) {
+        ok &= r->order[i] < n && s->drawn[r->order[i]] != s->stamp;
+        if (r->order[i] < n)
+            s->drawn[r->order[i]] = s->stamp;
+    }
+    if (!ok)
+        ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's rounds computed ahead are not rounds");
+}
+
+/* The rounds computed ahead, oldest first. */
+static void ck_pipeline(struct dyn *s, struct ptm_ckpt *ck)
+{
+    ptm_ck_size(ck, s->P, "number of workers");
+    ck_bool(ck, &s->want_order, "order of the rounds computed ahead");
+    ck_int(ck, &s->qhead, 0, s->pipeline - 1, "first round computed ahead");
+    ck_int(ck, &s->qlen, 0, s->pipeline, "number of rounds computed ahead");
+    for (int i = 0; i < s->qlen && !ck->err; i++)
+        ck_round(s, ck, &s->q[(s->qhead + i) % s->pipeline]);
+}
+
+/* What next_pass(), compute_active() and done() rely on to stay inside
+ * their arrays: the queue is increasing; the queue and the risers are
+ * distinct blocks, and inq marks exactly them (every block in a full
+ * pass, which has no risers); the candidates left out are distinct and
+ * are not among the pass's blocks still to come. */
+static bool active_holds(struct dyn *s)
+{
+    bool ok = true;
+    const int64_t *q = s->queue, *rise = s->rise, *defer = s->defer;
+    new_stamp(s);
+    uint32_t *mark = s->drawn, st = s->stamp;
+    if (s->full) {
+        ok = s->nrise == 0 && s->qn == s->B;
+        for (int64_t b = 0; b < s->B; b++)
+            ok &= s->inq[b] == 1;
+        for (size_t i = 0; i < s->ndefer; i++) {
+            ok &= defer[i] < s->qpos && mark[defer[i]] != st;
+            mark[defer[i]] = st;
+        }
+        return ok;
+    }
+    for (int64_t i = 0; i < s->qn; i++) {
+        ok &= i == 0 || q[i - 1] < q[i];
+        mark[q[i]] = st;
+    }
+    for (int64_t j = 0; j < s->nrise; j++) {
+        ok &= mark[rise[j]] != st;
+        mark[rise[j]] = st;
+    }
+    for (int64_t b = 0; b < s->B; b++)
+        ok &= s->inq[b] == (mark[b] == st);
+    new_stamp(s);
+    st = s->stamp;
+    for (int64_t i = s->qpos; i < s->qn; i++)
+        mark[q[i]] = st;
+    for (size_t i = 0; i < s->ndefer; i++) {
+        ok &= mark[defer[i]] != st;
+        mark[defer[i]] = st;
+    }
+    return ok;
+}
+
+/* `active`: the pass, the blocks that rose since it began, the candidates
+ * left out, the flags, and the changes by pass. */
+static void ck_active(struct dyn *s, struct ptm_ckpt *ck)
+{
+    size_t B = (size_t)s->B;
+    ck_bool(ck, &s->full, "full pass");
+    ptm_sched_ck_index(ck, &s->qn, 0, s->B, "length of the active pass");
+    ptm_sched_ck_index(ck, &s->qpos, 0, s->qn, "place in the active pass");
+    if (!s->full) /* a full pass is the blocks themselves: no queue */
+        ptm_sched_ck_blocks(ck, s->queue, (size_t)s->qn, s->B, "active pass");
+    ptm_sched_ck_index(ck, &s->nrise, 0, s->B, "number of blocks that rose");
+    ptm_sched_ck_blocks(ck, s->rise, (size_t)s->nrise, s->B, "blocks that rose");
+    ptm_ck_count(ck, &s->ndefer, s->N, "number of candidates left out");
+    ptm_sched_ck_blocks(ck, s->defer, s->ndefer, s->B, "candidates left out");
+    ck_flags(ck, s->inq, B, "pass flag");
+    ck_flags(ck, s->moved, B, "moved flag");
+    ck_int(ck, &s->passes, 0, ACTIVE_PASSES, "active passes in a row");
+    ptm_sched_ck_index(ck, &s->pass_no, 0, INT64_MAX, "pass number");
+    ptm_sched_ck_index(ck, &s->full_pass, 0, s->pass_no, "last full pass");
+    for (int i = 0; i < PASS_RING; i++) {
+        PTM_CK(ck, s->ring[i].change);
+        PTM_CK(ck, s->ring[i].left);
+    }
+    for (int i = 0; i < MAX_PIPELINE + 1; i++)
+        ptm_sched_ck_index(ck, &s->told[i], 0, s->pass_no, "pass of a round not told");
+    ck_int(ck, &s->told_head, 0, MAX_PIPELINE, "first round not told");
+    ck_int(ck, &s->told_len, 0, MAX_PIPELINE + 1, "number of rounds not told");
+    PTM_CK(ck, s->full_change);
+    if (ck->load && !ck->err && !active_holds(s))
+        ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's active pass does not hold together");
+}
+
+/* Everything next() and done() change and later rounds read. Not saved,
+ * as set-up makes it alike and no round changes it: the options, the
+ * classification of the priority, the costs, the sizes. Not saved either:
+ * a round's scratch (cand, cw, kept, keys, owner, cursor, heap, queue2),
+ * and drawn[] with its stamp, which marks only within a round (a new
+ * stamp begins each, so what a fresh scheduler holds there serves as well).
+ * Nor the conflicts' caches (conflict.c): a dependency reads only data,
+ * block numbers and `workers`, so a pair's answer is the same whether
+ * remembered or evaluated again, and so are the rounds; but a resumed run
+ * starts with empty caches, so the evaluations it counts (the trace's
+ * "evaluations") can be more than the uninterrupted run counted in the
+ * same rounds. The same holds for the engine's graph built round by round
+ * (info->pairs), which the conflicts then switch to. */
+static void dyn_state(void *state, struct ptm_ckpt *ck)
+{
+    struct dyn *s = state;
+    ptm_ck_tag(ck, "sched dynamic");
+    ptm_ck_size(ck, s->B, "number of blocks");
+    ptm_ck_size(ck, (int64_t)s->N, "sample");
+    ptm_ck_size(ck, s->pipeline, "pipeline");
+    ptm_ck_size(ck, s->active, "active passes (1: on)");
+    ptm_sched_ck_index(ck, &s->rounds, 0, INT64_MAX, "rounds scheduled");
+    ptm_sched_ck_index(ck, &s->updates, 0, INT64_MAX, "blocks scheduled");
+    PTM_CK_ARRAY(ck, s->g.s, PTM_ARRAY_LEN(s->g.s));
+    ck_weights(s, ck);
+    PTM_CK_ARRAY(ck, s->seen, PROG_NGLOBALS);
+    ck_bool(ck, &s->dirty, "priorities to evaluate");
+    ptm_sched_ck_perm(ck, s->perm, s->B, "permutation of uniform draws");
+    /* a failure done() met, which the next next() reports */
+    int64_t failed = s->failed;
+    PTM_CK(ck, failed);
+    if (ck->load && !ck->err && failed != 0 && failed != PTM_EINVAL)
+        ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's failure of the schedule is %lld",
+                    (long long)failed);
+    if (!ck->err)
+        s->failed = (int)failed;
+    if (s->failed) {
+        PTM_CK_ARRAY(ck, s->failure, sizeof(s->failure));
+        s->failure[sizeof(s->failure) - 1] = '\0';
+    }
+    if (s->pipeline > 0)
+        ck_pipeline(s, ck);
+    if (s->active)
+        ck_active(s, ck);
+}
+
 const struct ptm_sched_ops ptm_sched_dynamic = {
     .name = "dynamic",
     .create = dyn_create,
     .cap = dyn_cap,
     .next = dyn_next,
     .done = dyn_done,
+    .state = dyn_state,
     .destroy = dyn_destroy,
 };

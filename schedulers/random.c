@@ -9,6 +9,7 @@
  * k mod P.
  */
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 #include "rng.h"
 #include "scheduler.h"
@@ -92,6 +93,17 @@ static int rnd_next(void *state, struct ptm_sched_round *out, char *err, size_t 
     return 0;
 }
 
+/* The permutation, which the next round shuffles on from, and the
+ * generator; per_round and the workers only deal the rounds. */
+static void rnd_state(void *state, struct ptm_ckpt *ck)
+{
+    struct rnd *s = state;
+    ptm_ck_tag(ck, "sched random");
+    ptm_ck_size(ck, s->nblocks, "number of blocks");
+    ptm_sched_ck_perm(ck, s->perm, s->nblocks, "random permutation");
+    PTM_CK_ARRAY(ck, s->g.s, PTM_ARRAY_LEN(s->g.s));
+}
+
 static void rnd_destroy(void *state)
 {
     struct rnd *s = state;
@@ -105,5 +117,6 @@ const struct ptm_sched_ops ptm_sched_random = {
     .cap = rnd_cap,
     .next = rnd_next,
     .done = NULL,
+    .state = rnd_state,
     .destroy = rnd_destroy,
 };

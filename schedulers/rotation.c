@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 #include "scheduler.h"
 
@@ -64,6 +65,15 @@ static int rot_next(void *state, struct ptm_sched_round *out, char *err, size_t 
     return 0;
 }
 
+/* The round within the epoch. */
+static void rot_state(void *state, struct ptm_ckpt *ck)
+{
+    struct rot *s = state;
+    ptm_ck_tag(ck, "sched rotation");
+    ptm_ck_size(ck, s->workers, "number of blocks (one a worker)");
+    ptm_sched_ck_index(ck, &s->t, 0, s->workers - 1, "rotation's round of the epoch");
+}
+
 static void rot_destroy(void *state)
 {
     ptm_free(state);
@@ -75,5 +85,6 @@ const struct ptm_sched_ops ptm_sched_rotation = {
     .cap = rot_cap,
     .next = rot_next,
     .done = NULL,
+    .state = rot_state,
     .destroy = rot_destroy,
 };

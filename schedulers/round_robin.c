@@ -6,6 +6,7 @@
  * neighbouring memory, often related) stay with one worker.
  */
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 #include "scheduler.h"
 
@@ -62,6 +63,15 @@ static int rr_next(void *state, struct ptm_sched_round *out, char *err, size_t e
     return 0;
 }
 
+/* The position; per_round and the workers only deal the rounds. */
+static void rr_state(void *state, struct ptm_ckpt *ck)
+{
+    struct rr *s = state;
+    ptm_ck_tag(ck, "sched round_robin");
+    ptm_ck_size(ck, s->nblocks, "number of blocks");
+    ptm_sched_ck_index(ck, &s->next, 0, s->nblocks - 1, "round_robin position");
+}
+
 static void rr_destroy(void *state)
 {
     ptm_free(state);
@@ -73,5 +83,6 @@ const struct ptm_sched_ops ptm_sched_round_robin = {
     .cap = rr_cap,
     .next = rr_next,
     .done = NULL,
+    .state = rr_state,
     .destroy = rr_destroy,
 };

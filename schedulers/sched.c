@@ -1,12 +1,15 @@
 /*
  * sched.c - the table of schedulers, one entry per policy that has one,
- * and what several policies share: per_round, and dealing a round's blocks
- * to the workers.
+ * and what several policies share: per_round, dealing a round's blocks
+ * to the workers, and the checks of the indices their state functions
+ * load.
  */
 #include "scheduler.h"
 
 #include <string.h>
 
+#include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 
 static const struct {
@@ -71,4 +74,58 @@ void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n
     }
     out->part[P] = at;
     out->n = n;
+}
+
+void ptm_sched_ck_index(struct ptm_ckpt *ck, int64_t *v, int64_t lo, int64_t hi, const char *what)
+{
+    int64_t x = *v;
+    PTM_CK(ck, x);
+    if (!ck->load || ck->err)
+        return;
+    if (x < lo || x > hi) {
+        if (hi == INT64_MAX)
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's %s is %lld, below %lld", what,
+                        (long long)x, (long long)lo);
+        else
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's %s is %lld, outside %lld .. %lld", what,
+                        (long long)x, (long long)lo, (long long)hi);
+        return;
+    }
+    *v = x;
+}
+
+void ptm_sched_ck_blocks(struct ptm_ckpt *ck, int64_t *b, size_t n, int64_t nblocks,
+                         const char *what)
+{
+    PTM_CK_ARRAY(ck, b, n);
+    if (!ck->load || ck->err)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] < 0 || b[i] >= nblocks) {
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's %s has block %lld where this run has %lld",
+                        what, (long long)b[i] + 1, (long long)nblocks);
+            return;
+        }
+}
+
+void ptm_sched_ck_perm(struct ptm_ckpt *ck, int64_t *perm, int64_t n, const char *what)
+{
+    ptm_sched_ck_blocks(ck, perm, (size_t)n, n, what);
+    if (!ck->load || ck->err)
+        return;
+    unsigned char *seen = ptm_malloc((size_t)n);
+    if (!seen) {
+        ptm_ck_fail(ck, PTM_ENOMEM, "no memory to check the checkpoint's %s", what);
+        return;
+    }
+    memset(seen, 0, (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        if (seen[perm[i]]) {
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's %s has block %lld twice", what,
+                        (long long)perm[i] + 1);
+            break;
+        }
+        seen[perm[i]] = 1;
+    }
+    ptm_free(seen);
 }

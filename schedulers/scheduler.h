@@ -141,4 +141,17 @@ void ptm_sched_split_even(struct ptm_sched_round *out, int workers);
  * (in their order), out->n, part, load (the counts) and order. */
 void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers);
 
+/* For the policies' state functions (runtime/base/ckpt.h): an index *v
+ * saved or loaded; on load it must be in lo .. hi (else PTM_EDATA, what
+ * naming it, and *v keeps its value). */
+void ptm_sched_ck_index(struct ptm_ckpt *ck, int64_t *v, int64_t lo, int64_t hi, const char *what);
+/* n block numbers at b saved or loaded; on load each must be in 0 ..
+ * nblocks - 1 (else PTM_EDATA), so that no loaded block indexes outside
+ * an array. */
+void ptm_sched_ck_blocks(struct ptm_ckpt *ck, int64_t *b, size_t n, int64_t nblocks,
+                         const char *what);
+/* A permutation of the n blocks at perm saved or loaded; on load it must
+ * be one (else PTM_EDATA; PTM_ENOMEM when the check finds no memory). */
+void ptm_sched_ck_perm(struct ptm_ckpt *ck, int64_t *perm, int64_t n, const char *what);
+
 #endif

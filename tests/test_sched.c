@@ -18,9 +18,12 @@
  * rule recomputed here, and within the LPT bound; rounds depend on the
  * seed, not on the number of workers or on timing; pipelining lags by the
  * number of rounds it says; bad edge files give their whole messages;
- * allocation failures are clean. Then `ptm run` with the dynamic policy:
- * the Lasso it solves meets the KKT conditions, the same bits come out on
- * 1, 2 and 3 workers, and a bad edge list is reported as bad data.
+ * allocation failures are clean; a scheduler's state saved and loaded
+ * into one created alike deals the rounds the saved one goes on to deal,
+ * and a state that does not fit is refused. Then `ptm run` with the
+ * dynamic policy: the Lasso it solves meets the KKT conditions, the same
+ * bits come out on 1, 2 and 3 workers, and a bad edge list is reported as
+ * bad data.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "compiler.h"
 #include "data.h"
 #include "diag.h"
@@ -67,6 +71,7 @@ enum prio_kind {
     PRIO_LOCAL,    /* param(j): re-evaluated for updated blocks */
     PRIO_NONLOCAL, /* param(j + 0): every block, after any update */
     PRIO_ROUNDS,   /* param(j) + 0 * rounds: every block when rounds moves */
+    PRIO_ABS_DELTA, /* abs(delta(j)): the change done() is told */
 };
 
 enum dep_kind { DEP_NONE, DEP_PRED, DEP_FILE };
@@ -198,6 +203,12 @@ static struct fx *fx_new(int64_t B, enum prio_kind prio, enum dep_kind dep, bool
         emit(p, PROG_MUL, 0, 0);
         emit(p, PROG_ADD, 0, 0);
         finish(p, "beta[j] + 0 * rounds");
+        break;
+    case PRIO_ABS_DELTA:
+        emit(p, PROG_VAR, 0, 0);
+        emit(p, PROG_DELTA, 0, 1);
+        emit(p, PROG_ABS, 0, 0);
+        finish(p, "abs(delta(beta[j]))");
         break;
     }
     bs->has_cost = cost;
@@ -1602,6 +1613,386 @@ START_TEST(test_fault)
 }
 END_TEST
 
+/* ---- checkpoints ------------------------------------------------------------------- */
+
+/* Configurations of every policy whose state a checkpoint must carry. */
+static const struct ck_row {
+    const char *name;
+    enum plan_policy policy;
+    int64_t B;
+    int P;
+    enum prio_kind prio;
+    enum dep_kind dep;
+    bool cost;
+    int64_t sample, per_round, pipeline;
+    bool active;
+    double uniform;
+    int64_t warmup;
+    enum plan_unit warmup_unit;
+    bool decay;  /* the changes shrink over stretches of 40 rounds */
+    bool steady; /* blocks 0, 4, 8, ... never move, the others always (else
+                    about a third of the changes are 0, at random) */
+} ck_rows[] = {
+    {"dynamic, the change as priority, a predicate", PLAN_POLICY_DYNAMIC, 60, 3, PRIO_NONE,
+     DEP_PRED, false, 12, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"dynamic, abs(delta), uniform 0.5", PLAN_POLICY_DYNAMIC, 60, 2, PRIO_ABS_DELTA, DEP_NONE,
+     false, 10, 0, 0, false, 0.5, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"dynamic, param(j), costs, warmup 3 rounds", PLAN_POLICY_DYNAMIC, 50, 3, PRIO_LOCAL, DEP_NONE,
+     true, 16, 0, 0, false, 0, 3, PLAN_UNIT_ROUNDS, false, false},
+    {"dynamic, a priority read elsewhere", PLAN_POLICY_DYNAMIC, 40, 2, PRIO_NONLOCAL, DEP_PRED,
+     false, 8, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"dynamic, a priority that reads rounds, warmup 1 sweep", PLAN_POLICY_DYNAMIC, 45, 1,
+     PRIO_ROUNDS, DEP_NONE, false, 9, 0, 0, false, 0, 1, PLAN_UNIT_SWEEPS, false, false},
+    {"dynamic, every block a candidate", PLAN_POLICY_DYNAMIC, 20, 2, PRIO_NONE, DEP_PRED, true, 20,
+     0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"dynamic, pipeline 2", PLAN_POLICY_DYNAMIC, 60, 3, PRIO_LOCAL, DEP_PRED, true, 10, 0, 2, false,
+     0, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"dynamic, active", PLAN_POLICY_DYNAMIC, 60, 2, PRIO_NONE, DEP_PRED, false, 7, 0, 0, true, 0, 0,
+     PLAN_UNIT_ROUNDS, true, false},
+    {"dynamic, active, param(j), pipeline 3", PLAN_POLICY_DYNAMIC, 50, 3, PRIO_LOCAL, DEP_NONE,
+     false, 6, 0, 3, true, 0, 0, PLAN_UNIT_ROUNDS, true, false},
+    {"dynamic, active, a priority read elsewhere", PLAN_POLICY_DYNAMIC, 40, 1, PRIO_NONLOCAL,
+     DEP_NONE, false, 5, 0, 0, true, 0, 0, PLAN_UNIT_ROUNDS, true, false},
+    /* a full pass, then ACTIVE_PASSES active ones of a round each, then a
+     * full one */
+    {"dynamic, active, passes of a round, pipeline 1", PLAN_POLICY_DYNAMIC, 12, 2, PRIO_ABS_DELTA,
+     DEP_NONE, false, 12, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true},
+    {"random", PLAN_POLICY_RANDOM, 40, 2, PRIO_NONE, DEP_NONE, false, 0, 5, 0, false, 0, 0,
+     PLAN_UNIT_ROUNDS, false, false},
+    {"random, a block a worker", PLAN_POLICY_RANDOM, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 0, 0,
+     false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"round_robin, per_round 7", PLAN_POLICY_ROUND_ROBIN, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 7,
+     0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+    {"rotation", PLAN_POLICY_ROTATION, 4, 4, PRIO_NONE, DEP_NONE, false, 0, 0, 0, false, 0, 0,
+     PLAN_UNIT_ROUNDS, false, false},
+};
+
+/* A run as the engine drives its scheduler: before each next() the
+ * globals are the run's, and after it every block of the round moves its
+ * parameter (the fixture's w, which param() and delta() read) by a
+ * made-up change of the block and the round, 0 for some (so that `active`
+ * passes shrink), and done() is told the changes. */
+struct ckrun {
+    struct fx *f;
+    struct sch s;
+    int64_t t, updates;
+    bool decay, steady;
+};
+
+static void ckrun_new(struct ckrun *r, const struct ck_row *row, int64_t B, int P)
+{
+    struct fx *f = fx_new(B, row->prio, row->dep, row->cost);
+    for (int64_t b = 0; b < B; b++)
+        f->cost[b] = (double)(1 + b % 5);
+    struct plan_schedule *sc = &f->plan.schedule;
+    sc->policy = row->policy;
+    sc->sample = row->sample;
+    sc->per_round = row->per_round;
+    sc->pipeline = row->pipeline;
+    sc->active = row->active;
+    sc->uniform = row->uniform;
+    sc->warmup = row->warmup;
+    sc->warmup_unit = row->warmup_unit;
+    r->f = f;
+    r->t = r->updates = 0;
+    r->decay = row->decay;
+    r->steady = row->steady;
+    sch_new(&r->s, ptm_sched_find(row->policy), f, P, 77);
+}
+
+static void ckrun_free(struct ckrun *r)
+{
+    sch_free(&r->s);
+    fx_free(r->f);
+}
+
+static const struct ptm_sched_round *ckrun_round(struct ckrun *r)
+{
+    struct fx *f = r->f;
+    f->globals[PROG_G_ROUNDS] = (double)r->t;
+    f->globals[PROG_G_SWEEPS] = floor((double)r->updates / (double)f->B);
+    f->globals[PROG_G_WORKERS] = r->s.rd.P;
+    const struct ptm_sched_round *rd = sch_next(&r->s);
+    double *c = calloc(rd->n + 1, sizeof(double));
+    ck_assert_ptr_nonnull(c);
+    for (size_t i = 0; i < rd->n; i++) {
+        int64_t b = rd->blocks[i];
+        uint64_t x = (uint64_t)b * 0x9e3779b97f4a7c15u ^ (uint64_t)r->t * 1000003u;
+        double u = (double)(ptm_splitmix64(&x) >> 11) * 0x1.0p-53;
+        bool moves = r->steady ? b % 4 != 0 : u >= 0.35;
+        c[i] = moves ? (0.1 + u) * (b % 5 == 0 ? 1 : 0.01) : 0;
+        if (r->decay) /* active passes change less and less, then a full one */
+            c[i] *= exp(-(double)(r->t % 40) / 4);
+        f->w[b] = 0.5 * f->w[b] + c[i];
+    }
+    if (r->s.ops->done)
+        r->s.ops->done(r->s.st, rd->blocks, c, rd->n);
+    free(c);
+    r->t++;
+    r->updates += (int64_t)rd->n;
+    return rd;
+}
+
+/* Are two rounds the same: blocks, workers' parts, policy order, loads,
+ * candidates and conflicts (and evaluations, unless a predicate's cache,
+ * which a checkpoint leaves out, may answer some of them)? */
+static bool same_round(const struct ptm_sched_round *a, const struct ptm_sched_round *b, int P,
+                       bool evals)
+{
+    if (a->n != b->n || a->candidates != b->candidates || a->conflicts != b->conflicts ||
+        (evals && a->evaluations != b->evaluations))
+        return false;
+    if (memcmp(a->blocks, b->blocks, a->n * sizeof(int64_t)) != 0 ||
+        memcmp(a->order, b->order, a->n * sizeof(size_t)) != 0 ||
+        memcmp(a->part, b->part, ((size_t)P + 1) * sizeof(size_t)) != 0)
+        return false;
+    for (int p = 0; p < P; p++)
+        if (a->load[p] != b->load[p])
+            return false;
+    return true;
+}
+
+/* The whole of a file. */
+static char *slurp(FILE *fp, long *len)
+{
+    fflush(fp);
+    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
+    *len = ftell(fp);
+    rewind(fp);
+    char *buf = malloc((size_t)*len + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)*len, fp), (size_t)*len);
+    return buf;
+}
+
+/* A scheduler saved after k rounds and loaded into one created alike (its
+ * run given the parameters and counters back, as the engine does) deals
+ * the same next rounds as the one saved, and then saves the same bytes;
+ * one created alike and not loaded deals other rounds, for most k (a
+ * rotation after whole epochs starts again alike, say). */
+START_TEST(test_ckpt_resume)
+{
+    const struct ck_row *row = &ck_rows[_i];
+    enum { K = 64, M = 40 };
+    int64_t differ_k = 0;
+    for (int64_t k = 0; k < K; k++) {
+        struct ckrun a, b, fresh;
+        ckrun_new(&a, row, row->B, row->P);
+        for (int64_t t = 0; t < k; t++)
+            ckrun_round(&a);
+        FILE *fp = tmpfile();
+        ck_assert_ptr_nonnull(fp);
+        struct ptm_ckpt ck = {.f = fp};
+        a.s.ops->state(a.s.st, &ck);
+        ck_assert_msg(ck.err == 0, "%s: save: %s", row->name, ck.msg);
+        ck_assert_uint_gt(ck.bytes, 64);
+
+        ckrun_new(&b, row, row->B, row->P);
+        memcpy(b.f->w, a.f->w, (size_t)row->B * sizeof(double));
+        b.t = a.t;
+        b.updates = a.updates;
+        rewind(fp);
+        struct ptm_ckpt ld = {.f = fp, .load = true};
+        b.s.ops->state(b.s.st, &ld);
+        ck_assert_msg(ld.err == 0, "%s, after %lld rounds: load: %s", row->name, (long long)k,
+                      ld.msg);
+        ck_assert_uint_eq(ld.bytes, ck.bytes);
+        ck_assert_uint_eq(ld.crc, ck.crc);
+        ck_assert_int_eq(fgetc(fp), EOF);
+        fclose(fp);
+
+        ckrun_new(&fresh, row, row->B, row->P);
+        memcpy(fresh.f->w, a.f->w, (size_t)row->B * sizeof(double));
+        fresh.t = a.t;
+        fresh.updates = a.updates;
+        bool differ = false, evals = row->dep != DEP_PRED;
+        for (int m = 0; m < M; m++) {
+            const struct ptm_sched_round *ra = ckrun_round(&a), *rb = ckrun_round(&b);
+            ck_assert_msg(same_round(ra, rb, row->P, evals),
+                          "%s: saved after %lld rounds, round %d after it differs", row->name,
+                          (long long)k, m);
+            differ |= !same_round(ra, ckrun_round(&fresh), row->P, false);
+        }
+        differ_k += differ;
+
+        /* what the two hold now: the same, byte for byte */
+        FILE *fa = tmpfile(), *fb = tmpfile();
+        ck_assert(fa && fb);
+        struct ptm_ckpt sa = {.f = fa}, sb = {.f = fb};
+        a.s.ops->state(a.s.st, &sa);
+        b.s.ops->state(b.s.st, &sb);
+        ck_assert(sa.err == 0 && sb.err == 0);
+        if (evals) {
+            long la, lb;
+            char *ba = slurp(fa, &la), *bb = slurp(fb, &lb);
+            ck_assert_msg(la == lb && memcmp(ba, bb, (size_t)la) == 0,
+                          "%s: the states saved after the same rounds differ", row->name);
+            free(ba);
+            free(bb);
+        }
+        fclose(fa);
+        fclose(fb);
+        ckrun_free(&a);
+        ckrun_free(&b);
+        ckrun_free(&fresh);
+    }
+    ck_assert_msg(differ_k >= K / 2,
+                  "%s: a scheduler not loaded deals other rounds only %lld times of %d", row->name,
+                  (long long)differ_k, K);
+}
+END_TEST
+
+/* A state loaded into a scheduler set up otherwise (another policy, other
+ * blocks, workers, sample, pipeline or `active`), or cut short, is
+ * refused as bad data, and the scheduler is freed cleanly. */
+START_TEST(test_ckpt_mismatch)
+{
+    static const struct {
+        int from, to;   /* rows of ck_rows */
+        int64_t B;      /* the loading scheduler's blocks (0: the row's) */
+        int P;          /* its workers (0: the row's) */
+        int64_t sample; /* its sample (0: the row's) */
+        int active;     /* its `active` (-1: the row's) */
+        long cut;       /* > 0: the stream cut to this many bytes */
+    } cases[] = {
+        {0, 0, 61, 0, 0, -1, 0}, /* other blocks */
+        {0, 11, 0, 0, 0, -1, 0}, /* other policies */
+        {0, 13, 0, 0, 0, -1, 0},    {0, 14, 0, 0, 0, -1, 0},
+        {0, 0, 0, 0, 11, -1, 0},  /* another sample */
+        {6, 1, 0, 0, 10, -1, 0},  /* pipeline 2, none */
+        {6, 6, 0, 2, 0, -1, 0},   /* the rounds computed ahead were dealt to 3 workers */
+        {7, 7, 0, 0, 0, 0, 0},    /* active, not active */
+        {1, 1, 0, 0, 0, 1, 0},    /* not active, active */
+        {7, 7, 0, 0, 0, -1, 200}, /* cut short */
+        {8, 8, 0, 0, 0, -1, 1000},  {11, 11, 39, 0, 0, -1, 0},
+        {11, 13, 0, 0, 0, -1, 0},   {11, 0, 0, 0, 0, -1, 0},
+        {11, 11, 0, 0, 0, -1, 100}, {13, 13, 41, 0, 0, -1, 0},
+        {13, 12, 0, 0, 0, -1, 0},   {13, 14, 0, 0, 0, -1, 0},
+        {13, 13, 0, 0, 0, -1, 70},  {14, 14, 5, 5, 0, -1, 0},
+        {14, 13, 0, 0, 0, -1, 0},   {14, 0, 0, 0, 0, -1, 0},
+    };
+    for (size_t i = 0; i < PTM_ARRAY_LEN(cases); i++) {
+        const struct ck_row *from = &ck_rows[cases[i].from], *to = &ck_rows[cases[i].to];
+        struct ckrun a, b;
+        ckrun_new(&a, from, from->B, from->P);
+        for (int t = 0; t < 9; t++)
+            ckrun_round(&a);
+        FILE *fp = tmpfile();
+        ck_assert_ptr_nonnull(fp);
+        struct ptm_ckpt ck = {.f = fp};
+        a.s.ops->state(a.s.st, &ck);
+        ck_assert_int_eq(ck.err, 0);
+        if (cases[i].cut > 0) {
+            ck_assert_int_lt(cases[i].cut, (long)ck.bytes);
+            fflush(fp);
+            ck_assert_int_eq(ftruncate(fileno(fp), cases[i].cut), 0);
+        }
+        struct ck_row alt = *to;
+        if (cases[i].sample)
+            alt.sample = cases[i].sample;
+        if (cases[i].active >= 0)
+            alt.active = cases[i].active;
+        ckrun_new(&b, &alt, cases[i].B ? cases[i].B : to->B, cases[i].P ? cases[i].P : to->P);
+        rewind(fp);
+        struct ptm_ckpt ld = {.f = fp, .load = true};
+        b.s.ops->state(b.s.st, &ld);
+        ck_assert_msg(ld.err == PTM_EDATA, "case %zu (%s into %s): %d, %s", i, from->name, to->name,
+                      ld.err, ld.msg);
+        ck_assert_msg(ld.msg[0] != '\0', "case %zu: no message", i);
+        if (tu_verbose())
+            printf("case %zu: %s\n", i, ld.msg);
+        fclose(fp);
+        ckrun_free(&a);
+        ckrun_free(&b);
+    }
+}
+END_TEST
+
+/* Values no run could have saved are refused where a scheduler would
+ * index with them: a round_robin position past the last block, a random
+ * permutation with a block twice, a dynamic weight that is not a number,
+ * and a dynamic pass flag that is not 0 or 1. */
+START_TEST(test_ckpt_bad_values)
+{
+    static const struct {
+        int row;
+        long at; /* where the bad bytes go: after the tag (64) and the sizes */
+        int64_t value;
+        bool nan;
+    } cases[] = {
+        {13, 64 + 8, 40, false}, /* position 40 of blocks 0 .. 39 */
+        {13, 64 + 8, -1, false},
+        {11, 64 + 8 + 8 * 3, 0, false}, /* perm[3] = 0 = perm[k] for some k */
+        {11, 64 + 8 + 8 * 3, 40, false},
+        {0, 64 + 4 * 8 + 2 * 8 + 32, 0, true}, /* the weight of block 1 */
+        {0, 64 + 4 * 8, -5, false},            /* rounds scheduled */
+    };
+    for (size_t i = 0; i < PTM_ARRAY_LEN(cases); i++) {
+        const struct ck_row *row = &ck_rows[cases[i].row];
+        struct ckrun a, b;
+        ckrun_new(&a, row, row->B, row->P);
+        for (int t = 0; t < 5; t++)
+            ckrun_round(&a);
+        FILE *fp = tmpfile();
+        ck_assert_ptr_nonnull(fp);
+        struct ptm_ckpt ck = {.f = fp};
+        a.s.ops->state(a.s.st, &ck);
+        ck_assert_int_eq(ck.err, 0);
+        ck_assert_int_eq(fseek(fp, cases[i].at, SEEK_SET), 0);
+        if (cases[i].nan) {
+            double v = NAN;
+            ck_assert_uint_eq(fwrite(&v, sizeof(v), 1, fp), 1);
+        } else {
+            ck_assert_uint_eq(fwrite(&cases[i].value, sizeof(int64_t), 1, fp), 1);
+        }
+        ckrun_new(&b, row, row->B, row->P);
+        rewind(fp);
+        struct ptm_ckpt ld = {.f = fp, .load = true};
+        b.s.ops->state(b.s.st, &ld);
+        ck_assert_msg(ld.err == PTM_EDATA, "case %zu (%s): %d, %s", i, row->name, ld.err, ld.msg);
+        if (tu_verbose())
+            printf("bad value %zu: %s\n", i, ld.msg);
+        fclose(fp);
+        ckrun_free(&a);
+        ckrun_free(&b);
+    }
+}
+END_TEST
+
+/* A failure done() met (a priority that is not a number), saved before
+ * the next() that reports it, is reported by the scheduler loaded, word
+ * for word. */
+START_TEST(test_ckpt_failure)
+{
+    const struct ck_row *row = &ck_rows[2]; /* param(j): evaluated in done() */
+    struct ckrun a, b;
+    ckrun_new(&a, row, row->B, row->P);
+    const struct ptm_sched_round *r = ckrun_round(&a);
+    int64_t blk = r->blocks[0];
+    double c = 1;
+    a.f->w[blk] = NAN;
+    a.s.ops->done(a.s.st, &blk, &c, 1);
+    FILE *fp = tmpfile();
+    ck_assert_ptr_nonnull(fp);
+    struct ptm_ckpt ck = {.f = fp};
+    a.s.ops->state(a.s.st, &ck);
+    ck_assert_int_eq(ck.err, 0);
+    ckrun_new(&b, row, row->B, row->P);
+    rewind(fp);
+    struct ptm_ckpt ld = {.f = fp, .load = true};
+    b.s.ops->state(b.s.st, &ld);
+    ck_assert_msg(ld.err == 0, "%s", ld.msg);
+    fclose(fp);
+    char ea[512] = "", eb[512] = "";
+    ck_assert_int_eq(a.s.ops->next(a.s.st, &a.s.rd.r, ea, sizeof(ea)), PTM_EINVAL);
+    ck_assert_int_eq(b.s.ops->next(b.s.st, &b.s.rd.r, eb, sizeof(eb)), PTM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(ea, "not a number"));
+    ck_assert_str_eq(ea, eb);
+    ckrun_free(&a);
+    ckrun_free(&b);
+}
+END_TEST
+
 /* ---- the dynamic policy in ptm run -------------------------------------------------- */
 
 static double lambda;
@@ -1774,6 +2165,10 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_edge_files);
     tcase_add_test(tc, test_edges_read);
     tcase_add_test(tc, test_fault);
+    tcase_add_loop_test(tc, test_ckpt_resume, 0, (int)PTM_ARRAY_LEN(ck_rows));
+    tcase_add_test(tc, test_ckpt_mismatch);
+    tcase_add_test(tc, test_ckpt_bad_values);
+    tcase_add_test(tc, test_ckpt_failure);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("engine");
     tcase_set_timeout(te, 120);
