@@ -121,6 +121,7 @@ check: deps
 test: $(PTM) $(TESTS)
 	@for t in $(TESTS); do echo "== $$t"; $$t || exit 1; done
 	@echo "== tests/cli.sh"; PTM=$(PTM) sh tests/cli.sh
+	@echo "== tests/ckpt.sh"; PTM=$(PTM) sh tests/ckpt.sh
 	@echo "== tests/model.sh"; SANITIZE=$(SANITIZE) sh tests/model.sh
 
 # golden: rewrite tests/golden/*.yaml from the examples, for review with git diff.

@@ -166,6 +166,10 @@ static const struct command commands[] = {
      "                    it; only the stop rule may differ. Checkpoints go on\n"
      "                    into DIR (or --checkpoint's). With a fixed seed on\n"
      "                    threads the outputs are those of a run never stopped\n"
+     "  --rank-timeout T  under MPI: how long a rank waits for one that stopped\n"
+     "                    answering (stopped, or cut off from its host) before\n"
+     "                    the job ends with a message naming it (default 30s;\n"
+     "                    0: for ever). A slow rank still answers\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "  -                 read the spec from standard input\n"
      "\n"
@@ -381,6 +385,7 @@ struct job_flags {
     unsigned long long memory_limit; /* --memory-limit; 0: the machine's */
     const char *checkpoint; /* --checkpoint DIR */
     const char *resume;     /* --resume DIR */
+    double rank_timeout;    /* --rank-timeout, seconds; < 0: the default */
     bool has_every;         /* --every */
     int64_t every;
     enum plan_unit every_unit;
@@ -500,6 +505,18 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
                 f->checkpoint = v;
             else
                 f->resume = v;
+        } else if (is_run && (strcmp(a, "--rank-timeout") == 0 ||
+                              strncmp(a, "--rank-timeout=", 15) == 0)) {
+            const char *v = a[14] == '=' ? a + 15 : (i + 1 < argc ? argv[++i] : NULL);
+            int64_t n;
+            enum plan_unit u;
+            if (!v)
+                return usage_error("%s needs a value", "--rank-timeout", cmd);
+            if (strcmp(v, "0") == 0)
+                f->rank_timeout = 0;
+            else if (!parse_every(v, &n, &u, &f->rank_timeout) || n != 0)
+                return usage_error("bad value for --rank-timeout: '%s' (want a duration of at "
+                                   "least a second, 10s, 2m, or 0: wait for ever)", v, cmd);
         } else if (is_run && (strcmp(a, "--every") == 0 || strncmp(a, "--every=", 8) == 0)) {
             const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v)
@@ -1041,7 +1058,7 @@ static int run_failed(int code)
 
 static int cmd_run(int argc, char **argv)
 {
-    struct job_flags f = {0};
+    struct job_flags f = {.rank_timeout = -1};
     int code = parse_job_flags("run", argc, argv, &f);
     f.check_outputs = true;
     if (code >= 0)
@@ -1061,6 +1078,9 @@ static int cmd_run(int argc, char **argv)
         code = PTM_EXIT_USAGE;
         goto out;
     }
+    /* a rank that stops answering ends the job (spec/runtime.md) */
+    ptm_comm_patience(f.rank_timeout >= 0 ? f.rank_timeout : PTM_COMM_PATIENCE, ptm_run_signal);
+    ptm_comm_note("no checkpoint to go on from (ptm run --checkpoint DIR keeps one)");
     int rank = ptm_comm_rank();
     char who[32] = "";
     if (ptm_comm_size() > 1)

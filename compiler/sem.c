@@ -1152,7 +1152,10 @@ static void job_path(struct sem *s, const char *path, char *buf, size_t len)
         snprintf(buf, len, "%s/%s", base, path);
 }
 
-static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char *const *fns,
+/* The hook file of st: it exists, loads, and defines the functions named
+ * (fn_locs[i] set) of fns[0..n); what it defines under each name goes to
+ * found. Returns true when it looked them up (the file loaded). */
+static bool check_lua_file(struct sem *s, const struct ast_stmt *st, const char *const *fns,
                            const struct ptm_loc *fn_locs, unsigned n, struct hook_fn *found)
 {
     char path[4096];
@@ -1161,30 +1164,31 @@ static void check_lua_file(struct sem *s, const struct ast_stmt *st, const char 
     if (stat(path, &sb) != 0) {
         sem_error(s, st->u.hook.file_loc, "Lua file \"%s\" not found (looked for '%s')",
                   st->u.hook.file.s, path);
-        return;
+        return false;
     }
     if (!S_ISREG(sb.st_mode)) {
         sem_error(s, st->u.hook.file_loc, "\"%s\" is a %s, not a Lua file", st->u.hook.file.s,
                   S_ISDIR(sb.st_mode) ? "directory" : "special file");
-        return;
+        return false;
     }
     if (!s->opts->check_hooks)
-        return;
+        return false;
     char err[512];
     int rc = hook_check(path, fns, n, found, err, sizeof(err));
     s->hook_loaded = rc == 0;
     if (rc == PTM_ENOMEM) {
         s->oom = true;
-        return;
+        return false;
     }
     if (rc != 0) {
         sem_error(s, st->u.hook.file_loc, "cannot load \"%s\": %s", st->u.hook.file.s, err);
-        return;
+        return false;
     }
     for (unsigned i = 0; i < n; i++)
         if (fns[i] && !found[i].defined && fn_locs[i].end != 0)
             sem_error(s, fn_locs[i], "\"%s\" defines no function '%s'", st->u.hook.file.s,
                       fns[i]);
+    return true;
 }
 
 /* A parameter the kernel derives (its values come from state of its own)
@@ -1439,6 +1443,50 @@ static void check_hooks_match(struct sem *s, const struct ast_stmt *ust, const s
     }
 }
 
+/* The functions of a Lua hook file: the update's push (or the objective's
+ * function), pull, apply, init, save and load. */
+enum { F_MAIN, F_PULL, F_APPLY, F_INIT, F_SAVE, F_LOAD, F_N };
+
+/* save and load (spec/runtime.md, Lua hooks): functions save(w, job) and
+ * load(w, t, job), both or neither, each the one named (locs[i] set) or
+ * else the file's function of that name; found: what the file defines
+ * under fns[0..2) when looked (the file was loaded); errors at the name,
+ * or at file_loc. Sets h->save and h->load. */
+static void check_state_hooks(struct sem *s, const char *file, const char *const *fns,
+                              const struct hook_fn *found, const struct ptm_loc *locs,
+                              struct ptm_loc file_loc, bool looked, struct plan_hook *h)
+{
+    static const char *const shapes[2] = {"save(w, job)", "load(w, t, job)"};
+    static const int most[2] = {2, 3};
+    bool ok = true, has[2];
+    struct ptm_loc at[2];
+    for (int i = 0; i < 2; i++) {
+        at[i] = locs[i].end != 0 ? locs[i] : file_loc;
+        has[i] = locs[i].end != 0 || found[i].defined;
+        if (found[i].other) {
+            sem_error(s, at[i], "\"%s\" defines '%s' as a %s; the %s hook is a function %s", file,
+                      fns[i], found[i].other, i ? "load" : "save", shapes[i]);
+            ok = false;
+        } else if (found[i].defined && found[i].nparams > most[i] && !found[i].vararg) {
+            sem_error(s, at[i], "\"%s\" defines '%s' with %d parameters; the %s hook is %s", file,
+                      fns[i], found[i].nparams, i ? "load" : "save", shapes[i]);
+            ok = false;
+        }
+    }
+    if (!looked) /* named ones assumed defined, as pull and apply are */
+        has[0] = has[1] = has[0] || has[1];
+    if (ok && has[0] != has[1]) {
+        int i = has[0] ? 0 : 1;
+        sem_error(s, at[i],
+                  "\"%s\" defines '%s' but no '%s': a checkpoint keeps the file's own state with "
+                  "both hooks, save(w, job) and load(w, t, job)",
+                  file, fns[i], fns[1 - i]);
+    } else if (ok && has[0]) {
+        h->save = dup(s, fns[0]);
+        h->load = dup(s, fns[1]);
+    }
+}
+
 static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hook *h)
 {
     bool update = st->kind == AST_STMT_UPDATE;
@@ -1472,9 +1520,11 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         return;
     }
     h->file = dup(s, st->u.hook.file.s);
-    const char *fns[4] = {NULL, NULL, NULL, NULL};
-    struct ptm_loc locs[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-    struct hook_fn found[4] = {{0}, {0}, {0}, {0}};
+    const char *fns[F_N] = {NULL};
+    struct ptm_loc locs[F_N] = {{0, 0}};
+    struct hook_fn found[F_N] = {{0}};
+    fns[F_SAVE] = "save";
+    fns[F_LOAD] = "load";
     if (update) {
         if (st->u.hook.fn.s)
             sem_error(s, st->u.hook.fn_loc, "name the update functions as options: "
@@ -1484,20 +1534,21 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         fns[2] = "apply";
         fns[3] = "init";
         locs[0] = st->u.hook.file_loc; /* the default push must exist */
-        static const char *const keys[] = {"push", "pull", "apply", "init"};
+        static const char *const keys[F_N] = {"push", "pull", "apply", "init", "save", "load"};
         for (const struct ast_option *o = st->u.hook.options.head; o; o = o->next) {
             int k = -1;
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < F_N; i++)
                 if (strcmp(o->key.name, keys[i]) == 0)
                     k = i;
             if (k < 0) {
-                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), keys, 4);
+                const char *sug = diag_suggest(o->key.name, strlen(o->key.name), keys, F_N);
                 if (sug)
                     sem_error(s, o->key.loc, "unknown option '%s' (did you mean '%s'?)",
                               o->key.name, sug);
                 else
                     sem_error(s, o->key.loc,
-                              "a Lua update takes 'push', 'pull', 'apply' and 'init', not '%s'",
+                              "a Lua update takes 'push', 'pull', 'apply', 'init', 'save' and "
+                              "'load', not '%s'",
                               o->key.name);
                 continue;
             }
@@ -1518,7 +1569,7 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
         fns[0] = st->u.hook.fn.s ? st->u.hook.fn.s : "objective";
         locs[0] = st->u.hook.fn.s ? st->u.hook.fn_loc : st->u.hook.file_loc;
     }
-    check_lua_file(s, st, fns, locs, update ? 4 : 1, found);
+    bool looked = check_lua_file(s, st, fns, locs, F_N, found);
     if (update) {
         h->push = dup(s, fns[0]);
         /* pull and apply are optional: kept when named or when the file
@@ -1538,9 +1589,29 @@ static void check_hook(struct sem *s, const struct ast_stmt *st, struct plan_hoo
                       "init(w, job)", st->u.hook.file.s, fns[3], found[3].nparams);
         else if (locs[3].end != 0 || found[3].defined)
             h->init = dup(s, fns[3]);
+        check_state_hooks(s, st->u.hook.file.s, fns + F_SAVE, found + F_SAVE, locs + F_SAVE,
+                          st->u.hook.file_loc, looked, h);
     } else {
         h->fn = dup(s, fns[0]);
+        s->obj_state[0] = found[F_SAVE];
+        s->obj_state[1] = found[F_LOAD];
+        s->obj_file_loc = st->u.hook.file_loc;
+        s->obj_looked = looked;
     }
+}
+
+/* A Lua objective in a file of its own keeps that file's save and load
+ * (default names only: the objective takes no options); in the update's
+ * file they are the update's. */
+static void check_objective_state(struct sem *s)
+{
+    const struct plan_hook *u = &s->plan->update;
+    struct plan_hook *o = &s->plan->objective;
+    if (!o->lua || !o->file || (u->lua && u->file && strcmp(u->file, o->file) == 0))
+        return;
+    static const char *const fns[2] = {"save", "load"};
+    const struct ptm_loc locs[2] = {{0, 0}, {0, 0}};
+    check_state_hooks(s, o->file, fns, s->obj_state, locs, s->obj_file_loc, s->obj_looked, o);
 }
 
 static void check_every(struct sem *s, const struct ast_stmt *st, struct plan_hook *h)
@@ -1690,6 +1761,20 @@ static void check_output_paths(struct sem *s, const struct ast_job *job, uint32_
     ptm_free(keys);
 }
 
+/* The checkpoint directory is no output's file. */
+static void check_checkpoint_dir(struct sem *s, const struct ast_stmt *cst,
+                                 const struct ast_job *job)
+{
+    const char *dir = s->plan->checkpoint.dir;
+    for (const struct ast_stmt *st = job->head; st && dir[0]; st = st->next)
+        if (st->kind == AST_STMT_OUTPUT && strcmp(st->u.output.file.s, dir) == 0) {
+            sem_error(s, cst->u.checkpoint.dir_loc,
+                      "an output writes \"%s\": checkpoints need a directory of their own", dir);
+            sem_note(s, st->u.output.file_loc, "the output is here");
+            return;
+        }
+}
+
 static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
 {
     struct plan_output *o = &s->plan->outputs[k];
@@ -1711,6 +1796,51 @@ static void check_output(struct sem *s, const struct ast_stmt *st, uint32_t k)
             misplaced_attr(s, a, "an output");
         }
     }
+}
+
+/* checkpoint every N rounds|sweeps to "DIR" | checkpoint every DURATION to "DIR"
+ *
+ * With a unit, N counts rounds or sweeps; without one, the value is a
+ * duration in seconds. A plain number without a unit is refused rather
+ * than guessed at (rounds, as for the objective, or seconds). */
+static void check_checkpoint(struct sem *s, const struct ast_stmt *st)
+{
+    struct plan_checkpoint *c = &s->plan->checkpoint;
+    const struct ast_expr *e = st->u.checkpoint.every;
+    const struct ast_ident *unit = &st->u.checkpoint.unit;
+    if (st->u.checkpoint.dir.len == 0)
+        sem_error(s, st->u.checkpoint.dir_loc, "the checkpoint directory name is empty");
+    c->dir = dup(s, st->u.checkpoint.dir.s);
+    if (unit->name) {
+        static const char *const units[] = {"rounds", "sweeps"};
+        int u = plan_unit_lookup(unit->name);
+        if (u < 0) {
+            const char *sug = diag_suggest(unit->name, strlen(unit->name), units, 2);
+            if (sug)
+                sem_error(s, unit->loc, "unknown unit '%s' (did you mean '%s'?)", unit->name, sug);
+            else
+                sem_error(s, unit->loc, "unknown unit '%s' (a checkpoint is taken every N "
+                                        "rounds, every N sweeps or every DURATION, such as 5m)",
+                          unit->name);
+        } else {
+            c->every_unit = (enum plan_unit)u;
+        }
+        sem_const_int(s, e, "'every'", 1, PTM_WHOLE_MAX, &c->every);
+        return;
+    }
+    if (e->kind == AST_NUM ||
+        (e->kind == AST_UNARY && e->u.op.op == AST_OP_NEG && e->u.op.a->kind == AST_NUM)) {
+        sem_error(s, e->loc, "'every' needs a unit: rounds, sweeps, or a duration such as 5m");
+        return;
+    }
+    double v;
+    if (!sem_const_num(s, e, "'every'", &v))
+        return;
+    if (!(v >= 1)) {
+        sem_error(s, e->loc, "a checkpoint interval must be at least 1s, not %ss", num_text(v).s);
+        return;
+    }
+    c->seconds = v;
 }
 
 /* Does a hook's option name data d (or the data whose labels d are)? */
@@ -1823,7 +1953,7 @@ static void check_metrics(struct sem *s, const struct ast_job *job, bool has_obj
 static int build(struct sem *s, const struct ast_job *job)
 {
     struct ptm_plan *plan = s->plan;
-    uint32_t count[AST_STMT_SEED + 1] = {0};
+    uint32_t count[AST_NSTMTS] = {0};
     for (const struct ast_stmt *st = job->head; st; st = st->next)
         count[st->kind]++;
     plan->job = dup(s, job->name.name);
@@ -1896,7 +2026,7 @@ static int build(struct sem *s, const struct ast_job *job)
     /* Pass 2, in order of dependence: consts, the job-wide consistency
      * (parameters default to it), data from files, data from labels(),
      * parameters, blocks; then the statements that use them. */
-    const struct ast_stmt *one[AST_STMT_SEED + 1] = {0};
+    const struct ast_stmt *one[AST_NSTMTS] = {0};
     plan->cons = PLAN_CONS_SSP;
     plan->staleness = 0;
     enum { P_CONST, P_CONS, P_FILES, P_LABELS, P_PARAM, P_BLOCKS, NPHASES };
@@ -1966,15 +2096,23 @@ static int build(struct sem *s, const struct ast_job *job)
                 plan->seed = (uint64_t)v;
             }
             break;
+        case AST_STMT_CHECKPOINT:
+            if (once(s, st, &one[st->kind]))
+                check_checkpoint(s, st);
+            break;
         default: break;
         }
     }
     plan->noutputs = nout;
     check_output_paths(s, job, nout);
+    if (one[AST_STMT_CHECKPOINT] && plan->checkpoint.dir)
+        check_checkpoint_dir(s, one[AST_STMT_CHECKPOINT], job);
     if (s->opts->check_outputs && !s->oom)
         sem_check_output_files(s, job);
     if (one[AST_STMT_UPDATE] && one[AST_STMT_OBJECTIVE])
         check_hooks_match(s, one[AST_STMT_UPDATE], one[AST_STMT_OBJECTIVE]);
+    if (one[AST_STMT_OBJECTIVE])
+        check_objective_state(s);
     if (s->oom)
         goto out;
 

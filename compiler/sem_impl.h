@@ -23,6 +23,14 @@ struct sym {
     struct sym *next;
 };
 
+/* What a hook file's top level left under a function's name. */
+struct hook_fn {
+    bool defined;      /* a function */
+    const char *other; /* else the type of what is there ("number"; static), NULL: nothing */
+    int nparams;       /* a function's named parameters */
+    bool vararg;       /* a function's `...` */
+};
+
 struct sem {
     struct ptm_source *src;
     struct ptm_diags *diags;
@@ -33,6 +41,12 @@ struct sem {
     unsigned nbuckets;    /* a power of two */
     bool policy_known; /* the schedule statement named a known policy */
     bool hook_loaded;  /* the update's Lua file loaded (its functions are known) */
+    /* what a Lua objective's file defines as save and load, and where the
+     * objective names the file: its hooks unless the update's file is the
+     * same (check_objective_state) */
+    struct hook_fn obj_state[2];
+    struct ptm_loc obj_file_loc;
+    bool obj_looked;
     bool oom;
 };
 
@@ -80,14 +94,6 @@ bool sem_const_int(struct sem *s, const struct ast_expr *e, const char *what, in
 bool sem_is_function(const char *name);
 /* True when the depend predicate e(i, j) is the same as e(j, i). */
 bool sem_symmetric(const struct ast_expr *e, const char *i, const char *j, bool *gave_up);
-
-/* What a hook file's top level left under a function's name. */
-struct hook_fn {
-    bool defined;      /* a function */
-    const char *other; /* else the type of what is there ("number"; static), NULL: nothing */
-    int nparams;       /* a function's named parameters */
-    bool vararg;       /* a function's `...` */
-};
 
 /* Check a Lua hook file: that it loads, and what it defines under each of
  * fns[0..n) (a NULL name is skipped) into found[0..n). Returns 0, or a

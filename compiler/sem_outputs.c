@@ -3,8 +3,10 @@
  * from the current directory would write them (ptm check, ptm run; not
  * ptm compile, whose plan may run elsewhere): each output's directory
  * exists and is writable, and no output is one of the job's inputs,
- * compared by device and inode.
+ * compared by device and inode; the checkpoint directory is a writable
+ * directory, or the run can make it.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,11 +15,59 @@
 #include "ptm.h"
 #include "sem_impl.h"
 
+/* checkpoint ... to "DIR": DIR, relative to the current directory as
+ * outputs are, is a writable directory, or does not exist yet and the
+ * nearest of its ancestors that does is one (the run makes the rest, as
+ * mkdir -p does). */
+static void check_checkpoint_dir(struct sem *s, const struct ast_stmt *st)
+{
+    const char *path = s->plan->checkpoint.dir;
+    struct ptm_loc loc = st->u.checkpoint.dir_loc;
+    char dir[4096];
+    size_t n = path ? strlen(path) : 0;
+    if (n == 0 || n >= sizeof(dir))
+        return;
+    memcpy(dir, path, n + 1);
+    struct stat ds;
+    bool self = true; /* dir is DIR itself, not an ancestor */
+    for (;;) {
+        while (n > 1 && dir[n - 1] == '/')
+            dir[--n] = '\0';
+        if (stat(dir, &ds) == 0)
+            break;
+        if (strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0)
+            return; /* no directory to look at: the run will say */
+        char *slash = strrchr(dir, '/'); /* up one */
+        if (!slash)
+            strcpy(dir, ".");
+        else
+            slash[slash == dir] = '\0'; /* "/x" -> "/" */
+        n = strlen(dir);
+        self = false;
+    }
+    if (!S_ISDIR(ds.st_mode)) {
+        if (self)
+            sem_error(s, loc, "cannot write checkpoints to \"%s\": it is not a directory", path);
+        else
+            sem_error(s, loc, "cannot write checkpoints to \"%s\": '%s' is not a directory", path,
+                      dir);
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        sem_error(s, loc, "cannot write checkpoints to \"%s\": the directory '%s' is not "
+                          "writable",
+                  path, dir);
+    }
+}
+
 /* The outputs as a run from here writes them (compile_opts.check_outputs). */
 void sem_check_output_files(struct sem *s, const struct ast_job *job)
 {
     const struct ptm_plan *p = s->plan;
     const char *base = p->base_dir;
+    for (const struct ast_stmt *st = job->head; st; st = st->next)
+        if (st->kind == AST_STMT_CHECKPOINT) {
+            check_checkpoint_dir(s, st); /* the first one: the one the plan has */
+            break;
+        }
     uint32_t k = 0;
     for (const struct ast_stmt *st = job->head; st; st = st->next) {
         if (st->kind != AST_STMT_OUTPUT)

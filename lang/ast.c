@@ -470,6 +470,19 @@ struct ast_stmt *ast_seed(struct lang_ctx *c, struct ast_expr *value, struct ptm
     return s;
 }
 
+struct ast_stmt *ast_checkpoint(struct lang_ctx *c, struct ast_expr *every, struct ast_ident unit,
+                                struct ast_str dir, struct ptm_loc dir_loc, struct ptm_loc loc)
+{
+    struct ast_stmt *s = stmt(c, AST_STMT_CHECKPOINT, loc);
+    if (s) {
+        s->u.checkpoint.every = every;
+        s->u.checkpoint.unit = unit;
+        s->u.checkpoint.dir = dir;
+        s->u.checkpoint.dir_loc = dir_loc;
+    }
+    return s;
+}
+
 void ast_job_add(struct lang_ctx *c, struct ast_stmt *s)
 {
     struct ast_job *j = c->job;
@@ -729,6 +742,14 @@ static void dump_stmt(FILE *out, const struct ast_stmt *s)
     case AST_STMT_SEED:
         fputc(' ', out);
         ast_dump_expr(out, s->u.seed.value);
+        break;
+    case AST_STMT_CHECKPOINT:
+        fputs(" (every ", out);
+        ast_dump_expr(out, s->u.checkpoint.every);
+        if (s->u.checkpoint.unit.name)
+            fprintf(out, " %s", s->u.checkpoint.unit.name);
+        fputs(") ", out);
+        put_str(out, s->u.checkpoint.dir);
         break;
     }
     fputs(")\n", out);

@@ -172,13 +172,18 @@ struct ast_options {
     X(METRIC, "metric")                                                        \
     X(STOP, "stop")                                                            \
     X(OUTPUT, "output")                                                        \
-    X(SEED, "seed")
+    X(SEED, "seed")                                                            \
+    X(CHECKPOINT, "checkpoint")
 
 enum ast_stmt_kind {
 #define X(name, kw) AST_STMT_##name,
     AST_STMT_LIST(X)
 #undef X
 };
+/* The number of statement kinds, for arrays indexed by kind. */
+#define X(name, kw) +1
+enum { AST_NSTMTS = 0 AST_STMT_LIST(X) };
+#undef X
 const char *ast_stmt_keyword(enum ast_stmt_kind k);
 
 enum ast_hook_kind { AST_HOOK_LUA, AST_HOOK_BUILTIN };
@@ -254,6 +259,12 @@ struct ast_stmt {
         struct { /* seed EXPR */
             struct ast_expr *value;
         } seed;
+        struct { /* checkpoint every EXPR [UNIT] to "dir" */
+            struct ast_expr *every;
+            struct ast_ident unit; /* rounds|sweeps; absent: EXPR is a duration */
+            struct ast_str dir;
+            struct ptm_loc dir_loc;
+        } checkpoint;
     } u;
 };
 

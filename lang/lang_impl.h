@@ -136,6 +136,9 @@ struct ast_stmt *ast_stop(struct lang_ctx *c, struct ast_expr *when, struct ptm_
 struct ast_stmt *ast_output(struct lang_ctx *c, struct ast_ident name, struct ast_str file,
                             struct ptm_loc file_loc, struct ast_attrs attrs, struct ptm_loc loc);
 struct ast_stmt *ast_seed(struct lang_ctx *c, struct ast_expr *value, struct ptm_loc loc);
+/* checkpoint every EVERY [UNIT] to "dir" */
+struct ast_stmt *ast_checkpoint(struct lang_ctx *c, struct ast_expr *every, struct ast_ident unit,
+                                struct ast_str dir, struct ptm_loc dir_loc, struct ptm_loc loc);
 /* Append a statement to the job. */
 void ast_job_add(struct lang_ctx *c, struct ast_stmt *s);
 

@@ -106,7 +106,8 @@ static struct ast_str no_str(void) { return (struct ast_str){NULL, 0}; }
 %token NL "newline"
 %token EQ "==" NE "!=" LE "<=" GE ">="
 %token AND "and" ASYNC "async" BLOCKS "blocks" BSP "bsp" BUILTIN "builtin"
-%token CONSISTENCY "consistency" CONST "const" COST "cost" DATA "data" DENSE "dense"
+%token CHECKPOINT "checkpoint" CONSISTENCY "consistency" CONST "const" COST "cost" DATA "data"
+%token DENSE "dense"
 %token DEPEND "depend" EACH "each" EVERY "every" FALSE "false" FORMAT "format" FROM "from"
 %token INT "int" INTO "into" JOB "job" LIKE "like" LUA "lua" MATRIX "matrix" METRIC "metric"
 %token NOT "not"
@@ -186,6 +187,8 @@ stmt
         { NEW($$ = ast_output(ctx, $2, $4, @4, $5, @$)); }
     | SEED expr
         { NEW($$ = ast_seed(ctx, $2, @$)); }
+    | CHECKPOINT EVERY expr unit_opt TO STRING
+        { NEW($$ = ast_checkpoint(ctx, $3, $4, $6, @6, @$)); }
     ;
 
 /* type = [ "dense" | "sparse" ] [ "int" | "real" ] ( "vector" | "matrix" ) [ "[" exprs "]" ] */
@@ -285,7 +288,7 @@ word
     | keyword       { NEW(($$ = ast_word(ctx, @1)).name); }
     ;
 keyword
-    : option_keyword | BLOCKS | CONSISTENCY | CONST | COST | DATA | DEPEND | JOB | METRIC
+    : option_keyword | BLOCKS | CHECKPOINT | CONSISTENCY | CONST | COST | DATA | DEPEND | JOB | METRIC
     | OBJECTIVE | OUTPUT | PARAM | PRIORITY | SCHEDULE | SEED | STOP | UPDATE
     ;
 option_keyword

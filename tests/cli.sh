@@ -1295,6 +1295,35 @@ err_has "--svg tr.json is the trace it draws: it would be overwritten"
 cmp -s "$T/clob/tr.json" "$T/clob/tr.keep" || no "plan --svg changed the trace"
 end
 
+begin "checkpoint: its directory is found from the current directory, as outputs are: a file on its path is an error of check, a directory to make or one that exists is not; compile does not look"
+mkdir -p "$T/ck/data" "$T/ck/sub"
+cp "$T/clob/data/x.svm" "$T/ck/data/x.svm"
+sed -e 's|^output beta to .*|output beta to "beta.tsv"\ncheckpoint every 2 rounds to "data/x.svm/ckpt"|' \
+    -e 's|"data/x.svm"|"../data/x.svm"|' "$T/clob/job.ptm" >"$T/ck/sub/job.ptm"
+(cd "$T/ck" && "$PTM_ABS" check sub/job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 3
+err_has "sub/job.ptm:10:30: error: cannot write checkpoints to \"data/x.svm/ckpt\": 'data/x.svm' is not a directory"
+sed -i 's|^checkpoint .*|checkpoint every 5m to "data/x.svm"|' "$T/ck/sub/job.ptm"
+(cd "$T/ck" && "$PTM_ABS" check sub/job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 3
+err_has "sub/job.ptm:10:24: error: cannot write checkpoints to \"data/x.svm\": it is not a directory"
+(cd "$T/ck" && "$PTM_ABS" compile sub/job.ptm -o plan.yaml) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0
+grep -qF 'dir: "data/x.svm"' "$T/ck/plan.yaml" || no "the plan has no checkpoint directory"
+sed -i 's|^checkpoint .*|checkpoint every 5m to "new/sub/ckpt/"|' "$T/ck/sub/job.ptm"
+(cd "$T/ck" && "$PTM_ABS" check sub/job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0
+[ ! -e "$T/ck/new" ] || no "check made the checkpoint directory"
+sed -i 's|^checkpoint .*|checkpoint every 5m to "data"|' "$T/ck/sub/job.ptm"
+(cd "$T/ck" && "$PTM_ABS" check sub/job.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0
+end
+
 begin "outputs: a FIFO is written in place, a link stays a link (its file replaced), a dangling link is written through"
 rm -f "$T/clob/fifo" "$T/clob/lnk.tsv" "$T/clob/tgt.tsv" "$T/clob/dang.tsv" "$T/clob/nowhere.tsv"
 mkfifo "$T/clob/fifo"

@@ -101,9 +101,9 @@ struct lex_row {
 static const struct lex_row lex_rows[] = {
     /* keywords: every one of them */
     {LIT("job const data param blocks depend priority cost schedule consistency update "
-         "objective stop output seed"),
+         "objective stop output seed checkpoint"),
      "job const data param blocks depend priority cost schedule consistency update "
-     "objective stop output seed"},
+     "objective stop output seed checkpoint"},
     {LIT("and async blocks bsp builtin dense each every false format from int into like lua "
          "matrix not or over real shard sparse ssp to true vector vocab when"),
      "and async blocks bsp builtin dense each every false format from int into like lua "
@@ -413,6 +413,24 @@ static const struct parse_row accept_rows[] = {
      "(output p \"p.tsv\" (format tsv) (shard rows))\n"
      "(seed 42)\n"
      "(seed (- 1))\n"},
+    /* checkpoint: a duration, a count with its unit, any expression, any
+     * word as the unit (the compiler checks it) */
+    {LIT("job a\n"
+         "checkpoint every 5m to \"ckpt\"\n"
+         "checkpoint every 10 sweeps to \"/tmp/c\"\n"
+         "checkpoint every n * 2 rounds to \"\"\n"
+         "checkpoint every 10 minutes to \"c\"\n"
+         "checkpoint every\n  90s to \"c\"\n"),
+     "(job a)\n"
+     "(checkpoint (every 300s) \"ckpt\")\n"
+     "(checkpoint (every 10 sweeps) \"/tmp/c\")\n"
+     "(checkpoint (every (* n 2) rounds) \"\")\n"
+     "(checkpoint (every 10 minutes) \"c\")\n"
+     "(checkpoint (every 90s) \"c\")\n"},
+    /* 'checkpoint' is a plain word inside { }, as a value */
+    {LIT("job a\nschedule s { a = checkpoint }\n"),
+     "(job a)\n"
+     "(schedule s {(a checkpoint)})\n"},
     /* options: with and without '=', several values, every separator, a
      * trailing separator, an empty block, blank lines */
     {LIT("job a\n"
@@ -796,6 +814,49 @@ static const struct parse_row reject_rows[] = {
      "t.ptm:2:1: error: unknown statement 'ouptut' (did you mean 'output'?)\n"
      "    ouptut w to \"w.tsv\"\n"
      "    ^^^^^^\n"},
+    {LIT("job a\nchekpoint every 5m to \"c\"\n"),
+     "t.ptm:2:1: error: unknown statement 'chekpoint' (did you mean 'checkpoint'?)\n"
+     "    chekpoint every 5m to \"c\"\n"
+     "    ^^^^^^^^^\n"},
+    {LIT("job a\ncheckpoint to \"c\"\n"),
+     "t.ptm:2:12: error: unexpected 'to', expected 'every'\n"
+     "    checkpoint to \"c\"\n"
+     "               ^^\n"},
+    {LIT("job a\ncheckpoint every 5m\n"),
+     "t.ptm:2:20: error: unexpected newline, expected name or 'to'\n"
+     "    checkpoint every 5m\n"
+     "                       ^\n"},
+    {LIT("job a\ncheckpoint every 10 rounds to ckpt\n"),
+     "t.ptm:2:31: error: unexpected name 'ckpt', expected string\n"
+     "    checkpoint every 10 rounds to ckpt\n"
+     "                                  ^^^^\n"},
+    {LIT("job a\ncheckpoint every 10 rounds sweeps to \"c\"\n"),
+     "t.ptm:2:28: error: unexpected name 'sweeps', expected 'to'\n"
+     "    checkpoint every 10 rounds sweeps to \"c\"\n"
+     "                               ^^^^^^\n"},
+    {LIT("job a\nconst checkpoint = 1\n"),
+     "t.ptm:2:7: error: unexpected 'checkpoint', expected a name ('checkpoint' is a reserved word)\n"
+     "    const checkpoint = 1\n"
+     "          ^^^^^^^^^^\n"},
+    /* a statement keyword: it ends the broken line above, and inside { }
+     * it means a '}' is missing */
+    {LIT("job a\nconst x = (1 +\ncheckpoint every 5m to \"c\"\ncheckpoint every 5m to 1\n"),
+     "t.ptm:2:15: error: unexpected newline, expected expression\n"
+     "    const x = (1 +\n"
+     "                  ^\n"
+     "t.ptm:2:11: note: to match this '('\n"
+     "    const x = (1 +\n"
+     "              ^\n"
+     "t.ptm:4:24: error: unexpected number '1', expected string\n"
+     "    checkpoint every 5m to 1\n"
+     "                           ^\n"},
+    {LIT("job a\nschedule s {\n  a 1\ncheckpoint every 5m to \"c\"\n"),
+     "t.ptm:4:1: error: unexpected 'checkpoint' inside '{ }': is a '}' missing?\n"
+     "    checkpoint every 5m to \"c\"\n"
+     "    ^^^^^^^^^^\n"
+     "t.ptm:2:12: note: this '{' is not closed\n"
+     "    schedule s {\n"
+     "               ^\n"},
     {LIT("job a\nconst job = 1\n"),
      "t.ptm:2:7: error: unexpected 'job', expected a name ('job' is a reserved word)\n"
      "    const job = 1\n"
@@ -2160,6 +2221,8 @@ static const struct input_row fault_inputs[] = {
     {LIT("\xef\xbb\xbfjob a\nconst s = 'w' + \"\xed\xa0\x80\\\xc3\xa9\"\n")},
     /* the end of the file inside brackets, after a trailing comma */
     {LIT("job a\nconst x = f(1, [2,\nseed 1\nconst y = (1,")},
+    /* the checkpoint statement, whole and broken */
+    {LIT("job a\ncheckpoint every 10 sweeps to \"ckpt\"\ncheckpoint every 5m\ncheckpoint to \"c\"\n")},
 };
 /* clang-format on */
 

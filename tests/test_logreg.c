@@ -2,7 +2,8 @@
  * test_logreg.c - the logistic regression kernel (runtime/models/logreg/kernel_logreg.c):
  * the proximal minibatch step, the loss and gradient parts, and runs of
  * data-parallel clocks on 1 and 2 simulated workers, with and without
- * stale reads.
+ * stale reads; trust-region Newton (tron.c), and its state saved and
+ * loaded for a checkpoint.
  *
  * DESIGN: problems are made by the generator (ptm_gen_logreg), written to
  * the temporary directory that is the tests' working directory, and read
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "data.h"
 #include "gen.h"
 #include "gen_logreg.h"
@@ -1153,6 +1155,113 @@ START_TEST(test_tron_runs)
 }
 END_TEST
 
+/* A TRON over tsim t (set up as test_tron_runs does), from w = 0. */
+static void tsim_tron(struct tsim *t, const struct problem *pb, int P, double *floor,
+                      struct tron *tr)
+{
+    *t = (struct tsim){.pb = pb, .P = P, .l2 = pen_rows[0].l2, .ib = true};
+    t->cols = pb->d + 1;
+    t->D[0] = dvec(pb->n);
+    t->D[1] = dvec(pb->n);
+    t->z = dvec(2 * t->cols + 1);
+    for (int64_t j = 0; j < pb->d; j++)
+        floor[j] = t->l2;
+    double *w0 = dvec(t->cols);
+    struct tron_fun fn = {
+        .ud = t, .n = t->cols, .fgd = tsim_fgd, .hv = tsim_hv, .take = tsim_take, .floor = floor};
+    ck_assert_int_eq(tron_init(tr, &fn, w0), 0);
+    free(w0);
+}
+
+static void tsim_free(struct tsim *t, struct tron *tr)
+{
+    tron_free(tr);
+    free(t->D[0]);
+    free(t->D[1]);
+    free(t->z);
+}
+
+/* The state a rule over TRON saves: tron_state, then D at the point taken
+ * (as rule_logreg.c does). */
+static int tsim_state(struct tsim *t, struct tron *tr, FILE *f, bool load)
+{
+    struct ptm_ckpt ck = {.f = f, .load = load};
+    tron_state(tr, &ck);
+    PTM_CK(&ck, t->cur);
+    PTM_CK_ARRAY(&ck, t->D[t->cur], t->pb->n);
+    return ck.err;
+}
+
+/* tron_state: TRON saved after a few iterations and loaded into one set up
+ * afresh goes on bit for bit as the one never stopped, to the same
+ * minimizer in as many iterations; restarted from the saved point alone
+ * (its radius and counters lost), it takes another path. A checkpoint of
+ * another size fails to load. */
+START_TEST(test_tron_state)
+{
+    enum { BEFORE = 2 };
+    struct problem pb;
+    problem_load(0, &pb);
+    int64_t c = pb.d + 1;
+    double *floor = dvec(c), *wk = dvec(c);
+    struct tsim ta, tb, tc;
+    struct tron a, b, r;
+    tsim_tron(&ta, &pb, 2, floor, &a);
+    for (int it = 0; it < BEFORE; it++)
+        ck_assert_int_eq(tron_iterate(&a), 0);
+    ck_assert(!a.done && a.iters == BEFORE);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(tsim_state(&ta, &a, f, false), 0);
+    memcpy(wk, a.w, (size_t)c * sizeof(double));
+    int passes = ta.passes;
+    int64_t cg = a.cg;
+
+    tsim_tron(&tb, &pb, 2, floor, &b);
+    rewind(f);
+    ck_assert_int_eq(tsim_state(&tb, &b, f, true), 0);
+    ck_assert_int_eq(fgetc(f), EOF);
+    struct tron_fun fn = {
+        .ud = &tc, .n = c, .fgd = tsim_fgd, .hv = tsim_hv, .take = tsim_take, .floor = floor};
+    tsim_tron(&tc, &pb, 2, floor, &r);
+    tron_free(&r);
+    ck_assert_int_eq(tron_init(&r, &fn, wk), 0);
+
+    for (int it = 0; it < 60 && !(a.done && b.done && r.done); it++) {
+        ck_assert_int_eq(tron_iterate(&a), 0);
+        ck_assert_int_eq(tron_iterate(&b), 0);
+        ck_assert_int_eq(tron_iterate(&r), 0);
+    }
+    ck_assert(a.done && b.done);
+    ck_assert(memcmp(a.w, b.w, (size_t)c * sizeof(double)) == 0);
+    ck_assert(a.f == b.f && a.delta == b.delta && a.iters == b.iters && a.cg == b.cg &&
+              a.rejected == b.rejected);
+    ck_assert_int_eq(tb.passes, ta.passes - passes); /* no pass made again */
+    ck_assert(r.done);
+    ck_assert(memcmp(a.w, r.w, (size_t)c * sizeof(double)) != 0 || r.cg != a.cg - cg);
+    tsim_free(&tc, &r);
+
+    /* another size: the tag matches, the size does not */
+    struct tsim td;
+    struct tron d;
+    tsim_tron(&td, &pb, 2, floor, &d);
+    d.fn.n = c - 1;
+    rewind(f);
+    struct ptm_ckpt ck = {.f = f, .load = true};
+    tron_state(&d, &ck);
+    ck_assert_int_eq(ck.err, PTM_EDATA);
+    d.fn.n = c;
+    tsim_free(&td, &d);
+
+    fclose(f);
+    tsim_free(&ta, &a);
+    tsim_free(&tb, &b);
+    free(floor);
+    free(wk);
+    problem_release(&pb);
+}
+END_TEST
+
 /* ---- the suite -------------------------------------------------------------------- */
 
 static Suite *logreg_suite(void)
@@ -1167,6 +1276,7 @@ static Suite *logreg_suite(void)
     tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
     tcase_add_test(tc, test_fault);
     tcase_add_test(tc, test_hv_differences);
+    tcase_add_test(tc, test_tron_state);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("solve");

@@ -5,7 +5,9 @@
  * tracebacks, every wrong return value, the forms of push, pull and apply,
  * the block list, vectors, sparse views and the bulk operations over the
  * block list against plain C on random data, new vectors under the memory
- * cap, the worker object, the generators, the Lasso of
+ * cap, the worker object, the generators, the save and load hooks of
+ * checkpoints and the encoding of their value (every kind of value, its
+ * bytes, the values refused, corrupt and mangled bytes), the Lasso of
  * examples/lasso/lasso.lua against a coordinate descent written here, two
  * hosts on two threads, and allocation failure.
  *
@@ -2007,6 +2009,500 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* ---- checkpoints: the save and load hooks, the encoding of their value ------------------- */
+
+/* Bytes of an encoding written here, from the format of lhost_state.c's
+ * comment (not from the encoder). */
+struct bytes {
+    unsigned char b[4096];
+    size_t n;
+};
+
+static void b_u8(struct bytes *x, unsigned v)
+{
+    ck_assert_uint_lt(x->n, sizeof(x->b));
+    x->b[x->n++] = (unsigned char)v;
+}
+
+static void b_u64(struct bytes *x, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b_u8(x, (unsigned)(v >> (8 * i)) & 0xff);
+}
+
+static void b_str(struct bytes *x, const char *s)
+{
+    b_u8(x, 5);
+    b_u64(x, strlen(s));
+    for (const char *p = s; *p; p++)
+        b_u8(x, (unsigned char)*p);
+}
+
+static void b_table(struct bytes *x, uint64_t n, uint64_t m)
+{
+    b_u8(x, 6);
+    b_u64(x, n);
+    b_u64(x, m);
+}
+
+/* The bytes save(w) returns in a fresh small host over file text. */
+static char *saved(const char *text, size_t *len)
+{
+    struct lhost *h = small_host();
+    load_ok(h, text);
+    char *buf;
+    int rc = lhost_state_save(h, "save", &buf, len);
+    ck_assert_msg(rc == 0, "save failed: %s", lhost_error(h));
+    lhost_free(h);
+    return buf;
+}
+
+/* A deep comparison in Lua: same types, integers and floats apart, floats
+ * bit for bit, no key more or less. */
+#define SAME_LUA                                                                                   \
+    "local function same(a, b)\n"                                                                  \
+    "  if type(a) ~= type(b) then return false end\n"                                              \
+    "  if type(a) == 'number' then\n"                                                              \
+    "    return math.type(a) == math.type(b) and string.pack('<n', a) == string.pack('<n', b)\n"   \
+    "  end\n"                                                                                      \
+    "  if type(a) ~= 'table' then return a == b end\n"                                             \
+    "  for k, v in pairs(a) do if not same(v, rawget(b, k)) then return false end end\n"           \
+    "  for k in pairs(b) do if rawget(a, k) == nil then return false end end\n"                    \
+    "  return true\n"                                                                              \
+    "end\n"
+
+/* VALUE is built twice, in the host that saves and in the one that loads
+ * and compares. */
+#define STATE_VALUE                                                                                \
+    "local function value() return {\n"                                                            \
+    "  1, 2, 3.0, -0.0, 1/0, -1/0, 0/0, math.maxinteger, math.mininteger, 2^63, 0.1,\n"            \
+    "  'a\\0b', '', true, false,\n"                                                                \
+    "  {{{}}, {x = {y = {z = 'deep'}}}},\n"                                                        \
+    "  name = 'ptm', [2.5] = 'half', [true] = 'yes', [false] = {1}, [-7] = -7, [100] = 'far',\n"   \
+    "  [''] = 'empty key', ['with space'] = {n = 3, f = 3.0},\n"                                   \
+    "} end\n"
+
+START_TEST(test_state_roundtrip)
+{
+    const char *text = STATE_VALUE "function save(w, job) return value() end\n";
+    size_t n;
+    char *buf = saved(text, &n);
+    struct lhost *h = small_host();
+    load_ok(h, SAME_LUA STATE_VALUE "got = 'not called'\n"
+                                    "function load(w, t, job) got = t end\n"
+                                    "function objective(w, job)\n"
+                                    "  if not same(value(), got) then return 0 end\n"
+                                    "  if math.type(got[3]) ~= 'float' or math.type(got[1]) ~= "
+                                    "'integer' then return -1 end\n"
+                                    "  return 1 end\n");
+    int rc = lhost_state_load(h, "load", buf, n);
+    ck_assert_msg(rc == 0, "load failed: %s", lhost_error(h));
+    double ok = 0;
+    rc = lhost_objective(h, "objective", &ok);
+    ck_assert_msg(rc == 0, "%s", lhost_error(h));
+    ck_assert(ok == 1);
+    /* a control: the comparison tells a float from an integer, and -0.0 from 0 */
+    load_ok(h, SAME_LUA STATE_VALUE
+            "function objective(w, job) got[3] = 3 return same(value(), got) and 1 or 0 end");
+    ck_assert_int_eq(lhost_objective(h, "objective", &ok), 0);
+    ck_assert(ok == 0);
+    load_ok(h, SAME_LUA STATE_VALUE "function objective(w, job) got = value() got[4] = 0.0 "
+                                    "return same(value(), got) and 1 or 0 end");
+    ck_assert_int_eq(lhost_objective(h, "objective", &ok), 0);
+    ck_assert(ok == 0);
+    ptm_free(buf);
+
+    /* nil, and a save that returns nothing, come back as nil */
+    const char *nils[] = {"function save() return nil end", "function save() end"};
+    for (int i = 0; i < 2; i++) {
+        buf = saved(nils[i], &n);
+        ck_assert_uint_eq(n, 2);
+        load_ok(h, "function load(w, t) got = t == nil and 'nil' or 'not nil' end\n"
+                   "function objective() return got == 'nil' and 1 or 0 end");
+        ck_assert_int_eq(lhost_state_load(h, "load", buf, n), 0);
+        ck_assert_int_eq(lhost_objective(h, "objective", &ok), 0);
+        ck_assert(ok == 1);
+        ptm_free(buf);
+    }
+    lhost_free(h);
+}
+END_TEST
+
+/* The bytes of a small value, against the format written out here. */
+START_TEST(test_state_bytes)
+{
+    size_t n;
+    char *buf = saved("function save() return {7, 2.5, 'ab', x = true} end", &n);
+    struct bytes want = {.n = 0};
+    b_u8(&want, 1); /* the version */
+    b_table(&want, 3, 1);
+    b_u8(&want, 3);
+    b_u64(&want, 7);
+    b_u8(&want, 4);
+    double f = 2.5;
+    uint64_t bits;
+    memcpy(&bits, &f, 8);
+    b_u64(&want, bits);
+    b_str(&want, "ab");
+    b_str(&want, "x");
+    b_u8(&want, 2);
+    ck_assert_uint_eq(n, want.n);
+    ck_assert(memcmp(buf, want.b, n) == 0);
+    ptm_free(buf);
+
+    /* a negative integer is its two's complement; a float with a whole value stays a float */
+    buf = saved("function save() return {-1, 1.0} end", &n);
+    ck_assert_uint_eq(n, 1 + 17 + 9 + 9);
+    ck_assert((unsigned char)buf[18] == 3 && (unsigned char)buf[19] == 0xff &&
+              (unsigned char)buf[26] == 0xff);
+    ck_assert((unsigned char)buf[27] == 4);
+    memcpy(&bits, buf + 28, 8);
+    memcpy(&f, &bits, 8);
+    ck_assert(f == 1.0);
+    ptm_free(buf);
+}
+END_TEST
+
+/* save values that cannot come back as they were, with the hook's line
+ * and the path to the culprit. */
+static const struct {
+    const char *body, *expected;
+} save_refused_cases[] = {
+    {"return {f = print}",
+     "t.lua:1: hook 'save' returned a function at value.f (a saved state is made of nil, "
+     "booleans, numbers, strings and tables of those)"},
+    {"return print",
+     "t.lua:1: hook 'save' returned a function (a saved state is made of nil, booleans, "
+     "numbers, strings and tables of those)"},
+    {"local t = {a = {b = {}}} t.a.b.c = t.a return t",
+     "t.lua:1: hook 'save' returned a table that contains itself at value.a.b.c (a saved state "
+     "is a tree of tables)"},
+    {"local s = {} return {s, {1, s}}",
+     "t.lua:1: hook 'save' returned a table met twice at value[2][2] (shared tables would come "
+     "back as copies: a saved state is a tree of tables)"},
+    {"local t = {} local c = t for i = 1, 70 do c.n = {} c = c.n end return t",
+     "t.lua:1: hook 'save' returned tables nested more than 64 deep at "
+     "value.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n."
+     "n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n.n (a saved state nests at most that deep)"},
+    {"return {g = w:vector(3)}",
+     "t.lua:1: hook 'save' returned a vector at value.g (save a table of its values, and make "
+     "the vector again in load)"},
+    {"return {w.X}",
+     "t.lua:1: hook 'save' returned a matrix at value[1] (a saved state is made of nil, "
+     "booleans, numbers, strings and tables of those)"},
+    {"return {rows = {w.X:row(1)}}",
+     "t.lua:1: hook 'save' returned a sparse view at value.rows[1] (a saved state is made of "
+     "nil, booleans, numbers, strings and tables of those)"},
+    {"return {['a b'] = {co = coroutine.create(print)}}",
+     "t.lua:1: hook 'save' returned a coroutine at value[\"a b\"].co (a saved state is made of "
+     "nil, booleans, numbers, strings and tables of those)"},
+    {"return {[2.5] = {setmetatable({}, {})}}",
+     "t.lua:1: hook 'save' returned a table with a metatable at value[2.5][1] (it would come "
+     "back without one)"},
+    {"return {x = {[{}] = 1}}",
+     "t.lua:1: hook 'save' returned a table as a key at value.x (keys are booleans, numbers and "
+     "strings)"},
+    {"return {[print] = 1}",
+     "t.lua:1: hook 'save' returned a function as a key (keys are booleans, numbers and "
+     "strings)"},
+    {"return w", "t.lua:1: hook 'save' returned the worker object (a saved state is made of "
+                 "nil, booleans, numbers, strings and tables of those)"},
+    /* 1 MiB kept once in the state, 20 times in the encoding: over the 16 MiB cap */
+    {"local s = string.rep('x', 1 << 20) local t = {} for i = 1, 20 do t[i] = s end return t",
+     "t.lua:1: hook 'save' returned more than 16777216 bytes at value[16] (a saved state takes "
+     "at most the state's memory cap)"},
+    {"local x = nil return x.y", "t.lua:1: attempt to index a nil value (local 'x')"},
+    {"error('no state today')", "t.lua:1: no state today"},
+};
+
+START_TEST(test_state_refused)
+{
+    struct lhost *h = small_host();
+    struct ptm_csr a;
+    struct ptm_csc c;
+    uint64_t s = 3;
+    random_csr(&s, 4, 3, 1, &a);
+    ck_assert_int_eq(ptm_csr_to_csc(&a, &c), 0);
+    struct lhost_matrix m = {.csc = &c, .csr = &a, .rows = 4, .cols = 3};
+    ck_assert_int_eq(lhost_set_matrix(h, "X", &m), 0);
+    char text[1024];
+    snprintf(text, sizeof(text), "function save(w, job) %s end", save_refused_cases[_i].body);
+    load_ok(h, text);
+    uint64_t before[LHOST_RNG_WORDS], after[LHOST_RNG_WORDS];
+    lhost_rng_get(h, before);
+    char *buf = (char *)&text; /* set to NULL on failure */
+    size_t n = 99;
+    int rc = lhost_state_save(h, "save", &buf, &n);
+    ck_assert_int_eq(rc, PTM_EINVAL);
+    ck_assert_ptr_null(buf);
+    ck_assert_uint_eq(n, 0);
+    expect_first_line("save refused", _i, h, save_refused_cases[_i].expected);
+    lhost_rng_get(h, after);
+    ck_assert(memcmp(before, after, sizeof(before)) == 0);
+    /* the state is usable after the failure */
+    ck_assert(eval(h, "return 2 + 3") == 5);
+    lhost_free(h);
+    ptm_csr_release(&a);
+    ptm_csc_release(&c);
+}
+END_TEST
+
+/* Bytes that are no encoding: PTM_EDATA with what and where, and the
+ * load hook not called. */
+struct corrupt_case {
+    void (*make)(struct bytes *x);
+    const char *expected;
+};
+
+static void c_empty(struct bytes *x)
+{
+    (void)x;
+}
+static void c_version(struct bytes *x)
+{
+    b_u8(x, 2);
+    b_u8(x, 0);
+}
+static void c_tag(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 1, 0);
+    b_u8(x, 9);
+}
+static void c_short_int(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_u8(x, 3);
+    b_u8(x, 1);
+    b_u8(x, 2);
+}
+static void c_long_string(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_u8(x, 5);
+    b_u64(x, 1000);
+    b_u8(x, 'a');
+}
+static void c_huge_table(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, UINT64_MAX, 0);
+}
+static void c_huge_hash(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 1, UINT64_MAX / 2);
+    b_u8(x, 2);
+}
+static void c_nil_value(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 2, 0);
+    b_u8(x, 2);
+    b_u8(x, 0);
+}
+static void c_nil_key(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 0, 1);
+    b_u8(x, 0);
+    b_u8(x, 2);
+}
+static void c_nan_key(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 0, 1);
+    b_u8(x, 4);
+    b_u64(x, 0x7ff8000000000000u);
+    b_u8(x, 2);
+}
+static void c_whole_float_key(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 0, 1);
+    b_u8(x, 4);
+    double two = 2;
+    uint64_t bits;
+    memcpy(&bits, &two, 8);
+    b_u64(x, bits);
+    b_u8(x, 2);
+}
+static void c_table_key(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 0, 1);
+    b_table(x, 0, 0);
+    b_u8(x, 2);
+}
+static void c_key_twice(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 0, 2);
+    b_str(x, "k");
+    b_u8(x, 1);
+    b_str(x, "k");
+    b_u8(x, 2);
+}
+static void c_list_key_again(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_table(x, 1, 1);
+    b_u8(x, 2);
+    b_u8(x, 3);
+    b_u64(x, 1);
+    b_u8(x, 1);
+}
+static void c_trailing(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_u8(x, 2);
+    b_u8(x, 2);
+}
+static void c_deep(struct bytes *x)
+{
+    b_u8(x, 1);
+    for (int i = 0; i < 65; i++)
+        b_table(x, 1, 0);
+    b_u8(x, 2);
+}
+static void c_cut_table(struct bytes *x)
+{
+    b_u8(x, 1);
+    b_u8(x, 6);
+    b_u64(x, 1);
+}
+
+static const struct corrupt_case corrupt_cases[] = {
+    {c_empty, "the value ends early at byte 0 of 0"},
+    {c_version, "version 2 of the encoding (this ptm reads 1) at byte 0 of 2"},
+    {c_tag, "an unknown tag 9 at byte 18 of 19"},
+    {c_short_int, "the value ends early at byte 2 of 4"},
+    {c_long_string, "a string of 1000 bytes in 1 at byte 1 of 11"},
+    {c_huge_table, "a table of 18446744073709551615 + 0 entries in 0 bytes at byte 1 of 18"},
+    {c_huge_hash, "a table of 1 + 9223372036854775807 entries in 1 bytes at byte 1 of 19"},
+    {c_nil_value, "nil in a table at byte 19 of 20"},
+    {c_nil_key, "nil as a key at byte 18 of 20"},
+    {c_nan_key, "NaN as a key at byte 18 of 28"},
+    {c_whole_float_key, "the float key 2 (Lua keeps it as an integer) at byte 18 of 28"},
+    {c_table_key, "a table as a key at byte 18 of 36"},
+    {c_key_twice, "a key given twice at byte 29 of 40"},
+    {c_list_key_again, "a key given twice at byte 19 of 29"},
+    {c_trailing, "1 bytes after the value at byte 2 of 3"},
+    {c_deep, "tables nested more than 64 deep at byte 1089 of 1107"},
+    {c_cut_table, "the value ends early at byte 10 of 10"},
+};
+
+START_TEST(test_state_corrupt)
+{
+    struct bytes x = {.n = 0};
+    corrupt_cases[_i].make(&x);
+    struct lhost *h = small_host();
+    load_ok(h, "called = false function load(w, t) called = true end\n"
+               "function objective() return called and 1 or 0 end");
+    int rc = lhost_state_load(h, "load", x.b, x.n);
+    ck_assert_int_eq(rc, PTM_EDATA);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_STATE);
+    char want[512];
+    snprintf(want, sizeof(want), "the saved state for hook 'load' is corrupt: %s",
+             corrupt_cases[_i].expected);
+    expect_first_line("corrupt", _i, h, want);
+    ck_assert(eval(h, "return called and 1 or 0") == 0);
+    lhost_free(h);
+}
+END_TEST
+
+/* Every cut and many random changes of a valid encoding: a value or a
+ * clean failure, never a crash (run under ASan by make asan). */
+START_TEST(test_state_mangled)
+{
+    size_t n;
+    char *good = saved(STATE_VALUE "function save() return value() end", &n);
+    struct lhost *h = small_host();
+    load_ok(h, "function load(w, t) end");
+    unsigned char *b = ptm_malloc(n);
+    ck_assert_ptr_nonnull(b);
+    int fails = 0, oks = 0;
+    for (size_t cut = 0; cut < n; cut++) {
+        int rc = lhost_state_load(h, "load", good, cut);
+        ck_assert_int_eq(rc, PTM_EDATA);
+        fails++;
+    }
+    uint64_t s = 11;
+    for (int t = 0; t < 3000; t++) {
+        memcpy(b, good, n);
+        int k = 1 + (int)(rnd(&s) % 3);
+        for (int j = 0; j < k; j++)
+            b[rnd(&s) % n] ^= (unsigned char)(1u << (rnd(&s) % 8));
+        int rc = lhost_state_load(h, "load", b, n);
+        ck_assert_msg(rc == 0 || rc == PTM_EDATA || rc == PTM_EINVAL, "%d: %s", rc, lhost_error(h));
+        if (rc == 0)
+            oks++;
+        else
+            fails++;
+    }
+    ck_assert_int_gt(oks, 0); /* a changed number or string byte is still a value */
+    ck_assert_int_gt(fails, (int)n);
+    ck_assert(eval(h, "return 1") == 1);
+    ptm_free(b);
+    ptm_free(good);
+    lhost_free(h);
+}
+END_TEST
+
+/* The load hook's failure, a value over the loading state's memory cap,
+ * and generators that the hooks' draws leave alone. */
+START_TEST(test_state_load)
+{
+    size_t n;
+    char *buf = saved("function save() return {1, 2} end", &n);
+    struct lhost *h = small_host();
+    load_ok(h, "function load(w, t)\n  error('cannot take ' .. #t)\nend");
+    ck_assert_int_eq(lhost_state_load(h, "load", buf, n), PTM_EINVAL);
+    expect_first_line("load", 0, h, "t.lua:2: cannot take 2");
+    ck_assert_int_eq(lhost_state_load(h, "nosuch", buf, n), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MISSING);
+    ptm_free(buf);
+
+    /* a string of 20 MiB for a state of 16 */
+    size_t big = (size_t)20 << 20;
+    unsigned char *b = ptm_malloc(big + 10);
+    ck_assert_ptr_nonnull(b);
+    b[0] = 1;
+    b[1] = 5;
+    for (int i = 0; i < 8; i++)
+        b[2 + i] = (unsigned char)((uint64_t)big >> (8 * i));
+    memset(b + 10, 'x', big);
+    load_ok(h, "function load(w, t) got = #t end");
+    ck_assert_int_eq(lhost_state_load(h, "load", b, big + 10), PTM_EINVAL);
+    ck_assert_int_eq(lhost_failure(h), LHOST_FAIL_MEMORY);
+    expect_first_line("load", 1, h,
+                      "memory cap of 16 MiB exceeded while rebuilding the value for hook 'load'");
+    ck_assert(eval(h, "return 1") == 1);
+    ptm_free(b);
+
+    /* draws in save and load are not the run's */
+    struct lhost *a = small_host(), *c = small_host();
+    load_ok(a, "function save(w) return {w:random(), math.random()} end\n"
+               "function load(w, t) t.x = w:random() + math.random(10) end");
+    char *s;
+    ck_assert_int_eq(lhost_state_save(a, "save", &s, &n), 0);
+    ck_assert_int_eq(lhost_state_load(a, "load", s, n), 0);
+    double da[64], dc[64];
+    draws(a, da, 8);
+    draws(c, dc, 8);
+    ck_assert(memcmp(da, dc, 32 * sizeof(double)) == 0);
+    /* a control: the same draws outside the hooks move the generator */
+    eval(a, "return w:random()");
+    draws(a, da, 8);
+    draws(c, dc, 8);
+    ck_assert(memcmp(da, dc, 32 * sizeof(double)) != 0);
+    ptm_free(s);
+    lhost_free(a);
+    lhost_free(c);
+    lhost_free(h);
+}
+END_TEST
+
 /* ---- the Lasso of examples/lasso/lasso.lua -------------------------------------------------- */
 
 enum { LN = 60, LD = 12, LP = 2 };
@@ -2401,6 +2897,46 @@ START_TEST(test_alloc_fail_bulk)
 }
 END_TEST
 
+/* The save hook's value saved and loaded with each allocation made to fail
+ * in turn: PTM_ENOMEM or success, never a crash or a leak. */
+START_TEST(test_state_alloc_fail)
+{
+    const char *text = "function save(w) return {1, 2.5, 'abc', t = {x = true}} end\n"
+                       "function load(w, t) got = t.t.x and t[3] end\n"
+                       "function objective() return got == 'abc' and 1 or 0 end\n";
+    unsigned long nth;
+    for (nth = 1; nth < 20000; nth++) {
+        struct lhost_config cfg = {.workers = 1, .last = -1, .mem = 8 << 20};
+        struct lhost *a = NULL, *b = NULL;
+        ck_assert_int_eq(lhost_new(&a, &cfg), 0);
+        ck_assert_int_eq(lhost_new(&b, &cfg), 0);
+        load_ok(a, text);
+        load_ok(b, text);
+        char *buf = NULL;
+        size_t n = 0;
+        double x = 0;
+        ptm_fault_inject(nth);
+        int rc = lhost_state_save(a, "save", &buf, &n);
+        if (!rc)
+            rc = lhost_state_load(b, "load", buf, n);
+        ptm_fault_inject(0);
+        ck_assert_msg(rc == 0 || rc == PTM_ENOMEM, "nth %lu: %s: %s / %s", nth, ptm_strerror(rc),
+                      lhost_error(a), lhost_error(b));
+        if (rc == 0) {
+            ck_assert_int_eq(lhost_objective(b, "objective", &x), 0);
+            ck_assert(x == 1);
+        }
+        ptm_free(buf);
+        lhost_free(a);
+        lhost_free(b);
+        if (rc == 0)
+            break;
+    }
+    ck_assert_uint_gt(nth, 5); /* failures were injected */
+    ck_assert_uint_lt(nth, 20000);
+}
+END_TEST
+
 /* ---- the suite
  * ------------------------------------------------------------------------------------ */
 
@@ -2456,6 +2992,16 @@ static Suite *lua_suite(void)
     tcase_add_test(tc, test_random);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("state");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_state_roundtrip);
+    tcase_add_test(tc, test_state_bytes);
+    add_rows(tc, test_state_refused, save_refused_cases);
+    add_rows(tc, test_state_corrupt, corrupt_cases);
+    tcase_add_test(tc, test_state_mangled);
+    tcase_add_test(tc, test_state_load);
+    suite_add_tcase(s, tc);
+
     tc = tcase_create("lasso");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_lasso, 0, 2);
@@ -2466,6 +3012,7 @@ static Suite *lua_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_alloc_fail);
     tcase_add_test(tc, test_alloc_fail_bulk);
+    tcase_add_test(tc, test_state_alloc_fail);
     suite_add_tcase(s, tc);
     return s;
 }

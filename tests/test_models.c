@@ -16,7 +16,9 @@
  * matched to the learned ones, by total variation. A worker slowed on
  * purpose (--straggler) must show its delays in its own seconds, which the
  * trace reader of `ptm plan` reads back, and hold the other worker back
- * under BSP only.
+ * under BSP only. A logistic regression stopped with checkpoints and
+ * resumed must end with the bits of the run never stopped (w, b and the
+ * objective's history), for every method of logreg_sgd.
  *
  * The Lua hooks of the examples (examples/mf/mf.lua under rotation,
  * examples/logreg/logreg.lua under data_parallel) run the same problems:
@@ -457,6 +459,108 @@ START_TEST(test_logreg_intercept)
 }
 END_TEST
 
+/* Checkpoints of logreg_sgd: a run stopped early with checkpoints, then
+ * resumed under the whole job's stop rule, ends with the bits of w, b and
+ * the objective history of the run never stopped: on one worker for the
+ * methods with clocks (a checkpoint in the middle of a sweep where the
+ * objective's interval is shorter, so that svrg's anchor and the
+ * workers' places in their shards are carried over), on any number for
+ * tron (whose sums go in worker order). */
+static const struct {
+    const char *method, *consistency, *every;
+    int P;
+    int stop_rounds; /* of the run stopped early */
+} lrc_cases[] = {
+    {"sgd, rate = 0.5, decay = 0.9", "ssp 2", "1 sweeps", 1, 250},
+    {"sgd, rate = 0.5, decay = 0.9", "async", "7 rounds", 1, 250},
+    {"svrg, rate = 5", "ssp 2", "7 rounds", 1, 250},
+    {"tron", "bsp", "1 sweeps", 1, 2},
+    {"tron", "bsp", "1 sweeps", 3, 3},
+};
+
+/* lrc_cases[i]'s job, stopped at `stop`. */
+static struct ptm_plan *lrc_plan(int i, const char *stop)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "job lr\n"
+             "data X : sparse matrix from \"lr/skew.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param w : vector[cols(X)] = 0 consistency %s\n"
+             "param b : vector[1] = 0\n"
+             "schedule data_parallel { minibatch 200 }\n"
+             "update builtin logreg_sgd { method = %s, l2 = %g, intercept = b }\n"
+             "objective builtin logloss { l2 = %g, intercept = b } every %s\n"
+             "stop when %s\n",
+             lrc_cases[i].consistency, lrc_cases[i].method, lr_l2, lr_l2, lrc_cases[i].every, stop);
+    return compile_text(text);
+}
+
+/* The run's w and b (LR_COLS + 1 values) and objective history. */
+static void lrc_result(struct ptm_run *run, double *wb, double **hist, size_t *nh)
+{
+    ck_assert_int_eq(ptm_run_param(run, 0, wb, LR_COLS), LR_COLS);
+    ck_assert_int_eq(ptm_run_param(run, 1, wb + LR_COLS, 1), 1);
+    const double *h = ptm_run_history(run, nh);
+    *hist = malloc(*nh * sizeof(double));
+    ck_assert_ptr_nonnull(*hist);
+    memcpy(*hist, h, *nh * sizeof(double));
+}
+
+START_TEST(test_logreg_resume)
+{
+    const char *whole = "sweeps >= 6";
+    char stop[64], dir[64], err[4096];
+    snprintf(stop, sizeof(stop), "rounds >= %d", lrc_cases[_i].stop_rounds);
+    snprintf(dir, sizeof(dir), "lr_ck%d", _i);
+    int P = lrc_cases[_i].P;
+    double a[LR_COLS + 1], b[LR_COLS + 1], *ha, *hb;
+    size_t na, nb;
+
+    struct ptm_plan *plan = lrc_plan(_i, whole);
+    struct ptm_run *run = run_plan(plan, P);
+    lrc_result(run, a, &ha, &na);
+    ptm_run_free(run);
+
+    struct ptm_plan *early = lrc_plan(_i, stop);
+    struct ptm_run_opts o = {.workers = P,
+                             .checkpoint = dir,
+                             .checkpoint_every = 1,
+                             .checkpoint_unit = PLAN_UNIT_ROUNDS};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    ck_assert_int_eq(ptm_run_new(early, &o, &dg, err, sizeof(err), &run), 0);
+    ck_assert_msg(ptm_run_exec(run, err, sizeof(err)) == 0, "%s", err);
+    struct ptm_run_stats st;
+    ptm_run_stats(run, &st);
+    ck_assert_int_ge(st.rounds, lrc_cases[_i].stop_rounds);
+    ptm_run_free(run);
+
+    o = (struct ptm_run_opts){.workers = P, .checkpoint = dir, .resume = dir};
+    ck_assert_int_eq(ptm_run_new(plan, &o, &dg, err, sizeof(err), &run), 0);
+    ck_assert_msg(ptm_run_resume(run, dir, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(ptm_run_exec(run, err, sizeof(err)) == 0, "%s", err);
+    ptm_data_diags_release(&dg);
+    lrc_result(run, b, &hb, &nb);
+    ptm_run_stats(run, &st);
+    ptm_run_free(run);
+
+    if (tu_verbose())
+        printf("logreg resume %s %s P=%d: from round %d, %zu evaluations, F %.12f\n",
+               lrc_cases[_i].method, lrc_cases[_i].consistency, P, lrc_cases[_i].stop_rounds, nb,
+               hb[nb - 1]);
+    ck_assert_uint_gt(na, 2);
+    ck_assert_uint_eq(na, nb);
+    ck_assert_msg(memcmp(ha, hb, na * sizeof(double)) == 0, "the objective's history differs");
+    ck_assert_msg(memcmp(a, b, sizeof(a)) == 0, "w or b differs");
+    ck_assert(b[LR_COLS] != 0);
+    free(ha);
+    free(hb);
+    plan_free(early);
+    plan_free(plan);
+}
+END_TEST
+
 /* examples/logreg/logreg.lua under SSP: the objective within 1e-4 of
  * the kernel's on the same problem, sweeps and step sizes, and within the
  * kernel's tolerance of F(w_true). The two are different SGD variants
@@ -888,6 +992,7 @@ static Suite *models_suite(void)
     tcase_add_loop_test(tc, test_logreg, 0, (int)PTM_ARRAY_LEN(lr_cases));
     tcase_add_loop_test(tc, test_logreg_lua, 0, 3);
     tcase_add_loop_test(tc, test_logreg_intercept, 0, (int)PTM_ARRAY_LEN(lri_cases));
+    tcase_add_loop_test(tc, test_logreg_resume, 0, (int)PTM_ARRAY_LEN(lrc_cases));
     tcase_add_loop_test(tc, test_lda, 0, (int)PTM_ARRAY_LEN(lda_cases));
     tcase_add_loop_test(tc, test_straggler, 0, (int)PTM_ARRAY_LEN(st_cases));
     tcase_add_test(tc, test_straggler_refused);

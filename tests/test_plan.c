@@ -438,6 +438,10 @@ static void same_hook(const char *where, const struct plan_hook *a, const struct
     same_str(where, "file", a->file, b->file);
     same_str(where, "push", a->push, b->push);
     same_str(where, "pull", a->pull, b->pull);
+    same_str(where, "apply", a->apply, b->apply);
+    same_str(where, "init", a->init, b->init);
+    same_str(where, "save", a->save, b->save);
+    same_str(where, "load", a->load, b->load);
     same_str(where, "fn", a->fn, b->fn);
     same_str(where, "builtin", a->builtin, b->builtin);
     SAME(noptions);
@@ -531,6 +535,12 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
         same_str(where, "format", a->outputs[i].format, b->outputs[i].format);
         ck_assert(a->outputs[i].param == b->outputs[i].param);
     }
+    where = "checkpoint";
+    same_str(where, "dir", a->checkpoint.dir, b->checkpoint.dir);
+    SAME(checkpoint.every);
+    SAME(checkpoint.every_unit);
+    ck_assert_msg(memcmp(&a->checkpoint.seconds, &b->checkpoint.seconds, sizeof(double)) == 0,
+                  "checkpoint: seconds differ");
 }
 #undef SAME
 
@@ -624,6 +634,71 @@ START_TEST(test_golden)
 }
 END_TEST
 
+/* examples/lasso/lasso.ptm with a checkpoint statement, through the
+ * compiler, the writer and the loader: the loaded plan checkpoints as the
+ * statement says, and is written back byte for byte. */
+static const struct {
+    const char *stmt;
+    const char *dir;
+    int64_t every;
+    enum plan_unit unit;
+    double seconds;
+} ckpt_rows[] = {
+    {"checkpoint every 10 sweeps to \"ckpt\"", "ckpt", 10, PLAN_UNIT_SWEEPS, 0},
+    {"checkpoint every 2 * 50 rounds to \"/tmp/a \\\"b\\\"\"", "/tmp/a \"b\"", 100,
+     PLAN_UNIT_ROUNDS, 0},
+    {"checkpoint every 5m to \"out/ckpt\"", "out/ckpt", 0, PLAN_UNIT_ROUNDS, 300},
+    {"checkpoint every 1.5h + 250ms to \"c\"", "c", 0, PLAN_UNIT_ROUNDS, 5400.25},
+};
+
+START_TEST(test_roundtrip_checkpoint)
+{
+    char *job = tu_read_file("examples/lasso/lasso.ptm", NULL);
+    ck_assert_msg(job != NULL, "cannot read examples/lasso/lasso.ptm (run from the root)");
+    size_t n = strlen(job) + strlen(ckpt_rows[_i].stmt) + 2;
+    char *text = malloc(n);
+    ck_assert_ptr_nonnull(text);
+    snprintf(text, n, "%s%s\n", job, ckpt_rows[_i].stmt);
+    free(job);
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "lasso.ptm", text, strlen(text)), 0);
+    free(text);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *ast = NULL;
+    struct ptm_plan *plan = NULL;
+    struct ptm_compile_opts opts = {.base_dir = "examples/lasso"};
+    int rc = ptm_parse(&src, &arena, &diags, &ast);
+    if (rc == 0)
+        rc = ptm_compile(&src, ast, &opts, &diags, &plan);
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+
+    char *yaml;
+    size_t len;
+    ck_assert_int_eq(ptm_plan_emit_buf(plan, &yaml, &len), 0);
+    struct loaded r = load_text(yaml, len);
+    tu_expect_text("checkpoint roundtrip", _i, r.diags, "", NULL);
+    ck_assert_int_eq(r.rc, 0);
+    same_plan(plan, r.plan);
+    ck_assert_str_eq(r.yaml, yaml);
+    const struct plan_checkpoint *c = &r.plan->checkpoint;
+    ck_assert_str_eq(c->dir, ckpt_rows[_i].dir);
+    ck_assert_int_eq(c->every, ckpt_rows[_i].every);
+    if (c->every > 0)
+        ck_assert_int_eq(c->every_unit, ckpt_rows[_i].unit);
+    ck_assert_double_eq(c->seconds, ckpt_rows[_i].seconds);
+    loaded_free(&r);
+    ptm_free(yaml);
+    plan_free(plan);
+}
+END_TEST
+
 /* ---- b. accepted plans ---------------------------------------------------- */
 
 /* A base plan with up to two edits that must load without a word and be
@@ -669,6 +744,9 @@ static char *row_text(const char *base, const char *find, const char *repl, cons
     "  - key: \"W\"\n    param: 0\n  - key: \"H\"\n    param: 1\n"               \
     "  every: 1\n  every_unit: sweeps\n"
 
+/* The last output of the lasso plan: a checkpoint goes after it. */
+#define LASSO_END "  path: \"beta.tsv\"\n  format: tsv\n"
+
 #define LASSO_METRICS                                                          \
     "metrics:\n- name: \"m\"\n  kind: rmse\n  data: 0\n- name: \"n\"\n  kind: r2\n  data: 0\n" \
     "stop:\n"
@@ -694,6 +772,13 @@ static const struct accept_row accept_rows[] = {
     {lasso_plan, LASSO_UPDATE,
      "update:\n  kind: lua\n  file: \"/abs/hooks.lua\"\n  push: \"step\"\nobjective:\n", NULL,
      NULL},
+    /* every function of a Lua update, and an objective's save and load */
+    {lasso_plan, LASSO_UPDATE,
+     "update:\n  kind: lua\n  file: \"hooks.lua\"\n  push: \"push\"\n  pull: \"pull\"\n"
+     "  apply: \"apply\"\n  init: \"init\"\n  save: \"keep\"\n  load: \"give\"\nobjective:\n",
+     LASSO_OBJECTIVE,
+     "objective:\n  kind: lua\n  file: \"obj.lua\"\n  function: \"objective\"\n"
+     "  save: \"save\"\n  load: \"load\"\n  every: 2\n  every_unit: sweeps\n"},
     /* dependencies from a file; no priority, no cost */
     {lasso_plan, LASSO_PRED, "  depend: file\n  edges: \"edges.txt\"\n", NULL, NULL},
     {lasso_plan,
@@ -749,6 +834,15 @@ static const struct accept_row accept_rows[] = {
     /* a size that is a constant */
     {lasso_plan, "    consts: []\n    code:\n    - [cols, 0]\n",
      "    consts: [2147483647]\n    code:\n    - [const, 0]\n", NULL, NULL},
+    /* checkpoints: every N units, every so many seconds */
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 10\n"
+                            "  every_unit: sweeps\n", NULL, NULL},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"/abs/c k\"\n"
+                            "  every: 9007199254740991\n  every_unit: rounds\n", NULL, NULL},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n", NULL,
+     NULL},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"c\"\n  seconds: 1.0000000000000002\n",
+     NULL, NULL},
 };
 
 START_TEST(test_accept)
@@ -1337,6 +1431,20 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:110:3: error: a Lua hook takes no options\n"
      "      options:\n"
      "      ^^^^^^^\n"},
+    {lasso_plan, LASSO_UPDATE,
+     "update:\n  kind: lua\n  file: \"hooks.lua\"\n  push: \"push\"\n  save: \"save\"\n"
+     "objective:\n",
+     "  kind: builtin\n  builtin: \"lasso_objective\"\n",
+     "  kind: builtin\n  builtin: \"lasso_objective\"\n  load: \"load\"\n  save: 3\n",
+     "plan.yaml:109:3: error: 'save' and 'load' go together\n"
+     "      save: \"save\"\n"
+     "      ^^^^\n"
+     "plan.yaml:113:3: error: 'load' goes with kind lua\n"
+     "      load: \"load\"\n"
+     "      ^^^^\n"
+     "plan.yaml:114:3: error: 'save' goes with kind lua\n"
+     "      save: 3\n"
+     "      ^^^^\n"},
     {lasso_plan, "  every: 10\n", "  every: 0\n", NULL, NULL,
      "plan.yaml:133:10: error: 'every' must be from 1 to 9007199254740991, not 0\n"
      "      every: 0\n"
@@ -1401,6 +1509,105 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:97:3: error: 'uniform' is not an option of the random policy\n"
      "      uniform: 0.5\n"
      "      ^^^^^^^\n"},
+    /* checkpoints: a directory, and every N units or so many seconds (at
+     * least 1); the keys of the one form only */
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 0\n  every_unit: rounds\n", NULL, NULL,
+     "plan.yaml:157:10: error: 'every' must be from 1 to 9007199254740991, not 0\n"
+     "      every: 0\n"
+     "             ^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 9007199254740992\n"
+               "  every_unit: rounds\n", NULL, NULL,
+     "plan.yaml:157:10: error: 'every' must be from 1 to 9007199254740991, not 9007199254740992\n"
+     "      every: 9007199254740992\n"
+     "             ^^^^^^^^^^^^^^^^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 1.5\n  every_unit: sweeps\n", NULL, NULL,
+     "plan.yaml:157:10: error: 'every' must be an integer, not '1.5'\n"
+     "      every: 1.5\n"
+     "             ^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 5\n", NULL, NULL,
+     "plan.yaml:156:3: error: missing key 'every_unit' in the checkpoint\n"
+     "      dir: \"ckpt\"\n"
+     "      ^^^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 5\n  every_unit: round\n", NULL, NULL,
+     "plan.yaml:158:15: error: unknown unit 'round' (did you mean 'rounds'?)\n"
+     "      every_unit: round\n"
+     "                  ^^^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 0.5\n", NULL, NULL,
+     "plan.yaml:157:12: error: 'seconds' must be at least 1, not 0.5\n"
+     "      seconds: 0.5\n"
+     "               ^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: -300\n", NULL, NULL,
+     "plan.yaml:157:12: error: 'seconds' must be at least 1, not -300\n"
+     "      seconds: -300\n"
+     "               ^^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: .nan\n", NULL, NULL,
+     "plan.yaml:157:12: error: 'seconds' must be finite, not .nan\n"
+     "      seconds: .nan\n"
+     "               ^^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: .inf\n", NULL, NULL,
+     "plan.yaml:157:12: error: 'seconds' must be finite, not .inf\n"
+     "      seconds: .inf\n"
+     "               ^^^^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: \"300\"\n", NULL, NULL,
+     "plan.yaml:157:12: error: 'seconds' must be a number, not a string\n"
+     "      seconds: \"300\"\n"
+     "               ^^^^^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n  every: 5\n"
+               "  every_unit: rounds\n", NULL, NULL,
+     "plan.yaml:157:3: error: 'seconds' goes without 'every' (a checkpoint is taken every N units "
+     "or every so many seconds)\n"
+     "      seconds: 300\n"
+     "      ^^^^^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n", NULL, NULL,
+     "plan.yaml:156:3: error: missing key 'every' or 'seconds' in the checkpoint\n"
+     "      dir: \"ckpt\"\n"
+     "      ^^^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n  every_unit: rounds\n", NULL, NULL,
+     "plan.yaml:158:3: error: 'every_unit' goes with 'every'\n"
+     "      every_unit: rounds\n"
+     "      ^^^^^^^^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"\"\n  seconds: 300\n", NULL, NULL,
+     "plan.yaml:156:8: error: 'dir' cannot be empty\n"
+     "      dir: \"\"\n"
+     "           ^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: ~\n  seconds: 300\n", NULL, NULL,
+     "plan.yaml:156:8: error: 'dir' must be a string, not null\n"
+     "      dir: ~\n"
+     "           ^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  seconds: 300\n", NULL, NULL,
+     "plan.yaml:156:3: error: missing key 'dir' in the checkpoint\n"
+     "      seconds: 300\n"
+     "      ^^^^^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  secs: 300\n", NULL, NULL,
+     "plan.yaml:156:3: error: missing key 'every' or 'seconds' in the checkpoint\n"
+     "      dir: \"ckpt\"\n"
+     "      ^^^\n"
+     "plan.yaml:157:3: error: unknown key 'secs' in the checkpoint\n"
+     "      secs: 300\n"
+     "      ^^^^\n"},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"a\"\n  dir: \"b\"\n  seconds: 300\n", NULL, NULL,
+     "plan.yaml:157:3: error: duplicate key 'dir'\n"
+     "      dir: \"b\"\n"
+     "      ^^^\n"
+     "plan.yaml:156:3: note: 'dir' is first given here\n"
+     "      dir: \"a\"\n"
+     "      ^^^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n- dir: \"ckpt\"\n", NULL, NULL,
+     "plan.yaml:156:1: error: 'checkpoint' must be a mapping, not a sequence\n"
+     "    - dir: \"ckpt\"\n"
+     "    ^\n"},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint: \"ckpt\"\n", NULL, NULL,
+     "plan.yaml:155:13: error: 'checkpoint' must be a mapping, not a string\n"
+     "    checkpoint: \"ckpt\"\n"
+     "                ^^^^^^\n"},
 };
 
 START_TEST(test_reject)
@@ -1688,27 +1895,48 @@ START_TEST(test_fault_load)
 }
 END_TEST
 
-START_TEST(test_fault_emit)
+/* Writing the plan of text fails cleanly at every allocation; once nothing
+ * fails, text again. */
+static void fault_emit(const char *text)
 {
-    struct loaded base = load_text(fault_rows[_i], strlen(fault_rows[_i]));
+    struct loaded base = load_text(text, strlen(text));
     ck_assert_int_eq(base.rc, 0);
     for (unsigned long n = 1;; n++) {
-        char *text;
+        char *out;
         size_t len;
         ptm_fault_inject(n);
-        int rc = ptm_plan_emit_buf(base.plan, &text, &len);
+        int rc = ptm_plan_emit_buf(base.plan, &out, &len);
         unsigned long calls = ptm_fault_inject(0);
         if (calls >= n) {
             ck_assert_int_eq(rc, PTM_ENOMEM);
-            ck_assert_ptr_null(text);
+            ck_assert_ptr_null(out);
             continue;
         }
         ck_assert_int_eq(rc, 0);
-        ck_assert_str_eq(text, fault_rows[_i]);
-        ptm_free(text);
+        ck_assert_str_eq(out, text);
+        ptm_free(out);
         break;
     }
     loaded_free(&base);
+}
+
+START_TEST(test_fault_emit)
+{
+    fault_emit(fault_rows[_i]);
+}
+END_TEST
+
+/* The checkpoint, in each of its forms. */
+START_TEST(test_fault_checkpoint)
+{
+    static const char *const forms[] = {
+        LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 10\n  every_unit: sweeps\n",
+        LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n",
+    };
+    char *text = edit(lasso_plan, LASSO_END, forms[_i]);
+    fault_load(text, 0);
+    fault_emit(text);
+    free(text);
 }
 END_TEST
 
@@ -1726,6 +1954,7 @@ static Suite *plan_suite(void)
     tcase_set_timeout(tc, 30);
     add_rows(tc, test_roundtrip, examples);
     add_rows(tc, test_golden, examples);
+    add_rows(tc, test_roundtrip_checkpoint, ckpt_rows);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("accept");
@@ -1750,6 +1979,7 @@ static Suite *plan_suite(void)
     tcase_set_timeout(tc, 60);
     add_rows(tc, test_fault_load, fault_rows);
     tcase_add_loop_test(tc, test_fault_emit, 0, 2);
+    tcase_add_loop_test(tc, test_fault_checkpoint, 0, 2);
     suite_add_tcase(s, tc);
 
     return s;

@@ -453,6 +453,13 @@ static const struct lua_file lua_files[] = {
     {"initnum.lua", "function push() end\nfunction pull() end\ninit = 3\n"},
     {"init3.lua", "function push() end\nfunction pull() end\nfunction init(w, S, job) end\n"},
     {"initva.lua", "function push() end\nfunction pull() end\nfunction init(w, ...) end\n"},
+    {"state.lua", "function push() end\nfunction save(w, job) end\nfunction load(w, t, job) end\n"
+                  "function keep() end\nfunction give(w, ...) end\nfunction objective() end\n"},
+    {"saveonly.lua", "function push() end\nfunction save(w) end\nfunction objective() end\n"},
+    {"loadonly.lua", "function push() end\nfunction load(w, t) end\n"},
+    {"savetable.lua", "function push() end\nsave = {}\nfunction load(w, t) end\n"},
+    {"load4.lua", "function push() end\nfunction save() end\nfunction load(w, t, job, x) end\n"},
+    {"objstate.lua", "function objective() end\nfunction save() end\nfunction load(w, t) end\n"},
     {"nopush.lua", "function pull() end\nfunction objective() end\n"},
     {"pushnum.lua", "push = 3\nlocal function pull() end\n"},
     {"syntax.lua", "function push() end\nfunction pull( end\n"},
@@ -1820,6 +1827,40 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:5:30: error: \"ok.lua\" defines no function 'setup'\n"
       "    update lua \"ok.lua\" { init = \"setup\" }\n"
       "                                 ^^^^^^^\n"),
+    R(MINI, "update", "update lua \"saveonly.lua\"",
+      "t.ptm:5:12: error: \"saveonly.lua\" defines 'save' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"saveonly.lua\"\n"
+      "               ^^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"loadonly.lua\"",
+      "t.ptm:5:12: error: \"loadonly.lua\" defines 'load' but no 'save': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"loadonly.lua\"\n"
+      "               ^^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"saveonly.lua\" { save = \"push\" }",
+      "t.ptm:5:36: error: \"saveonly.lua\" defines 'push' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"saveonly.lua\" { save = \"push\" }\n"
+      "                                       ^^^^^^\n"),
+    R(MINI, "update", "update lua \"savetable.lua\"",
+      "t.ptm:5:12: error: \"savetable.lua\" defines 'save' as a table; the save hook is a function save(w, job)\n"
+      "    update lua \"savetable.lua\"\n"
+      "               ^^^^^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"load4.lua\"",
+      "t.ptm:5:12: error: \"load4.lua\" defines 'load' with 4 parameters; the load hook is load(w, t, job)\n"
+      "    update lua \"load4.lua\"\n"
+      "               ^^^^^^^^^^^\n"),
+    R(MINI, "update", "update lua \"state.lua\" { save = \"nosave\", load = \"keep\" }",
+      "t.ptm:5:33: error: \"state.lua\" defines no function 'nosave'\n"
+      "    update lua \"state.lua\" { save = \"nosave\", load = \"keep\" }\n"
+      "                                    ^^^^^^^^\n"),
+    /* an objective in a file of its own has that file's save and load */
+    R(MINI, "update", "update lua \"ok.lua\"\nobjective lua \"saveonly.lua\"",
+      "t.ptm:6:15: error: \"saveonly.lua\" defines 'save' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    objective lua \"saveonly.lua\"\n"
+      "                  ^^^^^^^^^^^^^^\n"),
+    /* in the update's file they are the update's: one error */
+    R(MINI, "update", "objective lua \"saveonly.lua\"\nupdate lua \"saveonly.lua\"",
+      "t.ptm:6:12: error: \"saveonly.lua\" defines 'save' but no 'load': a checkpoint keeps the file's own state with both hooks, save(w, job) and load(w, t, job)\n"
+      "    update lua \"saveonly.lua\"\n"
+      "               ^^^^^^^^^^^^^^\n"),
     R(MINI, "update", "update lua \"ok.lua\" \"push\"",
       "t.ptm:5:21: error: name the update functions as options: { push = \"...\", pull = \"...\", apply = \"...\", init = \"...\" }\n"
       "    update lua \"ok.lua\" \"push\"\n"
@@ -2015,6 +2056,70 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:16:1: note: the first one is here\n"
       "    consistency ssp 3\n"
       "    ^^^^^^^^^^^^^^^^^\n"),
+    /* ---- checkpoint ---- */
+    R(LASSO, NULL, "checkpoint every 10 to \"ckpt\"",
+      "t.ptm:16:18: error: 'every' needs a unit: rounds, sweeps, or a duration such as 5m\n"
+      "    checkpoint every 10 to \"ckpt\"\n"
+      "                     ^^\n"),
+    R(LASSO, NULL, "checkpoint every -3 to \"ckpt\"",
+      "t.ptm:16:18: error: 'every' needs a unit: rounds, sweeps, or a duration such as 5m\n"
+      "    checkpoint every -3 to \"ckpt\"\n"
+      "                     ^^\n"),
+    R(LASSO, NULL, "checkpoint every 500ms to \"ckpt\"",
+      "t.ptm:16:18: error: a checkpoint interval must be at least 1s, not 0.5s\n"
+      "    checkpoint every 500ms to \"ckpt\"\n"
+      "                     ^^^^^\n"),
+    R(LASSO, NULL, "checkpoint every -5m to \"ckpt\"",
+      "t.ptm:16:18: error: a checkpoint interval must be at least 1s, not -300s\n"
+      "    checkpoint every -5m to \"ckpt\"\n"
+      "                     ^^^\n"),
+    R(LASSO, NULL, "checkpoint every lambda to \"ckpt\"",
+      "t.ptm:16:18: error: a checkpoint interval must be at least 1s, not 0.001s\n"
+      "    checkpoint every lambda to \"ckpt\"\n"
+      "                     ^^^^^^\n"),
+    R(LASSO, NULL, "checkpoint every 5 minutes to \"ckpt\"",
+      "t.ptm:16:20: error: unknown unit 'minutes' (a checkpoint is taken every N rounds, every N "
+      "sweeps or every DURATION, such as 5m)\n"
+      "    checkpoint every 5 minutes to \"ckpt\"\n"
+      "                       ^^^^^^^\n"),
+    R(LASSO, NULL, "checkpoint every 5 round to \"ckpt\"",
+      "t.ptm:16:20: error: unknown unit 'round' (did you mean 'rounds'?)\n"
+      "    checkpoint every 5 round to \"ckpt\"\n"
+      "                       ^^^^^\n"),
+    R(LASSO, NULL, "checkpoint every 5m rounds to \"ckpt\"",
+      "t.ptm:16:18: error: 'every' is a count, not a duration\n"
+      "    checkpoint every 5m rounds to \"ckpt\"\n"
+      "                     ^^\n"),
+    R(LASSO, NULL, "checkpoint every 0 rounds to \"ckpt\"",
+      "t.ptm:16:18: error: 'every' must be a whole number from 1 to 2^53 - 1, not 0\n"
+      "    checkpoint every 0 rounds to \"ckpt\"\n"
+      "                     ^\n"),
+    R(LASSO, NULL, "checkpoint every 2.5 sweeps to \"ckpt\"",
+      "t.ptm:16:18: error: 'every' must be a whole number from 1 to 2^53 - 1, not 2.5\n"
+      "    checkpoint every 2.5 sweeps to \"ckpt\"\n"
+      "                     ^^^\n"),
+    R(LASSO, NULL, "checkpoint every sweeps to \"ckpt\"",
+      "t.ptm:16:18: error: 'sweeps' cannot be used in 'every'\n"
+      "    checkpoint every sweeps to \"ckpt\"\n"
+      "                     ^^^^^^\n"),
+    R(LASSO, NULL, "checkpoint every 5m to \"\"",
+      "t.ptm:16:24: error: the checkpoint directory name is empty\n"
+      "    checkpoint every 5m to \"\"\n"
+      "                           ^^\n"),
+    R(LASSO, NULL, "checkpoint every 5m to \"beta.tsv\"",
+      "t.ptm:16:24: error: an output writes \"beta.tsv\": checkpoints need a directory of their own\n"
+      "    checkpoint every 5m to \"beta.tsv\"\n"
+      "                           ^^^^^^^^^^\n"
+      "t.ptm:15:16: note: the output is here\n"
+      "    output beta to \"beta.tsv\"\n"
+      "                   ^^^^^^^^^^\n"),
+    R(LASSO, NULL, "checkpoint every 5m to \"a\"\ncheckpoint every 0 rounds to \"b\"",
+      "t.ptm:17:1: error: the job already has a 'checkpoint' statement\n"
+      "    checkpoint every 0 rounds to \"b\"\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:16:1: note: the first one is here\n"
+      "    checkpoint every 5m to \"a\"\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
     /* ---- what every job needs; several errors at once ---- */
     R(WHOLE, NULL, "job t\nstop when rounds > 3\n",
       "t.ptm:1:5: error: the job has no 'schedule': say how updates are scheduled\n"
@@ -2731,6 +2836,7 @@ static void chk_defaults(const struct ptm_plan *p)
     ck_assert(s->balance);
     ck_assert_int_eq(s->pipeline, 1);
     ck_assert(!p->objective.present);
+    ck_assert_ptr_null(p->checkpoint.dir); /* no checkpoints unless asked for */
     ck_assert_str_eq(p->base_dir, tdir);
 }
 
@@ -2900,7 +3006,54 @@ static void chk_lua_no_pull(const struct ptm_plan *p)
     ck_assert_ptr_null(p->update.pull);
 }
 
+/* save and load by their default names, the update's and the
+ * objective's in a file of its own. */
+static void chk_lua_state(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->update.save, "save");
+    ck_assert_str_eq(p->update.load, "load");
+    ck_assert_str_eq(p->objective.save, "save");
+    ck_assert_str_eq(p->objective.load, "load");
+}
+
+/* save and load named; the objective in the update's file has none of
+ * its own (the update's state holds it). */
+static void chk_lua_state_named(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->update.save, "keep");
+    ck_assert_str_eq(p->update.load, "give");
+    ck_assert_ptr_null(p->objective.save);
+    ck_assert_ptr_null(p->objective.load);
+}
+
 /* A string const from a string const. */
+/* checkpoint every period * 2 + 1s to "ckpt", period = 2m: seconds */
+static void chk_checkpoint_seconds(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->checkpoint.dir, "ckpt");
+    ck_assert_double_eq(p->checkpoint.seconds, 241);
+    ck_assert_int_eq(p->checkpoint.every, 0);
+}
+
+/* checkpoint every 10 sweeps to "/tmp/c" */
+static void chk_checkpoint_sweeps(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->checkpoint.dir, "/tmp/c");
+    ck_assert_int_eq(p->checkpoint.every, 10);
+    ck_assert_int_eq(p->checkpoint.every_unit, PLAN_UNIT_SWEEPS);
+    ck_assert_double_eq(p->checkpoint.seconds, 0);
+}
+
+/* checkpoint every n + 1 rounds to "out/ckpt", n = 2: a constant count; the
+ * directory kept as written (relative to where the run is, not base_dir) */
+static void chk_checkpoint_rounds(const struct ptm_plan *p)
+{
+    ck_assert_str_eq(p->checkpoint.dir, "out/ckpt");
+    ck_assert_int_eq(p->checkpoint.every, 3);
+    ck_assert_int_eq(p->checkpoint.every_unit, PLAN_UNIT_ROUNDS);
+    ck_assert_double_eq(p->checkpoint.seconds, 0);
+}
+
 static void chk_string_const(const struct ptm_plan *p)
 {
     ck_assert(p->consts[0].is_str && p->consts[1].is_str);
@@ -2989,8 +3142,17 @@ static const struct accept_row accept_rows[] = {
     {NULL, MINI, "update", "update lua \"ok.lua\"", NULL, chk_lua_default},
     {NULL, MINI, "update", "update lua \"pushonly.lua\"", NULL, chk_lua_no_pull},
     {NULL, MINI, "update", "update lua \"meta.lua\"", NULL, chk_lua_no_pull},
+    {NULL, MINI, "update", "update lua \"state.lua\"\nobjective lua \"objstate.lua\"", NULL,
+     chk_lua_state},
+    {NULL, MINI, "update", "update lua \"state.lua\" { save = \"keep\", load = \"give\" }\n"
+                           "objective lua \"state.lua\"", NULL, chk_lua_state_named},
     {NULL, MINI, "param", "const f = \"train.svm\"\nconst g = f\nparam p : vector[8]", NULL,
      chk_string_const},
+    {NULL, LASSO, NULL, "const period = 2m\ncheckpoint every period * 2 + 1s to \"ckpt\"", NULL,
+     chk_checkpoint_seconds},
+    {NULL, LASSO, NULL, "checkpoint every 10 sweeps to \"/tmp/c\"", NULL, chk_checkpoint_sweeps},
+    {NULL, MINI, "param", "const n = 2\nparam p : vector[8]\ncheckpoint every n + 1 rounds to "
+                          "\"out/ckpt\"", NULL, chk_checkpoint_rounds},
 };
 /* clang-format on */
 
@@ -3109,6 +3271,8 @@ static const struct fault_row fault_rows[] = {
     {"examples/logreg/logreg.ptm", WHOLE, NULL, NULL, NULL},
     {"examples/logreg/logreg_ssp.ptm", WHOLE, NULL, NULL, NULL},
     {"examples/mf/mf.ptm", WHOLE, NULL, NULL, "rank=8"},
+    {NULL, LASSO, NULL, "checkpoint every 10 sweeps to \"ckpt\"", NULL},
+    {NULL, LASSO, NULL, "checkpoint every 5 minits to \"\"\ncheckpoint every 5m to \"beta.tsv\"", NULL},
     /* Lua hooks: every allocation of the Lua state goes through ptm_realloc. */
     {NULL, MINI, "update", "update lua \"ok.lua\" { push = \"mypush\" }\nobjective lua \"ok.lua\"", NULL},
     {NULL, MINI, "update", "update lua \"syntax.lua\"\nobjective lua \"nopush.lua\"", NULL},

@@ -76,6 +76,8 @@ static void hook_release(struct plan_hook *h)
     ptm_free(h->pull);
     ptm_free(h->apply);
     ptm_free(h->init);
+    ptm_free(h->save);
+    ptm_free(h->load);
     ptm_free(h->fn);
     ptm_free(h->builtin);
     for (uint32_t i = 0; i < h->noptions; i++) {

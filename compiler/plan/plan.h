@@ -200,6 +200,8 @@ struct plan_hook {
     char *pull;
     char *apply;   /* lua update: optional; runs on every worker after pull */
     char *init;    /* lua update: optional; runs once on every worker before the first round */
+    char *save;    /* lua: optional, both or neither: the hook file's own state in a */
+    char *load;    /* checkpoint (spec/runtime.md); an objective's, in a file of its own */
     char *fn;      /* lua objective: function name */
     char *builtin; /* builtin: kernel name */
     struct plan_option *options;
@@ -223,12 +225,14 @@ struct plan_output {
 };
 
 /* `checkpoint every N sweeps|rounds to "DIR"` or `checkpoint every
- * DURATION to "DIR"` (spec/language.md, spec/runtime.md Checkpoints). */
+ * DURATION to "DIR"` (spec/language.md 5.14a, spec/runtime.md Checkpoints).
+ * DIR is an output: like outputs' paths, a relative DIR is relative to the
+ * current directory of the run, not to base_dir. */
 struct plan_checkpoint {
-    char *dir;      /* relative to base_dir unless absolute; NULL: none */
+    char *dir;      /* NULL: no checkpoints */
     int64_t every;  /* > 0 with every_unit; or 0 when seconds says when */
     enum plan_unit every_unit;
-    double seconds; /* > 0: at most this long between checkpoints */
+    double seconds; /* >= 1 when every is 0: at most this long between checkpoints */
 };
 
 struct ptm_plan {

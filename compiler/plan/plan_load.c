@@ -1657,12 +1657,14 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
 }
 
 enum { H_KIND, H_BUILTIN, H_OPTIONS, H_FILE, H_PUSH, H_PULL, H_APPLY, H_INIT, H_FUNCTION,
-       H_EVERY, H_EVERY_UNIT, H_N };
-static const char *const hook_keys[] = {"kind",  "builtin", "options",  "file",  "push",      "pull",
-                                        "apply", "init",    "function", "every", "every_unit"};
+       H_SAVE, H_LOAD, H_EVERY, H_EVERY_UNIT, H_N };
+static const char *const hook_keys[] = {"kind", "builtin", "options",   "file",     "push",
+                                        "pull", "apply",   "init",      "function", "save",
+                                        "load", "every",   "every_unit"};
 
 /* hook := {kind: builtin, builtin, options: [option...], every?, every_unit?}
- *       | {kind: lua, file, push, pull?, apply?, init? | function, every?, every_unit?} */
+ *       | {kind: lua, file, push, pull?, apply?, init? | function, (save, load)?, every?,
+ *          every_unit?} */
 static void load_hook(struct load *L, const struct node *x, bool objective, struct plan_hook *h)
 {
     const char *key = objective ? "'objective'" : "'update'";
@@ -1704,6 +1706,13 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
             if (m.val[H_INIT])
                 val_str(L, m.val[H_INIT], "init", false, &h->init);
         }
+        if (m.val[H_SAVE] || m.val[H_LOAD]) {
+            if (!m.val[H_SAVE] || !m.val[H_LOAD])
+                error(L, (m.val[H_SAVE] ? m.key[H_SAVE] : m.key[H_LOAD])->loc,
+                      "'save' and 'load' go together");
+            else if (val_str(L, m.val[H_SAVE], "save", false, &h->save))
+                val_str(L, m.val[H_LOAD], "load", false, &h->load);
+        }
         return;
     }
     forbid(L, &m, H_FILE, "'file' goes with kind lua");
@@ -1712,6 +1721,8 @@ static void load_hook(struct load *L, const struct node *x, bool objective, stru
     forbid(L, &m, H_APPLY, "'apply' goes with kind lua");
     forbid(L, &m, H_INIT, "'init' goes with kind lua");
     forbid(L, &m, H_FUNCTION, "'function' goes with kind lua");
+    forbid(L, &m, H_SAVE, "'save' goes with kind lua");
+    forbid(L, &m, H_LOAD, "'load' goes with kind lua");
     const struct builtin *bi = NULL;
     if (m_str(L, &m, H_BUILTIN, false, &h->builtin)) {
         const struct node *v = m.val[H_BUILTIN];
@@ -1794,6 +1805,45 @@ static bool load_output(struct load *L, const struct node *x, struct plan_output
     if (f >= 0 && !(o->format = plan_strdup(output_formats[f])))
         L->oom = true;
     return f >= 0 && ok;
+}
+
+enum { CK_DIR, CK_EVERY, CK_EVERY_UNIT, CK_SECONDS, CK_N };
+static const char *const checkpoint_keys[] = {"dir", "every", "every_unit", "seconds"};
+
+/* checkpoint := {dir, every, every_unit} | {dir, seconds} */
+static void load_checkpoint(struct load *L, const struct node *x, struct plan_checkpoint *c)
+{
+    struct map m;
+    if (!map_open(L, x, "'checkpoint'", "the checkpoint", checkpoint_keys, CK_N, &m))
+        return;
+    m_str(L, &m, CK_DIR, true, &c->dir);
+    if (m.val[CK_EVERY] && m.val[CK_SECONDS]) {
+        error(L, m.key[CK_SECONDS]->loc, "'seconds' goes without 'every' (a checkpoint is "
+                                         "taken every N units or every so many seconds)");
+        return;
+    }
+    if (!m.val[CK_EVERY] && !m.val[CK_SECONDS]) {
+        error(L, map_loc(&m), "missing key 'every' or 'seconds' in the checkpoint");
+        return;
+    }
+    if (m.val[CK_SECONDS]) {
+        forbid(L, &m, CK_EVERY_UNIT, "'every_unit' goes with 'every'");
+        double v;
+        if (!val_num(L, m.val[CK_SECONDS], "seconds", true, &v))
+            return;
+        if (!(v >= 1)) {
+            char buf[48];
+            error(L, m.val[CK_SECONDS]->loc, "'seconds' must be at least 1, not %s",
+                  shown(m.val[CK_SECONDS], buf, sizeof(buf)));
+            return;
+        }
+        c->seconds = v;
+        return;
+    }
+    m_int(L, &m, CK_EVERY, 1, PTM_WHOLE_MAX, &c->every);
+    int u = m_word(L, &m, CK_EVERY_UNIT, "unit", NAMES(unit_names));
+    if (u >= 0)
+        c->every_unit = (enum plan_unit)u;
 }
 
 /* ---- plan-wide rules ------------------------------------------------------ */
@@ -1892,11 +1942,12 @@ static void unique_paths(struct load *L, const struct node *list)
 /* ---- the plan ------------------------------------------------------------ */
 
 enum { T_VERSION, T_JOB, T_BASE_DIR, T_SEED, T_CONSTS, T_DATA, T_PARAMS, T_BLOCKSETS,
-       T_SCHEDULE, T_CONSISTENCY, T_UPDATE, T_OBJECTIVE, T_METRICS, T_STOP, T_OUTPUTS, T_N };
+       T_SCHEDULE, T_CONSISTENCY, T_UPDATE, T_OBJECTIVE, T_METRICS, T_STOP, T_OUTPUTS,
+       T_CHECKPOINT, T_N };
 static const char *const top_keys[] = {
     "ptm_plan", "job",         "base_dir", "seed",      "consts",  "data",
     "params",   "blocksets",   "schedule", "consistency", "update", "objective",
-    "metrics",  "stop",        "outputs"};
+    "metrics",  "stop",        "outputs",  "checkpoint"};
 
 /* The format version comes first: a plan from a newer ptm gets one clear
  * message, not a list of what this one does not know. */
@@ -1932,7 +1983,8 @@ static bool check_version(struct load *L, const struct node *root)
 }
 
 /* plan := {ptm_plan: 1, job, base_dir, seed, consts, data, params, blocksets,
- *          schedule, consistency, update, objective?, stop, outputs} */
+ *          schedule, consistency, update, objective?, metrics?, stop, outputs,
+ *          checkpoint?} */
 static void load_plan(struct load *L, const struct node *root)
 {
     struct ptm_plan *p = L->plan;
@@ -2057,6 +2109,8 @@ static void load_plan(struct load *L, const struct node *root)
     i = 0;
     for (const struct node *e = outs ? outs->head : NULL; e && !L->oom; e = e->next, i++)
         load_output(L, e, &p->outputs[i]);
+    if (!L->oom && m.val[T_CHECKPOINT])
+        load_checkpoint(L, m.val[T_CHECKPOINT], &p->checkpoint);
 
     if (!L->oom) {
         const struct node *lists[4] = {consts, data, params, bsets};

@@ -458,6 +458,10 @@ static void hook(struct emit *e, const char *key, const struct plan_hook *h, boo
             if (h->init)
                 kv_str(e, "init", h->init);
         }
+        if (h->save) {
+            kv_str(e, "save", h->save);
+            kv_str(e, "load", h->load);
+        }
     } else {
         kv_str(e, "builtin", h->builtin);
         word(e, "options");
@@ -513,6 +517,23 @@ static void outputs(struct emit *e, const struct ptm_plan *p)
     seq_end(e);
 }
 
+/* checkpoint := {dir, every, every_unit} | {dir, seconds}; absent: none */
+static void checkpoint(struct emit *e, const struct plan_checkpoint *c)
+{
+    word(e, "checkpoint");
+    map_begin(e);
+    kv_str(e, "dir", c->dir);
+    if (c->every > 0) {
+        kv_int(e, "every", c->every);
+        kv_word(e, "every_unit", plan_unit_name(c->every_unit));
+    } else if (c->seconds >= 1 && isfinite(c->seconds)) {
+        kv_num(e, "seconds", c->seconds);
+    } else if (!e->rc) {
+        e->rc = PTM_EINVAL; /* neither: the loader would refuse it */
+    }
+    map_end(e);
+}
+
 static void plan(struct emit *e, const struct ptm_plan *p)
 {
     yaml_event_t ev;
@@ -554,6 +575,8 @@ static void plan(struct emit *e, const struct ptm_plan *p)
         e->rc = PTM_EINVAL;
     program(e, "stop", &p->stop);
     outputs(e, p);
+    if (p->checkpoint.dir)
+        checkpoint(e, &p->checkpoint);
     map_end(e);
     if (e->rc)
         return;

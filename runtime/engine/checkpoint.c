@@ -92,7 +92,9 @@ struct rt_ckpt {
 
 /* ---- hashes of what a checkpoint belongs to -------------------------------- */
 
-static int file_crc(const char *path, struct ck_file *out)
+/* The size of the file at path, and the CRC-32 of its first `upto` bytes
+ * (all of them when upto is UINT64_MAX). */
+static int file_crc_upto(const char *path, uint64_t upto, struct ck_file *out)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -102,7 +104,8 @@ static int file_crc(const char *path, struct ck_file *out)
     uint64_t n = 0;
     size_t k;
     while ((k = fread(buf, 1, sizeof(buf), f)) > 0) {
-        crc = ptm_crc32(crc, buf, k);
+        if (n < upto)
+            crc = ptm_crc32(crc, buf, upto - n < k ? (size_t)(upto - n) : k);
         n += k;
     }
     int bad = ferror(f);
@@ -111,6 +114,11 @@ static int file_crc(const char *path, struct ck_file *out)
     out->bytes = n;
     out->crc = crc;
     return bad ? PTM_EIO : 0;
+}
+
+static int file_crc(const char *path, struct ck_file *out)
+{
+    return file_crc_upto(path, UINT64_MAX, out);
 }
 
 static void plan_file(const struct ptm_plan *plan, const char *path, char *buf, size_t len)
@@ -495,10 +503,10 @@ int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen)
     } else {
         c->seconds = CK_DEFAULT_SECONDS;
     }
+    int rc = make_dir(c->dir, err, errlen); /* every rank: parts may come first */
+    if (rc != 0)
+        return rc;
     if (run->rank == 0) {
-        int rc = make_dir(c->dir, err, errlen);
-        if (rc != 0)
-            return rc;
         /* one run a directory: a second would remove the first's parts */
         char path[PATH_MAX + 320];
         snprintf(path, sizeof(path), "%s/lock", c->dir);
@@ -509,6 +517,9 @@ int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EIO;
         }
     }
+    char note[PATH_MAX + 100];
+    snprintf(note, sizeof(note), "no checkpoint written yet (they go to '%s')", c->dir);
+    ptm_comm_note(note);
     if (o->job && realpath(o->job, c->job) == NULL)
         snprintf(c->job, sizeof(c->job), "%s", o->job);
     return 0;
@@ -577,9 +588,11 @@ static int write_part(struct ptm_run *run, uint64_t seq, struct ck_file *out, ch
         snprintf(err, errlen, "cannot write checkpoint '%s': %s", path, strerror(wf.err));
         return PTM_EIO;
     }
+    /* the manifest names the state's CRC (the file's own ends it): a CRC
+     * over the state and its CRC would be the same for every file */
     snprintf(out->path, sizeof(out->path), "%s", name);
     out->bytes = ck.bytes + sizeof(crc);
-    out->crc = ptm_crc32(crc, &crc, sizeof(crc));
+    out->crc = crc;
     return 0;
 }
 
@@ -724,7 +737,11 @@ int rt_ckpt_write(struct ptm_run *run, FILE *trace, int64_t sweeps, char *err, s
         return PTM_EIO;
     }
     remove_old_parts(c->dir, seq);
-done:
+done:;
+    char note[PATH_MAX + 200];
+    snprintf(note, sizeof(note), "the last checkpoint, of round %lld, is in '%s' (ptm run "
+             "--resume DIR goes on from it)", (long long)run->round, c->dir);
+    ptm_comm_note(note);
     c->seq = seq;
     c->at_round = run->round;
     c->at_updates = run->updates;
@@ -739,7 +756,7 @@ done:
 static int check_part(const char *path, const struct ck_file *want, char *err, size_t errlen)
 {
     struct ck_file got;
-    if (file_crc(path, &got) != 0) {
+    if (file_crc_upto(path, want->bytes >= 4 ? want->bytes - 4 : 0, &got) != 0) {
         snprintf(err, errlen, "cannot read the checkpoint's part '%s': %s", path,
                  strerror(errno));
         return PTM_EIO;

@@ -2,12 +2,29 @@
  * comm.c - ranks over Open MPI, or one rank without it (comm.h).
  *
  * GLOBAL: the rank and size of this process, set once by ptm_comm_init()
- * before any thread starts and read-only afterwards.
+ * before any thread starts and read-only afterwards; the patience and the
+ * note of ptm_comm_patience() (the coordinator's); the heartbeat's times
+ * (its thread writes, the coordinator reads: atomics).
+ *
+ * DESIGN: a rank that stops answering (a stopped process, a network cut
+ * between hosts) would leave the others blocked in a collective for ever,
+ * deaf to SIGTERM: Open MPI notices a process that dies, not one that is
+ * silent. So every collective here is started non-blocking and waited for
+ * in a loop (wait()) that also watches the clock and the signals; and a
+ * heartbeat thread (MPI_THREAD_MULTIPLE, on a communicator of its own)
+ * tells every rank every HEARTBEAT seconds that this one lives, so that a
+ * waiting rank can tell a slow peer (still beating) from a silent one,
+ * and name it.
  */
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "comm.h"
@@ -20,6 +37,196 @@
 static int comm_rank = 0, comm_size = 1;
 static bool comm_mpi = false;
 static int64_t comm_bytes; /* payload this rank sent to others */
+static double comm_patience = PTM_COMM_PATIENCE;
+static int (*comm_signal)(void);
+static char comm_note[1024];
+
+void ptm_comm_patience(double seconds, int (*signal_seen)(void))
+{
+    comm_patience = seconds;
+    comm_signal = signal_seen;
+}
+
+void ptm_comm_note(const char *note)
+{
+    snprintf(comm_note, sizeof(comm_note), "%s", note ? note : "");
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#ifdef PTM_HAVE_MPI
+/* Seconds between heartbeats. */
+#define HEARTBEAT 0.5
+
+static MPI_Comm hb_comm;
+static pthread_t hb_thread;
+static atomic_bool hb_on, hb_stop;
+static _Atomic double *hb_heard; /* per rank: when it was last heard (mono()) */
+
+static void *heartbeat(void *arg)
+{
+    (void)arg;
+    int R = comm_size;
+    MPI_Request *rq = malloc(2 * (size_t)R * sizeof(MPI_Request));
+    char *in = calloc((size_t)R, 1), out = 1;
+    if (!rq || !in) {
+        free(rq);
+        free(in);
+        return NULL;
+    }
+    for (int r = 0; r < R; r++) {
+        rq[r] = rq[R + r] = MPI_REQUEST_NULL;
+        if (r != comm_rank)
+            MPI_Irecv(&in[r], 1, MPI_CHAR, r, 1, hb_comm, &rq[r]);
+    }
+    double next = 0;
+    while (!atomic_load(&hb_stop)) {
+        double now = mono();
+        for (int r = 0; r < R; r++) {
+            int got = 0;
+            if (rq[r] == MPI_REQUEST_NULL)
+                continue;
+            MPI_Test(&rq[r], &got, MPI_STATUS_IGNORE);
+            if (got) {
+                atomic_store(&hb_heard[r], now);
+                MPI_Irecv(&in[r], 1, MPI_CHAR, r, 1, hb_comm, &rq[r]);
+            }
+        }
+        if (now >= next) { /* a beat to every rank whose last one has left */
+            for (int r = 0; r < R; r++) {
+                int sent = 1;
+                if (r == comm_rank)
+                    continue;
+                if (rq[R + r] != MPI_REQUEST_NULL)
+                    MPI_Test(&rq[R + r], &sent, MPI_STATUS_IGNORE);
+                if (sent)
+                    MPI_Isend(&out, 1, MPI_CHAR, r, 1, hb_comm, &rq[R + r]);
+            }
+            next = now + HEARTBEAT;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (int r = 0; r < R; r++)
+        if (rq[r] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&rq[r]);
+            MPI_Wait(&rq[r], MPI_STATUS_IGNORE);
+        }
+    free(rq);
+    free(in);
+    return NULL;
+}
+
+/* The rank heard from longest ago (not this one), and how long ago. */
+static int most_silent(double now, double *silent)
+{
+    int who = -1;
+    *silent = 0;
+    for (int r = 0; hb_heard && r < comm_size; r++) {
+        double s = now - atomic_load(&hb_heard[r]);
+        if (r != comm_rank && s > *silent) {
+            *silent = s;
+            who = r;
+        }
+    }
+    return who;
+}
+
+/* Give up waiting: say why, and end this rank at once (mpirun ends the
+ * others; a rank cut off ends itself the same way). */
+static _Noreturn void give_up(int code, const char *why)
+{
+    fprintf(stderr, "ptm: error: rank %d: %s%s%s\n", comm_rank, why, comm_note[0] ? "; " : "",
+            comm_note);
+    fflush(stderr);
+    _exit(code);
+}
+
+/* Wait for n requests, watching the heartbeats and the signals: a rank
+ * silent for longer than the patience, or a signal while a rank is
+ * silent (or the wait is longer than the patience), ends this rank. */
+static void comm_wait(MPI_Request *req, int n)
+{
+    int done = 0;
+    MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+    if (done)
+        return;
+    double t0 = mono(), last = t0;
+    for (unsigned long spin = 1;; spin++) {
+        MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+        if (done)
+            return;
+        if (spin % 256)
+            continue;
+        double now = mono(), waited = now - t0, silent;
+        if (now - last > 1 && hb_heard) {
+            /* this process did not run for a while (it was stopped
+             * itself): what it did not hear meanwhile says nothing */
+            for (int r = 0; r < comm_size; r++)
+                atomic_store(&hb_heard[r], now);
+            t0 = now;
+        }
+        last = now;
+        int who = atomic_load(&hb_on) ? most_silent(now, &silent) : -1;
+        if (who < 0)
+            silent = waited; /* no heartbeat: only the wait itself tells */
+        int sig = comm_signal ? comm_signal() : 0;
+        char why[256];
+        if (comm_patience > 0 && silent > comm_patience) {
+            if (who >= 0)
+                snprintf(why, sizeof(why), "no word from rank %d for %.0f s (stopped, or cut "
+                         "off from this host); giving up after %.0f s (--rank-timeout)",
+                         who, silent, comm_patience);
+            else
+                snprintf(why, sizeof(why), "the other ranks did not answer for %.0f s; giving "
+                         "up (--rank-timeout)", waited);
+            give_up(1, why);
+        }
+        if (sig && waited > 2 && (silent > 2 * HEARTBEAT + 1 || waited > comm_patience)) {
+            const char *what = sig == SIGTERM ? "terminated" : "interrupted";
+            if (who >= 0)
+                snprintf(why, sizeof(why), "%s while waiting for rank %d", what, who);
+            else
+                snprintf(why, sizeof(why), "%s while waiting for the other ranks", what);
+            give_up(128 + sig, why);
+        }
+        if (waited > 0.01) { /* a long wait need not burn the core */
+            struct timespec ts = {0, 100 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static void start_heartbeat(void)
+{
+    if (comm_size < 2 || MPI_Comm_dup(MPI_COMM_WORLD, &hb_comm) != MPI_SUCCESS)
+        return;
+    hb_heard = calloc((size_t)comm_size, sizeof(*hb_heard));
+    if (!hb_heard)
+        return;
+    double now = mono();
+    for (int r = 0; r < comm_size; r++)
+        atomic_store(&hb_heard[r], now);
+    if (pthread_create(&hb_thread, NULL, heartbeat, NULL) == 0)
+        atomic_store(&hb_on, true);
+}
+
+static void stop_heartbeat(void)
+{
+    if (atomic_load(&hb_on)) {
+        atomic_store(&hb_stop, true);
+        pthread_join(hb_thread, NULL);
+        atomic_store(&hb_on, false);
+    }
+    free((void *)hb_heard);
+    hb_heard = NULL;
+}
+#endif
 
 bool ptm_comm_available(void)
 {
@@ -60,7 +267,8 @@ int ptm_comm_init(int *argc, char ***argv, bool want, char *err, size_t errlen)
      * default limit, 4 KiB, cost 15-20% of a Lasso round's time) */
     setenv("OMPI_MCA_btl_vader_eager_limit", "65536", 0);
     int provided;
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    /* the coordinator makes the calls, and the heartbeat's thread its own */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
         snprintf(err, errlen, "MPI could not be started");
         return PTM_EINVAL;
     }
@@ -69,6 +277,8 @@ int ptm_comm_init(int *argc, char ***argv, bool want, char *err, size_t errlen)
     MPI_Comm_rank(MPI_COMM_WORLD, &comm_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &comm_size);
     comm_mpi = true;
+    if (provided >= MPI_THREAD_MULTIPLE)
+        start_heartbeat();
     return 0;
 #else
     (void)argc;
@@ -83,8 +293,14 @@ int ptm_comm_init(int *argc, char ***argv, bool want, char *err, size_t errlen)
 void ptm_comm_finish(void)
 {
 #ifdef PTM_HAVE_MPI
-    if (comm_mpi)
+    if (comm_mpi) {
+        /* no rank stops beating before every rank is here */
+        MPI_Request r;
+        MPI_Ibarrier(MPI_COMM_WORLD, &r);
+        comm_wait(&r, 1);
+        stop_heartbeat();
         MPI_Finalize();
+    }
 #endif
     comm_mpi = false;
 }
@@ -118,7 +334,9 @@ void ptm_comm_bcast(void *buf, size_t bytes)
             comm_bytes += (int64_t)bytes * (comm_size - 1);
         for (size_t at = 0; at < bytes;) {
             size_t n = bytes - at < (size_t)1 << 30 ? bytes - at : (size_t)1 << 30;
-            MPI_Bcast((char *)buf + at, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+            MPI_Request r;
+            MPI_Ibcast((char *)buf + at, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+            comm_wait(&r, 1);
             at += n;
         }
     }
@@ -138,8 +356,10 @@ void ptm_comm_sum_to_root(double *buf, size_t n)
     if (comm_size > 1)
         for (size_t at = 0; at < n;) {
             size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
-            MPI_Reduce(comm_rank == 0 ? MPI_IN_PLACE : buf + at, buf + at, (int)k, MPI_DOUBLE,
-                       MPI_SUM, 0, MPI_COMM_WORLD);
+            MPI_Request r;
+            MPI_Ireduce(comm_rank == 0 ? MPI_IN_PLACE : buf + at, buf + at, (int)k, MPI_DOUBLE,
+                        MPI_SUM, 0, MPI_COMM_WORLD, &r);
+            comm_wait(&r, 1);
             at += k;
         }
 #else
@@ -158,7 +378,9 @@ int64_t ptm_comm_sum_i64(int64_t v)
 #ifdef PTM_HAVE_MPI
     if (comm_size > 1) {
         long long in = v, out;
-        MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Request r;
+        MPI_Iallreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &r);
+        comm_wait(&r, 1);
         return out;
     }
 #endif
@@ -170,7 +392,9 @@ int64_t ptm_comm_max_i64(int64_t v)
 #ifdef PTM_HAVE_MPI
     if (comm_size > 1) {
         long long in = v, out;
-        MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Request r;
+        MPI_Iallreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD, &r);
+        comm_wait(&r, 1);
         return out;
     }
 #endif
@@ -182,7 +406,9 @@ int64_t ptm_comm_prefix_i64(int64_t v)
 #ifdef PTM_HAVE_MPI
     if (comm_size > 1) {
         long long in = v, out = 0;
-        MPI_Exscan(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Request r;
+        MPI_Iexscan(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &r);
+        comm_wait(&r, 1);
         return comm_rank == 0 ? 0 : out;
     }
 #endif
@@ -201,13 +427,17 @@ void ptm_comm_gather(const double *mine, int64_t n, double *all)
             if (!counts || !displs)
                 ptm_comm_abort(1);
         }
-        MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Request rq;
+        MPI_Igather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
+        comm_wait(&rq, 1);
         if (comm_rank == 0)
             for (int r = 0, at = 0; r < comm_size; r++) {
                 displs[r] = at;
                 at += counts[r];
             }
-        MPI_Gatherv(mine, cnt, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Igatherv(mine, cnt, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD,
+                     &rq);
+        comm_wait(&rq, 1);
         free(counts);
         free(displs);
         return;
@@ -226,7 +456,10 @@ static void sum_all(void *buf, size_t n, size_t size, MPI_Datatype t)
     comm_bytes += (int64_t)(n * size);
     for (size_t at = 0; at < n;) {
         size_t k = n - at < (size_t)1 << 27 ? n - at : (size_t)1 << 27;
-        MPI_Allreduce(MPI_IN_PLACE, (char *)buf + at * size, (int)k, t, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Request r;
+        MPI_Iallreduce(MPI_IN_PLACE, (char *)buf + at * size, (int)k, t, MPI_SUM, MPI_COMM_WORLD,
+                       &r);
+        comm_wait(&r, 1);
         at += k;
     }
 }
@@ -281,7 +514,9 @@ int ptm_comm_exchange(const void *send, const int64_t *at, size_t item, void **r
         int *sdis = cnt + R, *rcnt = cnt + 2 * R, *rdis = cnt + 3 * R;
         for (size_t r = 0; r < R; r++)
             sc[r] = at[r + 1] - at[r];
-        MPI_Alltoall(sc, 1, MPI_LONG_LONG, rc, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+        MPI_Request rq;
+        MPI_Ialltoall(sc, 1, MPI_LONG_LONG, rc, 1, MPI_LONG_LONG, MPI_COMM_WORLD, &rq);
+        comm_wait(&rq, 1);
         /* counts and displacements in items of one MPI type: past INT_MAX
          * items the exchange would need chunks */
         int64_t total = 0;
@@ -291,10 +526,12 @@ int ptm_comm_exchange(const void *send, const int64_t *at, size_t item, void **r
             total += rc[r];
         }
         int bad = big, any;
-        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
+        comm_wait(&rq, 1);
         void *buf = any ? NULL : ptm_malloc((size_t)(total ? total : 1) * item);
         int nomem = !any && !buf, oom;
-        MPI_Allreduce(&nomem, &oom, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Iallreduce(&nomem, &oom, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
+        comm_wait(&rq, 1);
         if (any || oom) {
             ptm_free(buf);
             free(sc);
@@ -313,7 +550,8 @@ int ptm_comm_exchange(const void *send, const int64_t *at, size_t item, void **r
         MPI_Datatype t;
         MPI_Type_contiguous((int)item, MPI_BYTE, &t);
         MPI_Type_commit(&t);
-        MPI_Alltoallv(send, cnt, sdis, t, buf, rcnt, rdis, t, MPI_COMM_WORLD);
+        MPI_Ialltoallv(send, cnt, sdis, t, buf, rcnt, rdis, t, MPI_COMM_WORLD, &rq);
+        comm_wait(&rq, 1);
         MPI_Type_free(&t);
         free(sc);
         free(cnt);
@@ -367,7 +605,7 @@ void ptm_comm_post(const struct ptm_comm_msg *msg, size_t n)
                 if (msg[i].send)
                     comm_bytes += (int64_t)msg[i].bytes;
             }
-        MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
+        comm_wait(req, (int)k);
         free(req);
     }
 #else

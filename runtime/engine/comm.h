@@ -33,6 +33,17 @@ void ptm_comm_finish(void);
 int ptm_comm_rank(void);
 int ptm_comm_size(void);
 
+/* Seconds a rank waits for one that stopped answering (its heartbeat,
+ * every half second, is not heard) before it gives up: exit 1 with a
+ * message naming the silent rank and the note; 0: for ever. A signal that
+ * signal_seen() reports (SIGINT, SIGTERM) ends a wait on a silent rank at
+ * once, and any wait after the patience: exit 128 + the signal. */
+#define PTM_COMM_PATIENCE 30.0
+void ptm_comm_patience(double seconds, int (*signal_seen)(void));
+/* What the message of a rank that gives up adds ("the last checkpoint is
+ * ..."); NULL or "": nothing. */
+void ptm_comm_note(const char *note);
+
 /* End every rank at once with exit status code (MPI_Abort); without MPI,
  * exit(code). Does not return. */
 _Noreturn void ptm_comm_abort(int code);

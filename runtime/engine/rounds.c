@@ -671,7 +671,7 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
     if (run->clock_period > 0 && run->clock_period < len)
         len = run->clock_period; /* the ranks exchange updates between phases */
     int rc = 0;
-    if (run->obj && run->nhist == 0) {
+    if (run->obj && run->nhist == 0 && !run->resumed) { /* only rank 0 keeps the history */
         if ((rc = evaluate(run, NULL, err, errlen)) != 0)
             return rc;
         progress(run);
@@ -748,7 +748,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
     int clock_every = 1, clock_left = 1;
     const struct rt_round *pending = NULL; /* committed, not yet applied */
     struct rt_round *owed = NULL; /* under MPI: committed on rank 0 only so far */
-    if (run->obj && run->nhist == 0) {
+    if (run->obj && run->nhist == 0 && !run->resumed) { /* only rank 0 keeps the history */
         if ((rc = evaluate(run, NULL, err, errlen)) != 0)
             return rc;
         progress(run);

@@ -1,7 +1,7 @@
 /*
  * lhost_call.c - running the hook file: loading it, the hook calls of
  * spec/runtime.md (init, push, pull, apply, push of a block or of rows,
- * objective) with their arguments, and reading what a hook returned into
+ * objective, save and load) with their arguments, and reading what a hook returned into
  * the engine's arrays; a failure becomes the host's message and kind.
  * Owns pull's z and apply's d and the buffer they point into, and keeps
  * the hook file's name (h->chunk, freed with the host).
@@ -206,7 +206,9 @@ enum call_kind {
     CALL_ROWS,
     CALL_OBJECTIVE,
     CALL_INIT,
-    CALL_PREDICT
+    CALL_PREDICT,
+    CALL_SAVE,
+    CALL_LOAD
 };
 
 struct call {
@@ -219,6 +221,7 @@ struct call {
     int k;              /* pull: values per block */
     const int64_t *off; /* apply: offsets of the changes */
     int64_t a, b;       /* the block; the rows */
+    int ref;            /* load: the saved value, in the registry */
     int fntype;         /* out: the type of the global fn */
     int nres;           /* results kept: 1, or 2 for predict */
 };
@@ -345,10 +348,14 @@ static int prepare(lua_State *L)
         lua_pushinteger(L, c->a + 1);
         lua_pushinteger(L, c->b);
         break;
+    case CALL_LOAD:
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+        break;
     case CALL_PUSH:
     case CALL_OBJECTIVE:
     case CALL_INIT:
     case CALL_PREDICT:
+    case CALL_SAVE:
         break;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref_job);
@@ -404,6 +411,27 @@ static void finish(struct lhost *h, int base)
     }
 }
 
+void lhost_begin(struct lhost *h)
+{
+    begin(h);
+}
+
+int lhost_status(struct lhost *h, int st, const char *verb, const char *name)
+{
+    return status_to_rc(h, st, verb, name);
+}
+
+int lhost_call_state(struct lhost *h, const char *fn, int ref, int base)
+{
+    struct call c = {.kind = ref == LUA_NOREF ? CALL_SAVE : CALL_LOAD, .fn = fn, .ref = ref};
+    return run(h, &c, base);
+}
+
+void lhost_finish(struct lhost *h, int base)
+{
+    finish(h, base);
+}
+
 bool lhost_has(struct lhost *h, const char *fn)
 {
     struct call c = {.h = h, .kind = CALL_OBJECTIVE, .fn = fn};
@@ -454,6 +482,11 @@ int lhost_params(struct lhost *h, const char *fn, bool *vararg)
 /* What the value at idx is, for messages: "a string", "a vector". */
 static const char *what_is(lua_State *L, int idx)
 {
+    return lhost_what_is(L, idx);
+}
+
+const char *lhost_what_is(lua_State *L, int idx)
+{
     switch (lua_type(L, idx)) {
     case LUA_TNIL:
         return "nil";
@@ -481,6 +514,8 @@ static const char *what_is(lua_State *L, int idx)
             return "the worker object";
         case TAG_ITER:
             return "the state of a loop";
+        case TAG_SET:
+            return "a set view";
         default:
             return "the block list";
         }

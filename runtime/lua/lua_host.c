@@ -354,6 +354,16 @@ void lhost_set_sweep(struct lhost *h, int64_t sweep)
     h->sweep = sweep;
 }
 
+int64_t lhost_round(const struct lhost *h)
+{
+    return h->round;
+}
+
+int64_t lhost_sweep(const struct lhost *h)
+{
+    return h->sweep;
+}
+
 /* ---- after a call --------------------------------------------------------------- */
 
 const char *lhost_error(const struct lhost *h)

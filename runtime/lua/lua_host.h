@@ -111,6 +111,9 @@
  *   objective(w, job)        -> number
  *   init(w, job)             once per worker before the first round (the
  *                            engine decides what it may write)
+ *   save(w, job)             a checkpoint: -> the hook file's own state
+ *                            (lhost_state_save)
+ *   load(w, t, job)          a resumed run: t is what save returned
  *   predict(w, job)          `ptm predict`: one worker holding every row of
  *                            the new data, the trained parameters read-only;
  *                            -> predictions (one a row), [{name = metric}]
@@ -157,6 +160,8 @@ struct lhost;
 #define LHOST_MAX_MATRICES 16
 /* Words of generator state in a checkpoint (w:random, then math.random). */
 #define LHOST_RNG_WORDS 8
+/* Tables a value of the save hook may nest (lhost_state_save). */
+#define LHOST_STATE_DEPTH 64
 
 struct lhost_config {
     int id;              /* 0-based worker number; w.id is id + 1 */
@@ -192,6 +197,7 @@ enum lhost_failure {
     LHOST_FAIL_MISSING, /* no such function in the hook file */
     LHOST_FAIL_NAME,    /* a registered name taken by the worker object or
                            by an object of another kind, or too many matrices */
+    LHOST_FAIL_STATE,   /* a saved state that is no encoding (lhost_state_load) */
 };
 
 /* ---- lifecycle ------------------------------------------------------------ */
@@ -294,8 +300,31 @@ enum lhost_failure lhost_failure(const struct lhost *h);
 /* Bytes the state holds now. */
 size_t lhost_memory(const struct lhost *h);
 
+/* ---- checkpoints ---------------------------------------------------------- */
+
 /* The generators' state, for checkpoints. */
 void lhost_rng_get(const struct lhost *h, uint64_t s[LHOST_RNG_WORDS]);
 void lhost_rng_set(struct lhost *h, const uint64_t s[LHOST_RNG_WORDS]);
+/* w.round and w.sweep as the engine last set them. */
+int64_t lhost_round(const struct lhost *h);
+int64_t lhost_sweep(const struct lhost *h);
+
+/* The hook file's own state (spec/runtime.md, Lua hooks: save and load).
+ * lhost_state_save calls save(w, job) and encodes the value it returns
+ * (nil, booleans, integers, floats, strings and tables of those, a tree
+ * at most LHOST_STATE_DEPTH tables deep, at most lhost_state_cap() bytes)
+ * into *out, *len bytes (caller frees *out with ptm_free()); returns 0,
+ * PTM_EINVAL (the hook failed, or returned what cannot be saved: the
+ * message names the hook's file and line and where in the value) or
+ * PTM_ENOMEM. lhost_state_load decodes such bytes into a value t and
+ * calls load(w, t, job); returns 0, PTM_EDATA (buf is no encoding: the
+ * message says what and at which byte; failure LHOST_FAIL_STATE, nothing
+ * called), PTM_EINVAL (the hook failed, or the value exceeds the memory
+ * cap) or PTM_ENOMEM. Neither call moves the generators: what the hooks
+ * draw is not part of the run. Borrows buf. */
+int lhost_state_save(struct lhost *h, const char *fn, char **out, size_t *len);
+int lhost_state_load(struct lhost *h, const char *fn, const void *buf, size_t len);
+/* The most bytes an encoded value may take in h: its memory cap. */
+size_t lhost_state_cap(const struct lhost *h);
 
 #endif

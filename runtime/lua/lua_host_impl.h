@@ -16,6 +16,8 @@
  *   lhost_matrix.c  matrix shards, which make the views
  *   lhost_worker.c  the worker object w
  *   lhost_random.c  w:random() and math.random
+ *   lhost_state.c   the hook file's own state in checkpoints: the save and
+ *                   load hooks and the encoding of their values
  *
  * What a method does at every call or in a loop over elements (host_of,
  * the tests of a light userdata, view_code, the loops over a sparse
@@ -262,6 +264,21 @@ void lhost_open_views(lua_State *L, struct lhost *h);
 void lhost_open_worker(lua_State *L, struct lhost *h);
 void lhost_open_blocks(lua_State *L, struct lhost *h);
 void lhost_open_calls(lua_State *L, struct lhost *h);
+
+/* ---- lhost_call.c -------------------------------------------------------------------------- */
+
+/* A call starts: no failure, the sandbox's budget and clock afresh. */
+void lhost_begin(struct lhost *h);
+/* The status st of a protected call as h's failure ("VERB 'NAME'" in
+ * messages), the error object, if any, on top; 0 when it succeeded. */
+int lhost_status(struct lhost *h, int st, const char *verb, const char *name);
+/* save(w, job) (ref LUA_NOREF), or load(w, t, job) with t the registry's
+ * ref. On success the hook's one result is on top of the stack above
+ * base; the caller ends with lhost_finish(h, base), success or not. */
+int lhost_call_state(struct lhost *h, const char *fn, int ref, int base);
+void lhost_finish(struct lhost *h, int base);
+/* The value at idx as messages name it: "nil", "a function", "a vector". */
+const char *lhost_what_is(lua_State *L, int idx);
 
 /* ---- lhost_random.c ------------------------------------------------------------------------ */
 

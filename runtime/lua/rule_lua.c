@@ -37,6 +37,18 @@
  * hook, in return for plain vectors in the hook. Between phases the
  * store's master copy becomes the parameter tables, and the hook's view is
  * the table again, read-only, for the objective.
+ *
+ * CHECKPOINTS (rt_rule.state, rt_objective.state). What a rule keeps is
+ * every worker's host: w.round and w.sweep, both generators, and what the
+ * file's save hook returns, handed to its load hook on resume; under
+ * data_parallel also the row each worker's next minibatch starts at, the
+ * parameter store, and across ranks the tables as the last exchange left
+ * them. The engine keeps the parameter tables and the workers' rows, and
+ * loads them before the rule, so load sees the parameters of the
+ * checkpoint. Lua globals and upvalues are not kept unless save returns
+ * them: a resumed run has what the file's top level and init (which
+ * runs at set-up, as in any run) made of them, and what a hook builds
+ * again from the data at its first call (a cache) is built alike.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +56,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "comm.h"
 #include "engine_impl.h"
 #include "lua_host.h"
@@ -366,6 +379,31 @@ out:
 
 /* ---- the update: set-up common to all kinds ----------------------------------------- */
 
+/* The save and load hooks hk names (both or none) are functions of host
+ * h of their shapes: a plan may come from a file that changed since. */
+static int check_state_fns(struct lhost *h, const struct plan_hook *hk, char *err, size_t errlen)
+{
+    static const char *const shapes[2] = {"save(w, job)", "load(w, t, job)"};
+    static const int most[2] = {2, 3};
+    if (!hk->save || !hk->load)
+        return 0;
+    const char *fns[2] = {hk->save, hk->load};
+    for (int i = 0; i < 2; i++) {
+        bool vararg;
+        int np = lhost_params(h, fns[i], &vararg);
+        if (np < 0) {
+            snprintf(err, errlen, "\"%s\" defines no function '%s'", hk->file, fns[i]);
+            return PTM_EINVAL;
+        }
+        if (np > most[i] && !vararg) {
+            snprintf(err, errlen, "\"%s\" defines '%s' with %d parameters; the %s hook is %s",
+                     hk->file, fns[i], np, i ? "load" : "save", shapes[i]);
+            return PTM_EINVAL;
+        }
+    }
+    return 0;
+}
+
 /* The rule's state and every worker's host with the update's file; then
  * what each kind checks. */
 static int rule_setup(struct ptm_run *run, char *err, size_t errlen)
@@ -405,6 +443,8 @@ static int rule_setup(struct ptm_run *run, char *err, size_t errlen)
                  u->push ? u->push : "push");
         rc = PTM_EINVAL;
     }
+    if (rc == 0)
+        rc = check_state_fns(run->w[0].lua, u, err, errlen);
     if (rc == 0 && u->init) {
         bool vararg;
         int np = lhost_params(run->w[0].lua, u->init, &vararg);
@@ -442,6 +482,77 @@ static int hook_failed(struct rt_worker *w, struct lhost *h, int rc)
 {
     rt_fail(w, rc, "%s", lhost_error(h));
     return rc;
+}
+
+/* ---- checkpoints ------------------------------------------------------------------ */
+
+/* A save or load hook of worker p that failed (or a saved state that is
+ * corrupt) as the checkpoint's failure, read as a round's: the worker,
+ * as much of the host's message as the checkpoint's holds, and where the
+ * job declares the hook. */
+static void state_failed(const struct ptm_run *run, int p, const struct lhost *h, int rc,
+                         bool objective, struct ptm_ckpt *ck)
+{
+    const char *at = objective ? run->opts.objective_at : run->opts.update_at;
+    char note[256] = "";
+    if (at)
+        snprintf(note, sizeof(note), "\n%s: note: the %s is declared here", at,
+                 objective ? "objective" : "update rule");
+    int room = (int)(sizeof(ck->msg) - strlen(note)) - 24;
+    ptm_ck_fail(ck, rc, "worker %d: %.*s%s", p + 1, room > 0 ? room : 0, lhost_error(h), note);
+}
+
+/* Host h of worker p: w.round and w.sweep; the hook file's own state, the
+ * value of its save hook handed to its load hook (hk names both, or
+ * neither); then both generators, restored last, so that nothing the
+ * hooks draw counts. Lua globals that no save hook returns are not kept:
+ * a resumed run has what the file's top level and init made of them
+ * (spec/runtime.md, Lua hooks). */
+static void host_state(const struct ptm_run *run, int p, struct lhost *h,
+                       const struct plan_hook *hk, bool objective, struct ptm_ckpt *ck)
+{
+    bool hooks = hk->save && hk->load;
+    ptm_ck_tag(ck, hooks ? "lua host, save and load" : "lua host");
+    int64_t counters[2] = {lhost_round(h), lhost_sweep(h)};
+    PTM_CK_ARRAY(ck, counters, 2);
+    if (ck->load && !ck->err) {
+        if (counters[0] < 0 || counters[1] < 0)
+            ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's round or sweep of worker %d is negative",
+                        p + 1);
+        lhost_set_round(h, counters[0]);
+        lhost_set_sweep(h, counters[1]);
+    }
+    if (hooks && !ck->err) {
+        char *buf = NULL;
+        size_t n = 0;
+        int rc;
+        if (!ck->load && (rc = lhost_state_save(h, hk->save, &buf, &n)) != 0) {
+            state_failed(run, p, h, rc, objective, ck);
+            return;
+        }
+        ptm_ck_count(ck, &n, lhost_state_cap(h), "bytes of a worker's Lua state");
+        if (ck->load && !ck->err && !(buf = ptm_malloc(n ? n : 1)))
+            ptm_ck_fail(ck, PTM_ENOMEM, "out of memory for a worker's Lua state");
+        ptm_ck_bytes(ck, buf, n);
+        if (ck->load && !ck->err && (rc = lhost_state_load(h, hk->load, buf, n)) != 0)
+            state_failed(run, p, h, rc, objective, ck);
+        ptm_free(buf);
+    }
+    uint64_t rng[LHOST_RNG_WORDS];
+    lhost_rng_get(h, rng);
+    PTM_CK_ARRAY(ck, rng, LHOST_RNG_WORDS);
+    if (ck->load && !ck->err)
+        lhost_rng_set(h, rng);
+}
+
+/* Every worker's host of the update (or of an objective in a file of its
+ * own). */
+static void hosts_state(struct ptm_run *run, struct ptm_ckpt *ck, bool objective)
+{
+    const struct plan_hook *hk = objective ? &run->plan->objective : &run->plan->update;
+    ptm_ck_size(ck, run->P, "workers of this rank");
+    for (int p = 0; p < run->P && !ck->err; p++)
+        host_state(run, p, objective ? run->w[p].lua_obj : run->w[p].lua, hk, objective, ck);
 }
 
 /* ---- model-parallel: push, pull, apply --------------------------------------------- */
@@ -497,6 +608,13 @@ static int lua_apply(struct rt_worker *w, const struct rt_round *rd)
     return rc != 0 ? hook_failed(w, w->lua, rc) : 0;
 }
 
+/* The hosts; z and k are a round's only (pull runs in worker 1's host). */
+static void lua_ck(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    ptm_ck_tag(ck, "rule lua");
+    hosts_state(run, ck, false);
+}
+
 static const struct rt_rule rule_lua = {
     .name = "lua",
     .kind = RT_MODEL,
@@ -506,6 +624,7 @@ static const struct rt_rule rule_lua = {
     .push = lua_push,
     .pull = lua_pull,
     .apply = lua_apply,
+    .state = lua_ck,
 };
 
 /* ---- rotation ---------------------------------------------------------------------- */
@@ -554,6 +673,13 @@ static int rot_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     return 1;
 }
 
+/* The hosts; a push limits the rotated parameter afresh. */
+static void rot_ck(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    ptm_ck_tag(ck, "rule lua rotation");
+    hosts_state(run, ck, false);
+}
+
 static const struct rt_rule rule_lua_rotation = {
     .name = "lua",
     .kind = RT_ROTATION,
@@ -562,6 +688,7 @@ static const struct rt_rule rule_lua_rotation = {
     .zcap = no_z,
     .push = rot_push,
     .spans = rot_spans,
+    .state = rot_ck,
 };
 
 /* ---- data_parallel: clocks over the parameter store --------------------------------- */
@@ -759,6 +886,35 @@ static int clk_sync(struct ptm_run *run)
     return rc;
 }
 
+/* The hosts, the row each worker's next minibatch starts at, the
+ * parameter store, and across ranks each table as the last exchange left
+ * it. Not the workers' copies of the tables (buf, view): a clock fills
+ * them from the store before the hook reads them. */
+static void clk_ck(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    struct lua_state *st = run->rule_state;
+    ptm_ck_tag(ck, "rule lua clocks");
+    ptm_ck_size(ck, run->nranks, "ranks");
+    hosts_state(run, ck, false);
+    PTM_CK_ARRAY(ck, st->next, run->P);
+    for (int p = 0; p < run->P && ck->load && !ck->err; p++) {
+        int64_t n = run->w[p].hi - run->w[p].lo;
+        if (st->next[p] < 0 || (st->next[p] > 0 && st->next[p] >= n))
+            ptm_ck_fail(ck, PTM_EDATA,
+                        "the checkpoint's next minibatch of worker %d starts at row %lld of its "
+                        "%lld",
+                        p + 1, (long long)st->next[p] + 1, (long long)n);
+    }
+    pstore_state(st->ps, ck);
+    for (uint32_t q = 0; st->base && q < run->plan->nparams; q++) {
+        const struct rt_param *t = &run->params[q];
+        if (st->table[q] < 0)
+            continue;
+        ptm_ck_size(ck, t->len, "elements of a parameter");
+        PTM_CK_ARRAY(ck, st->base[q], t->len);
+    }
+}
+
 static const struct rt_rule rule_lua_clocks = {
     .name = "lua",
     .kind = RT_CLOCKS,
@@ -768,6 +924,7 @@ static const struct rt_rule rule_lua_clocks = {
     .push = clk_push,
     .sync = clk_sync,
     .ranks_clocks = true,
+    .state = clk_ck,
 };
 
 /* ---- the objective ----------------------------------------------------------- */
@@ -789,6 +946,8 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
         run->obj_state = st;
         if ((rc = count_columns(run, st)) == 0)
             rc = load_everywhere(run, true, o->file, st, err, errlen);
+        if (rc == 0)
+            rc = check_state_fns(run->w[0].lua_obj, o, err, errlen);
     }
     if (rc == 0 && !lhost_has(obj_host(&run->w[0]), o->fn)) {
         snprintf(err, errlen, "\"%s\" defines no function '%s'", o->file, o->fn);
@@ -818,6 +977,16 @@ static void obj_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
+/* The objective's hosts, when it has its own; in the update's file it
+ * runs in the update's, which the rule keeps. */
+static void obj_ck(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    if (!run->obj_state)
+        return;
+    ptm_ck_tag(ck, "objective lua");
+    hosts_state(run, ck, true);
+}
+
 const struct rt_rule *rt_lua_rule(enum plan_policy pol)
 {
     return pol == PLAN_POLICY_ROTATION        ? &rule_lua_rotation
@@ -830,4 +999,5 @@ const struct rt_objective rt_objective_lua = {
     .part = obj_part,
     .finish = obj_finish,
     .release = obj_release,
+    .state = obj_ck,
 };

@@ -47,6 +47,7 @@
 
 #include "arena.h"
 #include "builtins.h"
+#include "ckpt.h"
 #include "engine_impl.h"
 #include "gen_logreg.h"
 #include "kernel_logreg.h"
@@ -580,6 +581,67 @@ static int tron_setup(struct ptm_run *run, struct logreg_state *s, char *err, si
     return rc;
 }
 
+/* ---- checkpoints --------------------------------------------------------------
+ *
+ * What changes from round to round, by method (the engine keeps the
+ * parameter tables w and b):
+ *   sgd, svrg: the parameter store (the weights' master copy, the
+ *     workers' clocks, which also give the step size, their views and
+ *     logs); each worker's place in its shard (next); with an intercept
+ *     the row w then b (wb, which the anchor reads); across ranks the
+ *     master copy at the last exchange (base). svrg also the anchor: the
+ *     full gradient mu and the rank's rows' margins.
+ *   tron: the iteration's state (tron_state) and D_i at the point taken
+ *     for the rank's rows, which the next Hessian-vector products read.
+ * Not saved: what set-up derives from the data and options (scale,
+ * bscale, floor, the columns each worker owns), and what is scratch
+ * between rounds: the minibatch (empty after every clock's step), the
+ * increments, svrg's per-worker anchor gradients (read by the anchored
+ * call that follows the anchor at once), TRON's pass sums and D at a
+ * candidate (written before they are read). */
+static void lr_state(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    struct logreg_state *s = run->rule_state;
+    int64_t rows = run->data[s->x]->csr.nrows;
+    ptm_ck_tag(ck, s->tron   ? "rule logreg_sgd tron"
+                   : s->svrg ? "rule logreg_sgd svrg"
+                             : "rule logreg_sgd sgd");
+    ptm_ck_size(ck, s->cols, "number of logreg_sgd's weights");
+    ptm_ck_size(ck, rows, "number of this rank's rows of logreg_sgd's data");
+    if (s->tron) {
+        tron_state(&s->t, ck);
+        uint8_t cur = (uint8_t)s->cur;
+        PTM_CK(ck, cur);
+        if (ck->load && !ck->err && cur > 1)
+            ptm_ck_fail(ck, PTM_EDATA, "logreg_sgd's state in the checkpoint is damaged");
+        if (ck->err)
+            return;
+        s->cur = cur;
+        PTM_CK_ARRAY(ck, s->D[s->cur], rows);
+        return;
+    }
+    pstore_state(s->ps, ck);
+    for (int p = 0; p < run->P && !ck->err; p++) {
+        const struct rt_worker *w = &run->w[p];
+        struct logreg_worker *k = w->kernel;
+        PTM_ASSERT(k->b.rows == 0 && k->b.ntouched == 0); /* between clocks */
+        PTM_CK(ck, k->next);
+        if (ck->load && !ck->err && !(k->next >= w->lo && (k->next < w->hi || k->next == w->lo)))
+            ptm_ck_fail(ck, PTM_EDATA,
+                        "logreg_sgd's place in a worker's rows in the checkpoint "
+                        "is not one of its rows");
+    }
+    if (s->wb)
+        PTM_CK_ARRAY(ck, s->wb, s->cols);
+    ptm_ck_size(ck, s->base != NULL, "logreg_sgd's exchange between ranks (1)");
+    if (s->base)
+        PTM_CK_ARRAY(ck, s->base, s->cols);
+    if (s->svrg) {
+        PTM_CK_ARRAY(ck, s->mu, s->cols);
+        PTM_CK_ARRAY(ck, s->margin, rows);
+    }
+}
+
 static const struct rt_rule rule_ops = {
     .name = "logreg_sgd",
     .kind = RT_CLOCKS,
@@ -596,6 +658,7 @@ static const struct rt_rule rule_ops = {
     .batch = lr_batch,
     .map = lr_map,
     .ranks_clocks = true,
+    .state = lr_state,
 };
 
 /* ---- logloss ---------------------------------------------------------------- */

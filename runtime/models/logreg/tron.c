@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 #include "tron.h"
 
@@ -223,4 +224,33 @@ int tron_iterate(struct tron *t)
         !(t->gnorm > GTOL * t->gnorm0))
         t->done = true;
     return 0;
+}
+
+void tron_state(struct tron *t, struct ptm_ckpt *ck)
+{
+    int64_t n = t->fn.n;
+    uint8_t flags[2] = {t->started, t->done};
+    ptm_ck_tag(ck, "tron");
+    ptm_ck_size(ck, n, "variables of the trust-region Newton method");
+    PTM_CK_ARRAY(ck, t->w, n);
+    PTM_CK_ARRAY(ck, t->g, n);
+    PTM_CK_ARRAY(ck, t->M, n);
+    PTM_CK(ck, t->f);
+    PTM_CK(ck, t->delta);
+    PTM_CK(ck, t->gnorm);
+    PTM_CK(ck, t->gnorm0);
+    PTM_CK(ck, flags);
+    PTM_CK(ck, t->iters);
+    PTM_CK(ck, t->cg);
+    PTM_CK(ck, t->rejected);
+    if (!ck->load || ck->err)
+        return;
+    if (flags[0] > 1 || flags[1] > 1) {
+        ptm_ck_fail(ck, PTM_EDATA,
+                    "the trust-region Newton method's state in the checkpoint is "
+                    "damaged");
+        return;
+    }
+    t->started = flags[0];
+    t->done = flags[1];
 }

@@ -78,4 +78,13 @@ void tron_free(struct tron *t);
  * nothing. */
 int tron_iterate(struct tron *t);
 
+/* Checkpoints (runtime/base/ckpt.h): save or load (ck->load) what one
+ * iteration hands the next: the point, its F, gradient and
+ * preconditioner, the radius, the gradient's norms and the counters and
+ * flags, into a struct tron set up alike (tron_init with fn of the same
+ * n). The other arrays are scratch, written before they are read in
+ * every iteration; fn is the caller's (its pointers are this process's). */
+struct ptm_ckpt;
+void tron_state(struct tron *t, struct ptm_ckpt *ck);
+
 #endif
