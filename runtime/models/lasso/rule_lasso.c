@@ -76,6 +76,7 @@
 
 #include "arena.h"
 #include "builtins.h"
+#include "ckpt.h"
 #include "engine_impl.h"
 #include "gen_lasso.h"
 #include "kernel_lasso.h"
@@ -918,6 +919,78 @@ static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
     return cols_nnz(k->x, run->expand_late ? rd->blocks : rd->vars, rd->nvars) < k->x->nrows;
 }
 
+/* Checkpoints (rt_rule's state), between rounds with every worker's
+ * apply done. What the rule keeps of its own that a later round reads:
+ * the residual when it is the rule's buffer (a parameter r is the
+ * engine's to keep), and by mode
+ * - SEQP: each worker's copy of r unless stale, and the lists of the rows
+ *   the last round changed, which the apply leaves in place: the next split
+ *   round brings the copy up to date from them (a copy taken whole instead
+ *   would hold the same values, but only as long as the lists cover every
+ *   row a round changes; loading both leaves nothing to that). The flags
+ *   of the last round (solo: which phases run alone; stale) and
+ *   splitting's rest and backoff (split_verdict).
+ * - RANKS: every worker's copy of r but the first (r itself).
+ * - With an intercept: the sum of r and where it stands (cs, rsum,
+ *   fresh), the step's counters (ups, due), and under RANKS each
+ *   worker's sum, b and counters.
+ * Left out: what set-up builds and never changes (X, sq, csum, the
+ * workers' rows and cut tables), and what a round makes and reads itself:
+ * ROWS' copies of r (taken whole when read), X delta (xd, mark, drows:
+ * cleared by the apply; ROWS' lists are then empty), pos, pvars, pdelta,
+ * the chunks' sums ca and cb and the shares' dec and nnz (read by the
+ * round's own damp), and shift (read by the round's own apply). */
+static void lasso_state(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    struct lasso_state *k = run->rule_state;
+    static const char *const tags[] = {
+        [ROWS] = "rule lasso_cd rows", [SEQ1] = "rule lasso_cd seq1",
+        [SEQP] = "rule lasso_cd seqp", [RANKS] = "rule lasso_cd ranks"};
+    int64_t m = k->x->nrows;
+    ptm_ck_tag(ck, tags[k->mode]);
+    ptm_ck_size(ck, run->P, "workers");
+    ptm_ck_size(ck, m, "rows of X");
+    ptm_ck_size(ck, k->own_r, "rule's own residual");
+    ptm_ck_size(ck, k->o.b >= 0, "intercept");
+    if (k->own_r)
+        PTM_CK_ARRAY(ck, k->r, m);
+    if (k->mode == SEQP) {
+        for (int p = 0; p < run->P; p++) {
+            struct lasso_w *d = &k->wk[p];
+            /* no apply pending: the rows of the lists hold no X delta */
+            for (size_t q = 0; !ck->load && q < d->nr; q++)
+                PTM_ASSERT(!k->mark[d->rows[q]]);
+            PTM_CK(ck, d->solo);
+            PTM_CK(ck, d->stale);
+            ptm_ck_count(ck, &d->nr, (size_t)(k->hi[p] - k->lo[p]), "rows a worker listed");
+            PTM_CK_ARRAY(ck, d->rows, d->nr);
+            if (!d->stale)
+                PTM_CK_ARRAY(ck, k->rw[p], m);
+        }
+        PTM_CK(ck, k->solo_left);
+        PTM_CK(ck, k->backoff);
+    } else if (k->mode == ROWS) {
+        for (int p = 0; p < run->P; p++)
+            PTM_ASSERT(ck->load || k->wk[p].nr == 0); /* no apply pending */
+    } else if (k->mode == RANKS) {
+        for (int p = 1; p < run->P; p++)
+            PTM_CK_ARRAY(ck, k->rw[p], m);
+    }
+    if (k->o.b >= 0) {
+        PTM_CK_ARRAY(ck, k->cs, (m + CHUNK - 1) / CHUNK);
+        PTM_CK(ck, k->rsum);
+        PTM_CK(ck, k->fresh);
+        PTM_CK(ck, k->ups);
+        PTM_CK(ck, k->due);
+        for (int p = 0; k->rk && p < run->P; p++) {
+            PTM_CK(ck, k->rk[p].sum);
+            PTM_CK(ck, k->rk[p].b);
+            PTM_CK(ck, k->rk[p].ups);
+            PTM_CK(ck, k->rk[p].due);
+        }
+    }
+}
+
 static const struct rt_rule rule_ops = {
     .name = "lasso_cd",
     .kind = RT_MODEL,
@@ -932,6 +1005,7 @@ static const struct rt_rule rule_ops = {
     .damp = lasso_damp,
     .damp_part = lasso_damp_part,
     .alone = lasso_alone,
+    .state = lasso_state,
 };
 
 static bool columns_only(const struct ptm_plan *plan)
@@ -1052,6 +1126,8 @@ static void obj_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
+/* The objective keeps nothing from one evaluation to the next: no state
+ * for checkpoints. */
 static const struct rt_objective objective_ops = {
     .better = -1,
     .setup = obj_setup,

@@ -17,6 +17,7 @@
 
 #include "arena.h"
 #include "builtins.h"
+#include "ckpt.h"
 #include "engine_impl.h"
 #include "gen_mf.h"
 #include "kernel_mf.h"
@@ -199,6 +200,37 @@ static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     return 2;
 }
 
+/* Checkpoints (rt_rule's state), between rounds. SGD keeps nothing of its
+ * own that changes: W and H are the engine's, the step size follows from
+ * run->round, and the grid's order (a shuffle from the seed, if any) and
+ * the penalties' weights are set-up's. CCD++ keeps, per worker, the
+ * residual of every rating (moved incrementally as factors open: computed
+ * again from W and H it would differ in the last bits) and its rows'
+ * accumulators, which add up over the rounds of a W pass; and the H
+ * accumulators of every block, which add up over the rounds of an H pass
+ * (across ranks, a rank's copy of a block it does not hold is stale and
+ * comes back with the block, as between rounds). The phase of round t
+ * follows from run->round; hk is scratch filled in every round. */
+static void mf_state(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    struct mf_state *s = run->rule_state;
+    ptm_ck_tag(ck, s->ccd ? "rule mf_ccd" : "rule mf_sgd");
+    ptm_ck_size(ck, run->P, "workers");
+    ptm_ck_size(ck, s->rank, "rank");
+    if (!s->ccd)
+        return;
+    int64_t d = run->params[s->h].rows;
+    ptm_ck_size(ck, d, "rows of H");
+    PTM_CK_ARRAY(ck, s->hacc, 2 * d);
+    for (int p = 0; p < run->P; p++) {
+        struct mf_worker *m = run->w[p].kernel;
+        ptm_ck_size(ck, m->g.nnz, "ratings of a worker's shard");
+        ptm_ck_size(ck, m->g.nrows, "rows of a worker's shard");
+        PTM_CK_ARRAY(ck, m->ccd.res, m->g.nnz);
+        PTM_CK_ARRAY(ck, m->ccd.wacc, 2 * m->g.nrows);
+    }
+}
+
 static const struct rt_rule rule_ops = {
     .name = "mf",
     .kind = RT_ROTATION,
@@ -209,6 +241,7 @@ static const struct rt_rule rule_ops = {
     .zcap = mf_zcap,
     .push = mf_push,
     .spans = mf_spans,
+    .state = mf_state,
 };
 
 /* ---- rmse ------------------------------------------------------------------- */
@@ -285,6 +318,8 @@ static void rmse_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
+/* rmse keeps nothing from one evaluation to the next: no state for
+ * checkpoints. */
 static const struct rt_objective objective_ops = {
     .better = -1,
     .setup = rmse_setup,
