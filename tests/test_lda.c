@@ -19,7 +19,8 @@
  * conditional of one token and the exact posterior of a whole tiny corpus
  * (enumerated), by chi-square; the likelihood rising and levelling off;
  * the planted topics recovered; the Metropolis-Hastings sampler reaching
- * the exact sampler's likelihood.
+ * the exact sampler's likelihood; shards loaded from a checkpoint going on
+ * as the saved ones do, bit for bit.
  *
  * Set PTM_TEST_VERBOSE=1 to print the figures measured.
  */
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "data.h"
 #include "gen.h"
 #include "gen_lda.h"
@@ -1035,6 +1037,157 @@ START_TEST(test_vs_plain)
 }
 END_TEST
 
+/* ---- tests: checkpoints ------------------------------------------------------------------ */
+
+/* The driver's own state (the engine's and the store's part in a run)
+ * from a into b, which has as many workers and the same staleness. */
+static void sim_copy(struct sim *b, const struct sim *a)
+{
+    int32_t K = a->K;
+    int64_t depth = a->s >= 0 ? a->s + 1 : 1;
+    memcpy(b->nwk, a->nwk, (size_t)(a->c->W * K) * sizeof(*b->nwk));
+    memcpy(b->G, a->G, (size_t)K * sizeof(*b->G));
+    memcpy(b->G0, a->G0, (size_t)K * sizeof(*b->G0));
+    memcpy(b->snap, a->snap, (size_t)(depth * K) * sizeof(*b->snap));
+    memcpy(b->own, a->own, (size_t)(a->P * depth * K) * sizeof(*b->own));
+    for (int p = 0; p < a->P; p++) {
+        memcpy(b->nk[p], a->nk[p], (size_t)K * sizeof(int64_t));
+        memcpy(b->delta[p], a->delta[p], (size_t)K * sizeof(int64_t));
+        b->rng[p] = a->rng[p];
+    }
+    b->round = a->round;
+}
+
+/* Shards p of a and b alike, bit for bit: topics, counts, the sparse
+ * sampler's lists. */
+static void shards_same(const struct sim *a, const struct sim *b, int p)
+{
+    const struct lda_shard *x = &a->sh[p], *y = &b->sh[p];
+    ck_assert_int_eq(x->ntokens, y->ntokens);
+    EXPECT(memcmp(x->z, y->z, (size_t)x->ntokens * sizeof(*x->z)) == 0);
+    EXPECT(memcmp(x->zw, y->zw, (size_t)x->ntokens * sizeof(*x->zw)) == 0);
+    EXPECT(memcmp(x->ndk, y->ndk, (size_t)(x->ndocs * x->K) * sizeof(*x->ndk)) == 0);
+    EXPECT(x->dnz_fresh == y->dnz_fresh);
+    for (int64_t d = 0; x->dnz_fresh && d < x->ndocs; d++) {
+        EXPECT(x->dnzn[d] == y->dnzn[d]);
+        for (int32_t i = 0; i < x->dnzn[d]; i++)
+            EXPECT(x->dnz[x->dnzp[d] + i] == y->dnz[y->dnzp[d] + i]);
+    }
+}
+
+/* Every shard of a saved after some rounds and loaded into shards set up
+ * from another seed (other topics), the driver's state copied: both then
+ * go on alike, bit for bit, for two more sweeps. Every sampler, P = 1, 2,
+ * 3, the totals one round stale; after a sparse round the saved shards
+ * hold current topic lists, whose order the sparse sampler's draws
+ * depend on. */
+START_TEST(test_ckpt_resume)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim a, b;
+    sim_init(&a, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 2);
+    sim_init(&b, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 5);
+    for (int r = 0; r < 3 * P + 1; r++)
+        sim_round(&a);
+    ck_assert(kind != LDA_SAMPLER_SPARSE || a.sh[0].dnz_fresh);
+    bool differ = false;
+    for (int p = 0; p < P; p++)
+        differ |= memcmp(a.sh[p].z, b.sh[p].z, (size_t)a.sh[p].ntokens * sizeof(int32_t)) != 0;
+    ck_assert(differ);
+
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt save = {.f = f, .load = false};
+    for (int p = 0; p < P; p++)
+        lda_shard_state(&a.sh[p], &save);
+    ck_assert_msg(save.err == 0, "save: %s", save.msg);
+    rewind(f);
+    struct ptm_ckpt load = {.f = f, .load = true};
+    for (int p = 0; p < P; p++)
+        lda_shard_state(&b.sh[p], &load);
+    ck_assert_msg(load.err == 0, "load: %s", load.msg);
+    ck_assert_int_eq(load.bytes, save.bytes);
+    ck_assert_uint_eq(load.crc, save.crc);
+    ck_assert_int_eq(fgetc(f), EOF);
+    fclose(f);
+    sim_copy(&b, &a);
+    free(sim_check(&b));
+    for (int p = 0; p < P; p++)
+        shards_same(&a, &b, p);
+
+    int64_t moved = 0;
+    for (int r = 0; r < 2 * P; r++) {
+        sim_round(&a);
+        sim_round(&b);
+        moved += a.changed;
+        ck_assert_int_eq(a.changed, b.changed);
+    }
+    ck_assert_int_gt(moved, 0);
+    for (int p = 0; p < P; p++)
+        shards_same(&a, &b, p);
+    EXPECT(memcmp(a.nwk, b.nwk, (size_t)(c.W * a.K) * sizeof(*a.nwk)) == 0);
+    EXPECT(memcmp(a.G, b.G, (size_t)a.K * sizeof(*a.G)) == 0);
+    sim_release(&a);
+    sim_release(&b);
+    corpus_release(&c);
+}
+END_TEST
+
+/* A shard's checkpoint loaded into a shard of other documents or another
+ * number of topics, or cut short, fails with a message. */
+START_TEST(test_ckpt_mismatch)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim a;
+    sim_init(&a, &c, 2, 1, LDA_SAMPLER_SPARSE, 0.1, 0.01, 2);
+    sim_sweep(&a);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt save = {.f = f, .load = false};
+    lda_shard_state(&a.sh[0], &save);
+    ck_assert_int_eq(save.err, 0);
+    long size = ftell(f);
+
+    static const struct {
+        int P;       /* the loading shard is worker 0 of P */
+        int32_t K;   /* its topics */
+        long cut;    /* bytes of the checkpoint it reads; 0: all */
+        const char *msg;
+    } rows[] = {
+        {3, 4, 0, "the checkpoint's documents of a shard is 60 where this run's is 40"},
+        {2, 5, 0, "the checkpoint's number of topics of a shard is 4 where this run's is 5"},
+        {2, 4, -1, "the checkpoint ends early"},
+    };
+    for (size_t i = 0; i < PTM_ARRAY_LEN(rows); i++) {
+        struct corpus cc = c;
+        cc.K = rows[i].K;
+        struct sim b;
+        sim_init(&b, &cc, rows[i].P, 1, LDA_SAMPLER_SPARSE, 0.1, 0.01, 3);
+        FILE *g = tmpfile();
+        ck_assert_ptr_nonnull(g);
+        rewind(f);
+        char *buf = malloc((size_t)size);
+        ck_assert_int_eq(fread(buf, 1, (size_t)size, f), size);
+        long n = rows[i].cut < 0 ? size + rows[i].cut : size;
+        ck_assert_int_eq(fwrite(buf, 1, (size_t)n, g), n);
+        free(buf);
+        rewind(g);
+        struct ptm_ckpt load = {.f = g, .load = true};
+        lda_shard_state(&b.sh[0], &load);
+        ck_assert_int_eq(load.err, PTM_EDATA);
+        ck_assert_msg(strstr(load.msg, rows[i].msg) != NULL, "row %zu: %s", i, load.msg);
+        fclose(g);
+        sim_release(&b);
+    }
+    fclose(f);
+    sim_release(&a);
+    corpus_release(&c);
+}
+END_TEST
+
 /* ---- tests: top words ------------------------------------------------------------------ */
 
 START_TEST(test_top_words)
@@ -1094,6 +1247,12 @@ static Suite *lda_suite(void)
     tcase_add_loop_test(tc, test_rises, 0, NSAMPLERS * MAXP);
     tcase_add_loop_test(tc, test_recover, 0, (int)PTM_ARRAY_LEN(recover_rows));
     tcase_add_test(tc, test_vs_plain);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("checkpoint");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_ckpt_resume, 0, NSAMPLERS * MAXP);
+    tcase_add_test(tc, test_ckpt_mismatch);
     suite_add_tcase(s, tc);
     return s;
 }
