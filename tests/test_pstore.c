@@ -31,8 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "pstore.h"
 #include "ptm.h"
 
@@ -524,6 +526,274 @@ START_TEST(test_resume_bitwise)
 
     ck_assert(memcmp(a_d, b_d, sizeof(a_d)) == 0);
     ck_assert(memcmp(a_s, b_s, sizeof(a_s)) == 0);
+}
+END_TEST
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+/* Three workers driven from one thread over four tables (SSP and async,
+ * dense and sparse), with stale views, pending logs and uneven clocks at
+ * the save: the same calls on the saved store and on a store set up alike
+ * and loaded read the same values, bit for bit. The control, a store given
+ * only the master tables, reads otherwise: the workers' state matters. */
+enum { CKS_W = 3, CKS_T = 4, CKS_ROWS = 7, CKS_COLS = 5, CKS_SCOLS = 40, CKS_READS = 4000 };
+
+struct cks {
+    struct pstore *ps;
+    int t[CKS_T];
+    double *got; /* every value read, in order */
+    size_t ngot;
+};
+
+static const bool cks_sparse[CKS_T] = {false, true, false, true};
+static const int cks_stale[CKS_T] = {3, 4, ASYNC, ASYNC};
+enum { CKS_BOUND = 3 }; /* the smallest staleness */
+
+static struct pstore *cks_store(int *t)
+{
+    struct pstore *ps = new_store(CKS_W);
+    for (int i = 0; i < CKS_T; i++)
+        t[i] = add_table(ps, CKS_ROWS, cks_sparse[i] ? CKS_SCOLS : CKS_COLS, cks_sparse[i],
+                         cks_stale[i]);
+    ck_assert_int_eq(pstore_fill_uniform(ps, t[0], -1, 1, 5), 0);
+    ck_assert_int_eq(pstore_fill_uniform(ps, t[2], 0, 2, 6), 0);
+    return ps;
+}
+
+static void cks_got(struct cks *k, double v)
+{
+    ck_assert_uint_lt(k->ngot, CKS_READS);
+    k->got[k->ngot++] = v;
+}
+
+/* n calls chosen by seed: reads (an element, a whole row), increments that
+ * depend on what was read (one, a row of them, a dense row) and clocks of
+ * a worker that can end its clock without waiting. */
+static void cks_drive(struct cks *k, uint64_t seed, int n)
+{
+    uint64_t rs = rnd_seed(seed);
+    double acc = 0.5;
+    for (int i = 0; i < n; i++) {
+        int wi = (int)(rnd(&rs) % CKS_W), ti = (int)(rnd(&rs) % CKS_T);
+        struct pstore_worker *w = pstore_worker(k->ps, wi);
+        int t = k->t[ti];
+        bool sparse = cks_sparse[ti];
+        int64_t ncols = sparse ? CKS_SCOLS : CKS_COLS;
+        int64_t row = (int64_t)(rnd(&rs) % CKS_ROWS), col = (int64_t)(rnd(&rs) % (uint64_t)ncols);
+        unsigned op = (unsigned)(rnd(&rs) % 32);
+        if (op < 10) {
+            acc = get(w, t, row, col);
+            cks_got(k, acc);
+        } else if (op < 14) {
+            static double r[CKS_SCOLS];
+            ck_assert_int_eq(read_row(w, t, sparse, row, r, ncols), 0);
+            double sum = 0;
+            for (int64_t c = 0; c < ncols; c++)
+                sum = sum * 0.75 + r[c];
+            cks_got(k, sum);
+        } else if (op < 22 || (op < 29 && sparse)) {
+            ck_assert_int_eq(pstore_inc(w, t, row, col, acc * 0.1 + 0.3), 0);
+        } else if (op < 26) {
+            int32_t cols[3] = {(int32_t)col, (int32_t)((col + 7) % ncols), (int32_t)col};
+            double d[3] = {acc / 3, -0.7, 1.1};
+            ck_assert_int_eq(pstore_inc_row(w, t, row, cols, d, 3), 0);
+        } else if (op < 29) {
+            double d[CKS_COLS];
+            for (int c = 0; c < CKS_COLS; c++)
+                d[c] = acc * c - 0.2;
+            ck_assert_int_eq(pstore_inc_dense(w, t, row, d), 0);
+        } else {
+            int64_t c = pstore_worker_clock(w), m = INT64_MAX;
+            for (int v = 0; v < CKS_W; v++)
+                if (v != wi && pstore_worker_clock(pstore_worker(k->ps, v)) < m)
+                    m = pstore_worker_clock(pstore_worker(k->ps, v));
+            if (c + 1 - CKS_BOUND <= m) /* would not wait */
+                ck_assert_int_eq(pstore_clock(w), 0);
+        }
+    }
+}
+
+static void cks_save(struct pstore *ps, FILE *f, uint32_t *crc)
+{
+    struct ptm_ckpt ck = {.f = f, .load = false};
+    pstore_state(ps, &ck);
+    ck_assert_msg(ck.err == 0, "%s", ck.msg);
+    *crc = ck.crc;
+}
+
+static int cks_load(struct pstore *ps, FILE *f, uint32_t *crc, char *msg)
+{
+    rewind(f);
+    struct ptm_ckpt ck = {.f = f, .load = true};
+    pstore_state(ps, &ck);
+    *crc = ck.crc;
+    snprintf(msg, sizeof(ck.msg), "%s", ck.msg);
+    return ck.err;
+}
+
+START_TEST(test_state_resume)
+{
+    enum { BEFORE = 900, AFTER = 1500 };
+    static double got_a[CKS_READS], got_b[CKS_READS], got_c[CKS_READS], got_d[CKS_READS];
+    static double m[CKS_T][CKS_ROWS * CKS_SCOLS];
+    struct cks a = {.got = got_a}, b = {.got = got_b}, c = {.got = got_c}, d = {.got = got_d};
+    char msg[512];
+
+    a.ps = cks_store(a.t);
+    cks_drive(&a, 1, BEFORE);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    uint32_t crc_saved, crc_loaded;
+    cks_save(a.ps, f, &crc_saved);
+    int64_t clocks[CKS_W];
+    for (int i = 0; i < CKS_W; i++)
+        clocks[i] = pstore_worker_clock(pstore_worker(a.ps, i));
+    ck_assert(clocks[0] != clocks[1] || clocks[1] != clocks[2]); /* uneven */
+    ck_assert(clocks[0] > 3 && clocks[1] > 3 && clocks[2] > 3);
+    a.ngot = 0;
+    for (int i = 0; i < CKS_T; i++)
+        ck_assert_int_eq(pstore_read(a.ps, a.t[i], m[i]), 0);
+
+    /* b is driven before its load, so the load must replace a state. */
+    b.ps = cks_store(b.t);
+    cks_drive(&b, 2, 200);
+    ck_assert_int_eq(cks_load(b.ps, f, &crc_loaded, msg), 0);
+    ck_assert_msg(crc_loaded == crc_saved, "%s", msg);
+    ck_assert_int_eq(fgetc(f), EOF); /* the whole stream was read */
+    for (int i = 0; i < CKS_W; i++)
+        ck_assert_int_eq(pstore_worker_clock(pstore_worker(b.ps, i)), clocks[i]);
+    b.ngot = 0;
+
+    /* Two controls: c has the master tables alone (clocks at 0, caches and
+     * logs empty); d is loaded, then made to forget its views (rewriting
+     * a row drops them), keeping clocks and logs. */
+    c.ps = cks_store(c.t);
+    d.ps = cks_store(d.t);
+    ck_assert_int_eq(cks_load(d.ps, f, &crc_loaded, msg), 0);
+    for (int i = 0; i < CKS_T; i++) {
+        int64_t ncols = cks_sparse[i] ? CKS_SCOLS : CKS_COLS;
+        for (int r = 0; r < CKS_ROWS; r++) {
+            ck_assert_int_eq(pstore_write_row(c.ps, c.t[i], r, m[i] + r * ncols), 0);
+            ck_assert_int_eq(pstore_write_row(d.ps, d.t[i], r, m[i] + r * ncols), 0);
+        }
+    }
+
+    cks_drive(&a, 3, AFTER);
+    cks_drive(&b, 3, AFTER);
+    ck_assert_uint_gt(a.ngot, 500);
+    ck_assert_uint_eq(a.ngot, b.ngot);
+    ck_assert(memcmp(got_a, got_b, a.ngot * sizeof(double)) == 0);
+    for (int i = 0; i < CKS_T; i++) {
+        static double ma[CKS_ROWS * CKS_SCOLS], mb[CKS_ROWS * CKS_SCOLS];
+        ck_assert_int_eq(pstore_read(a.ps, a.t[i], ma), 0);
+        ck_assert_int_eq(pstore_read(b.ps, b.t[i], mb), 0);
+        ck_assert(memcmp(ma, mb, sizeof(ma)) == 0);
+    }
+
+    /* The controls read otherwise: the workers' state is not all in the
+     * master tables, nor their views all fresh. */
+    cks_drive(&c, 3, AFTER);
+    cks_drive(&d, 3, AFTER);
+    ck_assert(c.ngot != a.ngot || memcmp(got_a, got_c, a.ngot * sizeof(double)) != 0);
+    ck_assert_uint_eq(a.ngot, d.ngot);
+    ck_assert(memcmp(got_a, got_d, a.ngot * sizeof(double)) != 0);
+
+    pstore_free(a.ps);
+    pstore_free(b.ps);
+    pstore_free(c.ps);
+    pstore_free(d.ps);
+    fclose(f);
+}
+END_TEST
+
+/* A checkpoint loads only into a store with the same tables and workers. */
+START_TEST(test_state_mismatch)
+{
+    int t[CKS_T];
+    struct cks a = {0};
+    static double got[CKS_READS];
+    a.got = got;
+    a.ps = cks_store(a.t);
+    cks_drive(&a, 4, 300);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    uint32_t crc;
+    cks_save(a.ps, f, &crc);
+    char msg[512];
+
+    struct pstore *ps = new_store(CKS_W); /* one column fewer in a table */
+    for (int i = 0; i < CKS_T; i++)
+        t[i] = add_table(ps, CKS_ROWS, (cks_sparse[i] ? CKS_SCOLS : CKS_COLS) - (i == 2),
+                         cks_sparse[i], cks_stale[i]);
+    ck_assert_int_eq(cks_load(ps, f, &crc, msg), PTM_EDATA);
+    ck_assert_msg(strstr(msg, "columns") != NULL, "%s", msg);
+    pstore_free(ps);
+
+    ps = new_store(CKS_W); /* a dense table where a sparse one was */
+    for (int i = 0; i < CKS_T; i++)
+        t[i] = add_table(ps, CKS_ROWS, cks_sparse[i] ? CKS_SCOLS : CKS_COLS, false, cks_stale[i]);
+    ck_assert_int_eq(cks_load(ps, f, &crc, msg), PTM_EDATA);
+    pstore_free(ps);
+
+    ps = new_store(CKS_W); /* a table less */
+    for (int i = 0; i < CKS_T - 1; i++)
+        t[i] = add_table(ps, CKS_ROWS, cks_sparse[i] ? CKS_SCOLS : CKS_COLS, cks_sparse[i],
+                         cks_stale[i]);
+    ck_assert_int_eq(cks_load(ps, f, &crc, msg), PTM_EDATA);
+    pstore_free(ps);
+
+    ps = new_store(CKS_W - 1); /* a worker less */
+    for (int i = 0; i < CKS_T; i++)
+        t[i] = add_table(ps, CKS_ROWS, cks_sparse[i] ? CKS_SCOLS : CKS_COLS, cks_sparse[i],
+                         cks_stale[i]);
+    ck_assert_int_eq(cks_load(ps, f, &crc, msg), PTM_EDATA);
+    ck_assert_msg(strstr(msg, "workers") != NULL, "%s", msg);
+    pstore_free(ps);
+
+    /* A stream cut short fails too, and the store it leaves is freed clean. */
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    ck_assert_int_gt(len, 1000);
+    ck_assert_int_eq(ftruncate(fileno(f), len - 100), 0);
+    ps = cks_store(t);
+    ck_assert_int_eq(cks_load(ps, f, &crc, msg), PTM_EDATA);
+    pstore_free(ps);
+
+    pstore_free(a.ps);
+    fclose(f);
+}
+END_TEST
+
+/* A load that runs out of memory says so, and leaves a store that frees
+ * clean (LeakSanitizer under make asan). */
+START_TEST(test_state_alloc_fail)
+{
+    static double got[CKS_READS];
+    struct cks a = {.got = got};
+    a.ps = cks_store(a.t);
+    cks_drive(&a, 5, 600);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    uint32_t crc_saved, crc;
+    cks_save(a.ps, f, &crc_saved);
+    char msg[512];
+    unsigned long n = 1;
+    for (;; n++) {
+        int t[CKS_T];
+        struct pstore *ps = cks_store(t);
+        ptm_fault_inject(n);
+        int rc = cks_load(ps, f, &crc, msg);
+        ptm_fault_inject(0);
+        pstore_free(ps);
+        if (rc == 0)
+            break;
+        ck_assert_int_eq(rc, PTM_ENOMEM);
+        ck_assert_uint_lt(n, 10000);
+    }
+    ck_assert_uint_gt(n, 20); /* the load allocates row by row */
+    ck_assert(crc == crc_saved);
+    pstore_free(a.ps);
+    fclose(f);
 }
 END_TEST
 
@@ -1306,6 +1576,8 @@ static Suite *pstore_suite(void)
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_fill);
     tcase_add_test(tc, test_resume_bitwise);
+    tcase_add_test(tc, test_state_resume);
+    tcase_add_test(tc, test_state_mismatch);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("ssp");
@@ -1328,6 +1600,7 @@ static Suite *pstore_suite(void)
     tc = tcase_create("alloc");
     tcase_add_test(tc, test_alloc_fail_create);
     tcase_add_test(tc, test_alloc_fail_worker);
+    tcase_add_test(tc, test_state_alloc_fail);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("snapshot");

@@ -5,8 +5,9 @@
  * LOCK ORDER (a thread takes these in this order, never backwards):
  *   1. ps->flush_lock (rwlock). Shared: one worker's flush and clock
  *      advance (pstore_clock, pstore_finish). Exclusive: pstore_read,
- *      pstore_visit, pstore_fill*, pstore_write_row, which so see each
- *      worker's flushes whole or not at all, together with its clock.
+ *      pstore_visit, pstore_fill*, pstore_write_row, pstore_state, which
+ *      so see each worker's flushes whole or not at all, together with
+ *      its clock.
  *   2. tb->stripes[i].mu: the master rows r of table tb with
  *      r % tb->nstripes == i (a flush writes them, a fetch reads them).
  *      At most one stripe at a time.
@@ -14,8 +15,9 @@
  *      ps->clocks[], ps->done[] and ps->status are stored under it so that
  *      a waiter cannot miss its wake-up; they are read without it.
  * A worker's own state (struct pstore_worker and what hangs off it) is
- * touched by its thread only, and by pstore_fill*, pstore_write_row and
- * pstore_free, which run while no worker is inside the store.
+ * touched by its thread only, and by pstore_fill*, pstore_write_row,
+ * pstore_state and pstore_free, which run while no worker is inside the
+ * store.
  *
  * DESIGN
  * Master copy. Each table is held once: dense tables as one row-major array
@@ -45,8 +47,13 @@
  * pstore_clock() flushes the log row by row under the stripe locks and,
  * holding a row's lock, copies the row back into the worker's view. After a
  * clock the views of the rows a worker wrote equal the master copy, so with
- * one worker a run resumed from a checkpoint (caches empty) computes what
- * the uninterrupted run computed, bit for bit.
+ * one worker a run restarted from the master tables alone (caches empty)
+ * computes what the uninterrupted run computed, bit for bit.
+ *
+ * Checkpoints. pstore_state() saves the rest as well, every worker's clock,
+ * views (with the clock each serves until) and logs, so that with any
+ * number of workers a loaded store answers every later call as the saved
+ * one would have.
  */
 #include "pstore.h"
 
@@ -60,6 +67,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 #include "rng.h"
 
@@ -1027,4 +1035,191 @@ int pstore_write_row(struct pstore *ps, int t, int64_t row, const double *vals)
 out_unlock:
     pthread_rwlock_unlock(&ps->flush_lock);
     return rc;
+}
+
+/* ---- checkpoints -------------------------------------------------------- */
+
+/* A sparse row's non-zeros. On load the row is made to hold the saved
+ * ones, which must be columns < ncols, ascending. */
+static void srow_state(struct ptm_ckpt *ck, struct srow *r, int64_t ncols)
+{
+    size_t n = ck->load ? 0 : r->n;
+    ptm_ck_count(ck, &n, (size_t)ncols, "non-zeros of a row of the parameter store");
+    if (ck->err)
+        return;
+    if (ck->load) {
+        if (srow_reserve(r, n)) {
+            ptm_ck_fail(ck, PTM_ENOMEM, "no memory for the parameter store's rows");
+            return;
+        }
+        r->n = 0; /* until the row is read whole */
+    }
+    PTM_CK_ARRAY(ck, r->cols, n);
+    PTM_CK_ARRAY(ck, r->vals, n);
+    if (!ck->load || ck->err)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (r->cols[i] >= (uint64_t)ncols || (i > 0 && r->cols[i] <= r->cols[i - 1])) {
+            ptm_ck_fail(ck, PTM_EDATA,
+                        "a row of the parameter store in the checkpoint is "
+                        "out of order");
+            return;
+        }
+    }
+    r->n = (uint32_t)n;
+}
+
+/* Forget every row worker w has of table t: none touched, nothing logged. */
+static void wtable_clear(struct wtable *wt, const struct table *tb)
+{
+    for (int64_t r = 0; r < tb->nrows; r++) {
+        struct wrow *x = wt->rows[r];
+        if (x && tb->sparse) {
+            srow_release(&x->view);
+            srow_release(&x->log);
+        }
+        ptm_free(x);
+        wt->rows[r] = NULL;
+    }
+    wt->ndirty = 0;
+}
+
+/* Worker w's rows of table t: the rows it has touched, ascending, each
+ * with the clock its view serves until, the view and the log; then the
+ * rows with pending increments, in the order they will be flushed (a
+ * row's `dirty` is its being in that list, so the list restores it). */
+static void wtable_state(struct ptm_ckpt *ck, struct pstore_worker *w, int t)
+{
+    const struct table *tb = &w->ps->tables[t];
+    struct wtable *wt = &w->tabs[t];
+    size_t ncols = (size_t)tb->ncols;
+
+    size_t ntouched = 0;
+    if (!ck->load) {
+        for (int64_t r = 0; r < tb->nrows; r++)
+            ntouched += wt->rows[r] != NULL;
+    } else {
+        wtable_clear(wt, tb);
+    }
+    ptm_ck_count(ck, &ntouched, (size_t)tb->nrows, "rows a worker holds");
+    int64_t r = -1; /* the last row saved or loaded */
+    for (size_t i = 0; i < ntouched && !ck->err; i++) {
+        struct wrow *x = NULL;
+        if (!ck->load) {
+            while (!wt->rows[++r])
+                ;
+            x = wt->rows[r];
+        }
+        int64_t row = r;
+        PTM_CK(ck, row);
+        if (ck->err)
+            break;
+        if (ck->load) {
+            if (row <= r || row >= tb->nrows) {
+                ptm_ck_fail(ck, PTM_EDATA, "a worker's rows in the checkpoint are out of order");
+                break;
+            }
+            r = row;
+            if (!(x = touch(w, t, row))) {
+                ptm_ck_fail(ck, PTM_ENOMEM, "no memory for the parameter store's rows");
+                break;
+            }
+        }
+        PTM_CK(ck, x->valid_until);
+        if (tb->sparse) {
+            srow_state(ck, &x->view, tb->ncols);
+            srow_state(ck, &x->log, tb->ncols);
+        } else {
+            PTM_CK_ARRAY(ck, x->data, 2 * ncols); /* view, then log */
+        }
+    }
+
+    size_t ndirty = ck->load ? 0 : wt->ndirty;
+    ptm_ck_count(ck, &ndirty, ntouched, "rows a worker has to flush");
+    if (ck->err)
+        return;
+    if (!ck->load) {
+        PTM_CK_ARRAY(ck, wt->dirty, ndirty);
+        return;
+    }
+    if (ndirty > wt->cap) {
+        int64_t *d = ptm_realloc(wt->dirty, ndirty * sizeof(*d));
+        if (!d) {
+            ptm_ck_fail(ck, PTM_ENOMEM, "no memory for the parameter store's rows");
+            return;
+        }
+        wt->dirty = d;
+        wt->cap = ndirty;
+    }
+    PTM_CK_ARRAY(ck, wt->dirty, ndirty);
+    for (size_t i = 0; i < ndirty && !ck->err; i++) {
+        int64_t row = wt->dirty[i];
+        struct wrow *x = row >= 0 && row < tb->nrows ? wt->rows[row] : NULL;
+        if (!x || x->dirty) {
+            ptm_ck_fail(ck, PTM_EDATA,
+                        "a worker's rows to flush in the checkpoint are not "
+                        "rows it holds");
+            break;
+        }
+        x->dirty = true;
+        wt->ndirty = i + 1;
+    }
+}
+
+/* DESIGN: the stream holds the tables' shapes (checked on load), the master
+ * tables, then each worker's clock, whether it finished, its seconds
+ * waited and its rows of every table: everything a later call reads, so a
+ * loaded store answers every later call as the saved one would have, with
+ * any number of workers. Not saved: the abort status (a run that aborted
+ * its store makes no checkpoint) and the capacities of arrays, which
+ * change no value. */
+void pstore_state(struct pstore *ps, struct ptm_ckpt *ck)
+{
+    ptm_ck_tag(ck, "pstore");
+    ptm_ck_size(ck, ps->nworkers, "parameter store's workers");
+    ptm_ck_size(ck, ps->ntables, "parameter store's tables");
+    for (int t = 0; t < ps->ntables; t++) {
+        const struct table *tb = &ps->tables[t];
+        ptm_ck_size(ck, tb->nrows, "rows of a table of the parameter store");
+        ptm_ck_size(ck, tb->ncols, "columns of a table of the parameter store");
+        ptm_ck_size(ck, tb->sparse, "sparse layout (1) of a table of the parameter store");
+        ptm_ck_size(ck, tb->async, "async (1) of a table of the parameter store");
+        ptm_ck_size(ck, tb->staleness, "staleness of a table of the parameter store");
+    }
+    if (ck->err)
+        return;
+
+    pthread_rwlock_wrlock(&ps->flush_lock);
+    for (int t = 0; t < ps->ntables && !ck->err; t++) {
+        struct table *tb = &ps->tables[t];
+        if (!tb->sparse) {
+            PTM_CK_ARRAY(ck, tb->dense, (size_t)tb->nrows * (size_t)tb->ncols);
+            continue;
+        }
+        for (int64_t r = 0; r < tb->nrows && !ck->err; r++)
+            srow_state(ck, &tb->srows[r], tb->ncols);
+    }
+    for (int i = 0; i < ps->nworkers && !ck->err; i++) {
+        struct pstore_worker *w = &ps->workers[i];
+        uint8_t finished = w->finished;
+        PTM_CK(ck, w->clock);
+        PTM_CK(ck, finished);
+        PTM_CK(ck, w->wait_s);
+        if (ck->load && !ck->err) {
+            if (w->clock < 0 || finished > 1) {
+                ptm_ck_fail(ck, PTM_EDATA,
+                            "the parameter store's clocks in the checkpoint are "
+                            "not clocks");
+                break;
+            }
+            w->finished = finished;
+            pthread_mutex_lock(&ps->clock_mu);
+            atomic_store(&ps->clocks[i], w->clock);
+            atomic_store(&ps->done[i], w->finished);
+            pthread_mutex_unlock(&ps->clock_mu);
+        }
+        for (int t = 0; t < ps->ntables && !ck->err; t++)
+            wtable_state(ck, w, t);
+    }
+    pthread_rwlock_unlock(&ps->flush_lock);
 }
