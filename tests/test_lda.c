@@ -1,5 +1,6 @@
 /*
- * test_lda.c - the LDA kernel (runtime/models/lda/kernel_lda.c).
+ * test_lda.c - the LDA kernel (runtime/models/lda/kernel_lda.c) and the
+ * checkpoint of its rule (rule_lda.c).
  *
  * DESIGN: corpora are made by the generator (ptm_gen_lda) in a temporary
  * directory that is the tests' working directory, and read back with the
@@ -40,10 +41,16 @@
 
 #include "arena.h"
 #include "ckpt.h"
+#include "compiler.h"
 #include "data.h"
+#include "diag.h"
+#include "engine.h"
+#include "engine_impl.h"
 #include "gen.h"
 #include "gen_lda.h"
 #include "kernel_lda.h"
+#include "lang.h"
+#include "plan.h"
 #include "ptm.h"
 #include "rng.h"
 #include "testutil.h"
@@ -1188,6 +1195,195 @@ START_TEST(test_ckpt_mismatch)
 }
 END_TEST
 
+/* The rule's checkpoint (rule_lda.c) in a run of the engine, whose rounds
+ * this driver plays on one thread: round t gives worker g block
+ * (g + t) mod G, as rotation does, and pushes the workers in order. */
+static const char ckpt_job[] =
+    "job lda\n"
+    "const topics = 4\n"
+    "data D : sparse int matrix from \"small/docword.txt\" format uci vocab "
+    "\"small/vocab.txt\" shard rows\n"
+    "param nwk : int matrix[cols(D), topics] = 0\n"
+    "param nk : int vector[topics] = 0 consistency ssp 1\n"
+    "param ndk : int matrix[rows(D), topics] = 0 shard like D\n"
+    "blocks words = nwk rows into workers\n"
+    "schedule rotation over words\n"
+    "update builtin lda_gibbs { alpha = 0.1, beta = 0.01, sampler = %s }\n"
+    "objective builtin lda_loglik every 1 sweeps\n"
+    "stop when sweeps >= 3\n";
+
+static struct ptm_plan *ckpt_plan(const char *sampler)
+{
+    char text[2048];
+    snprintf(text, sizeof(text), ckpt_job, sampler);
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "lda.ptm", text, strlen(text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = "."};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+static struct ptm_run *ckpt_run(const struct ptm_plan *plan, int P, uint64_t seed)
+{
+    struct ptm_run_opts o = {.workers = P, .has_seed = true, .seed = seed};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[512];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    if (rc != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "ptm_run_new: %s\n", err);
+    }
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(run->P, P);
+    ck_assert_int_eq(run->G, P);
+    return run;
+}
+
+/* Rotation rounds t0 .. t1-1 of run, every worker's push in turn. */
+static void ckpt_rounds(struct ptm_run *run, int64_t t0, int64_t t1)
+{
+    int64_t blocks[MAXP];
+    size_t part[MAXP + 1];
+    struct rt_round rd = {.n = (size_t)run->G, .blocks = blocks, .part = part};
+    for (int64_t t = t0; t < t1; t++) {
+        for (int g = 0; g <= run->G; g++)
+            part[g] = (size_t)g;
+        for (int g = 0; g < run->G; g++)
+            blocks[g] = (g + t) % run->G;
+        for (int p = 0; p < run->P; p++)
+            ck_assert_int_eq(run->rule->push(&run->w[p], &rd), 0);
+    }
+}
+
+/* The rule's and the objective's state of run, as saved; its length in
+ * *len (caller frees). */
+static char *ckpt_save(struct ptm_run *run, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt ck = {.f = f, .load = false};
+    run->rule->state(run, &ck);
+    run->obj->state(run, &ck);
+    ck_assert_msg(ck.err == 0, "save: %s", ck.msg);
+    fclose(f);
+    return buf;
+}
+
+/* The objective as the engine evaluates it, after the rule's sync. */
+static double ckpt_objective(struct ptm_run *run)
+{
+    ck_assert_int_eq(run->rule->sync(run), 0);
+    double sum = 0;
+    for (int p = 0; p < run->P; p++) {
+        double part;
+        ck_assert_int_eq(run->obj->part(&run->w[p], &part), 0);
+        sum += part;
+    }
+    return run->obj->finish(run, sum);
+}
+
+/* Run a saved after some rounds, loaded into run b set up from another
+ * seed: both go on alike, bit for bit (the whole state as saved again,
+ * the tables after sync, the objective). Every sampler on 1 to 3 workers. */
+START_TEST(test_ckpt_rule)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    corpus_release(&c);
+    struct ptm_plan *plan = ckpt_plan(sampler_name[kind]);
+    struct ptm_run *a = ckpt_run(plan, P, 21), *b = ckpt_run(plan, P, 22);
+    int64_t k = 2 * P + 1;
+    ckpt_rounds(a, 0, k);
+
+    size_t na, nb;
+    char *sa = ckpt_save(a, &na), *sb = ckpt_save(b, &nb);
+    ck_assert(na != nb || memcmp(sa, sb, na) != 0);
+    free(sb);
+    FILE *f = fmemopen(sa, na, "r");
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt load = {.f = f, .load = true};
+    b->rule->state(b, &load);
+    b->obj->state(b, &load);
+    ck_assert_msg(load.err == 0, "load: %s", load.msg);
+    ck_assert_uint_eq(load.bytes, na);
+    fclose(f);
+    sb = ckpt_save(b, &nb);
+    ck_assert(nb == na && memcmp(sa, sb, na) == 0);
+    free(sa);
+    free(sb);
+
+    ckpt_rounds(a, k, k + 2 * P);
+    ckpt_rounds(b, k, k + 2 * P);
+    sa = ckpt_save(a, &na);
+    sb = ckpt_save(b, &nb);
+    ck_assert(nb == na && memcmp(sa, sb, na) == 0);
+    free(sa);
+    free(sb);
+    double la = ckpt_objective(a), lb = ckpt_objective(b);
+    ck_assert_msg(la == lb && isfinite(la), "objective %.17g, resumed %.17g", la, lb);
+    for (int32_t i = 0; i < (int32_t)plan->nparams; i++) {
+        double none;
+        int64_t len = ptm_run_param(a, i, &none, 0);
+        double *va = calloc((size_t)len, sizeof(double)), *vb = calloc((size_t)len, sizeof(double));
+        ck_assert_int_eq(ptm_run_param(a, i, va, len), len);
+        ck_assert_int_eq(ptm_run_param(b, i, vb, len), len);
+        ck_assert_msg(memcmp(va, vb, (size_t)len * sizeof(double)) == 0, "parameter %s differs",
+                      plan->params[i].name);
+        free(va);
+        free(vb);
+    }
+    ptm_run_free(a);
+    ptm_run_free(b);
+    plan_free(plan);
+}
+END_TEST
+
+/* A checkpoint of the rule on 2 workers loaded into a run on 3 fails
+ * with a message. */
+START_TEST(test_ckpt_rule_workers)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    corpus_release(&c);
+    struct ptm_plan *plan = ckpt_plan("sparse");
+    struct ptm_run *a = ckpt_run(plan, 2, 21), *b = ckpt_run(plan, 3, 21);
+    ckpt_rounds(a, 0, 3);
+    size_t na;
+    char *sa = ckpt_save(a, &na);
+    FILE *f = fmemopen(sa, na, "r");
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt load = {.f = f, .load = true};
+    b->rule->state(b, &load);
+    ck_assert_int_eq(load.err, PTM_EDATA);
+    ck_assert_msg(strstr(load.msg, "number of blocks of words is 2 where this run's is 3"),
+                  "%s", load.msg);
+    fclose(f);
+    free(sa);
+    ptm_run_free(a);
+    ptm_run_free(b);
+    plan_free(plan);
+}
+END_TEST
+
 /* ---- tests: top words ------------------------------------------------------------------ */
 
 START_TEST(test_top_words)
@@ -1253,6 +1449,8 @@ static Suite *lda_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_ckpt_resume, 0, NSAMPLERS * MAXP);
     tcase_add_test(tc, test_ckpt_mismatch);
+    tcase_add_loop_test(tc, test_ckpt_rule, 0, NSAMPLERS * MAXP);
+    tcase_add_test(tc, test_ckpt_rule_workers);
     suite_add_tcase(s, tc);
     return s;
 }
