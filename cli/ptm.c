@@ -99,7 +99,8 @@ static const struct command commands[] = {
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N] [--trace FILE]\n"
      "               [--quiet] [--backend threads|mpi] [--color=WHEN]\n"
      "               [--memory-limit SIZE] [--straggler W:MS[:PROB]]...\n"
-     "               JOB.ptm|PLAN.yaml\n"
+     "               [--checkpoint DIR [--every WHEN]] JOB.ptm|PLAN.yaml\n"
+     "       ptm run --resume DIR [OPTIONS] [JOB.ptm|PLAN.yaml]\n"
      "       mpirun -np R ptm run [OPTIONS] JOB.ptm|PLAN.yaml\n"
      "\n"
      "Check the job (or load the plan), read its data, run it until its stop\n"
@@ -153,6 +154,18 @@ static const struct command commands[] = {
      "                    own. Repeatable, a worker at most once. Only for\n"
      "                    rules that run clocks (logreg_sgd, lda_gibbs); the\n"
      "                    trace gives each slowed worker's delay a round\n"
+     "  --checkpoint DIR  write the run's whole state to DIR now and then and\n"
+     "                    when it ends (a stop, Ctrl-C, SIGTERM), each time\n"
+     "                    whole or not at all; overrides the job's checkpoint\n"
+     "                    statement. One run a directory\n"
+     "  --every WHEN      how often: a duration (90s, 5m, 2h; default 10m) or\n"
+     "                    a number of sweeps or rounds (10sweeps, 100rounds)\n"
+     "  --resume DIR      go on from DIR's last checkpoint: the job (default:\n"
+     "                    the one the checkpoint names), its data, the seed\n"
+     "                    and the workers must be those of the run that wrote\n"
+     "                    it; only the stop rule may differ. Checkpoints go on\n"
+     "                    into DIR (or --checkpoint's). With a fixed seed on\n"
+     "                    threads the outputs are those of a run never stopped\n"
      "  --color=WHEN      colour diagnostics: auto, always, never\n"
      "  -                 read the spec from standard input\n"
      "\n"
@@ -266,6 +279,36 @@ static bool parse_size(const char *text, unsigned long long *out)
     return true;
 }
 
+/* When checkpoints are written (--every): a duration (90s, 5m, 2h, 1d;
+ * at least a second) or a whole number of sweeps or rounds (10sweeps,
+ * "100 rounds"). */
+static bool parse_every(const char *text, int64_t *every, enum plan_unit *unit, double *seconds)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno || !(v > 0) || isspace((unsigned char)*text) || !isfinite(v))
+        return false;
+    while (*end == ' ')
+        end++;
+    static const struct { const char *unit; double seconds; } units[] = {
+        {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *seconds = v * units[i].seconds;
+            *every = 0;
+            return *seconds >= 1 && *seconds < 1e9;
+        }
+    bool sw = strcmp(end, "sweeps") == 0 || strcmp(end, "sweep") == 0;
+    bool rd = strcmp(end, "rounds") == 0 || strcmp(end, "round") == 0;
+    if ((!sw && !rd) || v != floor(v) || v > (double)PTM_WHOLE_MAX)
+        return false;
+    *every = (int64_t)v;
+    *unit = sw ? PLAN_UNIT_SWEEPS : PLAN_UNIT_ROUNDS;
+    *seconds = 0;
+    return true;
+}
+
 /* --straggler W:MS[:PROB] into *s: W a worker (1-based, or `all`: 0), MS
  * milliseconds, PROB a probability (default 1). False with a usage
  * message in msg. */
@@ -336,6 +379,12 @@ struct job_flags {
     struct ptm_straggler *stragglers; /* --straggler */
     size_t nstragglers;
     unsigned long long memory_limit; /* --memory-limit; 0: the machine's */
+    const char *checkpoint; /* --checkpoint DIR */
+    const char *resume;     /* --resume DIR */
+    bool has_every;         /* --every */
+    int64_t every;
+    enum plan_unit every_unit;
+    double every_seconds;
     struct ptm_set *sets;
     unsigned nsets;
     const char **files;
@@ -440,6 +489,26 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
                 }
             }
             f->nstragglers++;
+        } else if (is_run && (strcmp(a, "--checkpoint") == 0 || strncmp(a, "--checkpoint=", 13) == 0 ||
+                              strcmp(a, "--resume") == 0 || strncmp(a, "--resume=", 9) == 0)) {
+            bool ck = a[2] == 'c';
+            size_t n = ck ? 12 : 8;
+            const char *v = a[n] == '=' ? a + n + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !*v)
+                return usage_error("%s needs a directory", ck ? "--checkpoint" : "--resume", cmd);
+            if (ck)
+                f->checkpoint = v;
+            else
+                f->resume = v;
+        } else if (is_run && (strcmp(a, "--every") == 0 || strncmp(a, "--every=", 8) == 0)) {
+            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return usage_error("%s needs a value", "--every", cmd);
+            if (!parse_every(v, &f->every, &f->every_unit, &f->every_seconds))
+                return usage_error("bad value for --every: '%s' (want a duration of at least a "
+                                   "second, 90s, 5m, 2h, or a whole number of sweeps or rounds, "
+                                   "10sweeps, 100rounds)", v, cmd);
+            f->has_every = true;
         } else if (is_run && strcmp(a, "--quiet") == 0) {
             f->quiet = true;
         } else if (is_run && (strcmp(a, "--memory-limit") == 0 ||
@@ -470,7 +539,7 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
             return usage_error(msg, a, cmd);
         }
     }
-    if (f->nfiles == 0)
+    if (f->nfiles == 0 && !(is_run && f->resume))
         return usage_error("%s: no job spec given", cmd, cmd);
     if ((is_compile || is_run) && f->nfiles > 1) {
         char msg[96];
@@ -998,11 +1067,49 @@ static int cmd_run(int argc, char **argv)
         snprintf(who, sizeof(who), "rank %d: ", rank);
     /* every rank checks the job; rank 0 speaks for all */
     f.silent = rank != 0;
-    struct ptm_plan *plan;
-    struct job_where at;
+    struct ptm_plan *plan = NULL;
+    struct job_where at = {0};
+    /* a run resumed: its job (unless given), workers and seed from the
+     * checkpoint's manifest */
+    struct ptm_ckpt_info ci;
+    if (f.resume) {
+        int rc = ptm_ckpt_info(f.resume, &ci, err, sizeof(err));
+        const char *why = NULL;
+        char whybuf[256];
+        if (rc == 0 && f.workers && f.workers != ci.workers) {
+            snprintf(whybuf, sizeof(whybuf), "it was written by %d worker%s, not --workers %lld",
+                     ci.workers, ci.workers == 1 ? "" : "s", f.workers);
+            why = whybuf;
+        } else if (rc == 0 && f.has_seed && (uint64_t)f.seed != ci.seed) {
+            snprintf(whybuf, sizeof(whybuf), "it was written with seed %llu, not --seed %lld",
+                     (unsigned long long)ci.seed, f.seed);
+            why = whybuf;
+        }
+        if (rc != 0 || why) {
+            if (rank == 0) {
+                if (why)
+                    fprintf(stderr, "ptm: error: cannot resume from '%s': %s (a run resumes "
+                                    "as it was started)\n", f.resume, why);
+                else
+                    fprintf(stderr, "ptm: error: %s\n", err);
+            }
+            code = why ? PTM_EXIT_USAGE : PTM_EXIT_FAILED;
+            goto out;
+        }
+        if (f.nfiles == 0)
+            f.files[f.nfiles++] = ci.job;
+        f.workers = ci.workers;
+        f.has_seed = true;
+        f.seed = (long long)ci.seed;
+    }
     code = load_job(f.files[0], &f, &plan, &at);
     if (code != PTM_EXIT_OK)
         goto out_plan;
+    if (f.has_every && !f.checkpoint && !f.resume && !plan->checkpoint.dir) {
+        code = usage_error("%s", "--every says when checkpoints are written: give --checkpoint DIR "
+                                 "too (or a checkpoint statement in the job)", "run");
+        goto out_plan;
+    }
     if (f.trace && (code = cli_check_not_input("--trace", f.trace, f.files[0], plan)) != PTM_EXIT_OK)
         goto out_plan;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1023,6 +1130,12 @@ static int cmd_run(int argc, char **argv)
         .stragglers = f.stragglers,
         .nstragglers = f.nstragglers,
         .memory_limit = f.memory_limit,
+        .job = f.files[0],
+        .checkpoint = f.checkpoint ? f.checkpoint : f.resume,
+        .checkpoint_every = f.has_every ? f.every : 0,
+        .checkpoint_unit = f.every_unit,
+        .checkpoint_seconds = f.has_every ? f.every_seconds : 0,
+        .resume = f.resume,
     };
     for (size_t k = 0; k < f.nstragglers; k++)
         if (f.stragglers[k].worker > o.workers) {
@@ -1059,6 +1172,23 @@ static int cmd_run(int argc, char **argv)
         code = run_failed(code);
         goto out_plan;
     }
+    if (f.resume) {
+        rc = ptm_run_resume(run, f.resume, err, sizeof(err));
+        if (rc != 0) {
+            fprintf(stderr, "ptm: error: %s%s\n", who, err);
+            code = run_failed(rc == PTM_EDATA ? PTM_EXIT_DATA : PTM_EXIT_FAILED);
+            ptm_run_free(run);
+            ptm_run_catch_signals(false);
+            goto out_plan;
+        }
+        if (rank == 0 && !f.quiet) {
+            fprintf(stderr, "ptm: resumed from '%s' at round %lld (sweep %lld, %.3fs",
+                    f.resume, (long long)ci.round, (long long)ci.sweeps, ci.seconds);
+            if (!isnan(ci.objective))
+                fprintf(stderr, ", objective %.10g", ci.objective);
+            fprintf(stderr, ")\n");
+        }
+    }
     rc = ptm_run_exec(run, err, sizeof(err));
     struct ptm_run_stats done;
     ptm_run_stats(run, &done);
@@ -1074,8 +1204,11 @@ static int cmd_run(int argc, char **argv)
         code = 128 + ptm_run_signal();
     } else {
         if (ptm_run_interrupted() && rank == 0)
-            fprintf(stderr, "ptm: %s; writing the outputs\n",
-                    ptm_run_signal() == SIGTERM ? "terminated" : "interrupted");
+            fprintf(stderr, "ptm: %s; writing the outputs%s%s%s\n",
+                    ptm_run_signal() == SIGTERM ? "terminated" : "interrupted",
+                    o.checkpoint || plan->checkpoint.dir ? " (a checkpoint is in '" : "",
+                    o.checkpoint ? o.checkpoint : plan->checkpoint.dir ? plan->checkpoint.dir : "",
+                    o.checkpoint || plan->checkpoint.dir ? "': ptm run --resume DIR goes on)" : "");
         if (ptm_comm_size() > 1) {
             /* what the ranks sent each other, summed at rank 0 */
             struct ptm_run_stats st;

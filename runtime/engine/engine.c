@@ -176,6 +176,8 @@ int ptm_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *opts,
         goto fail;
     if ((rc = rt_make_schedule(run, dg, err, errlen)) != 0)
         goto fail;
+    if ((rc = rt_ckpt_setup(run, err, errlen)) != 0)
+        goto fail;
     *out = run;
     return 0;
 fail:
@@ -196,6 +198,7 @@ void ptm_run_free(struct ptm_run *run)
             run->obj->release(run);
     }
     rt_metrics_release(run);
+    rt_ckpt_release(run);
     if (run->sched_state)
         run->sched->destroy(run->sched_state);
     if (run->has_senv)

@@ -80,6 +80,21 @@ struct ptm_run_opts {
      * changes kept of the scheduled one); 0: the memory the machine has
      * available (MemAvailable), checked before they are allocated. */
     uint64_t memory_limit;
+    /* The job's file, named in a checkpoint's manifest (`ptm run --resume
+     * DIR` without a job runs it again); NULL: none. Borrows. */
+    const char *job;
+    /* Checkpoints (spec/runtime.md): into this directory, overriding the
+     * plan's checkpoint statement; NULL: the plan's, or none. When:
+     * every checkpoint_every checkpoint_units, or every
+     * checkpoint_seconds; both 0: the plan's, else every 10 minutes. And
+     * always when the run ends (a stop, Ctrl-C, SIGTERM). */
+    const char *checkpoint;
+    int64_t checkpoint_every;
+    enum plan_unit checkpoint_unit;
+    double checkpoint_seconds;
+    /* The directory ptm_run_resume() loaded, whose trace a --trace goes
+     * on from. Borrows. */
+    const char *resume;
 };
 
 struct ptm_run;
@@ -126,6 +141,29 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen);
 int ptm_run_write_outputs(const struct ptm_run *run, char *err, size_t errlen);
 
 void ptm_run_stats(const struct ptm_run *run, struct ptm_run_stats *st);
+
+/* What a checkpoint directory's manifest says (ptm_ckpt_info()). */
+struct ptm_ckpt_info {
+    char job[4096]; /* the job's file as the run that wrote it named it */
+    int workers, ranks;
+    uint64_t seed;
+    int64_t round, sweeps;
+    double seconds, objective; /* objective: NaN when never evaluated */
+};
+/* Read dir's last committed checkpoint's manifest. Returns 0, PTM_ENOENT
+ * (none there), PTM_EIO or PTM_EDATA (damaged), PTM_ENOMEM; a message in
+ * err. */
+int ptm_ckpt_info(const char *dir, struct ptm_ckpt_info *out, char *err, size_t errlen);
+/* After ptm_run_new() and before ptm_run_exec(): load dir's last
+ * checkpoint into run, which must be set up as the run that wrote it was
+ * (the same job but for its stop rule and checkpoint statement, data,
+ * seed, workers and ranks: each is checked, with a message saying what
+ * differs). Every rank loads its own part. The run then goes on from
+ * there and, for a deterministic policy, gives the bits the run never
+ * stopped would have. Returns 0, PTM_EINVAL (another run's checkpoint),
+ * PTM_EDATA (a damaged one), PTM_ENOENT, PTM_EIO or PTM_ENOMEM; after a
+ * failure in the middle of loading the run cannot be executed. */
+int ptm_run_resume(struct ptm_run *run, const char *dir, char *err, size_t errlen);
 /* The objective values evaluated so far, oldest first (the first one
  * before any round); their count in *n. */
 const double *ptm_run_history(const struct ptm_run *run, size_t *n);

@@ -417,6 +417,11 @@ struct ptm_run {
     /* the job's metrics (metrics.c), evaluated with the objective on rank 0 */
     struct rt_metric *metrics;
     double *mvals; /* PROG_METRIC_OF values a metric, what the stop rule reads */
+    /* checkpoints (checkpoint.c), or NULL; loaded from one, with the
+     * bytes of its trace a --trace starts with */
+    struct rt_ckpt *ckpt;
+    bool resumed;
+    int64_t resume_trace_bytes;
 };
 
 /* A metric's history: its last and best values. */
@@ -561,6 +566,21 @@ int rt_gather_blocks(struct ptm_run *run);
  * minibatches (its clocks times the workers). */
 int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int64_t updates,
                    bool evaluated);
+
+/* checkpoint.c. setup: the checkpoints the run's opts or plan ask for
+ * (the directory made and locked; PTM_EINVAL when the rule or policy
+ * cannot be checkpointed); due: rank 0's question after a round (sweeps:
+ * the run's); write: a checkpoint of the run as it is now, between rounds
+ * with nothing pending (a collective call on every rank; the trace so far
+ * saved with it); trace_prefix: a resumed run's trace starts with the
+ * trace its checkpoint saved. */
+int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen);
+void rt_ckpt_release(struct ptm_run *run);
+bool rt_ckpt_due(struct ptm_run *run, int64_t sweeps);
+int rt_ckpt_write(struct ptm_run *run, FILE *trace, int64_t sweeps, char *err, size_t errlen);
+int rt_ckpt_trace_prefix(struct ptm_run *run, FILE *trace, char *err, size_t errlen);
+/* straggle.c: the slowed workers' random generators, for checkpoints. */
+void rt_straggle_state(struct ptm_run *run, struct ptm_ckpt *ck);
 
 /* ---- the backends and the rules -------------------------------------------- */
 

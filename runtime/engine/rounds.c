@@ -629,6 +629,34 @@ static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, cha
     return 0;
 }
 
+/* A checkpoint when one is due (rank 0 decides, the others are told):
+ * the round owed committed on every rank and the round pending applied
+ * by every worker first, as before an evaluation, so that the state
+ * saved has nothing in flight. */
+static int checkpoint_if_due(struct ptm_run *run, FILE *trace, const struct rt_round **pending,
+                             struct rt_round **owed, char *err, size_t errlen)
+{
+    int64_t due = rt_ckpt_due(run, sweeps(run));
+    if (run->nranks > 1)
+        ptm_comm_bcast(&due, sizeof(due));
+    if (!due)
+        return 0;
+    if (owed && *owed) {
+        rt_settle(run, *owed);
+        if (run->rank != 0)
+            *pending = run->split ? policy_view(run, *owed) : *owed;
+        *owed = NULL;
+    }
+    if (pending && *pending) {
+        struct rt_work wk = {.apply = *pending};
+        int rc = phase(run, &wk, err, errlen);
+        if (rc != 0)
+            return rc;
+        *pending = NULL;
+    }
+    return rt_ckpt_write(run, trace, sweeps(run), err, errlen);
+}
+
 /* data_parallel: phases of clocks, each a sweep (or the objective's
  * interval in rounds, when shorter), with no barrier between the clocks
  * of a phase (the parameter store keeps workers within the staleness);
@@ -704,6 +732,8 @@ static int clock_phases(struct ptm_run *run, FILE *trace, char *err, size_t errl
             }
             t0 += now_seconds() - tw;
         }
+        if (run->ckpt && (rc = checkpoint_if_due(run, trace, NULL, NULL, err, errlen)) != 0)
+            return rc;
     }
     if ((run->obj || run->spoke_sweep) && run->opts.log && !run->opts.quiet && run->opts.log_tty)
         fputc('\n', run->opts.log); /* end the updating line */
@@ -872,6 +902,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             }
             t0 += now_seconds() - tw;
         }
+        if (run->ckpt && (rc = checkpoint_if_due(run, trace, &pending, &owed, err, errlen)) != 0)
+            return rc;
     }
     /* bring the workers' local state (sharded parameters) up to date */
     if (pending) {
@@ -1014,12 +1046,17 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
         }
         trace = tw.f;
     }
-    int rc = run->backend->start(run, err, errlen);
+    int rc = rt_ckpt_trace_prefix(run, trace, err, errlen);
+    if (rc == 0)
+        rc = run->backend->start(run, err, errlen);
     if (rc == 0) {
         stop_bounds(run);
         count_sweep_units(run);
         rc = rounds(run, trace, err, errlen);
         run->backend->stop(run);
+        /* the last state, to go on from (a stop, Ctrl-C, SIGTERM) */
+        if (rc == 0 && run->ckpt)
+            rc = rt_ckpt_write(run, trace, sweeps(run), err, errlen);
         if (rc == 0)
             stop_reason(run);
         /* the outputs read the parameter tables */

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "engine_impl.h"
 #include "ptm.h"
 #include "rng.h"
@@ -115,4 +116,14 @@ double rt_straggle_take(struct rt_worker *w)
     if (w->straggle)
         w->straggle->delay = 0;
     return d;
+}
+
+void rt_straggle_state(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    for (int p = 0; p < run->P; p++) {
+        struct rt_straggle *s = run->w ? run->w[p].straggle : NULL;
+        ptm_ck_size(ck, s != NULL, "slowed worker");
+        if (s)
+            PTM_CK(ck, s->rng);
+    }
 }
