@@ -127,13 +127,15 @@ static int hash_inputs(const struct ptm_run *run, struct ck_manifest *m, char *e
 {
     struct ptm_plan copy = *run->plan;
     memset(&copy.stop, 0, sizeof(copy.stop));
-    copy.has_stop = false;
+    copy.has_stop = true; /* an empty rule */
     memset(&copy.checkpoint, 0, sizeof(copy.checkpoint));
     char *text = NULL;
     size_t len = 0;
-    if (ptm_plan_emit_buf(&copy, &text, &len) != 0) {
+    int rc = ptm_plan_emit_buf(&copy, &text, &len);
+    if (rc != 0) {
         ptm_free(text);
-        return PTM_ENOMEM;
+        snprintf(err, errlen, "cannot hash the plan for the checkpoint: %s", ptm_strerror(rc));
+        return rc;
     }
     m->plan_crc = ptm_crc32(0, text, len);
     ptm_free(text);
@@ -582,7 +584,9 @@ static int write_part(struct ptm_run *run, uint64_t seq, struct ck_file *out, ch
 }
 
 /* Append the trace written since the last checkpoint to dir/trace and
- * sync it (rank 0). */
+ * sync it (rank 0). The trace is open for writing only: it is read again
+ * through /proc/self/fd. A trace that is not a regular file (a pipe,
+ * /dev/stdout) is not kept. */
 static int save_trace(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
 {
     struct rt_ckpt *c = run->ckpt;
@@ -590,28 +594,36 @@ static int save_trace(struct ptm_run *run, FILE *trace, char *err, size_t errlen
         return 0;
     if (fflush(trace) != 0)
         goto fail;
-    char path[PATH_MAX + 320];
+    struct stat st;
+    if (fstat(fileno(trace), &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    char self[64], path[PATH_MAX + 320];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", fileno(trace));
+    int in = open(self, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        goto fail;
     snprintf(path, sizeof(path), "%s/trace", c->dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
+    if (fd < 0) {
+        close(in);
         goto fail;
-    off_t end = lseek(fileno(trace), 0, SEEK_CUR);
+    }
     static __thread char buf[1 << 16];
-    off_t at = c->trace_bytes;
-    while (at < end) {
+    off_t at = c->trace_bytes, end = st.st_size;
+    bool ok = true;
+    while (ok && at < end) {
         size_t want = (size_t)(end - at) < sizeof(buf) ? (size_t)(end - at) : sizeof(buf);
-        ssize_t k = pread(fileno(trace), buf, want, at);
-        if (k <= 0 || pwrite(fd, buf, (size_t)k, at) != k) {
-            close(fd);
-            goto fail;
-        }
-        at += k;
+        ssize_t k = pread(in, buf, want, at);
+        ok = k > 0 && pwrite(fd, buf, (size_t)k, at) == k;
+        at += ok ? k : 0;
     }
-    if (fsync(fd) != 0) {
-        close(fd);
-        goto fail;
-    }
+    ok = ok && fsync(fd) == 0;
+    int e = errno;
+    close(in);
     close(fd);
+    errno = e;
+    if (!ok)
+        goto fail;
     c->trace_bytes = end;
     return 0;
 fail:
