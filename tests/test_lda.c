@@ -1,5 +1,6 @@
 /*
- * test_lda.c - the LDA kernel (runtime/models/lda/kernel_lda.c).
+ * test_lda.c - the LDA kernel (runtime/models/lda/kernel_lda.c) and the
+ * checkpoint of its rule (rule_lda.c).
  *
  * DESIGN: corpora are made by the generator (ptm_gen_lda) in a temporary
  * directory that is the tests' working directory, and read back with the
@@ -19,7 +20,8 @@
  * conditional of one token and the exact posterior of a whole tiny corpus
  * (enumerated), by chi-square; the likelihood rising and levelling off;
  * the planted topics recovered; the Metropolis-Hastings sampler reaching
- * the exact sampler's likelihood.
+ * the exact sampler's likelihood; shards loaded from a checkpoint going on
+ * as the saved ones do, bit for bit.
  *
  * Set PTM_TEST_VERBOSE=1 to print the figures measured.
  */
@@ -38,10 +40,17 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "ckpt.h"
+#include "compiler.h"
 #include "data.h"
+#include "diag.h"
+#include "engine.h"
+#include "engine_impl.h"
 #include "gen.h"
 #include "gen_lda.h"
 #include "kernel_lda.h"
+#include "lang.h"
+#include "plan.h"
 #include "ptm.h"
 #include "rng.h"
 #include "testutil.h"
@@ -1035,6 +1044,346 @@ START_TEST(test_vs_plain)
 }
 END_TEST
 
+/* ---- tests: checkpoints ------------------------------------------------------------------ */
+
+/* The driver's own state (the engine's and the store's part in a run)
+ * from a into b, which has as many workers and the same staleness. */
+static void sim_copy(struct sim *b, const struct sim *a)
+{
+    int32_t K = a->K;
+    int64_t depth = a->s >= 0 ? a->s + 1 : 1;
+    memcpy(b->nwk, a->nwk, (size_t)(a->c->W * K) * sizeof(*b->nwk));
+    memcpy(b->G, a->G, (size_t)K * sizeof(*b->G));
+    memcpy(b->G0, a->G0, (size_t)K * sizeof(*b->G0));
+    memcpy(b->snap, a->snap, (size_t)(depth * K) * sizeof(*b->snap));
+    memcpy(b->own, a->own, (size_t)(a->P * depth * K) * sizeof(*b->own));
+    for (int p = 0; p < a->P; p++) {
+        memcpy(b->nk[p], a->nk[p], (size_t)K * sizeof(int64_t));
+        memcpy(b->delta[p], a->delta[p], (size_t)K * sizeof(int64_t));
+        b->rng[p] = a->rng[p];
+    }
+    b->round = a->round;
+}
+
+/* Shards p of a and b alike, bit for bit: topics, counts, the sparse
+ * sampler's lists. */
+static void shards_same(const struct sim *a, const struct sim *b, int p)
+{
+    const struct lda_shard *x = &a->sh[p], *y = &b->sh[p];
+    ck_assert_int_eq(x->ntokens, y->ntokens);
+    EXPECT(memcmp(x->z, y->z, (size_t)x->ntokens * sizeof(*x->z)) == 0);
+    EXPECT(memcmp(x->zw, y->zw, (size_t)x->ntokens * sizeof(*x->zw)) == 0);
+    EXPECT(memcmp(x->ndk, y->ndk, (size_t)(x->ndocs * x->K) * sizeof(*x->ndk)) == 0);
+    EXPECT(x->dnz_fresh == y->dnz_fresh);
+    for (int64_t d = 0; x->dnz_fresh && d < x->ndocs; d++) {
+        EXPECT(x->dnzn[d] == y->dnzn[d]);
+        for (int32_t i = 0; i < x->dnzn[d]; i++)
+            EXPECT(x->dnz[x->dnzp[d] + i] == y->dnz[y->dnzp[d] + i]);
+    }
+}
+
+/* Every shard of a saved after some rounds and loaded into shards set up
+ * from another seed (other topics), the driver's state copied: both then
+ * go on alike, bit for bit, for two more sweeps. Every sampler, P = 1, 2,
+ * 3, the totals one round stale; after a sparse round the saved shards
+ * hold current topic lists, whose order the sparse sampler's draws
+ * depend on. */
+START_TEST(test_ckpt_resume)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim a, b;
+    sim_init(&a, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 2);
+    sim_init(&b, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 5);
+    for (int r = 0; r < 3 * P + 1; r++)
+        sim_round(&a);
+    ck_assert(kind != LDA_SAMPLER_SPARSE || a.sh[0].dnz_fresh);
+    bool differ = false;
+    for (int p = 0; p < P; p++)
+        differ |= memcmp(a.sh[p].z, b.sh[p].z, (size_t)a.sh[p].ntokens * sizeof(int32_t)) != 0;
+    ck_assert(differ);
+
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt save = {.f = f, .load = false};
+    for (int p = 0; p < P; p++)
+        lda_shard_state(&a.sh[p], &save);
+    ck_assert_msg(save.err == 0, "save: %s", save.msg);
+    rewind(f);
+    struct ptm_ckpt load = {.f = f, .load = true};
+    for (int p = 0; p < P; p++)
+        lda_shard_state(&b.sh[p], &load);
+    ck_assert_msg(load.err == 0, "load: %s", load.msg);
+    ck_assert_int_eq(load.bytes, save.bytes);
+    ck_assert_uint_eq(load.crc, save.crc);
+    ck_assert_int_eq(fgetc(f), EOF);
+    fclose(f);
+    sim_copy(&b, &a);
+    free(sim_check(&b));
+    for (int p = 0; p < P; p++)
+        shards_same(&a, &b, p);
+
+    int64_t moved = 0;
+    for (int r = 0; r < 2 * P; r++) {
+        sim_round(&a);
+        sim_round(&b);
+        moved += a.changed;
+        ck_assert_int_eq(a.changed, b.changed);
+    }
+    ck_assert_int_gt(moved, 0);
+    for (int p = 0; p < P; p++)
+        shards_same(&a, &b, p);
+    EXPECT(memcmp(a.nwk, b.nwk, (size_t)(c.W * a.K) * sizeof(*a.nwk)) == 0);
+    EXPECT(memcmp(a.G, b.G, (size_t)a.K * sizeof(*a.G)) == 0);
+    sim_release(&a);
+    sim_release(&b);
+    corpus_release(&c);
+}
+END_TEST
+
+/* A shard's checkpoint loaded into a shard of other documents or another
+ * number of topics, or cut short, fails with a message. */
+START_TEST(test_ckpt_mismatch)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    struct sim a;
+    sim_init(&a, &c, 2, 1, LDA_SAMPLER_SPARSE, 0.1, 0.01, 2);
+    sim_sweep(&a);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt save = {.f = f, .load = false};
+    lda_shard_state(&a.sh[0], &save);
+    ck_assert_int_eq(save.err, 0);
+    long size = ftell(f);
+
+    static const struct {
+        int P;       /* the loading shard is worker 0 of P */
+        int32_t K;   /* its topics */
+        long cut;    /* bytes of the checkpoint it reads; 0: all */
+        const char *msg;
+    } rows[] = {
+        {3, 4, 0, "the checkpoint's documents of a shard is 60 where this run's is 40"},
+        {2, 5, 0, "the checkpoint's number of topics of a shard is 4 where this run's is 5"},
+        {2, 4, -1, "the checkpoint ends early"},
+    };
+    for (size_t i = 0; i < PTM_ARRAY_LEN(rows); i++) {
+        struct corpus cc = c;
+        cc.K = rows[i].K;
+        struct sim b;
+        sim_init(&b, &cc, rows[i].P, 1, LDA_SAMPLER_SPARSE, 0.1, 0.01, 3);
+        FILE *g = tmpfile();
+        ck_assert_ptr_nonnull(g);
+        rewind(f);
+        char *buf = malloc((size_t)size);
+        ck_assert_int_eq(fread(buf, 1, (size_t)size, f), size);
+        long n = rows[i].cut < 0 ? size + rows[i].cut : size;
+        ck_assert_int_eq(fwrite(buf, 1, (size_t)n, g), n);
+        free(buf);
+        rewind(g);
+        struct ptm_ckpt load = {.f = g, .load = true};
+        lda_shard_state(&b.sh[0], &load);
+        ck_assert_int_eq(load.err, PTM_EDATA);
+        ck_assert_msg(strstr(load.msg, rows[i].msg) != NULL, "row %zu: %s", i, load.msg);
+        fclose(g);
+        sim_release(&b);
+    }
+    fclose(f);
+    sim_release(&a);
+    corpus_release(&c);
+}
+END_TEST
+
+/* The rule's checkpoint (rule_lda.c) in a run of the engine, whose rounds
+ * this driver plays on one thread: round t gives worker g block
+ * (g + t) mod G, as rotation does, and pushes the workers in order. */
+static const char ckpt_job[] =
+    "job lda\n"
+    "const topics = 4\n"
+    "data D : sparse int matrix from \"small/docword.txt\" format uci vocab "
+    "\"small/vocab.txt\" shard rows\n"
+    "param nwk : int matrix[cols(D), topics] = 0\n"
+    "param nk : int vector[topics] = 0 consistency ssp 1\n"
+    "param ndk : int matrix[rows(D), topics] = 0 shard like D\n"
+    "blocks words = nwk rows into workers\n"
+    "schedule rotation over words\n"
+    "update builtin lda_gibbs { alpha = 0.1, beta = 0.01, sampler = %s }\n"
+    "objective builtin lda_loglik every 1 sweeps\n"
+    "stop when sweeps >= 3\n";
+
+static struct ptm_plan *ckpt_plan(const char *sampler)
+{
+    char text[2048];
+    snprintf(text, sizeof(text), ckpt_job, sampler);
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, "lda.ptm", text, strlen(text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = "."};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_int_eq(rc, 0);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+static struct ptm_run *ckpt_run(const struct ptm_plan *plan, int P, uint64_t seed)
+{
+    struct ptm_run_opts o = {.workers = P, .has_seed = true, .seed = seed};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[512];
+    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
+    if (rc != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "ptm_run_new: %s\n", err);
+    }
+    ptm_data_diags_release(&dg);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(run->P, P);
+    ck_assert_int_eq(run->G, P);
+    return run;
+}
+
+/* Rotation rounds t0 .. t1-1 of run, every worker's push in turn. */
+static void ckpt_rounds(struct ptm_run *run, int64_t t0, int64_t t1)
+{
+    int64_t blocks[MAXP];
+    size_t part[MAXP + 1];
+    struct rt_round rd = {.n = (size_t)run->G, .blocks = blocks, .part = part};
+    for (int64_t t = t0; t < t1; t++) {
+        for (int g = 0; g <= run->G; g++)
+            part[g] = (size_t)g;
+        for (int g = 0; g < run->G; g++)
+            blocks[g] = (g + t) % run->G;
+        for (int p = 0; p < run->P; p++)
+            ck_assert_int_eq(run->rule->push(&run->w[p], &rd), 0);
+    }
+}
+
+/* The rule's and the objective's state of run, as saved; its length in
+ * *len (caller frees). */
+static char *ckpt_save(struct ptm_run *run, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt ck = {.f = f, .load = false};
+    run->rule->state(run, &ck);
+    run->obj->state(run, &ck);
+    ck_assert_msg(ck.err == 0, "save: %s", ck.msg);
+    fclose(f);
+    return buf;
+}
+
+/* The objective as the engine evaluates it, after the rule's sync. */
+static double ckpt_objective(struct ptm_run *run)
+{
+    ck_assert_int_eq(run->rule->sync(run), 0);
+    double sum = 0;
+    for (int p = 0; p < run->P; p++) {
+        double part;
+        ck_assert_int_eq(run->obj->part(&run->w[p], &part), 0);
+        sum += part;
+    }
+    return run->obj->finish(run, sum);
+}
+
+/* Run a saved after some rounds, loaded into run b set up from another
+ * seed: both go on alike, bit for bit (the whole state as saved again,
+ * the tables after sync, the objective). Every sampler on 1 to 3 workers. */
+START_TEST(test_ckpt_rule)
+{
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    corpus_release(&c);
+    struct ptm_plan *plan = ckpt_plan(sampler_name[kind]);
+    struct ptm_run *a = ckpt_run(plan, P, 21), *b = ckpt_run(plan, P, 22);
+    int64_t k = 2 * P + 1;
+    ckpt_rounds(a, 0, k);
+
+    size_t na, nb;
+    char *sa = ckpt_save(a, &na), *sb = ckpt_save(b, &nb);
+    ck_assert(na != nb || memcmp(sa, sb, na) != 0);
+    free(sb);
+    FILE *f = fmemopen(sa, na, "r");
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt load = {.f = f, .load = true};
+    b->rule->state(b, &load);
+    b->obj->state(b, &load);
+    ck_assert_msg(load.err == 0, "load: %s", load.msg);
+    ck_assert_uint_eq(load.bytes, na);
+    fclose(f);
+    sb = ckpt_save(b, &nb);
+    ck_assert(nb == na && memcmp(sa, sb, na) == 0);
+    free(sa);
+    free(sb);
+
+    ckpt_rounds(a, k, k + 2 * P);
+    ckpt_rounds(b, k, k + 2 * P);
+    sa = ckpt_save(a, &na);
+    sb = ckpt_save(b, &nb);
+    ck_assert(nb == na && memcmp(sa, sb, na) == 0);
+    free(sa);
+    free(sb);
+    double la = ckpt_objective(a), lb = ckpt_objective(b);
+    ck_assert_msg(la == lb && isfinite(la), "objective %.17g, resumed %.17g", la, lb);
+    for (int32_t i = 0; i < (int32_t)plan->nparams; i++) {
+        double none;
+        int64_t len = ptm_run_param(a, i, &none, 0);
+        double *va = calloc((size_t)len, sizeof(double)), *vb = calloc((size_t)len, sizeof(double));
+        ck_assert_int_eq(ptm_run_param(a, i, va, len), len);
+        ck_assert_int_eq(ptm_run_param(b, i, vb, len), len);
+        ck_assert_msg(memcmp(va, vb, (size_t)len * sizeof(double)) == 0, "parameter %s differs",
+                      plan->params[i].name);
+        free(va);
+        free(vb);
+    }
+    ptm_run_free(a);
+    ptm_run_free(b);
+    plan_free(plan);
+}
+END_TEST
+
+/* A checkpoint of the rule on 2 workers loaded into a run on 3 fails
+ * with a message. */
+START_TEST(test_ckpt_rule_workers)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    corpus_release(&c);
+    struct ptm_plan *plan = ckpt_plan("sparse");
+    struct ptm_run *a = ckpt_run(plan, 2, 21), *b = ckpt_run(plan, 3, 21);
+    ckpt_rounds(a, 0, 3);
+    size_t na;
+    char *sa = ckpt_save(a, &na);
+    FILE *f = fmemopen(sa, na, "r");
+    ck_assert_ptr_nonnull(f);
+    struct ptm_ckpt load = {.f = f, .load = true};
+    b->rule->state(b, &load);
+    ck_assert_int_eq(load.err, PTM_EDATA);
+    ck_assert_msg(strstr(load.msg, "number of blocks of words is 2 where this run's is 3"),
+                  "%s", load.msg);
+    fclose(f);
+    free(sa);
+    ptm_run_free(a);
+    ptm_run_free(b);
+    plan_free(plan);
+}
+END_TEST
+
 /* ---- tests: top words ------------------------------------------------------------------ */
 
 START_TEST(test_top_words)
@@ -1094,6 +1443,14 @@ static Suite *lda_suite(void)
     tcase_add_loop_test(tc, test_rises, 0, NSAMPLERS * MAXP);
     tcase_add_loop_test(tc, test_recover, 0, (int)PTM_ARRAY_LEN(recover_rows));
     tcase_add_test(tc, test_vs_plain);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("checkpoint");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_ckpt_resume, 0, NSAMPLERS * MAXP);
+    tcase_add_test(tc, test_ckpt_mismatch);
+    tcase_add_loop_test(tc, test_ckpt_rule, 0, NSAMPLERS * MAXP);
+    tcase_add_test(tc, test_ckpt_rule_workers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -95,6 +95,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ckpt.h"
 #include "ptm.h"
 
 int lda_sampler_lookup(const char *s)
@@ -344,6 +345,39 @@ void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
         }
     }
     s->dnz_fresh = false;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck)
+{
+    const int32_t K = s->K;
+    ptm_ck_size(ck, K, "number of topics of a shard");
+    ptm_ck_size(ck, s->ndocs, "documents of a shard");
+    ptm_ck_size(ck, s->ntokens, "tokens of a shard");
+    PTM_CK_ARRAY(ck, s->z, s->ntokens);
+    PTM_CK_ARRAY(ck, s->ndk, s->ndocs * K);
+    /* The topic lists: only when current (else the next sparse round
+     * rebuilds them from n_dk, in ascending order). Each document's list
+     * alone: the room past it holds nothing. */
+    uint8_t fresh = s->dnz_fresh;
+    PTM_CK(ck, fresh);
+    if (fresh) {
+        PTM_CK_ARRAY(ck, s->dnzn, s->ndocs);
+        for (int64_t d = 0; ck->load && !ck->err && d < s->ndocs; d++)
+            if (s->dnzn[d] < 0 || s->dnzn[d] > s->dnzp[d + 1] - s->dnzp[d])
+                ptm_ck_fail(ck, PTM_EDATA,
+                            "the checkpoint's topic list of document %lld of a shard has %d "
+                            "topics where it has room for %d",
+                            (long long)d, (int)s->dnzn[d], (int)(s->dnzp[d + 1] - s->dnzp[d]));
+        for (int64_t d = 0; !ck->err && d < s->ndocs; d++)
+            PTM_CK_ARRAY(ck, s->dnz + s->dnzp[d], s->dnzn[d]);
+    }
+    if (!ck->load || ck->err)
+        return;
+    s->dnz_fresh = fresh != 0;
+    for (int64_t j = 0; j < s->ntokens; j++)
+        s->zw[j] = s->z[s->tok[j].pos];
 }
 
 /* ---- plain ------------------------------------------------------------------------ */

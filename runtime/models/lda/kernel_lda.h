@@ -180,6 +180,17 @@ void lda_shard_release(struct lda_shard *s);
 void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
                     struct ptm_rng *rng);
 
+/* ---- checkpoints ------------------------------------------------------------ */
+
+struct ptm_ckpt;
+/* Save or load (ck->load, runtime/base/ckpt.h) what of shard s changes
+ * from round to round: the topics z, n_dk and, when they are current, the
+ * sparse sampler's topic lists, whose order decides the order of its sums
+ * and so its draws. The rest (the token layout, the scratch) set-up
+ * rebuilds, and zw is recomputed from z on load. A shard of other
+ * documents or another K fails the load (ck->err). */
+void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck);
+
 /* ---- one round ------------------------------------------------------------ */
 
 /* Resample the topic of every token of the shard whose word is in block b,

@@ -24,6 +24,7 @@
 
 #include "arena.h"
 #include "builtins.h"
+#include "ckpt.h"
 #include "engine_impl.h"
 #include "gen_lda.h"
 #include "kernel_lda.h"
@@ -328,6 +329,34 @@ static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     return 1;
 }
 
+/* Checkpoints: the word-topic counts (this rule's integers, of which the
+ * table nwk is the last sync's image), the store of the topic totals,
+ * n_k as of the last exchange across ranks, and every worker's shard
+ * (topics, n_dk, the sparse sampler's lists), copy of n_k, increments not
+ * yet pushed and generator. Across ranks each rank saves its own: its n_wk
+ * is current in the blocks it holds (in all of them after a sync), so the
+ * loading run must also know which rank holds which block, which the
+ * engine keeps (run->holder). s->delta is exchange's scratch. */
+static void lda_ckpt(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    struct lda_state *s = run->rule_state;
+    ptm_ck_tag(ck, "rule lda_gibbs");
+    ptm_ck_size(ck, s->K, "number of topics");
+    ptm_ck_size(ck, s->W, "number of words");
+    ptm_ck_size(ck, run->G, "number of blocks of words");
+    ptm_ck_size(ck, run->P, "number of workers");
+    PTM_CK_ARRAY(ck, s->nwk, s->W * s->K);
+    PTM_CK_ARRAY(ck, s->base, s->K);
+    pstore_state(s->ps, ck);
+    for (int p = 0; p < run->P; p++) {
+        struct lda_worker *k = run->w[p].kernel;
+        lda_shard_state(&k->s, ck);
+        PTM_CK_ARRAY(ck, k->nk, s->K);
+        PTM_CK_ARRAY(ck, k->nk_delta, s->K);
+        PTM_CK_ARRAY(ck, k->rng.s, PTM_ARRAY_LEN(k->rng.s));
+    }
+}
+
 static const struct rt_rule rule_ops = {
     .name = "lda_gibbs",
     .kind = RT_ROTATION,
@@ -341,6 +370,7 @@ static const struct rt_rule rule_ops = {
     .sync = lda_sync,
     .spans = lda_spans,
     .exchange = lda_exchange,
+    .state = lda_ckpt,
 };
 
 /* ---- lda_loglik -------------------------------------------------------------- */
@@ -404,12 +434,22 @@ static void ll_release(struct ptm_run *run)
     run->obj_state = NULL;
 }
 
+/* Checkpoints: lda_loglik keeps nothing from one evaluation to the next
+ * (its totals are finish's scratch); the tag refuses a checkpoint of
+ * another objective. */
+static void ll_ckpt(struct ptm_run *run, struct ptm_ckpt *ck)
+{
+    (void)run;
+    ptm_ck_tag(ck, "objective lda_loglik");
+}
+
 static const struct rt_objective objective_ops = {
     .better = 1,
     .setup = ll_setup,
     .part = ll_part,
     .finish = ll_finish,
     .release = ll_release,
+    .state = ll_ckpt,
 };
 
 /* ---- what LDA writes beside its tables ------------------------------------- */
