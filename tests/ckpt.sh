@@ -235,7 +235,7 @@ mkdir -p "$L/me"
 (cd "$L/me" && "$PTM" run --quiet --resume ck "$L/loaderr.ptm") >"$T/out" 2>"$T/err"
 rc=$?
 want_rc 1
-err_has "worker 1: $L/loaderr.lua:23: cannot take 60 steps"
+err_has "worker 1: $L/loaderr.lua:23: cannot take 30 steps"
 err_has "in function 'load'"
 end
 
@@ -322,6 +322,10 @@ end
 # ---- refusals -------------------------------------------------------------------
 
 d=$T/lasso
+# a checkpoint of the Lasso example on 2 workers in $d/b/ck, to refuse
+begin "resume: examples/lasso/lasso.ptm again, for the refusals below"
+resumed lasso lasso.ptm 37 --workers 2
+end
 begin "resume: no checkpoint there: exit 1, says so"
 run run --resume "$T/nowhere"
 want_rc 1; err_has "cannot resume from '$T/nowhere': no checkpoint there (no manifest)"
@@ -368,11 +372,13 @@ want_rc 1; err_has "its manifest is damaged"
 end
 
 begin "checkpoint: a directory another run holds is refused"
-(cd "$K/b" && exec "$PTM" run --quiet --workers 2 --resume ck --every 1rounds \
-    "$T/lasso/long.ptm") 2>/dev/null &
+sed 's/^stop when .*/stop when sweeps >= 100000000/' "$d/lasso.ptm" >"$d/endless.ptm"
+rm -rf "$K/held"
+mkdir -p "$K/held"
+(cd "$K/held" && exec "$PTM" run --quiet --workers 1 --checkpoint ck "$d/endless.ptm") 2>/dev/null &
 pid=$!
-sleep 0.2
-(cd "$K/b" && "$PTM" run --checkpoint ck "$T/lasso/long.ptm") >"$T/out" 2>"$T/err"
+sleep 0.5
+(cd "$K/held" && "$PTM" run --checkpoint ck "$d/lasso.ptm") >"$T/out" 2>"$T/err"
 rc=$?
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null

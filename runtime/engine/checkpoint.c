@@ -128,15 +128,19 @@ static void plan_file(const struct ptm_plan *plan, const char *path, char *buf, 
     snprintf(buf, len, rel ? "%s/%s" : "%.0s%s", base, path);
 }
 
-/* The plan's hash, its stop rule and checkpoint statement left out (a
- * resumed run may stop elsewhere and checkpoint otherwise), and every file
- * it reads: data, edge lists, the Lua hooks. */
+/* The plan's hash, its stop rule, checkpoint statement and directory left
+ * out (a resumed run may stop elsewhere, checkpoint otherwise, and be
+ * moved with its files), and every file it reads: data, edge lists, the
+ * Lua hooks. */
 static int hash_inputs(const struct ptm_run *run, struct ck_manifest *m, char *err, size_t errlen)
 {
     struct ptm_plan copy = *run->plan;
     memset(&copy.stop, 0, sizeof(copy.stop));
     copy.has_stop = true; /* an empty rule */
     memset(&copy.checkpoint, 0, sizeof(copy.checkpoint));
+    /* a job moved with its files is the same job: their contents are
+     * hashed below */
+    copy.base_dir = (char *)".";
     char *text = NULL;
     size_t len = 0;
     int rc = ptm_plan_emit_buf(&copy, &text, &len);
@@ -510,9 +514,10 @@ int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen)
     } else {
         c->seconds = CK_DEFAULT_SECONDS;
     }
-    int rc = make_dir(c->dir, err, errlen); /* every rank: parts may come first */
-    if (rc != 0)
-        return rc;
+    /* every rank: parts may come first. A directory that cannot be made
+     * is the run's error, not its data's (PTM_EINVAL) */
+    if (make_dir(c->dir, err, errlen) != 0)
+        return PTM_EINVAL;
     if (run->rank == 0) {
         /* one run a directory: a second would remove the first's parts */
         char path[PATH_MAX + 320];
@@ -521,7 +526,7 @@ int rt_ckpt_setup(struct ptm_run *run, char *err, size_t errlen)
         if (c->lockfd < 0 || flock(c->lockfd, LOCK_EX | LOCK_NB) != 0) {
             snprintf(err, errlen, "the checkpoint directory '%s' %s", c->dir,
                      c->lockfd < 0 ? strerror(errno) : "is in use by another run");
-            return PTM_EIO;
+            return PTM_EINVAL;
         }
     }
     char note[PATH_MAX + 100];
