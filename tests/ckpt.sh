@@ -287,20 +287,19 @@ end
 begin "resume: Ctrl-C writes the outputs and a checkpoint, exit 130; resumed, the same bytes"
 rm -rf "$K/c"
 mkdir -p "$K/c"
-(cd "$K/c" && exec "$PTM" run --workers 2 --checkpoint ck "$T/lasso/long.ptm") >"$T/out" 2>"$T/err" &
+# (a checkpoint every 100 rounds keeps the run going for seconds)
+(cd "$K/c" && exec "$PTM" run --workers 2 --checkpoint ck --every 100rounds "$T/lasso/long.ptm") \
+    >"$T/out" 2>"$T/err" &
 pid=$!
-sleep 0.3
+sleep 0.6
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-if [ "$rc" -eq 130 ]; then
-    err_has "ptm: interrupted; writing the outputs (a checkpoint is in 'ck'"
-    [ -e "$K/c/ck/manifest" ] || no "no checkpoint written"
-    (cd "$K/c" && "$PTM" run --quiet --resume ck) 2>"$T/err" || no "the resume failed"
-    cmp -s "$K/a/beta.tsv" "$K/c/beta.tsv" || no "beta.tsv differs from the run never stopped"
-elif [ "$rc" -ne 0 ]; then
-    no "exit status $rc, want 130 (or 0: the run ended first)"
-fi
+want_rc 130
+err_has "ptm: interrupted; writing the outputs (a checkpoint is in 'ck'"
+[ -e "$K/c/ck/manifest" ] || no "no checkpoint written"
+(cd "$K/c" && "$PTM" run --quiet --resume ck) 2>"$T/err" || no "the resume failed"
+cmp -s "$K/a/beta.tsv" "$K/c/beta.tsv" || no "beta.tsv differs from the run never stopped"
 end
 
 # ---- the trace goes on --------------------------------------------------------
@@ -405,6 +404,95 @@ rm -f "$d/b/beta.tsv"
 (cd "$d/b" && "$PTM" run --quiet --resume ck) 2>"$T/err" || no "the resume failed"
 cmp -s "$d/a/beta.tsv" "$d/b/beta.tsv" || no "beta.tsv differs"
 end
+
+# ---- across Open MPI ranks ------------------------------------------------------
+
+# Ranks run the plain build only (the sanitizers' runtimes and Open MPI's
+# do not mix), as in cli.sh.
+case "$PTM" in
+*build/*) mpi_tests=false ;;
+*) mpi_tests=true ;;
+esac
+command -v mpirun >/dev/null 2>&1 || mpi_tests=false
+if $mpi_tests && "$PTM" run --backend mpi "$T/no-such.ptm" 2>&1 | grep -q "built without MPI"; then
+    mpi_tests=false
+fi
+if $mpi_tests; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
+    M=$T/mpi
+    mkdir -p "$M/a" "$M/b" "$M/k"
+    # the pid of rank R of the run whose checkpoints go to DIR (a word of its command line)
+    rank_pid() {
+        for p in $(pgrep -f "ptm run.*$2"); do
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+                echo "$p" && return
+        done
+    }
+    begin "resume under mpirun -np 2: stopped at round 37 and resumed, the bytes of the run never stopped"
+    (cd "$M/a" && timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --workers 1 \
+        "$d/lasso.ptm") >/dev/null 2>"$T/err" || no "the whole run failed"
+    (cd "$M/b" && timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --workers 1 \
+        --checkpoint ck --every 5rounds "$d/early-lasso.ptm" &&
+        timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --resume ck "$d/lasso.ptm") \
+        >/dev/null 2>>"$T/err" || no "a run failed"
+    [ "$(ls "$M/b/ck" | grep -c '^ckpt-.*-r[01].bin$')" -eq 2 ] || no "not one part a rank: $(ls "$M/b/ck" | tr '\n' ' ')"
+    cmp -s "$M/a/beta.tsv" "$M/b/beta.tsv" || no "beta.tsv differs from the run never stopped"
+    cmp -s "$M/a/b.tsv" "$M/b/b.tsv" || no "b.tsv differs from the run never stopped"
+    end
+
+    begin "resume under mpirun -np 2: rank 1 killed (SIGKILL) at 6 random instants, each time resumed: the same bytes"
+    sed 's/^stop when .*/stop when sweeps >= 100/' "$d/lasso.ptm" >"$d/mpilong.ptm"
+    (cd "$M/a" && timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --workers 1 \
+        "$d/mpilong.ptm") >/dev/null 2>"$T/err" || no "the whole run failed"
+    hits=0
+    i=1
+    while [ $i -le 6 ]; do
+        if [ -e "$M/k/ck/manifest" ]; then
+            set -- --resume ck
+        else
+            set -- --workers 1 --checkpoint ck "$d/mpilong.ptm"
+        fi
+        (cd "$M/k" && exec timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet \
+            --every 1rounds "$@") >/dev/null 2>&1 &
+        job=$!
+        sleep "$(awk -v s=$i 'BEGIN { srand(s); printf "%.3f", 0.6 + 0.6 * rand() }')"
+        victim=$(rank_pid 1 "every 1rounds")
+        [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null && hits=$((hits + 1))
+        wait "$job" 2>/dev/null
+        i=$((i + 1))
+    done
+    (cd "$M/k" && timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --resume ck) \
+        >/dev/null 2>"$T/err" || no "the last resume failed"
+    [ "$hits" -ge 4 ] || no "only $hits of 6 kills found rank 1 running"
+    cmp -s "$M/a/beta.tsv" "$M/k/beta.tsv" || no "beta.tsv differs from the run never stopped"
+    echo "     ($hits of 6 kills met rank 1)"
+    end
+
+    begin "mpirun -np 2: a rank stopped (SIGSTOP) ends the job after --rank-timeout, naming it and the last checkpoint"
+    rm -rf "$M/s"
+    mkdir -p "$M/s"
+    (cd "$M/s" && exec timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --workers 1 \
+        --rank-timeout 3s --checkpoint ck --every 50rounds "$d/endless.ptm") >/dev/null 2>"$T/err" &
+    job=$!
+    sleep 1.5
+    victim=$(rank_pid 1 "rank-timeout 3s")
+    [ -n "$victim" ] || no "rank 1 not found"
+    [ -n "$victim" ] && kill -STOP "$victim"
+    t0=$(date +%s)
+    wait "$job"
+    rc=$?
+    t1=$(date +%s)
+    [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
+    [ "$rc" -ne 0 ] || no "the job ended with exit 0"
+    [ $((t1 - t0)) -le 15 ] || no "the job took $((t1 - t0)) s to end, want at most 15 (3 s of patience)"
+    err_has "rank 0: no word from rank 1 for 3 s"
+    err_has "the last checkpoint, of round"
+    echo "     (ended $((t1 - t0)) s after the stop)"
+    end
+else
+    echo "skip checkpoints under MPI (mpirun missing, a sanitizer build, or built without MPI)"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -238,7 +238,10 @@ static void engine_state(struct ptm_run *run, struct ptm_ckpt *ck)
         struct rt_param *t = &run->params[p];
         ptm_ck_size(ck, t->len, "parameter's size");
         if (t->val) {
-            PTM_CK_ARRAY(ck, t->val, t->len);
+            /* one copy of a `shard like` parameter holds this rank's rows */
+            int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+            ptm_ck_size(ck, held, "parameter's values on this rank");
+            PTM_CK_ARRAY(ck, t->val, held);
             continue;
         }
         for (int q = 0; q < run->P; q++) {
