@@ -771,6 +771,39 @@ lda_run_best() { for i in $lda_rounds; do cat "$tmp/ldarun.$1.$i"; done | sort -
 printf 'lda: dense %s, sparse %s, alias %s, plain %s M tokens/s; ptm run %s / %s a core\n' \
     "$(lda_field dense 3)" "$(lda_field sparse 3)" "$(lda_field alias 3)" "$(lda_field plain 3)" "$(lda_run 1)" "$(lda_run 2)" >&2
 
+echo "== Checkpoints: the LDA job's (the largest state of the examples), the time to write one"
+# the LDA job above for 3 sweeps on 2 workers, a checkpoint every sweep:
+# the manifest of the last one says how long it took (part, trace, sync)
+sed -e 's|^stop when .*|stop when sweeps >= 3|' "$tmp/lda.ptm" > "$tmp/ldack.ptm"
+ck_rounds="1 2 3 4 5"
+for i in $ck_rounds; do
+    rm -rf "$tmp/ck"
+    "$ptm" run --quiet --workers 2 --checkpoint "$tmp/ck" --every 1sweeps "$tmp/ldack.ptm"
+    awk '$1 == "took" { t = $2 } $1 == "part" { b += $3 } END { printf "%s %s\n", t, b }' \
+        "$tmp/ck/manifest" > "$tmp/ck.$i"
+done
+ck_took=$(for i in $ck_rounds; do cut -d' ' -f1 "$tmp/ck.$i"; done | median)
+ck_bytes=$(cut -d' ' -f2 "$tmp/ck.1")
+{
+    echo
+    echo "## Checkpoints"
+    echo
+    echo "The LDA job of the section above (\`ptm gen lda $lda_gen\`, $lda_tokens tokens, K = 100,"
+    echo "sampler dense) on 2 workers, a checkpoint every sweep (\`ptm run --checkpoint DIR --every"
+    echo "1sweeps\`); the manifest's \`took\`: the seconds from the start of the checkpoint to its"
+    echo "manifest, the part written, synced and renamed. Median of five runs. Its state is the"
+    echo "largest of the examples' (every token's topic, the count tables, the store of n_k)."
+    echo
+    echo "| checkpoint size | seconds to write (median) | runs | share of the default interval (10 min) | of a 1 min interval |"
+    echo "|---|---|---|---|---|"
+    printf '| %.1f MB | %.3f |%s | %.3f%% | %.2f%% |\n' "$(echo "$ck_bytes" | awk '{ print $1 / 1e6 }')" \
+        "$ck_took" "$(for i in $ck_rounds; do cut -d' ' -f1 "$tmp/ck.$i"; done | awk '{ printf " %.3f", $1 }')" \
+        "$(echo "$ck_took" | awk '{ print 100 * $1 / 600 }')" "$(echo "$ck_took" | awk '{ print 100 * $1 / 60 }')"
+    echo
+    echo "Target (spec/runtime.md, Checkpoints): under 10% of the interval at the default interval."
+} >> "$out"
+printf 'checkpoint: %s bytes in %s s\n' "$ck_bytes" "$ck_took" >&2
+
 echo "== SSP against BSP with a straggler: logistic regression, time to a target loss"
 # its section, and its charts (bench/ssp_bench_*.svg)
 bash bench/ssp_bench.sh "$ptm" bench >> "$out"

@@ -68,6 +68,7 @@ struct ck_manifest {
     int workers, ranks;
     int64_t round, sweeps;
     double seconds, objective;
+    double took; /* seconds the checkpoint took to write, this rank's part and the trace */
     int64_t trace_bytes;
     struct ck_file part[CK_MAX_RANKS]; /* path: the file's name in the directory */
     int nparts;
@@ -356,6 +357,7 @@ static void manifest_write(FILE *f, const struct ck_manifest *m)
     fprintf(f, "seconds %.17g\n", m->seconds);
     fprintf(f, "objective %.17g\n", m->objective);
     fprintf(f, "trace %" PRId64 "\n", m->trace_bytes);
+    fprintf(f, "took %.6f\n", m->took);
     for (int i = 0; i < m->nparts; i++)
         fprintf(f, "part %08" PRIx32 " %" PRIu64 " %s\n", m->part[i].crc, m->part[i].bytes,
                 m->part[i].path);
@@ -433,6 +435,7 @@ static int manifest_read(const char *dir, struct ck_manifest *m, char *err, size
             m->objective = strtod(line + 10, &e);
             if (*e)
                 rc = PTM_EDATA;
+        } else if (sscanf(line, "took %lf%n", &m->took, &used) == 1 && line[used] == '\0') {
         } else if (sscanf(line, "trace %llu%n", &a, &used) == 1 && line[used] == '\0' &&
                    a <= INT64_MAX) {
             m->trace_bytes = (int64_t)a;
@@ -693,6 +696,8 @@ int rt_ckpt_write(struct ptm_run *run, FILE *trace, int64_t sweeps, char *err, s
     if (c->seq > 0 && c->at_round == run->round && c->at_updates == run->updates)
         return 0; /* nothing happened since the last one */
     uint64_t seq = c->seq + 1;
+    struct timespec ts0;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
     struct ck_file mine;
     memset(&mine, 0, sizeof(mine));
     int rc = 0;
@@ -737,6 +742,9 @@ int rt_ckpt_write(struct ptm_run *run, FILE *trace, int64_t sweeps, char *err, s
     m->seconds = run->seconds;
     m->objective = run->nhist ? run->hist[run->nhist - 1] : NAN;
     m->trace_bytes = trace ? c->trace_bytes : 0;
+    struct timespec ts1;
+    clock_gettime(CLOCK_MONOTONIC, &ts1);
+    m->took = (double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9;
     char path[PATH_MAX + 320];
     snprintf(path, sizeof(path), "%s/manifest", c->dir);
     struct ptm_wfile wf;
