@@ -469,6 +469,27 @@ if $mpi_tests; then
     echo "     ($hits of 6 kills met rank 1)"
     end
 
+    begin "mpirun -np 2: Ctrl-C writes the outputs and a checkpoint; resumed, the bytes of the run never stopped"
+    rm -rf "$M/c"
+    mkdir -p "$M/c"
+    (cd "$M/c" && exec timeout 120 mpirun --quiet --bind-to none -np 2 "$PTM" run --workers 1 \
+        --checkpoint ck --every 1rounds "$d/endless.ptm") >/dev/null 2>"$T/err" &
+    job=$!
+    sleep 1
+    kill -INT "$job"
+    wait "$job"
+    # mpirun passes Ctrl-C on to the ranks as SIGTERM
+    err_has "ptm: terminated; writing the outputs (a checkpoint is in 'ck'"
+    [ -s "$M/c/beta.tsv" ] || no "no beta.tsv written"
+    sw=$(grep '^sweeps' "$M/c/ck/manifest" 2>/dev/null | cut -d' ' -f2)
+    [ -n "$sw" ] || no "no checkpoint written"
+    if [ -n "$sw" ] && [ "$sw" -lt 100 ]; then
+        (cd "$M/c" && timeout 120 mpirun --bind-to none -np 2 "$PTM" run --quiet --resume ck \
+            "$d/mpilong.ptm") >/dev/null 2>"$T/err" || no "the resume failed"
+        cmp -s "$M/a/beta.tsv" "$M/c/beta.tsv" || no "beta.tsv differs from the run never stopped"
+    fi
+    end
+
     begin "mpirun -np 2: a rank stopped (SIGSTOP) ends the job after --rank-timeout, naming it and the last checkpoint"
     rm -rf "$M/s"
     mkdir -p "$M/s"
