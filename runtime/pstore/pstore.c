@@ -329,18 +329,25 @@ out_free:
     return rc;
 }
 
+/* Forget every row worker w has of table t: none touched, nothing logged. */
+static void wtable_clear(struct wtable *wt, const struct table *tb)
+{
+    for (int64_t r = 0; r < tb->nrows; r++) {
+        struct wrow *x = wt->rows[r];
+        if (x && tb->sparse) {
+            srow_release(&x->view);
+            srow_release(&x->log);
+        }
+        ptm_free(x);
+        wt->rows[r] = NULL;
+    }
+    wt->ndirty = 0;
+}
+
 static void wtable_release(struct wtable *wt, const struct table *tb)
 {
-    if (wt->rows) {
-        for (int64_t r = 0; r < tb->nrows; r++) {
-            struct wrow *x = wt->rows[r];
-            if (x && tb->sparse) {
-                srow_release(&x->view);
-                srow_release(&x->log);
-            }
-            ptm_free(x);
-        }
-    }
+    if (wt->rows)
+        wtable_clear(wt, tb);
     ptm_free(wt->rows);
     ptm_free(wt->dirty);
 }
@@ -1067,21 +1074,6 @@ static void srow_state(struct ptm_ckpt *ck, struct srow *r, int64_t ncols)
         }
     }
     r->n = (uint32_t)n;
-}
-
-/* Forget every row worker w has of table t: none touched, nothing logged. */
-static void wtable_clear(struct wtable *wt, const struct table *tb)
-{
-    for (int64_t r = 0; r < tb->nrows; r++) {
-        struct wrow *x = wt->rows[r];
-        if (x && tb->sparse) {
-            srow_release(&x->view);
-            srow_release(&x->log);
-        }
-        ptm_free(x);
-        wt->rows[r] = NULL;
-    }
-    wt->ndirty = 0;
 }
 
 /* Worker w's rows of table t: the rows it has touched, ascending, each
