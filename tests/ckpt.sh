@@ -260,6 +260,8 @@ sed -e 's/^stop when .*/stop when sweeps >= 200/' "$T/lasso/lasso.ptm" >"$T/lass
 (cd "$K/a" && "$PTM" run --quiet --workers 2 "$T/lasso/long.ptm") 2>/dev/null
 begin "resume: SIGKILL at 20 random instants, each time resumed: the outputs of the run never stopped"
 alive=0
+inwrite=0
+: >"$K/tmp.seen"
 i=1
 while [ $i -le 20 ]; do
     if [ -e "$K/b/ck/manifest" ]; then
@@ -272,6 +274,10 @@ while [ $i -le 20 ]; do
     sleep "$(awk -v s=$i 'BEGIN { srand(s); printf "%.3f", 0.02 + 0.25 * rand() }')"
     kill -9 "$pid" 2>/dev/null && alive=$((alive + 1))
     wait "$pid" 2>/dev/null
+    # a new temporary file left: the kill came while a checkpoint was written
+    ls "$K/b/ck" 2>/dev/null | grep 'tmp' | sort >"$K/tmp.now"
+    [ -n "$(comm -13 "$K/tmp.seen" "$K/tmp.now")" ] && inwrite=$((inwrite + 1))
+    sort -u "$K/tmp.seen" "$K/tmp.now" -o "$K/tmp.seen"
     i=$((i + 1))
 done
 (cd "$K/b" && "$PTM" run --quiet --resume ck) 2>"$T/err" || no "the last resume failed"
@@ -281,7 +287,8 @@ for f in beta.tsv b.tsv; do
 done
 ls "$K/b/ck" | grep -q 'tmp' && no "temporary files left: $(ls "$K/b/ck" | tr '\n' ' ')"
 [ "$(ls "$K/b/ck" | grep -c '^ckpt-')" -eq 1 ] || no "more than one checkpoint's parts: $(ls "$K/b/ck" | tr '\n' ' ')"
-echo "     ($alive of 20 kills met a live run)"
+[ "$inwrite" -ge 1 ] || no "no kill came during a checkpoint write"
+echo "     ($alive of 20 kills met a live run, $inwrite of them during a checkpoint write)"
 end
 
 begin "resume: Ctrl-C writes the outputs and a checkpoint, exit 130; resumed, the same bytes"
