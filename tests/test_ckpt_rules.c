@@ -35,17 +35,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
 #include "ckpt.h"
-#include "compiler.h"
 #include "data.h"
-#include "diag.h"
 #include "engine.h"
 #include "engine_impl.h"
 #include "gen_lasso.h"
 #include "gen_mf.h"
 #include "kernel_lasso.h"
-#include "lang.h"
 #include "plan.h"
 #include "ptm.h"
 #include "testutil.h"
@@ -54,43 +50,10 @@ static double lambda; /* a tenth of lambda_max of prob/lasso.svm */
 
 /* ---- jobs and runs ----------------------------------------------------------- */
 
-static struct ptm_plan *compile_text(const char *text)
-{
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", text, strlen(text)), 0);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = ".", .check_hooks = true};
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    }
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
-    return plan;
-}
-
 static struct ptm_run *new_run(const struct ptm_plan *plan, int P)
 {
     struct ptm_run_opts o = {.workers = P};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_run *run;
-    char err[512];
-    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
-    if (rc != 0) {
-        ptm_data_diags_print(stderr, &dg, false);
-        fprintf(stderr, "ptm_run_new: %s\n", err);
-    }
-    ptm_data_diags_release(&dg);
-    ck_assert_int_eq(rc, 0);
+    struct ptm_run *run = tu_run_new(plan, &o);
     ck_assert_int_eq(run->P, P);
     return run;
 }
@@ -191,7 +154,7 @@ static struct ptm_plan *plan_for(const char *text, int64_t rounds)
 {
     char buf[4096];
     snprintf(buf, sizeof(buf), text, (int)rounds);
-    return compile_text(buf);
+    return tu_compile("t.ptm", buf, ".", true);
 }
 
 /* Run text on P workers to K rounds, and to k rounds, saved and resumed to

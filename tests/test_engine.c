@@ -32,14 +32,12 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "compiler.h"
 #include "data.h"
 #include "diag.h"
 #include "engine.h"
 #include "gen.h"
 #include "gen_lasso.h"
 #include "kernel_lasso.h"
-#include "lang.h"
 #include "plan.h"
 #include "plan_load.h"
 #include "plan_yaml.h"
@@ -114,25 +112,7 @@ static void stop_after(int sweeps)
 /* Parse and compile job_text; the plan or a failed test. */
 static struct ptm_plan *compile_job(void)
 {
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", job_text, strlen(job_text)), 0);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = ".", .check_hooks = true};
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    }
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
-    return plan;
+    return tu_compile("t.ptm", job_text, ".", true);
 }
 
 /* Run plan on P workers; beta (cols of the problem) out, the run kept in
@@ -140,18 +120,9 @@ static struct ptm_plan *compile_job(void)
 static void run_plan(const struct ptm_plan *plan, int P, double *beta, struct ptm_run **runp)
 {
     struct ptm_run_opts o = {.workers = P, .lua_seconds = 600};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_run *run;
+    struct ptm_run *run = tu_run_new(plan, &o);
     char err[512];
-    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
-    if (rc != 0) {
-        ptm_data_diags_print(stderr, &dg, false);
-        fprintf(stderr, "ptm_run_new: %s\n", err);
-    }
-    ptm_data_diags_release(&dg);
-    ck_assert_int_eq(rc, 0);
-    rc = ptm_run_exec(run, err, sizeof(err));
+    int rc = ptm_run_exec(run, err, sizeof(err));
     ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
     int64_t d = prob_csc->ncols;
     ck_assert_int_eq(ptm_run_param(run, 0, beta, d), d);
@@ -690,14 +661,9 @@ START_TEST(test_bad_hooks)
         .lua_mem = 8 << 20,
         .lua_budget = 1000000,
     };
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_run *run;
+    struct ptm_run *run = tu_run_new(plan, &o);
     char err[8192];
-    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "ptm_run_new: %s", err);
-    rc = ptm_run_exec(run, err, sizeof(err));
+    int rc = ptm_run_exec(run, err, sizeof(err));
     ck_assert_int_eq(rc, PTM_EINVAL);
     ck_assert_msg(strstr(err, bad_hooks[_i].msg), "%s: message lacks '%s':\n%s", bad_hooks[_i].name,
                   bad_hooks[_i].msg, err);

@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "compiler.h"
 #include "data.h"
 #include "depgraph.h"
 #include "expr_env.h"
-#include "lang.h"
 #include "prog.h"
 #include "ptm.h"
+#include "testutil.h"
 
 /* A 6 x 4 matrix with labels, as libsvm text; column 4 is constant 0
  * (no entries), column 3 is 2 x column 1 (correlation 1). */
@@ -100,27 +98,12 @@ static void teardown(struct fixture *f)
  * (which 0), cost (1) or priority (2). */
 static struct prog compile_prog(const char *job, int which)
 {
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", job, strlen(job)), 0);
-    struct arena a;
-    arena_init(&a);
-    struct ptm_diags dg;
-    diag_init(&dg, &a);
-    struct ast_job *ast;
-    ck_assert_int_eq(ptm_parse(&src, &a, &dg, &ast), 0);
-    struct ptm_compile_opts opts = {.base_dir = "."};
-    struct ptm_plan *plan;
-    int rc = ptm_compile(&src, ast, &opts, &dg, &plan);
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &dg, false);
-    ck_assert_int_eq(rc, 0);
+    struct ptm_plan *plan = tu_compile("t.ptm", job, ".", false);
     struct prog out;
     const struct plan_blockset *b = &plan->blocksets[0];
     const struct prog *p = which == 0 ? &b->pred : which == 1 ? &b->cost : &b->priority;
     ck_assert_int_eq(prog_copy(&out, p), 0);
     plan_free(plan);
-    arena_release(&a);
-    ptm_source_release(&src);
     return out;
 }
 

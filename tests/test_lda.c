@@ -41,15 +41,12 @@
 
 #include "arena.h"
 #include "ckpt.h"
-#include "compiler.h"
 #include "data.h"
-#include "diag.h"
 #include "engine.h"
 #include "engine_impl.h"
 #include "gen.h"
 #include "gen_lda.h"
 #include "kernel_lda.h"
-#include "lang.h"
 #include "plan.h"
 #include "ptm.h"
 #include "rng.h"
@@ -1216,41 +1213,13 @@ static struct ptm_plan *ckpt_plan(const char *sampler)
 {
     char text[2048];
     snprintf(text, sizeof(text), ckpt_job, sampler);
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "lda.ptm", text, strlen(text)), 0);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = "."};
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    }
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
-    return plan;
+    return tu_compile("lda.ptm", text, ".", false);
 }
 
 static struct ptm_run *ckpt_run(const struct ptm_plan *plan, int P, uint64_t seed)
 {
     struct ptm_run_opts o = {.workers = P, .has_seed = true, .seed = seed};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_run *run;
-    char err[512];
-    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
-    if (rc != 0) {
-        ptm_data_diags_print(stderr, &dg, false);
-        fprintf(stderr, "ptm_run_new: %s\n", err);
-    }
-    ptm_data_diags_release(&dg);
-    ck_assert_int_eq(rc, 0);
+    struct ptm_run *run = tu_run_new(plan, &o);
     ck_assert_int_eq(run->P, P);
     ck_assert_int_eq(run->G, P);
     return run;

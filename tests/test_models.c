@@ -43,10 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "compiler.h"
 #include "data.h"
-#include "diag.h"
 #include "engine.h"
 #include "gen.h"
 #include "gen_mf.h"
@@ -56,7 +53,6 @@
 
 #include "kernel_logreg.h"
 #include "kernel_mf.h"
-#include "lang.h"
 #include "plan.h"
 #include "predict.h"
 #include "ptm.h"
@@ -66,43 +62,16 @@
 
 static struct ptm_plan *compile_text(const char *text)
 {
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", text, strlen(text)), 0);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = "."};
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    }
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
-    return plan;
+    return tu_compile("t.ptm", text, ".", false);
 }
 
 /* Run plan on P workers; the run, or a failed test. */
 static struct ptm_run *run_plan(const struct ptm_plan *plan, int P)
 {
     struct ptm_run_opts o = {.workers = P};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_run *run;
+    struct ptm_run *run = tu_run_new(plan, &o);
     char err[4096];
-    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
-    if (rc != 0) {
-        ptm_data_diags_print(stderr, &dg, false);
-        fprintf(stderr, "ptm_run_new: %s\n", err);
-    }
-    ptm_data_diags_release(&dg);
-    ck_assert_int_eq(rc, 0);
-    rc = ptm_run_exec(run, err, sizeof(err));
+    int rc = ptm_run_exec(run, err, sizeof(err));
     ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
     return run;
 }
@@ -527,9 +496,7 @@ START_TEST(test_logreg_resume)
                              .checkpoint = dir,
                              .checkpoint_every = 1,
                              .checkpoint_unit = PLAN_UNIT_ROUNDS};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    ck_assert_int_eq(ptm_run_new(early, &o, &dg, err, sizeof(err), &run), 0);
+    run = tu_run_new(early, &o);
     ck_assert_msg(ptm_run_exec(run, err, sizeof(err)) == 0, "%s", err);
     struct ptm_run_stats st;
     ptm_run_stats(run, &st);
@@ -537,10 +504,9 @@ START_TEST(test_logreg_resume)
     ptm_run_free(run);
 
     o = (struct ptm_run_opts){.workers = P, .checkpoint = dir, .resume = dir};
-    ck_assert_int_eq(ptm_run_new(plan, &o, &dg, err, sizeof(err), &run), 0);
+    run = tu_run_new(plan, &o);
     ck_assert_msg(ptm_run_resume(run, dir, err, sizeof(err)) == 0, "%s", err);
     ck_assert_msg(ptm_run_exec(run, err, sizeof(err)) == 0, "%s", err);
-    ptm_data_diags_release(&dg);
     lrc_result(run, b, &hb, &nb);
     ptm_run_stats(run, &st);
     ptm_run_free(run);
@@ -766,14 +732,9 @@ static int64_t straggle_run(int i, const char *path)
     struct ptm_straggler st = {
         .worker = st_cases[i].slow, .ms = st_cases[i].ms, .prob = st_cases[i].prob};
     struct ptm_run_opts o = {.workers = 2, .trace = path, .stragglers = &st, .nstragglers = 1};
-    struct ptm_data_diags dg;
-    ptm_data_diags_init(&dg);
-    struct ptm_run *run;
+    struct ptm_run *run = tu_run_new(plan, &o);
     char err[4096];
-    int rc = ptm_run_new(plan, &o, &dg, err, sizeof(err), &run);
-    ptm_data_diags_release(&dg);
-    ck_assert_msg(rc == 0, "ptm_run_new: %s", err);
-    rc = ptm_run_exec(run, err, sizeof(err));
+    int rc = ptm_run_exec(run, err, sizeof(err));
     ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
     struct ptm_run_stats rs;
     ptm_run_stats(run, &rs);

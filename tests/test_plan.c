@@ -30,9 +30,7 @@
 #include <time.h>
 
 #include "arena.h"
-#include "compiler.h"
 #include "diag.h"
-#include "lang.h"
 #include "plan.h"
 #include "plan_load.h"
 #include "plan_yaml.h"
@@ -557,25 +555,10 @@ static struct ptm_plan *compile_example(const char *name)
     char path[512], dir[256];
     snprintf(dir, sizeof(dir), "examples/%.*s", (int)(strchr(name, '/') - name), name);
     snprintf(path, sizeof(path), "examples/%s.ptm", name);
-    struct ptm_source src;
-    char err[256];
-    ck_assert_msg(ptm_source_read(&src, path, err, sizeof(err)) == 0,
-                  "%s (run from the repository root)", err);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job = NULL;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    struct ptm_compile_opts opts = {.base_dir = dir, .check_hooks = true};
-    if (rc == 0)
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_msg(rc == 0, "%s does not compile (%d)", path, rc);
-    arena_release(&arena);
-    ptm_source_release(&src);
+    char *text = tu_read_file(path, NULL);
+    ck_assert_msg(text != NULL, "cannot read %s (run from the repository root)", path);
+    struct ptm_plan *plan = tu_compile(path, text, dir, true);
+    free(text);
     return plan;
 }
 
@@ -660,24 +643,8 @@ START_TEST(test_roundtrip_checkpoint)
     ck_assert_ptr_nonnull(text);
     snprintf(text, n, "%s%s\n", job, ckpt_rows[_i].stmt);
     free(job);
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "lasso.ptm", text, strlen(text)), 0);
+    struct ptm_plan *plan = tu_compile("lasso.ptm", text, "examples/lasso", false);
     free(text);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *ast = NULL;
-    struct ptm_plan *plan = NULL;
-    struct ptm_compile_opts opts = {.base_dir = "examples/lasso"};
-    int rc = ptm_parse(&src, &arena, &diags, &ast);
-    if (rc == 0)
-        rc = ptm_compile(&src, ast, &opts, &diags, &plan);
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
 
     char *yaml;
     size_t len;

@@ -39,14 +39,11 @@
 
 #include "arena.h"
 #include "ckpt.h"
-#include "compiler.h"
 #include "data.h"
-#include "diag.h"
 #include "engine.h"
 #include "gen.h"
 #include "gen_lasso.h"
 #include "kernel_lasso.h"
-#include "lang.h"
 #include "plan.h"
 #include "prog.h"
 #include "ptm.h"
@@ -2000,29 +1997,6 @@ static struct ptm_dataset *prob;
 static const struct ptm_csc *prob_csc;
 static char top[4096]; /* the tests' directory */
 
-static struct ptm_plan *compile_text(const char *text)
-{
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", text, strlen(text)), 0);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = top, .check_hooks = true};
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    }
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
-    return plan;
-}
-
 /* The Lasso job over the generated problem with schedule and extra lines. */
 static struct ptm_plan *lasso_job(const char *schedule, const char *extra, const char *stop)
 {
@@ -2041,7 +2015,7 @@ static struct ptm_plan *lasso_job(const char *schedule, const char *extra, const
              "objective builtin lasso_objective { lambda = lambda } every 1 sweeps\n"
              "stop when %s\n",
              lambda, extra, schedule, stop);
-    return compile_text(text);
+    return tu_compile("t.ptm", text, top, true);
 }
 
 static int run_job(const struct ptm_plan *plan, int P, double *beta, struct ptm_data_diags *dg,

@@ -26,11 +26,8 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "compiler.h"
 #include "data.h"
-#include "diag.h"
 #include "dryrun.h"
-#include "lang.h"
 #include "plan.h"
 #include "ptm.h"
 #include "testutil.h"
@@ -70,25 +67,7 @@ static void make_job(const char *schedule, const char *extra)
 
 static struct ptm_plan *compile_job(void)
 {
-    struct ptm_source src;
-    ck_assert_int_eq(ptm_source_from(&src, "t.ptm", job_text, strlen(job_text)), 0);
-    struct arena arena;
-    arena_init(&arena);
-    struct ptm_diags diags;
-    diag_init(&diags, &arena);
-    struct ast_job *job;
-    struct ptm_plan *plan = NULL;
-    int rc = ptm_parse(&src, &arena, &diags, &job);
-    if (rc == 0) {
-        struct ptm_compile_opts opts = {.base_dir = ".", .check_hooks = true};
-        rc = ptm_compile(&src, job, &opts, &diags, &plan);
-    }
-    if (rc != 0)
-        ptm_diags_render(stderr, &src, &diags, false);
-    ck_assert_int_eq(rc, 0);
-    arena_release(&arena);
-    ptm_source_release(&src);
-    return plan;
+    return tu_compile("t.ptm", job_text, ".", true);
 }
 
 static struct ptm_trace *dry(const struct ptm_plan *plan, int workers, int64_t rounds, bool graph)

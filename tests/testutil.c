@@ -1,7 +1,12 @@
 /* testutil.c - shared helpers of the table-driven suites (testutil.h). */
 #include "testutil.h"
 
+#include "arena.h"
+#include "compiler.h"
 #include "data.h"
+#include "diag.h"
+#include "engine.h"
+#include "lang.h"
 #include "ptm.h"
 
 #include <check.h>
@@ -132,6 +137,46 @@ double tu_info_value(const char *dir, const char *key)
     free(text);
     ck_assert_msg(!isnan(v), "no %s in %s", key, path);
     return v;
+}
+
+struct ptm_plan *tu_compile(const char *name, const char *text, const char *base_dir,
+                            bool check_hooks)
+{
+    struct ptm_source src;
+    ck_assert_int_eq(ptm_source_from(&src, name, text, strlen(text)), 0);
+    struct arena arena;
+    arena_init(&arena);
+    struct ptm_diags diags;
+    diag_init(&diags, &arena);
+    struct ast_job *job;
+    struct ptm_plan *plan = NULL;
+    int rc = ptm_parse(&src, &arena, &diags, &job);
+    if (rc == 0) {
+        struct ptm_compile_opts opts = {.base_dir = base_dir, .check_hooks = check_hooks};
+        rc = ptm_compile(&src, job, &opts, &diags, &plan);
+    }
+    if (rc != 0)
+        ptm_diags_render(stderr, &src, &diags, false);
+    ck_assert_msg(rc == 0, "%s does not compile (%d)", name, rc);
+    arena_release(&arena);
+    ptm_source_release(&src);
+    return plan;
+}
+
+struct ptm_run *tu_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *o)
+{
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    struct ptm_run *run;
+    char err[4096];
+    int rc = ptm_run_new(plan, o, &dg, err, sizeof(err), &run);
+    if (rc != 0) {
+        ptm_data_diags_print(stderr, &dg, false);
+        fprintf(stderr, "ptm_run_new: %s\n", err);
+    }
+    ptm_data_diags_release(&dg);
+    ck_assert_msg(rc == 0, "ptm_run_new: %s", ptm_strerror(rc));
+    return run;
 }
 
 bool tu_verbose(void)

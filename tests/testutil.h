@@ -1,6 +1,7 @@
 /*
  * testutil.h - what the table-driven suites share: comparing a rendered
- * text with a row's expected text, and reading files.
+ * text with a row's expected text, reading files, compiling a job and
+ * setting up a run.
  */
 #ifndef PTM_TESTUTIL_H
 #define PTM_TESTUTIL_H
@@ -46,5 +47,19 @@ struct ptm_dataset *tu_read_data(const char *path, const struct ptm_data_opts *o
 /* The value of key in DIR/info.tsv (what ptm gen writes); the test fails
  * when it is missing. */
 double tu_info_value(const char *dir, const char *key);
+
+struct ptm_plan;
+struct ptm_run;
+struct ptm_run_opts;
+/* The plan of the job in text, named name in its diagnostics, its files
+ * found from base_dir, its Lua hooks loaded and checked when check_hooks;
+ * the test fails (with the rendered diagnostics on stderr) when it does
+ * not compile. Caller frees with plan_free(). */
+struct ptm_plan *tu_compile(const char *name, const char *text, const char *base_dir,
+                            bool check_hooks);
+/* A run of plan (borrowed) set up with o; the test fails (with the data
+ * diagnostics and the error on stderr) when it cannot be set up. Caller
+ * frees with ptm_run_free(). */
+struct ptm_run *tu_run_new(const struct ptm_plan *plan, const struct ptm_run_opts *o);
 
 #endif
