@@ -122,13 +122,6 @@ static int file_crc(const char *path, struct ck_file *out)
     return file_crc_upto(path, UINT64_MAX, out);
 }
 
-static void plan_file(const struct ptm_plan *plan, const char *path, char *buf, size_t len)
-{
-    const char *base = plan->base_dir ? plan->base_dir : ".";
-    bool rel = path[0] != '/' && strcmp(base, ".") != 0;
-    snprintf(buf, len, rel ? "%s/%s" : "%.0s%s", base, path);
-}
-
 /* The plan's hash, its stop rule, checkpoint statement and directory left
  * out (a resumed run may stop elsewhere, checkpoint otherwise, and be
  * moved with its files), and every file it reads: data, edge lists, the
@@ -174,7 +167,7 @@ static int hash_inputs(const struct ptm_run *run, struct ck_manifest *m, char *e
         paths[n++] = plan->objective.file;
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX + 320];
-        plan_file(plan, paths[i], path, sizeof(path));
+        rt_plan_path(plan, paths[i], path, sizeof(path));
         if (file_crc(path, &m->data[m->ndata]) != 0) {
             snprintf(err, errlen, "cannot read '%s' to hash it for the checkpoint: %s", path,
                      strerror(errno));

@@ -509,6 +509,8 @@ int rt_setup_tables(struct ptm_run *run, struct ptm_data_diags *dg, char *err, s
 int rt_read_param_file(const struct ptm_plan *plan, int32_t p, int64_t rows, int64_t cols,
                        int64_t lo, int64_t hi, const char *at, struct ptm_data_diags *dg,
                        struct ptm_values *out);
+/* path joined to the plan's base_dir, as data paths are, into buf. */
+void rt_plan_path(const struct ptm_plan *plan, const char *path, char *buf, size_t len);
 /* Fill rd->off, rd->vars and rd->nvars from rd->blocks[0 .. rd->n). */
 void rt_expand_round(const struct ptm_run *run, struct rt_round *rd);
 /* The units (elements, rows or columns of the scheduled parameter) block

@@ -364,8 +364,7 @@ static double *param_slot(struct ptm_run *run, int32_t p, int64_t e)
     return NULL;
 }
 
-/* path joined to the plan's base_dir, as data paths are. */
-static void plan_path(const struct ptm_plan *plan, const char *path, char *buf, size_t len)
+void rt_plan_path(const struct ptm_plan *plan, const char *path, char *buf, size_t len)
 {
     const char *base = plan->base_dir ? plan->base_dir : ".";
     bool rel = path[0] != '/' && strcmp(base, ".") != 0;
@@ -387,7 +386,7 @@ int rt_read_param_file(const struct ptm_plan *plan, int32_t p, int64_t rows, int
 {
     const struct plan_param *pp = &plan->params[p];
     char path[4096];
-    plan_path(plan, pp->init_path, path, sizeof(path));
+    rt_plan_path(plan, pp->init_path, path, sizeof(path));
     struct ptm_values_opts o = {
         .integer = pp->integer, .lo = lo, .hi = hi, .cols = cols > 0 ? cols : 0};
     int rc = ptm_data_read_values(path, NULL, &o, dg, out);
@@ -557,7 +556,7 @@ static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
             for (int f = 0; f < 2; f++) {
                 if (!files[f] || plan->data[k].format == PLAN_FORMAT_LABELS)
                     continue;
-                plan_path(plan, files[f], path, sizeof(path));
+                rt_plan_path(plan, files[f], path, sizeof(path));
                 if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
                     bytes += (double)st.st_size;
             }
