@@ -47,7 +47,7 @@ BUILTINS_SRC = $(wildcard runtime/models/*/builtins_*.c)
 COMPILER_SRC = compiler/prog.c compiler/builtins.c compiler/sem.c compiler/sem_expr.c compiler/sem_outputs.c \
 	compiler/hook_check.c compiler/plan/plan.c compiler/plan/plan_yaml.c $(BUILTINS_SRC)
 # The runtime: one folder a subsystem; a model is a folder of runtime/models/.
-ENGINE_SRC = $(filter-out runtime/engine/dryrun.c,$(wildcard runtime/engine/*.c))
+ENGINE_SRC = $(filter-out runtime/engine/dryrun.c runtime/engine/dryrun_clocks.c,$(wildcard runtime/engine/*.c))
 DATA_SRC   = $(wildcard runtime/data/*.c)
 # The data sets and their readers alone (the benches and the data fuzzer).
 READ_SRC   = $(filter-out runtime/data/data_ranks.c,$(DATA_SRC))
@@ -56,7 +56,7 @@ MODELS_SRC = $(filter-out $(BUILTINS_SRC),$(wildcard runtime/models/*.c runtime/
 RUNTIME_SRC = $(wildcard runtime/base/*.c) $(DATA_SRC) runtime/pstore/pstore.c $(LUA_SRC) \
 	compiler/plan/plan_load.c $(ENGINE_SRC) $(MODELS_SRC) $(wildcard schedulers/*.c)
 # ptm plan: the dry run and the renderers of schedules
-VIZ_SRC  = runtime/engine/dryrun.c $(wildcard viz/*.c)
+VIZ_SRC  = runtime/engine/dryrun.c runtime/engine/dryrun_clocks.c $(wildcard viz/*.c)
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(VIZ_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o

@@ -7,7 +7,10 @@
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
 #include "compiler.h"
+#include "engine.h"
 #include "plan.h"
 
 /* "ptm: " fmt (one %s, arg) and "try 'ptm help CMD'" on stderr; returns
@@ -18,6 +21,9 @@ bool cli_parse_whole(const char *text, long long lo, long long hi, long long *ou
 /* A size in bytes (a number, or one with K, M, G or T after it: 512M,
  * 4G, 1.5GiB) into *out; false when text is not one. */
 bool cli_parse_size(const char *text, unsigned long long *out);
+/* --straggler W:MS[:PROB] into *s (W 0: all); false with a usage message
+ * in msg. */
+bool cli_parse_straggler(const char *text, struct ptm_straggler *s, char *msg, size_t len);
 /* --color=WHEN (auto, always, never): whether to colour diagnostics in
  * *color; false for another WHEN. */
 bool cli_parse_color(const char *when, bool *color);

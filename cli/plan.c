@@ -31,8 +31,8 @@
 
 const char cli_plan_help[] =
     "usage: ptm plan [--rounds N] [--workers N] [--seed N] [--set NAME=VALUE]...\n"
-    "                [--memory-limit SIZE] [--svg FILE] [--dot FILE] [--color=WHEN]\n"
-    "                JOB.ptm|PLAN.yaml\n"
+    "                [--memory-limit SIZE] [--straggler W:MS[:PROB]]...\n"
+    "                [--svg FILE] [--dot FILE] [--color=WHEN] JOB.ptm|PLAN.yaml\n"
     "       ptm plan [--svg FILE] TRACE.json\n"
     "       ptm plan [--svg FILE] --trace TRACE.json\n"
     "\n"
@@ -44,6 +44,14 @@ const char cli_plan_help[] =
     "s_b log-uniform in [0.01, 1] from the seed; delta() and the parameter\n"
     "values follow these changes. A worker's cost in a round is the sum of\n"
     "the costs of its blocks (the block set's 'cost', or 1 a block).\n"
+    "\n"
+    "Under schedule data_parallel there are no blocks: the workers' clocks\n"
+    "(minibatches) are simulated in time instead, N clocks a worker, each\n"
+    "taking 1 ms of work (and a straggler's delay), under the job's\n"
+    "consistency (a worker waits when it is s clocks ahead of the slowest;\n"
+    "a phase ends in a barrier) and under BSP. Prints each clock's start,\n"
+    "wait and the age of its read, then each worker's clocks, busy and\n"
+    "blocked time, and the totals under the job's consistency against BSP.\n"
     "\n"
     "Prints one line per round and worker: the round, the worker, its cost,\n"
     "its idle share (1 - its cost / the round's largest), the conflicts the\n"
@@ -64,6 +72,11 @@ const char cli_plan_help[] =
     "                    as 'ptm run': refuse a job whose tables need more\n"
     "                    (default: the machine's free memory, and 1 GiB or\n"
     "                    1024 times the data files)\n"
+    "  --straggler W:MS[:PROB]\n"
+    "                    data_parallel: worker W's clocks take MS ms longer,\n"
+    "                    each with probability PROB (default 1), drawn from\n"
+    "                    the seed as 'ptm run --straggler' draws them; W is\n"
+    "                    1 .. the workers, or all. Repeatable, a worker once\n"
     "  --set NAME=VALUE  override a const of the job, or an option: update.KEY,\n"
      "                    objective.KEY, schedule.KEY (--set update.rate=0.1)\n"
     "  --svg FILE        write an SVG Gantt chart: a row per worker, a column\n"
@@ -91,6 +104,8 @@ struct flags {
     const char *svg, *dot, *trace, *input;
     struct ptm_set *sets;
     unsigned nsets;
+    struct ptm_straggler *stragglers; /* --straggler */
+    size_t nstragglers;
     const char *dry_flag; /* a flag that only a dry run takes, for the message */
 };
 
@@ -101,6 +116,7 @@ static const char *const value_flags[][2] = {
     {"--seed", "a whole number from 0 to 9007199254740991"},
     {"--memory-limit", "bytes, or a number with K, M, G or T: 512M, 4G"},
     {"--set", "NAME=VALUE"},
+    {"--straggler", "W:MS[:PROB]"},
     {"--svg", "a file name"},
     {"--dot", "a file name"},
     {"--trace", "a file name"},
@@ -118,7 +134,8 @@ static int parse(int argc, char **argv, struct flags *f)
     f->rounds = ROUNDS_DEFAULT;
     cli_parse_color("auto", &f->color);
     f->sets = calloc((size_t)argc, sizeof(*f->sets));
-    if (!f->sets)
+    f->stragglers = calloc((size_t)argc, sizeof(*f->stragglers));
+    if (!f->sets || !f->stragglers)
         return oom();
     bool files_only = false;
     for (int i = 1; i < argc; i++) {
@@ -175,6 +192,25 @@ static int parse(int argc, char **argv, struct flags *f)
         } else if (strcmp(flag, "--memory-limit") == 0) {
             ok = cli_parse_size(v, &f->memory_limit);
             f->dry_flag = flag;
+        } else if (strcmp(flag, "--straggler") == 0) {
+            struct ptm_straggler *s = &f->stragglers[f->nstragglers];
+            char msg[512];
+            if (!cli_parse_straggler(v, s, msg, sizeof(msg)))
+                return cli_usage_error("%s", msg, "plan");
+            for (size_t k = 0; k < f->nstragglers; k++) {
+                const struct ptm_straggler *o = &f->stragglers[k];
+                if (o->worker == 0 || s->worker == 0)
+                    return cli_usage_error("--straggler all slows every worker: give no other "
+                                           "--straggler with it (got '%s' too)",
+                                           v, "plan");
+                if (o->worker == s->worker) {
+                    snprintf(msg, sizeof(msg),
+                             "--straggler: worker %d is given twice (again in '%%s')", s->worker);
+                    return cli_usage_error(msg, v, "plan");
+                }
+            }
+            f->nstragglers++;
+            f->dry_flag = flag;
         } else if (strcmp(flag, "--set") == 0) {
             const char *e = strchr(v, '=');
             if (!e || e == v)
@@ -203,6 +239,13 @@ static int parse(int argc, char **argv, struct flags *f)
             return cli_usage_error(msg, v, "plan");
         }
     }
+    for (size_t k = 0; k < f->nstragglers && f->has_workers; k++)
+        if (f->stragglers[k].worker > f->workers) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "--straggler: there is no worker %d with --workers %lld",
+                     f->stragglers[k].worker, f->workers);
+            return cli_usage_error("%s", msg, "plan");
+        }
     if (f->trace && f->input)
         return cli_usage_error("plan: give a job or --trace FILE, not both (got '%s' too)",
                                f->input, "plan");
@@ -273,6 +316,8 @@ static int dry_run(const struct flags *f, struct ptm_trace **t)
         .graph = f->dot != NULL,
         .max_nodes = DOT_NODES,
         .max_edges = DOT_EDGES,
+        .stragglers = f->stragglers,
+        .nstragglers = f->nstragglers,
     };
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
@@ -364,5 +409,6 @@ out:
     for (unsigned i = 0; i < f.nsets; i++)
         free((char *)f.sets[i].name);
     free(f.sets);
+    free(f.stragglers);
     return code;
 }

@@ -1572,6 +1572,11 @@ bool cli_parse_size(const char *text, unsigned long long *out)
     return parse_size(text, out);
 }
 
+bool cli_parse_straggler(const char *text, struct ptm_straggler *s, char *msg, size_t len)
+{
+    return parse_straggler(text, s, msg, len);
+}
+
 bool cli_parse_color(const char *when, bool *color)
 {
     enum color c;

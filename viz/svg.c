@@ -170,6 +170,8 @@ struct layout {
 
 int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
 {
+    if (t->clocks)
+        return ptm_viz_clocks_svg(out, t);
     struct layout L = {.R = t->nrounds, .P = t->workers};
     size_t P = (size_t)t->workers;
     L.bin = L.R <= COLS_MAX ? 1 : (size_t)nice_step((double)((L.R + COLS_MAX - 1) / COLS_MAX));

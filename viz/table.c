@@ -117,6 +117,8 @@ static void list_blocks(FILE *out, const int64_t *b, size_t n)
 
 int ptm_viz_table(FILE *out, const struct ptm_trace *t)
 {
+    if (t->clocks)
+        return ptm_viz_clocks_table(out, t);
     size_t P = (size_t)t->workers;
     /* each round's largest load */
     double *most = ptm_malloc((t->nrounds ? t->nrounds : 1) * sizeof(double));

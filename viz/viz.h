@@ -36,6 +36,13 @@ int ptm_viz_table(FILE *out, const struct ptm_trace *t);
  * picture says so. */
 int ptm_viz_svg(FILE *out, const struct ptm_trace *t);
 
+/* A dry run of data_parallel (t->clocks set), which ptm_viz_table() and
+ * ptm_viz_svg() hand over to: each clock's start, duration, wait and the
+ * age of its read, each worker's totals, and the totals under the job's
+ * consistency against BSP; the picture is worker x time (viz/clocks.c). */
+int ptm_viz_clocks_table(FILE *out, const struct ptm_trace *t);
+int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t);
+
 /* t->graph (which must be set) as an undirected Graphviz graph: a node per
  * block labelled with its number and filled by priority (or by cost when
  * every priority is the same), an edge per conflict; comments at the top

@@ -73,6 +73,19 @@ void ptm_trace_free(struct ptm_trace *t)
         ptm_free(t->graph->depend);
         ptm_free(t->graph);
     }
+    if (t->clocks) {
+        struct ptm_clock_sched *cs[2] = {&t->clocks->job, &t->clocks->bsp};
+        for (int k = 0; k < 2; k++) {
+            ptm_free(cs[k]->start);
+            ptm_free(cs[k]->end);
+            ptm_free(cs[k]->behind);
+            ptm_free(cs[k]->all_done);
+        }
+        ptm_free(t->clocks->dur);
+        ptm_free(t->clocks->consistency);
+        ptm_free(t->clocks->slow);
+        ptm_free(t->clocks);
+    }
     ptm_free(t);
 }
 
@@ -229,6 +242,18 @@ static int add_note(char **note, const char *text)
     return 0;
 }
 
+/* Say so in t->note when the run has fewer workers than asked. */
+static int note_workers(const struct ptm_run *run, int asked, struct ptm_trace *t)
+{
+    if (run->P >= asked)
+        return 0;
+    char note[160];
+    snprintf(note, sizeof(note), "%d worker%s, not %d: %s", run->P, run->P == 1 ? "" : "s", asked,
+             run->rowdata < 0 ? "no data is sharded by rows, so a run has one worker"
+                              : "a run has at most one worker a row of the data");
+    return add_note(&t->note, note);
+}
+
 /* The dependency graph of the first max_nodes blocks, by the rule the
  * dynamic policy's filter uses (schedulers/conflict.c). */
 static int make_graph(struct dry *d, const struct ptm_dryrun_opts *o,
@@ -378,10 +403,17 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     *out = NULL;
     err[0] = '\0';
     enum plan_policy pol = plan->schedule.policy;
-    if (pol == PLAN_POLICY_DATA_PARALLEL) {
+    bool clocks = pol == PLAN_POLICY_DATA_PARALLEL;
+    if (o->nstragglers > 0 && !clocks) {
         snprintf(err, errlen,
-                 "schedule data_parallel updates every parameter in every round: "
-                 "it has no blocks to plan");
+                 "--straggler: schedule %s runs rounds, not clocks: a dry run slows workers "
+                 "only under schedule data_parallel",
+                 plan_policy_name(pol));
+        return PTM_EINVAL;
+    }
+    if (clocks && o->graph) {
+        snprintf(err, errlen,
+                 "--dot: schedule data_parallel has no blocks, so no dependency graph to draw");
         return PTM_EINVAL;
     }
     struct dry d = {.plan = plan};
@@ -406,6 +438,19 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     t->dry = true;
     t->nblocks = B;
     t->seed = run->seed;
+    if (clocks) {
+        rc = PTM_ENOMEM;
+        if ((plan->job && !(t->job = plan_strdup(plan->job))) ||
+            !(t->policy = plan_strdup(plan_policy_name(pol))))
+            goto fail;
+        if (note_workers(run, o->workers, t) != 0)
+            goto fail;
+        if ((rc = rt_dryrun_clocks(run, o, t, err, errlen)) != 0)
+            goto fail;
+        dry_release(&d);
+        *out = t;
+        return 0;
+    }
     t->has_cost = run->bs->has_cost;
     d.ops = ptm_sched_find(pol);
     bool fallback = !d.ops;
@@ -419,14 +464,8 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         if (add_note(&t->note, note) != 0)
             goto fail;
     }
-    if (P < o->workers) {
-        char note[160];
-        snprintf(note, sizeof(note), "%d worker%s, not %d: %s", P, P == 1 ? "" : "s", o->workers,
-                 run->rowdata < 0 ? "no data is sharded by rows, so a run has one worker"
-                                  : "a run has at most one worker a row of the data");
-        if (add_note(&t->note, note) != 0)
-            goto fail;
-    }
+    if (note_workers(run, o->workers, t) != 0)
+        goto fail;
     if ((plan->job && !(t->job = plan_strdup(plan->job))) ||
         !(t->policy = plan_strdup(plan_policy_name(pol))) ||
         !(t->blockset = plan_strdup(run->bs->name)))

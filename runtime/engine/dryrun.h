@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "data.h"
+#include "engine.h"
 #include "plan.h"
 
 /* The simulation, in the words the output uses. */
@@ -83,7 +84,42 @@ struct ptm_trace {
     size_t nentries, capentries;
     int filled;                 /* workers of the last round given so far */
     struct ptm_depgraph *graph; /* dry run with a graph asked for, or NULL */
+    struct ptm_clocks *clocks;  /* a dry run of data_parallel (no rounds), or NULL */
 };
+
+/* A dry run of schedule data_parallel: P workers each running `clocks`
+ * clocks (minibatches) of simulated durations, under the job's
+ * consistency and, for comparison, under BSP (spec/plan-command.md 1.2).
+ * Clock c (0-based) of worker p is at index p * clocks + c. */
+#define PTM_CLOCKS_MAX_CELLS ((size_t)1 << 21) /* workers times clocks */
+#define PTM_CLOCKS_UNIT "ms"
+struct ptm_clock_sched {
+    int32_t staleness; /* s >= 0 (0: BSP); -1: async, no bound */
+    double *start;     /* P * clocks: when the clock's work starts */
+    double *end;       /* P * clocks: when it ends (start + its duration) */
+    int64_t *behind;   /* P * clocks: how many clocks old the read at its start may be:
+                          c - the clocks every worker had finished by then (0: fresh) */
+    double *all_done;  /* clocks: when every worker had finished clock k (0-based) */
+    double makespan;   /* when the last clock ends */
+};
+struct ptm_clocks {
+    int64_t clocks;    /* each worker's */
+    int64_t phase;     /* clocks of a phase, which ends in a barrier (>= 1) */
+    double work;       /* a clock's work, PTM_CLOCKS_UNIT */
+    double *dur;       /* P * clocks: each clock's duration (work and delay) */
+    char *consistency; /* the job's: "ssp 2", "bsp", "async"; owned */
+    char *slow;        /* the stragglers, as "2:3:0.5, 4:1", or NULL; owned */
+    struct ptm_clock_sched job, bsp; /* under the job's consistency; under BSP */
+};
+
+/* Simulate P workers each running C clocks of durations dur (P * C):
+ * worker p starts clock c when it has finished clock c - 1, when (s >= 0)
+ * every worker has finished clock c - s - 1, and, at the start of a phase
+ * (c a multiple of phase, c > 0; phase 0: no phases), when every worker
+ * has finished clock c - 1. Fills cs->start, end, behind (P * C) and
+ * all_done (C), allocated by the caller, and cs->makespan. */
+void ptm_clocks_simulate(int P, int64_t C, const double *dur, int32_t s, int64_t phase,
+                         struct ptm_clock_sched *cs);
 
 /* An empty schedule for P workers; NULL when out of memory. Caller frees
  * with ptm_trace_free(). */
@@ -106,6 +142,11 @@ struct ptm_dryrun_opts {
     int64_t max_nodes; /* of the graph; 1 .. PTM_GRAPH_MAX_NODES */
     size_t max_edges;  /* of the graph */
     uint64_t memory_limit; /* as ptm run's --memory-limit; 0: the machine's */
+    /* Workers slowed on purpose (ptm run --straggler), each named at most
+     * once: their clocks take longer in a dry run of data_parallel; any
+     * other policy refuses them. Borrows. */
+    const struct ptm_straggler *stragglers;
+    size_t nstragglers;
 };
 
 /* Dry-run plan: `rounds` rounds of its scheduler. On success returns 0 and
@@ -118,8 +159,17 @@ struct ptm_dryrun_opts {
  * updates, what the engine cannot set up; a message in err) or
  * PTM_ENOMEM. A policy without a scheduler in this version is run as
  * round_robin with one block a round, as `ptm run` would, and says so in
- * (*out)->note. */
+ * (*out)->note. Under data_parallel the dry run simulates the workers'
+ * clocks instead ((*out)->clocks, no rounds; PTM_EINVAL also for an
+ * update that runs no clocks, a straggler the run does not have, or more
+ * than PTM_CLOCKS_MAX_CELLS clocks in all). */
 int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *opts,
                struct ptm_data_diags *dg, char *err, size_t errlen, struct ptm_trace **out);
+
+/* The data_parallel part of ptm_dryrun() (dryrun_clocks.c); run holds the
+ * engine's tables, t the schedule's header. */
+struct ptm_run;
+int rt_dryrun_clocks(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t,
+                     char *err, size_t errlen);
 
 #endif
