@@ -729,6 +729,292 @@ START_TEST(test_dry_fault)
 }
 END_TEST
 
+/* ---- data_parallel: the clocks in time ------------------------------------------ */
+
+/* A schedule of P workers and C clocks, its arrays allocated. */
+struct sim {
+    struct ptm_clock_sched cs;
+    double start[64], end[64], all_done[16];
+    int64_t behind[64];
+};
+
+static void simulate(struct sim *m, int P, int64_t C, const double *dur, int32_t s, int64_t phase)
+{
+    ck_assert(P * C <= 64 && C <= 16);
+    m->cs = (struct ptm_clock_sched){
+        .start = m->start, .end = m->end, .behind = m->behind, .all_done = m->all_done};
+    ptm_clocks_simulate(P, C, dur, s, phase, &m->cs);
+}
+
+static double blocked_of(const struct sim *m, const double *dur, int p, int64_t C)
+{
+    double busy = 0;
+    for (int64_t c = 0; c < C; c++)
+        busy += dur[p * C + c];
+    return m->cs.makespan - busy;
+}
+
+/* Two workers, four clocks; worker 2 slow at its first clock, worker 1 at
+ * its third. By hand, under ssp 1: worker 1 runs clocks 1, 2 at [0,1],
+ * [1,2], waits for worker 2's clock 1 (ends at 3) to start clock 3 at 3
+ * (to 6), clock 4 at [6,7]; worker 2 runs [0,3], [3,4], [4,5], [5,6] and
+ * waits 1 at the end: 7 in all, 2 blocked. Under bsp every clock starts
+ * when both finished the one before: 0, 3, 4, 7, the end at 8, blocked 2
+ * each. With phases of 2 clocks under ssp 1 clock 3 waits for both
+ * clock 2s (4): worker 1 runs [4,7], [7,8]; the end at 8. */
+START_TEST(test_clocks_hand)
+{
+    static const double dur[8] = {1, 1, 3, 1, 3, 1, 1, 1};
+    struct sim m;
+    simulate(&m, 2, 4, dur, 1, 0);
+    static const double s1_start[8] = {0, 1, 3, 6, 0, 3, 4, 5};
+    static const int64_t s1_behind[8] = {0, 1, 1, 0, 0, 0, 0, 1};
+    for (int i = 0; i < 8; i++) {
+        ck_assert_double_eq(m.start[i], s1_start[i]);
+        ck_assert_double_eq(m.end[i], s1_start[i] + dur[i]);
+        ck_assert_int_eq(m.behind[i], s1_behind[i]);
+    }
+    ck_assert_double_eq(m.cs.makespan, 7);
+    ck_assert_double_eq(blocked_of(&m, dur, 0, 4), 1);
+    ck_assert_double_eq(blocked_of(&m, dur, 1, 4), 1);
+
+    simulate(&m, 2, 4, dur, 0, 0);
+    static const double bsp_start[8] = {0, 3, 4, 7, 0, 3, 4, 7};
+    for (int i = 0; i < 8; i++) {
+        ck_assert_double_eq(m.start[i], bsp_start[i]);
+        ck_assert_int_eq(m.behind[i], 0); /* bsp never reads stale values */
+    }
+    ck_assert_double_eq(m.cs.makespan, 8);
+    ck_assert_double_eq(blocked_of(&m, dur, 0, 4) + blocked_of(&m, dur, 1, 4), 4);
+
+    simulate(&m, 2, 4, dur, 1, 2);
+    static const double ph_start[8] = {0, 1, 4, 7, 0, 3, 4, 5};
+    for (int i = 0; i < 8; i++)
+        ck_assert_double_eq(m.start[i], ph_start[i]);
+    ck_assert_double_eq(m.cs.makespan, 8);
+
+    /* async without phases: nobody waits, the slowest worker's sum */
+    simulate(&m, 2, 4, dur, -1, 0);
+    ck_assert_double_eq(m.start[3], 5);
+    ck_assert_double_eq(m.cs.makespan, 6);
+}
+END_TEST
+
+/* Random durations: each start, recomputed from its definition (the
+ * latest of the worker's previous clock and every worker's clock c - s - 1,
+ * or c - 1 at a phase's start), and each read's age counted over the
+ * workers one by one; the bound makes the age at most s; a looser bound
+ * never ends later. */
+START_TEST(test_clocks_rules)
+{
+    uint64_t x = 12345;
+    for (int trial = 0; trial < 200; trial++) {
+        int P = 1 + trial % 4;
+        int64_t C = 1 + trial % 16;
+        if (P * C > 64)
+            C = 64 / P;
+        double dur[64];
+        for (int i = 0; i < P * C; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            dur[i] = 1 + (double)((x >> 33) % 5);
+        }
+        int32_t s = trial % 5 - 1; /* -1 .. 3 */
+        int64_t phase = trial % 3 == 0 ? 0 : 1 + trial % 7;
+        struct sim m;
+        simulate(&m, P, C, dur, s, phase);
+        double prev_makespan = m.cs.makespan;
+        for (int p = 0; p < P; p++)
+            for (int64_t c = 0; c < C; c++) {
+                double want = c > 0 ? m.end[p * C + c - 1] : 0;
+                int64_t k = -1;
+                if (s >= 0 && c - s - 1 >= 0)
+                    k = c - s - 1;
+                if (phase > 0 && c > 0 && c % phase == 0)
+                    k = c - 1;
+                for (int q = 0; q < P && k >= 0; q++)
+                    want = fmax(want, m.end[q * C + k]);
+                ck_assert_double_eq(m.start[p * C + c], want);
+                int64_t least = c;
+                for (int q = 0; q < P; q++) {
+                    int64_t done = 0;
+                    while (done < C && m.end[q * C + done] <= m.start[p * C + c])
+                        done++;
+                    least = done < least ? done : least;
+                }
+                ck_assert_int_eq(m.behind[p * C + c], c - least);
+                if (s >= 0)
+                    ck_assert_int_le(m.behind[p * C + c], s);
+            }
+        if (s >= 0) {
+            simulate(&m, P, C, dur, s + 1, phase);
+            ck_assert_double_le(m.cs.makespan, prev_makespan);
+        }
+    }
+}
+END_TEST
+
+static void make_dp_job(const char *cons, const char *method)
+{
+    snprintf(job_text, sizeof(job_text),
+             "job dp\n"
+             "data X : sparse matrix from \"x.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param w : vector[cols(X)] = 0 consistency %s\n"
+             "param b : vector[1] = 0\n"
+             "schedule data_parallel { minibatch 1 }\n"
+             "update builtin logreg_sgd { method = %s, rate = 0.1, intercept = b }\n"
+             "stop when sweeps >= 1\n",
+             cons, method);
+}
+
+static int dry_dp(const struct ptm_plan *plan, int workers, int64_t rounds,
+                  const struct ptm_straggler *slow, size_t nslow, char *err, size_t errlen,
+                  struct ptm_trace **t)
+{
+    struct ptm_dryrun_opts o = {.workers = workers,
+                                .rounds = rounds,
+                                .max_nodes = 500,
+                                .max_edges = 5000,
+                                .stragglers = slow,
+                                .nstragglers = nslow};
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    int rc = ptm_dryrun(plan, &o, &dg, err, errlen, t);
+    ptm_data_diags_release(&dg);
+    return rc;
+}
+
+/* The dry run of a data_parallel job: the job's staleness, the phase (6
+ * rows in 2 shards of 3 rows, a minibatch of 1), delays only on the slowed
+ * worker, SSP never later than BSP, and the totals in the table and the
+ * picture. */
+START_TEST(test_dry_clocks)
+{
+    make_dp_job("ssp 2", "sgd");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_straggler slow = {.worker = 2, .ms = 4, .prob = 0.5};
+    char err[1024];
+    struct ptm_trace *t;
+    ck_assert_int_eq(dry_dp(plan, 2, 12, &slow, 1, err, sizeof(err), &t), 0);
+    const struct ptm_clocks *k = t->clocks;
+    ck_assert_ptr_nonnull(k);
+    ck_assert_int_eq(t->workers, 2);
+    ck_assert_int_eq(k->clocks, 12);
+    ck_assert_int_eq(k->job.staleness, 2);
+    ck_assert_int_eq(k->bsp.staleness, 0);
+    ck_assert_str_eq(k->consistency, "ssp 2");
+    ck_assert_int_eq(k->phase, 3);
+    int delayed = 0;
+    for (int64_t c = 0; c < 12; c++) {
+        ck_assert_double_eq(k->dur[c], 1);
+        ck_assert(k->dur[12 + c] == 1 || k->dur[12 + c] == 5);
+        delayed += k->dur[12 + c] == 5;
+    }
+    ck_assert_int_gt(delayed, 0);
+    ck_assert_int_lt(delayed, 12);
+    ck_assert_double_le(k->job.makespan, k->bsp.makespan);
+    char *table = render(ptm_viz_table, t);
+    ck_assert_msg(strstr(table, "schedule data_parallel, 2 workers, 12 clocks each, "
+                                "consistency ssp 2"),
+                  "%s", table);
+    ck_assert(strstr(table, "# ssp 2: the last clock ends at "));
+    ck_assert(strstr(table, "# bsp: the last clock ends at "));
+    ck_assert(strstr(table, "stragglers 2:4:0.5"));
+    char *svg = render(ptm_viz_svg, t);
+    ck_assert(strstr(svg, "<svg "));
+    ck_assert(strstr(svg, "stale read"));
+    ck_assert(strstr(svg, "staleness window"));
+    ck_assert_uint_eq(count(svg, "<svg "), 1);
+    free(table);
+    free(svg);
+    /* the same seed, the same delays */
+    struct ptm_trace *t2;
+    ck_assert_int_eq(dry_dp(plan, 2, 12, &slow, 1, err, sizeof(err), &t2), 0);
+    ck_assert_mem_eq(t2->clocks->dur, k->dur, 24 * sizeof(double));
+    ptm_trace_free(t2);
+    ptm_trace_free(t);
+    plan_free(plan);
+
+    /* bsp: the job's schedule is BSP's */
+    make_dp_job("bsp", "sgd");
+    plan = compile_job();
+    ck_assert_int_eq(dry_dp(plan, 2, 12, &slow, 1, err, sizeof(err), &t), 0);
+    ck_assert_int_eq(t->clocks->job.staleness, 0);
+    ck_assert_mem_eq(t->clocks->job.start, t->clocks->bsp.start, 24 * sizeof(double));
+    ptm_trace_free(t);
+    plan_free(plan);
+}
+END_TEST
+
+/* Allocation failures in the data_parallel dry run fail cleanly. */
+START_TEST(test_dry_clocks_fault)
+{
+    make_dp_job("ssp 1", "sgd");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_straggler slow = {.worker = 0, .ms = 2, .prob = 0.5};
+    unsigned long n;
+    for (n = 1;; n++) {
+        char err[1024];
+        struct ptm_trace *t = NULL;
+        ptm_fault_inject(n);
+        int rc = dry_dp(plan, 2, 5, &slow, 1, err, sizeof(err), &t);
+        unsigned long calls = ptm_fault_inject(0);
+        if (calls < n) {
+            ck_assert_int_eq(rc, 0);
+            ptm_trace_free(t);
+            break;
+        }
+        if (rc == 0) {
+            ptm_trace_free(t);
+            continue;
+        }
+        ck_assert_msg(rc == PTM_ENOMEM, "allocation %lu failed: rc %d (%s)", n, rc, err);
+        ck_assert_ptr_null(t);
+    }
+    ck_assert_uint_ge(n, 10);
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(test_dry_clocks_fails)
+{
+    char err[1024];
+    struct ptm_trace *t = (struct ptm_trace *)1;
+    make_dp_job("ssp 1", "sgd");
+    struct ptm_plan *plan = compile_job();
+    struct ptm_straggler slow = {.worker = 3, .ms = 4, .prob = 1};
+    ck_assert_int_eq(dry_dp(plan, 2, 4, &slow, 1, err, sizeof(err), &t), PTM_EINVAL);
+    ck_assert_ptr_null(t);
+    ck_assert_str_eq(err, "--straggler: there is no worker 3: the run has 2 workers");
+    /* more workers than rows: lowered to 6, and said so */
+    slow.worker = 7;
+    ck_assert_int_eq(dry_dp(plan, 9, 4, &slow, 1, err, sizeof(err), &t), PTM_EINVAL);
+    ck_assert_str_eq(err, "--straggler: there is no worker 7: the run has 6 workers (fewer than "
+                          "--workers: the data has too few rows)");
+    ck_assert_int_eq(dry_dp(plan, 2, 1100000, NULL, 0, err, sizeof(err), &t), PTM_EINVAL);
+    ck_assert_msg(strstr(err, "ask for fewer rounds"), "%s", err);
+    plan_free(plan);
+
+    make_dp_job("ssp 1", "tron");
+    /* tron takes no rate */
+    char *at = strstr(job_text, ", rate = 0.1");
+    memmove(at, at + 12, strlen(at + 12) + 1);
+    plan = compile_job();
+    ck_assert_int_eq(dry_dp(plan, 2, 4, NULL, 0, err, sizeof(err), &t), PTM_EINVAL);
+    ck_assert_msg(strstr(err, "method = tron runs Newton iterations, not clocks"), "%s", err);
+    plan_free(plan);
+
+    make_job("round_robin", "");
+    plan = compile_job();
+    slow.worker = 1;
+    ck_assert_int_eq(dry_dp(plan, 2, 4, &slow, 1, err, sizeof(err), &t), PTM_EINVAL);
+    ck_assert_str_eq(err, "--straggler: schedule round_robin runs rounds, not clocks: a dry run "
+                          "slows workers only under schedule data_parallel");
+    ck_assert_ptr_null(t);
+    plan_free(plan);
+}
+END_TEST
+
 /* ---- the runner ----------------------------------------------------------------- */
 
 static Suite *viz_suite(void)
@@ -758,6 +1044,14 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_dry_graph_cut);
     tcase_add_test(tc, test_dry_fails);
     tcase_add_test(tc, test_dry_fault);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("clocks");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_clocks_hand);
+    tcase_add_test(tc, test_clocks_rules);
+    tcase_add_test(tc, test_dry_clocks);
+    tcase_add_test(tc, test_dry_clocks_fails);
+    tcase_add_test(tc, test_dry_clocks_fault);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -411,6 +411,8 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
                  plan_policy_name(pol));
         return PTM_EINVAL;
     }
+    if (clocks && rt_dryrun_clocks_check(plan, err, errlen) != 0)
+        return PTM_EINVAL;
     if (clocks && o->graph) {
         snprintf(err, errlen,
                  "--dot: schedule data_parallel has no blocks, so no dependency graph to draw");

@@ -166,9 +166,12 @@ struct ptm_dryrun_opts {
 int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *opts,
                struct ptm_data_diags *dg, char *err, size_t errlen, struct ptm_trace **out);
 
-/* The data_parallel part of ptm_dryrun() (dryrun_clocks.c); run holds the
- * engine's tables, t the schedule's header. */
+/* The data_parallel part of ptm_dryrun() (dryrun_clocks.c): whether the
+ * plan runs clocks at all, before its data is read (else PTM_EINVAL and a
+ * message); then the simulation, run holding the engine's tables and t the
+ * schedule's header. */
 struct ptm_run;
+int rt_dryrun_clocks_check(const struct ptm_plan *plan, char *err, size_t errlen);
 int rt_dryrun_clocks(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t,
                      char *err, size_t errlen);
 

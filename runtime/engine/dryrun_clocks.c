@@ -137,19 +137,24 @@ static int alloc_sched(struct ptm_clock_sched *cs, size_t cells, size_t C)
     return cs->start && cs->end && cs->behind && cs->all_done ? 0 : PTM_ENOMEM;
 }
 
+int rt_dryrun_clocks_check(const struct ptm_plan *plan, char *err, size_t errlen)
+{
+    const struct plan_hook *u = &plan->update;
+    const struct plan_option *om = u->lua ? NULL : rt_option(u, "method");
+    /* as rule_logreg.c reads it (the compiler writes the default, tron) */
+    bool tron = om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "tron") == 0;
+    if (tron) {
+        snprintf(err, errlen,
+                 "update logreg_sgd with method = tron runs Newton iterations, not clocks: "
+                 "there are no clocks to dry-run (method = sgd or svrg runs clocks)");
+        return PTM_EINVAL;
+    }
+    return 0;
+}
+
 int rt_dryrun_clocks(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t,
                      char *err, size_t errlen)
 {
-    const struct ptm_plan *plan = run->plan;
-    const struct plan_hook *u = &plan->update;
-    const struct plan_option *om = u->lua ? NULL : rt_option(u, "method");
-    if (om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "tron") == 0) {
-        snprintf(err, errlen,
-                 "update '%s' with method = tron runs Newton iterations, not clocks: there "
-                 "are no clocks to dry-run",
-                 u->builtin ? u->builtin : "?");
-        return PTM_EINVAL;
-    }
     int P = run->P;
     for (size_t k = 0; k < o->nstragglers; k++)
         if (o->stragglers[k].worker > P) {
