@@ -1499,6 +1499,114 @@ grep -q '<title>round [0-9]*, worker 1: seconds [0-9.e-]*</title>' "$T/lrl/dp.sv
 grep -q 'rounds (numbered [0-9]* to [0-9]* by the run)' "$T/lrl/dp.svg" || no "the title does not say how rounds are numbered"
 end
 
+# ---- plan: dry runs of data_parallel (the workers' clocks in time) ------------
+
+# 3000 rows on 4 workers in minibatches of 50: phases of 15 clocks, long
+# against the staleness 2, as a run's phases should be.
+DP="--workers 4 --rounds 20 --set schedule.minibatch=50"
+# "# NAME: the last clock ends at T ms; W ms blocked of ..." -> W
+blocked_ms() { sed -n "s/^# $1: the last clock ends at [0-9.e+]* ms; \([0-9.e+]*\) ms blocked of .*/\1/p" "$2"; }
+
+begin "plan: the SSP example dry-runs: each worker's clocks, busy and blocked time, the totals against BSP"
+run plan $DP --straggler all:3:0.3 --svg "$T/lrl/ssp.svg" "$T/lrl/logreg_ssp.ptm"
+want_rc 0; err_empty
+out_has "# dry run of job 'logreg_ssp' ($T/lrl/logreg_ssp.ptm): schedule data_parallel, 4 workers, 20 clocks each, consistency ssp 2, seed 1"
+out_has "stragglers all:3:0.3 (worker W's clock takes MS ms longer with probability PROB"
+out_has "a phase is 15 clocks and ends in a barrier"
+out_has "worker  clocks       busy    blocked  stale  bsp blocked"
+out_has "# ssp 2 against bsp: "
+# every worker: 20 clocks, busy + blocked = the end of the last clock
+end_ms=$(sed -n 's/^# ssp 2: the last clock ends at \([0-9.e+]*\) ms;.*/\1/p' "$T/out")
+awk -v e="$end_ms" '/^ *[0-9]+ +20 +[0-9.e+]+ +[0-9.e+]+ +[0-9]+ +[0-9.e+]+$/ { n++; if ($3 + $4 != e) bad = 1 }
+    END { exit !(n == 4 && !bad) }' "$T/out" || no "a worker's busy and blocked time do not add up to $end_ms ms"
+cp "$T/out" "$T/lrl/ssp.txt"
+grep -q '^<svg ' "$T/lrl/ssp.svg" || no "no <svg> element"
+grep -q '>staleness window: ' "$T/lrl/ssp.svg" || no "no legend entry for the staleness window"
+grep -q '>stale read: values up to s clocks old</text>' "$T/lrl/ssp.svg" || no "no legend entry for stale reads"
+grep -q '>blocked: s clocks ahead of the slowest' "$T/lrl/ssp.svg" || no "no legend entry for blocked time"
+grep -q '<title>worker 1, clock 1: [0-9]* ms from 0 to [0-9]*[ ;].*waited 0 before it' "$T/lrl/ssp.svg" || no "no tooltip of worker 1's first clock"
+ls "$T/lrl" | grep -q tmp && no "a temporary file is left"
+end
+if command -v xmllint >/dev/null 2>&1; then
+    begin "plan --svg of a data_parallel dry run: well-formed XML"
+    xmllint --noout "$T/lrl/ssp.svg" 2>"$T/err" || no "xmllint rejects it"
+    end
+else
+    skip "plan --svg of a data_parallel dry run: well-formed XML" "no xmllint (scripts/deps.sh installs libxml2-utils)"
+fi
+if command -v rsvg-convert >/dev/null 2>&1; then
+    begin "plan --svg of a data_parallel dry run: rsvg-convert makes a PNG of it"
+    rsvg-convert -o "$T/lrl/ssp.png" "$T/lrl/ssp.svg" 2>"$T/err" || no "rsvg-convert failed"
+    [ -s "$T/lrl/ssp.png" ] || no "the PNG is empty"
+    end
+else
+    skip "plan --svg of a data_parallel dry run: rsvg-convert makes a PNG of it" "no rsvg-convert (scripts/deps.sh installs librsvg2-bin)"
+fi
+
+begin "plan: with stragglers at random BSP waits more than SSP; one slow worker bounds both alike"
+ws=$(blocked_ms "ssp 2" "$T/lrl/ssp.txt"); wb=$(blocked_ms bsp "$T/lrl/ssp.txt")
+awk -v s="$ws" -v b="$wb" 'BEGIN { exit !(s != "" && b != "" && s + 0 < b + 0) }' ||
+    no "blocked under ssp 2: '$ws' ms, under bsp: '$wb' ms"
+run plan $DP --straggler 2:3 "$T/lrl/logreg_ssp.ptm"
+want_rc 0
+ws=$(blocked_ms "ssp 2" "$T/out"); wb=$(blocked_ms bsp "$T/out")
+# worker 2 takes 4 ms a clock, every clock: 80 ms, the others 60 ms blocked each
+[ "$ws" = 180 ] && [ "$wb" = 180 ] || no "blocked under ssp 2: '$ws' ms, under bsp: '$wb' ms, want 180 both"
+out_has "# ssp 2 against bsp: 0 ms less blocked (0% less)"
+end
+
+begin "plan: staleness 0 is BSP: the same clocks as bsp, and nothing to compare"
+sed 's/consistency ssp 2/consistency ssp 0/' "$T/lrl/logreg_ssp.ptm" >"$T/lrl/ssp0.ptm"
+sed 's/consistency ssp 2/consistency bsp/' "$T/lrl/logreg_ssp.ptm" >"$T/lrl/bsp.ptm"
+run plan $DP --straggler all:3:0.3 "$T/lrl/ssp0.ptm"
+want_rc 0
+out_has "consistency bsp, seed 1"
+grep -q 'against bsp' "$T/out" && no "a bsp job is compared with itself"
+grep '^# bsp: the last clock' "$T/out" >"$T/lrl/ssp0.tot"
+[ -s "$T/lrl/ssp0.tot" ] || no "no totals of bsp"
+grep '^# bsp: the last clock' "$T/lrl/ssp.txt" | cmp -s - "$T/lrl/ssp0.tot" || no "ssp 0's totals differ from bsp's"
+sed -n '/^ clock worker/,/^# per worker/p' "$T/out" >"$T/lrl/ssp0.clocks"
+run plan $DP --straggler all:3:0.3 "$T/lrl/bsp.ptm"
+want_rc 0
+sed -n '/^ clock worker/,/^# per worker/p' "$T/out" | cmp -s - "$T/lrl/ssp0.clocks" || no "ssp 0's clocks differ from bsp's"
+end
+
+begin "plan: bad stragglers and flags for a data_parallel dry run"
+run plan --workers 4 --straggler 5:3 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "ptm: --straggler: there is no worker 5 with --workers 4"
+run plan --workers 4000 --straggler 2:3 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "bad value for --workers: '4000'"
+run plan --workers 2 --straggler 2:0 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "bad milliseconds in --straggler '2:0': '0' (want a number greater than 0 and at most 60000)"
+run plan --workers 2 --straggler 2:3:1.5 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "bad probability in --straggler '2:3:1.5'"
+run plan --workers 2 --straggler two:3 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "bad worker in --straggler 'two:3'"
+run plan --workers 2 --straggler 1:3 --straggler=1:4 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "--straggler: worker 1 is given twice (again in '1:4')"
+run plan --workers 2 --straggler all:3 --straggler 1:4 "$T/lrl/logreg_ssp.ptm"
+want_rc 2; out_empty; err_has "--straggler all slows every worker"
+run plan --workers 2 --straggler
+want_rc 2; out_empty; err_has "--straggler needs a value"
+run plan --straggler 1:3 "$T/lrl/dp.json"
+want_rc 2; out_empty; err_has "--straggler is for a dry run of a job, not for a trace"
+# 3000 rows: at most 3000 workers, but 1024 is --workers' limit; a job
+# whose data has fewer rows than workers lowers them, and a straggler
+# beyond them is the plan's error
+printf '1 1:1\n-1 1:2\n1 2:1\n' >"$T/lrl/three.svm"
+sed "s|\"data/train.svm\"|\"$T/lrl/three.svm\"|" "$T/lrl/logreg_ssp.ptm" >"$T/lrl/three.ptm"
+run plan --workers 8 --straggler 5:3 "$T/lrl/three.ptm"
+want_rc 1; out_empty; err_has "--straggler: there is no worker 5: the run has 3 workers (fewer than --workers: the data has too few rows)"
+run plan --workers 2 --straggler 1:3 --svg "$T/lrl/rr.svg" examples/lasso/lasso.ptm
+want_rc 1; out_empty; err_has "--straggler: schedule dynamic runs rounds, not clocks"
+[ -e "$T/lrl/rr.svg" ] && no "an SVG was written"
+run plan --workers 2 --dot "$T/lrl/dp.dot" "$T/lrl/logreg_ssp.ptm"
+want_rc 1; out_empty; err_has "--dot: schedule data_parallel has no blocks, so no dependency graph to draw"
+[ -e "$T/lrl/dp.dot" ] && no "a DOT file was written"
+run plan --workers 1024 --rounds 100000 "$T/lrl/logreg_ssp.ptm"
+want_rc 1; out_empty; err_has "clocks a dry run simulates: ask for fewer rounds"
+end
+
 begin "run: logreg_lua.ptm (logreg.lua) under SSP comes within 1e-3 of logreg_ssp.ptm's objective"
 run run --workers 2 "$T/lrl/logreg_ssp.ptm"
 want_rc 0
@@ -2001,9 +2109,9 @@ run plan "$T/pl/dyn-bad.ptm"
 want_rc 4; out_empty; err_has "bad-edges.txt:2:"
 end
 
-begin "plan: data_parallel has no blocks to plan, exit 1"
+begin "plan: data_parallel under method = tron runs no clocks, exit 1 before its data is read"
 run plan examples/logreg/logreg.ptm
-want_rc 1; out_empty; err_has "schedule data_parallel updates every parameter in every round: it has no blocks to plan"
+want_rc 1; out_empty; err_has "update logreg_sgd with method = tron runs Newton iterations, not clocks: there are no clocks to dry-run"
 end
 
 begin "plan --svg: an SVG that rsvg-convert renders, written atomically"
