@@ -324,9 +324,11 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
             ML, y0, g->tmax * g->scale, ch, C_GRID);
     for (int p = 0; p < g->rows; p++) {
         double y = y0 + g->rowh * p + 1.5, h = g->rowh - 3;
+        int lstep = g->rowh >= 11 ? 1 : (int)ceil(11 / g->rowh);
         snprintf(buf, sizeof(buf), "worker %d", p + 1);
-        text(out, ML - 8, y0 + g->rowh * p + g->rowh / 2 + 4, "end", g->rowh >= 14 ? 11 : 9, C_TEXT,
-             NULL, buf);
+        if (p % lstep == 0)
+            text(out, ML - 8, y0 + g->rowh * p + g->rowh / 2 + 4, "end", g->rowh >= 14 ? 11 : 9,
+                 C_TEXT, NULL, buf);
         struct run r = {0};
         for (size_t c = 0; c < C; c++) {
             size_t i = (size_t)p * C + c;
@@ -378,9 +380,9 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
         }
         /* the worker's totals, at the right */
         double bl = blocked(t, cs, p);
-        snprintf(buf, sizeof(buf), "busy %.4g, blocked %.4g %s (%.0f%%)", cs->makespan - bl, bl,
+        snprintf(buf, sizeof(buf), "busy %.6g, blocked %.6g %s (%.0f%%)", cs->makespan - bl, bl,
                  PTM_CLOCKS_UNIT, cs->makespan > 0 ? 100 * bl / cs->makespan : 0);
-        if (g->rowh >= 10)
+        if (p % lstep == 0)
             text(out, ML + CW + 16, y0 + g->rowh * p + g->rowh / 2 + 4, "start",
                  g->rowh >= 14 ? 10 : 8, C_TEXT, NULL, buf);
     }
@@ -395,7 +397,7 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                 "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
                 xo, y0 - 4, xo, y0 + ch + 4, C_END);
-        snprintf(buf, sizeof(buf), "%s ends at %.4g", oname, other->makespan);
+        snprintf(buf, sizeof(buf), "%s ends at %.6g", oname, other->makespan);
         text(out, xo + (xo > xe ? -4 : 4), y0 - 8, xo > xe ? "end" : "start", 10, C_END, "bold",
              buf);
     }
@@ -612,7 +614,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
     double wj = k->job.makespan * P - all, wb = k->bsp.makespan * P - all;
     sched_name(k, &k->job, name, sizeof(name));
     snprintf(buf, sizeof(buf),
-             "%s: the last clock ends at %.4g %s; the workers are blocked %.4g %s of %.4g "
+             "%s: the last clock ends at %.6g %s; the workers are blocked %.6g %s of %.6g "
              "(%.0f%%); %lld stale reads",
              name, k->job.makespan, PTM_CLOCKS_UNIT, wj, PTM_CLOCKS_UNIT, k->job.makespan * P,
              k->job.makespan > 0 ? 100 * wj / (k->job.makespan * P) : 0,
@@ -620,7 +622,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
     text(out, 16, ysum, "start", 12, C_TEXT, "bold", buf);
     if (cmp) {
         snprintf(buf, sizeof(buf),
-                 "bsp: ends at %.4g %s, blocked %.4g %s (%.0f%%). %s waits %.4g %s less (%.0f%% "
+                 "bsp: ends at %.6g %s, blocked %.6g %s (%.0f%%). %s waits %.6g %s less (%.0f%% "
                  "less) and ends in %.2f of bsp's time.",
                  k->bsp.makespan, PTM_CLOCKS_UNIT, wb, PTM_CLOCKS_UNIT,
                  k->bsp.makespan > 0 ? 100 * wb / (k->bsp.makespan * P) : 0, k->consistency,
@@ -667,11 +669,13 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
             ly);
     text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
          "waiting at a phase's barrier or the end");
-    NEXT_SLOT();
-    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx, ly,
-            C_BAND);
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
-         "staleness window: all finished .. + s + 1");
+    if (k->job.staleness >= 0) {
+        NEXT_SLOT();
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx,
+                ly, C_BAND);
+        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
+             "staleness window: all finished .. + s + 1");
+    }
     NEXT_SLOT();
     fprintf(out,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
