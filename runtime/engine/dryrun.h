@@ -161,8 +161,9 @@ struct ptm_dryrun_opts {
  * round_robin with one block a round, as `ptm run` would, and says so in
  * (*out)->note. Under data_parallel the dry run simulates the workers'
  * clocks instead ((*out)->clocks, no rounds; PTM_EINVAL also for an
- * update that runs no clocks, a straggler the run does not have, or more
- * than PTM_CLOCKS_MAX_CELLS clocks in all). */
+ * update that runs no clocks, a straggler the run does not have, a graph
+ * asked for, or more than PTM_CLOCKS_MAX_CELLS clocks in all). Stragglers
+ * under another policy are PTM_EINVAL. */
 int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *opts,
                struct ptm_data_diags *dg, char *err, size_t errlen, struct ptm_trace **out);
 
