@@ -463,14 +463,18 @@ static void progress(const struct pic *g, double y0, double h)
     for (int p = 0; p < g->rows; p++) {
         char col[8];
         worker_color(p, col);
-        fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"M%.2f %.2f", col,
-                xof(g, 0), Y0);
+        /* a worker's line a little apart from the others', where they run together */
+        double off = ((double)p - (g->rows - 1) / 2.0) * fmin(1.5, sy * 0.15);
+        fprintf(out,
+                "<g transform=\"translate(0 %.2f)\"><path fill=\"none\" stroke=\"%s\" "
+                "stroke-width=\"1.6\" d=\"M%.2f %.2f",
+                off, col, xof(g, 0), Y0);
         for (size_t c = 0; c < C; c++) {
             double e = cs->end[(size_t)p * C + c];
             fprintf(out, " L%.2f %.2f L%.2f %.2f", xof(g, e), Y0 - (double)c * sy, xof(g, e),
                     Y0 - (double)(c + 1) * sy);
         }
-        fprintf(out, " L%.2f %.2f\"><title>worker %d</title></path>\n", xof(g, cs->makespan),
+        fprintf(out, " L%.2f %.2f\"><title>worker %d</title></path></g>\n", xof(g, cs->makespan),
                 Y0 - (double)C * sy, p + 1);
     }
     /* the clock axis */
@@ -568,9 +572,9 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
     fprintf(out, "<title>");
     esc(out, title);
     fprintf(out, "</title>\n<defs>\n"
-                 "<pattern id=\"stale\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-                 "patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" "
-                 "fill=\"#ffffff\" fill-opacity=\"0.55\"/></pattern>\n"
+                 "<pattern id=\"stale\" width=\"7\" height=\"7\" patternUnits=\"userSpaceOnUse\" "
+                 "patternTransform=\"rotate(45)\"><rect width=\"2\" height=\"7\" "
+                 "fill=\"#ffffff\" fill-opacity=\"0.5\"/></pattern>\n"
                  "<pattern id=\"blocked\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
                  "patternTransform=\"rotate(-45)\"><rect width=\"6\" height=\"6\" "
                  "fill=\"#fbe3e1\"/><rect width=\"2\" height=\"6\" fill=\"#d62728\"/></pattern>\n"
