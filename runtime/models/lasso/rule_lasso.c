@@ -428,9 +428,12 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                 run->nranks);
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
     k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min", SPLIT_MIN_NNZ);
-    /* apply needs the policy's order only to sum X delta in it */
-    run->apply_dealt = k->mode == SEQ1 || k->mode == SEQP;
-    run->want_order = k->mode == SEQP; /* a round alone goes in that order */
+    /* apply needs the policy's order only to sum X delta in it, which
+     * only RANKS does there: ROWS and SEQP sum it in push (in the policy's
+     * order, which they read: pvars, and a round alone), so the engine
+     * need not copy each round into that order for apply */
+    run->apply_dealt = k->mode != RANKS;
+    run->want_order = k->mode == ROWS || k->mode == SEQP;
     /* rounds whose changes were computed together are damped (lasso_damp),
      * where the intercept takes its steps too */
     run->damps = k->mode == ROWS || k->mode == SEQP || k->mode == RANKS ||
