@@ -1057,7 +1057,6 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
             /* the weight is the change itself while every change is a
              * number (else the loop below runs again, which changes
              * nothing this one did, and says what is wrong) */
-            finite_all = true;
             for (size_t i = 0; i < n; i++) {
                 int64_t b = blocks[i];
                 double c = change[i];
@@ -1067,8 +1066,10 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
                 nrise += mv & !inq[b];
                 inq[b] |= mv;
                 sum += c;
-                finite_all &= c - c == 0;
             }
+            /* an inf or NaN change makes the sum one (as may a sum too
+             * large, which the loop below then takes the slow way) */
+            finite_all = sum - sum == 0;
         }
         if (!finite_all)
             sum = 0; /* of the numbers alone */

@@ -414,7 +414,25 @@ want_rc 0; out_empty; err_empty
 [ "$(wc -l <"$T/g1/beta_true.tsv" 2>/dev/null)" = 30 ] || no "beta_true.tsv does not have 30 lines"
 [ "$(grep -cvx 0 "$T/g1/beta_true.tsv")" = 4 ] || no "beta_true.tsv does not have 4 non-zeros"
 grep -q '30:' "$T/g1/lasso.svm" || no "lasso.svm has no entry in column 30"
-[ "$(ls "$T/g1")" = "$(printf 'beta_true.tsv\nlasso.svm')" ] || no "other files in the directory: $(ls "$T/g1")"
+[ "$(ls "$T/g1")" = "$(printf 'beta_true.tsv\ngroups.tsv\nlasso.svm')" ] || no "other files in the directory: $(ls "$T/g1")"
+end
+
+begin "gen lasso: groups.tsv names columns that appear together, 3 a group"
+[ "$(sort -n "$T/g1/groups.tsv" | uniq -c | awk '$1 != 3' | wc -l)" = 0 ] ||
+    no "a group has not 3 columns: $(sort -n "$T/g1/groups.tsv" | uniq -c | tr '\n' ' ')"
+[ "$(sort -nu "$T/g1/groups.tsv" | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 " ] || no "groups are not 1 .. 10"
+/usr/bin/python3 - "$T/g1/groups.tsv" "$T/g1/lasso.svm" >"$T/out" 2>&1 <<'EOF' || no "$(cat "$T/out")"
+import sys
+g = [int(l) for l in open(sys.argv[1])]
+bad = 0
+for line in open(sys.argv[2]):
+    cols = [int(t.split(":")[0]) - 1 for t in line.split()[1:]]
+    seen = {}
+    for c in cols:
+        seen[g[c]] = seen.get(g[c], 0) + 1
+    bad += sum(1 for n in seen.values() if n != 3)
+sys.exit("%d row groups with a column missing or extra" % bad if bad else 0)
+EOF
 end
 
 begin "gen lasso --grouped takes no value"
@@ -428,6 +446,8 @@ want_rc 0
 [ "$(sort "$T/g4/beta_true.tsv" | tr '\n' ' ')" = "$(sort "$T/g1/beta_true.tsv" | tr '\n' ' ')" ] ||
     no "beta* is not the default's, reordered"
 cmp -s "$T/g4/lasso.svm" "$T/g1/lasso.svm" && no "the columns are in the same order as the default's"
+[ "$(tr '\n' ' ' <"$T/g4/groups.tsv")" = "1 1 1 2 2 2 3 3 3 4 4 4 5 5 5 6 6 6 7 7 7 8 8 8 9 9 9 10 10 10 " ] ||
+    no "the groups are not consecutive: $(tr '\n' ' ' <"$T/g4/groups.tsv")"
 end
 
 begin "gen lasso is deterministic"

@@ -234,20 +234,21 @@ static const struct {
     /* SEQ1 */
     {"sequential", 1, 16, false, false, "prob", 9, 40, true},
     {"sequential", 1, 16, true, true, "offset", 15, 40, true},
-    /* SEQP: rounds of fewer non-zeros than rows run alone; on the
+    /* SEQP (split_min = 0: rounds of these few non-zeros split too):
+     * rounds of fewer non-zeros than rows run alone; on the
      * non-negative columns split rounds pay too little and splitting
      * rests, at round 3 with a round alone to go (solo_left), at round 2
      * with a longer wait next (backoff) */
-    {"sequential", 2, 16, true, false, "prob", 21, 50, true},
-    {"sequential", 2, 100, false, false, "nonneg", 3, 30, true},
-    {"sequential", 3, 100, true, true, "nonneg", 9, 30, true},
-    {"sequential", 2, 60, true, false, "offset", 10, 30, true},
-    {"sequential", 2, 100, false, true, "nonneg", 2, 30, true},
+    {"sequential, split_min = 0", 2, 16, true, false, "prob", 21, 50, true},
+    {"sequential, split_min = 0", 2, 100, false, false, "nonneg", 3, 30, true},
+    {"sequential, split_min = 0", 3, 100, true, true, "nonneg", 9, 30, true},
+    {"sequential, split_min = 0", 2, 60, true, false, "offset", 10, 30, true},
+    {"sequential, split_min = 0", 2, 100, false, true, "nonneg", 2, 30, true},
     /* the next split round brings the workers' copies of r up to date
      * from the rows the last one changed: loaded wrong, they would be
      * wrong; not loaded at all, they are taken whole, which gives the
      * same values */
-    {"sequential", 2, 40, false, true, "prob", 14, 40, false},
+    {"sequential, split_min = 0", 2, 40, false, true, "prob", 14, 40, false},
 };
 
 static void lasso_job(char *buf, size_t len, int row)

@@ -70,7 +70,7 @@ static void make_job_with(enum rule rule, const char *schedule, const char *lua)
     char update[4200], objective[4200];
     if (rule != LUA) {
         snprintf(update, sizeof(update), "update builtin lasso_cd { lambda = lambda%s }",
-                 rule == SEQUENTIAL ? ", within = sequential" : "");
+                 rule == SEQUENTIAL ? ", within = sequential, split_min = 0" : "");
         snprintf(objective, sizeof(objective), "objective builtin lasso_objective { lambda = lambda }");
     } else {
         snprintf(update, sizeof(update), "update lua \"%s\"", lua);
@@ -354,7 +354,7 @@ static void make_intercept_job(const char *schedule, bool sequential, double b0)
              "update builtin lasso_cd { lambda = lambda, intercept = b%s }\n"
              "objective builtin lasso_objective { lambda = lambda, intercept = b } every 1 sweeps\n"
              "stop when sweeps >= 999 or rel_change(objective) < 1e-13\n",
-             offset_lambda, b0, schedule, sequential ? ", within = sequential" : "");
+             offset_lambda, b0, schedule, sequential ? ", within = sequential, split_min = 0" : "");
 }
 
 START_TEST(test_intercept)
@@ -527,6 +527,43 @@ START_TEST(test_sequential_is_cyclic)
     make_job();
     free(a);
     free(ref);
+}
+END_TEST
+
+/* within = sequential on rounds of fewer non-zeros than split_min (its
+ * default, far above this problem's rounds): every round runs on the
+ * first worker alone, in the policy's order, so 2 and 3 workers take the
+ * same steps as one, to the bit, whatever the dealing (balance by cost
+ * reorders the round's blocks among the workers). */
+START_TEST(test_sequential_alone_is_one_worker)
+{
+    int64_t d = prob_csc->ncols;
+    double *one = calloc((size_t)d, sizeof(double)), *a = calloc((size_t)d, sizeof(double));
+    ck_assert(one && a);
+    static const char *const scheds[] = {
+        "dynamic { sample 60, active, balance, pipeline 1 }\n"
+        "priority coef(j) = abs(delta(beta[j]))\ncost coef(j) = nnz(col(X, j))",
+        "random { per_round 45 }"};
+    for (size_t k = 0; k < PTM_ARRAY_LEN(scheds); k++) {
+        make_job_with(SEQUENTIAL, scheds[k], NULL);
+        char *opt = strstr(job_text, ", split_min = 0");
+        ck_assert_ptr_nonnull(opt);
+        memmove(opt, opt + 15, strlen(opt + 15) + 1); /* the default split_min */
+        stop_after(6);
+        struct ptm_plan *plan = compile_job();
+        run_plan(plan, 1, one, NULL);
+        for (int P = 2; P <= 3; P++) {
+            run_plan(plan, P, a, NULL);
+            for (int64_t j = 0; j < d; j++)
+                if (a[j] != one[j])
+                    ck_abort_msg("%s, %d workers: beta[%lld] = %.17g, one worker %.17g", scheds[k],
+                                 P, (long long)j, a[j], one[j]);
+        }
+        plan_free(plan);
+    }
+    make_job();
+    free(one);
+    free(a);
 }
 END_TEST
 
@@ -717,6 +754,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, test_intercept_deterministic);
     tcase_add_test(tc, test_lua_matches_builtin);
     tcase_add_test(tc, test_sequential_is_cyclic);
+    tcase_add_test(tc, test_sequential_alone_is_one_worker);
     tcase_add_test(tc, test_deterministic);
     tcase_add_loop_test(tc, test_bad_hooks, 0, (int)PTM_ARRAY_LEN(bad_hooks));
     tcase_add_loop_test(tc, test_unsupported, 0, (int)PTM_ARRAY_LEN(unsupported));

@@ -747,7 +747,7 @@ START_TEST(test_gen_deterministic)
     ck_assert(memcmp(a->csr.colind, d->csr.colind, (size_t)a->csr.nnz * sizeof(int32_t)) == 0);
     ptm_dataset_free(a);
     ptm_dataset_free(d);
-    /* Only the two files are left: no temporary file. */
+    /* Only the three files are left: no temporary file. */
     DIR *dir = opendir("det-b");
     struct dirent *e;
     int n = 0;
@@ -755,10 +755,11 @@ START_TEST(test_gen_deterministic)
         if (e->d_name[0] != '.') {
             n++;
             ck_assert(strcmp(e->d_name, "lasso.svm") == 0 ||
-                      strcmp(e->d_name, "beta_true.tsv") == 0);
+                      strcmp(e->d_name, "beta_true.tsv") == 0 ||
+                      strcmp(e->d_name, "groups.tsv") == 0);
         }
     closedir(dir);
-    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(n, 3);
 }
 END_TEST
 

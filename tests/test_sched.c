@@ -1019,6 +1019,7 @@ static void active_pass(struct sch *s, int64_t *seen, int64_t *n, double (*chang
 static double moves_3_11_25(int64_t b) { return b == 3 || b == 11 || b == 25 ? 1.0 : 0; }
 static double moves_half(int64_t b) { return b == 3 || b == 11 || b == 25 ? 0.5 : 0; }
 static double moves_little(int64_t b) { return b == 3 || b == 11 || b == 25 ? 1e-3 : 0; }
+static double moves_huge(int64_t b) { return b == 3 || b == 11 || b == 25 ? 1e308 : 0; }
 
 /* A full pass visits every block once, in number order; then passes over
  * the blocks that moved (change not 0) while they change by more than 1%
@@ -1045,6 +1046,29 @@ START_TEST(test_active_passes)
     ck_assert(seen[0] == 3 && seen[1] == 11 && seen[2] == 25);
     active_pass(&s, seen, &n, moves_3_11_25);
     ck_assert_int_eq(n, B);
+    sch_free(&s);
+    fx_free(f);
+}
+END_TEST
+
+/* Changes whose sum is too large for a double are numbers all the same:
+ * the blocks that made them are the next pass. */
+START_TEST(test_active_huge_changes)
+{
+    enum { B = 30 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 7;
+    f->plan.schedule.active = true;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, 2, 21);
+    int64_t seen[B], n;
+    active_pass(&s, seen, &n, moves_huge);
+    ck_assert_int_eq(n, B);
+    active_pass(&s, seen, &n, moves_half);
+    ck_assert_int_eq(n, 3);
+    ck_assert(seen[0] == 3 && seen[1] == 11 && seen[2] == 25);
+    char err[256];
+    ck_assert_int_eq(ptm_sched_dynamic.next(s.st, &s.rd.r, err, sizeof(err)), 0);
     sch_free(&s);
     fx_free(f);
 }
@@ -2126,6 +2150,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_uniform_all);
     tcase_add_test(tc, test_default_priority);
     tcase_add_test(tc, test_active_passes);
+    tcase_add_test(tc, test_active_huge_changes);
     tcase_add_test(tc, test_active_late_changes);
     tcase_add_test(tc, test_active_pipeline_judges_its_pass);
     tcase_add_test(tc, test_active_conflicts);

@@ -47,7 +47,7 @@ PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 RUNS = 3
 
 FULL = {
-    "lasso": {"gen": "--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 --grouped "
+    "lasso": {"gen": "--seed 1 --rows 20000 --cols 200000 --density 0.001 --group 10 --corr 0.5 "
                      "--nonzeros 2000 --noise 1", "cols": 200000, "frac": 0.11, "cap": 8},
     "logreg": {"gen": "--seed 1 --rows 500000 --cols 50000 --density 0.00078 --nonzeros 5000",
                "cols": 50000, "C": 1.0, "cap": 25, "cap_example": 8, "sweeps": 30, "sgd_epochs": 30,
@@ -62,7 +62,7 @@ FULL = {
     "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30},
 }
 QUICK = {
-    "lasso": {"gen": "--seed 1 --rows 2000 --cols 20000 --density 0.005 --group 10 --corr 0.5 --grouped "
+    "lasso": {"gen": "--seed 1 --rows 2000 --cols 20000 --density 0.005 --group 10 --corr 0.5 "
                      "--nonzeros 200 --noise 1", "cols": 20000, "frac": 0.11, "cap": 3},
     "logreg": {"gen": "--seed 1 --rows 20000 --cols 5000 --density 0.008 --nonzeros 500",
                "cols": 5000, "C": 1.0, "cap": 5, "cap_example": 2, "sweeps": 20, "sgd_epochs": 20,
@@ -247,12 +247,17 @@ def shown(label, sched, k):
     return sched + (", within = sequential" if is_seq(label) else "")
 
 
-def write_group_edges(path, cols, group):
-    """The planted conflicts: every pair of columns of one group of the generator."""
+def write_group_edges(path, groups_tsv):
+    """The planted conflicts: every pair of columns of one group of the
+    generator (groups.tsv: each column's group; the groups' columns are
+    spread over X)."""
+    members = {}
+    with open(groups_tsv) as f:
+        for j, line in enumerate(f):
+            members.setdefault(int(line), []).append(j + 1)
     with open(path, "w") as f:
-        for g0 in range(0, cols, group):
-            g1 = min(g0 + group, cols)
-            f.write("".join("%d %d\n" % (i + 1, j + 1) for i in range(g0, g1) for j in range(i + 1, g1)))
+        for cols in members.values():
+            f.write("".join("%d %d\n" % (a, b) for i, a in enumerate(cols) for b in cols[i + 1:]))
 
 
 def lasso(p, cfg, svgdir, md):
@@ -266,7 +271,7 @@ def lasso(p, cfg, svgdir, md):
     lmax = float(lines_of(prep, "lambda_max")[0][1])
     lam = cfg["frac"] * lmax
     edges = os.path.join(p.tmp, "edges.txt")
-    write_group_edges(edges, cfg["cols"], 10)
+    write_group_edges(edges, os.path.join(ddir, "groups.tsv"))
     sets = ["lambda=%r" % lam]
     log("  %s x %s, %s non-zeros, lambda %.6g (%.2f lambda_max); gen %.2f s" % (n, d, nnz, lam, cfg["frac"], tgen))
 

@@ -1647,11 +1647,14 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
         }
         }
     }
-    /* a word with a default, or an option that may be left out with no
-     * default (""), may be missing: a plan written before the kernel had
-     * it means the default, or none */
+    /* a word or a number with a default, or an option that may be left
+     * out with no default (""), may be missing: a plan written before the
+     * kernel had it means the default (the rules read such numbers with
+     * rt_option_num), or none */
     for (size_t k = 0; k < nopt; k++)
-        if (first[k] < 0 && !(bi->opts[k].kind == BOPT_WORD && bi->opts[k].dflt) &&
+        if (first[k] < 0 &&
+            !((bi->opts[k].kind == BOPT_WORD || bi->opts[k].kind == BOPT_NUM) &&
+              bi->opts[k].dflt) &&
             !(bi->opts[k].dflt && bi->opts[k].dflt[0] == '\0'))
             error(L, where->loc, "%s needs option '%s'", bi->name, cands[k]);
 }

@@ -317,6 +317,8 @@ struct ptm_run {
     bool apply_dealt;          /* set by a split rule's setup: its apply sees a
                                 * round as dealt (rd->part tells the worker's
                                 * share), not in the policy's order */
+    bool want_order;           /* set by such a rule's setup: it reads the
+                                * policy's order (rd->order) all the same */
     bool track_delta;          /* an expression of the scheduler reads delta() of
                                 * the scheduled parameter: commit keeps last_delta */
     bool expand_late;          /* each worker fills its share of a round's off

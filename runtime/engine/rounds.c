@@ -769,7 +769,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 struct ptm_sched_round sr = {
                     .blocks = rd->blocks,
                     .part = rd->part,
-                    .order = run->apply_dealt && run->nranks == 1 ? NULL : rd->order};
+                    .order = run->apply_dealt && !run->want_order && run->nranks == 1 ? NULL
+                                                                                   : rd->order};
                 rt_sched_globals(run);
                 rc = run->sched->next(run->sched_state, &sr, err, errlen);
                 /* an index out of range says more than the NaN it gave */

@@ -109,6 +109,23 @@ static int write_beta(struct gen_out *o, const double *beta, const int32_t *perm
     return gen_out_finish(o);
 }
 
+/* groups.tsv: each column's correlated group (1-based), the planted
+ * structure a dependency may be told (`depend coef from ...` of its pairs). */
+static int write_groups(struct gen_out *o, const struct gen_lasso_opts *op, const int32_t *perm,
+                        int32_t *out)
+{
+    int64_t d = op->cols, gsz = op->group < d ? op->group : d;
+    for (int64_t c = 0; c < d; c++)
+        out[perm[c]] = (int32_t)(c / gsz);
+    for (int64_t j = 0; j < d; j++) {
+        char *p = gen_out_room(o);
+        int len = gen_fmt_uint(p, (uint64_t)out[j] + 1);
+        p[len] = '\n';
+        o->len += (size_t)len + 1;
+    }
+    return gen_out_finish(o);
+}
+
 /* An entry of a row: its column (after the permutation) and value. */
 struct entry {
     int32_t col;
@@ -203,19 +220,25 @@ int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
     double *beta = ptm_malloc((size_t)d * sizeof(*beta));
     double *out = ptm_malloc((size_t)d * sizeof(*out));
     int32_t *perm = ptm_malloc((size_t)d * sizeof(*perm));
+    int32_t *group = ptm_malloc((size_t)d * sizeof(*group));
     bool *mark = ptm_malloc((size_t)d * sizeof(*mark));
-    struct gen_out fb, fx, ft;
+    struct gen_out fb, fx, ft, fg;
+    memset(&fg, 0, sizeof(fg));
     memset(&fb, 0, sizeof(fb));
     memset(&fx, 0, sizeof(fx));
     memset(&ft, 0, sizeof(ft));
     int rc = PTM_ENOMEM;
-    if (!beta || !out || !perm || !mark)
+    if (!beta || !out || !perm || !group || !mark)
         goto out;
     draw_beta(o, mark, beta);
     draw_perm(o, perm);
     rc = gen_out_open(&fb, dir, "beta_true.tsv");
     if (!rc)
         rc = write_beta(&fb, beta, perm, d, out);
+    if (!rc)
+        rc = gen_out_open(&fg, dir, "groups.tsv");
+    if (!rc)
+        rc = write_groups(&fg, o, perm, group);
     if (!rc)
         rc = gen_out_open(&fx, dir, "lasso.svm");
     if (!rc && o->test > 0)
@@ -225,17 +248,21 @@ int ptm_gen_lasso(const struct gen_lasso_opts *o, const char *dir)
     if (!rc)
         rc = gen_out_rename(&fb);
     if (!rc)
+        rc = gen_out_rename(&fg);
+    if (!rc)
         rc = gen_out_rename(&fx);
     if (!rc && o->test > 0)
         rc = gen_out_rename(&ft);
 out:
     /* No temporary file is left behind. */
     gen_out_release(&fb);
+    gen_out_release(&fg);
     gen_out_release(&fx);
     gen_out_release(&ft);
     ptm_free(beta);
     ptm_free(out);
     ptm_free(perm);
+    ptm_free(group);
     ptm_free(mark);
     return rc;
 }
@@ -301,7 +328,7 @@ static int run(const struct gen_args *a, const char *dir, const char **file)
 }
 
 static const struct gen_file files[] = {
-    {"lasso.svm", NULL}, {"beta_true.tsv", NULL}, {"test.svm", "--test 0.2"},
+    {"lasso.svm", NULL}, {"beta_true.tsv", NULL}, {"groups.tsv", NULL}, {"test.svm", "--test 0.2"},
     {NULL, NULL},
 };
 
@@ -315,6 +342,7 @@ const struct ptm_gen ptm_gen_lasso_cmd = {
         "lasso: sparse regression y = X beta* + noise with correlated features.\n"
         "  DIR/lasso.svm      X and y, libsvm (label idx:val ...), one row a line\n"
         "  DIR/beta_true.tsv  beta*, one coefficient a line\n"
+        "  DIR/groups.tsv     each column's correlated group (1, 2, ...), a line\n"
         "  DIR/test.svm       with --test SHARE: held-out rows of the same model\n"
         "Columns come in groups of G that share a latent factor: two columns of\n"
         "a group have correlation RHO, columns of different groups none. Each\n"

@@ -40,9 +40,10 @@
  *   worker thus reads its share's columns twice and writes a P-th of the
  *   rows, where applying the other workers' columns to a copy of all rows
  *   costs a pass over their non-zeros. A round whose columns hold fewer
- *   non-zeros than there are rows runs instead on the first worker alone,
- *   on r itself (exact coordinate descent, never damped), and so do the
- *   rounds after a split round that gained too little over what its
+ *   non-zeros than split_min() runs instead on the first worker alone,
+ *   on r itself, in the policy's order (exact coordinate descent, never
+ *   damped: the steps one worker would take), the others not woken; so do
+ *   the rounds after a split round that gained too little over what its
  *   shares gained alone (split_verdict).
  * - RANKS (within = parallel under MPI): the rows are the ranks'; each
  *   worker keeps its own copy of its rank's r and applies every round's
@@ -139,6 +140,7 @@ struct lasso_state {
     /* SEQP: rounds to run on the first worker alone before splitting is
      * tried again, and the next such wait (see lasso_damp) */
     int64_t solo_left, backoff;
+    int64_t split_min; /* SEQP: option split_min (SPLIT_MIN_NNZ) */
     /* The intercept (o.b >= 0; see INTERCEPT). */
     double *csum;        /* every column's sum of entries, over all ranks */
     double *cs;          /* ROWS, SEQP, SEQ1: each chunk's sum of r after a shift */
@@ -167,6 +169,17 @@ struct lasso_rk {
 #define SPLIT_COST 1.25
 /* the longest wait before splitting is tried again, in rounds */
 #define SOLO_MAX 64
+/* SEQP: the fewest non-zeros of a round's columns for it to be split
+ * (option split_min; never fewer than X has rows). Alone, the first
+ * worker reads each non-zero twice (the dot product, then the residual's
+ * update); split, each worker does that for its share and then adds the
+ * whole round's X delta on its rows once, about 3/P of a round alone: a
+ * split saves at most a quarter of a round on two workers, and pays three
+ * meetings of the workers (the phase and two barriers, tens of
+ * microseconds each on a virtual machine) and the shares' interference.
+ * The default, 2^18 non-zeros, is about half a millisecond of work, of
+ * which a split saves at most 0.13 ms. */
+#define SPLIT_MIN_NNZ ((int64_t)1 << 18)
 
 /* The residual worker w reads and writes. */
 static double *resid(const struct lasso_state *k, const struct rt_worker *w)
@@ -288,9 +301,9 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     k->cut = rt_zalloc(P + 1, sizeof(int32_t *));
     if (!k->mark || !k->cut)
         return PTM_ENOMEM;
-    if (k->mode == ROWS && (!(k->pos = rt_zalloc(B, sizeof(size_t))) ||
-                            !(k->pvars = rt_zalloc(B, sizeof(int64_t))) ||
-                            !(k->pdelta = rt_zalloc(B, sizeof(double)))))
+    if (k->mode == ROWS && !(k->pos = rt_zalloc(B, sizeof(size_t))))
+        return PTM_ENOMEM;
+    if (!(k->pvars = rt_zalloc(B, sizeof(int64_t))) || !(k->pdelta = rt_zalloc(B, sizeof(double))))
         return PTM_ENOMEM;
     /* the cut tables while they stay within 64 MiB */
     if ((double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
@@ -414,8 +427,13 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                 "ranks compute each round's updates together (within = parallel), damped\n",
                 run->nranks);
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
-    /* apply needs the policy's order only to sum X delta in it */
-    run->apply_dealt = k->mode == SEQ1 || k->mode == SEQP;
+    k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min", SPLIT_MIN_NNZ);
+    /* apply needs the policy's order only to sum X delta in it, which
+     * only RANKS does there: ROWS and SEQP sum it in push (in the policy's
+     * order, which they read: pvars, and a round alone), so the engine
+     * need not copy each round into that order for apply */
+    run->apply_dealt = k->mode != RANKS;
+    run->want_order = k->mode == ROWS || k->mode == SEQP;
     /* rounds whose changes were computed together are damped (lasso_damp),
      * where the intercept takes its steps too */
     run->damps = k->mode == ROWS || k->mode == SEQP || k->mode == RANKS ||
@@ -579,6 +597,32 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     chunk_sums(k, d, k->lo[w->id], k->hi[w->id]);
 }
 
+/* SEQP: the fewest non-zeros of a split round. */
+static int64_t split_min(const struct lasso_state *k)
+{
+    return k->x->nrows > k->split_min ? k->x->nrows : k->split_min;
+}
+
+/* SEQP: the round on the first worker alone, on r, one column after the
+ * other in the policy's order (with a variable a block; else as dealt),
+ * so that a run whose rounds all run alone takes the steps one worker
+ * would. */
+static void push_alone(struct ptm_run *run, const struct lasso_state *k, const struct rt_round *rd,
+                       const int64_t *vars)
+{
+    const double *beta = run->params[k->o.beta].val;
+    if (!rd->order || rd->nvars != rd->n) {
+        lasso_push_seq(k->x, k->sq, k->r, beta, vars, rd->nvars, run->grows, k->o.lambda,
+                       run->newval);
+        return;
+    }
+    for (size_t i = 0; i < rd->n; i++)
+        k->pvars[rd->order[i]] = vars[i];
+    lasso_push_seq(k->x, k->sq, k->r, beta, k->pvars, rd->n, run->grows, k->o.lambda, k->pdelta);
+    for (size_t i = 0; i < rd->n; i++)
+        run->newval[i] = k->pdelta[rd->order[i]];
+}
+
 /* SEQP: see DESIGN. */
 static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
 {
@@ -601,7 +645,17 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
         int64_t nnz = 0;
         for (int p = 0; p < run->P; p++)
             nnz += k->wk[p].nnz;
-        d->solo = nnz < n;
+        d->solo = nnz < split_min(k);
+    }
+    if (d->solo && run->work.alone) {
+        /* the others sleep: this worker's apply took every list of a split
+         * round (lasso_apply_w), and r moves on rows no list holds */
+        for (int p = 0; p < run->P; p++) {
+            k->wk[p].solo = true;
+            k->wk[p].stale = true;
+        }
+        push_alone(run, k, rd, vars);
+        return;
     }
     if (d->solo) {
         /* the first worker alone, on r: it waits for the others only when
@@ -609,8 +663,7 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
         if (split_before)
             rt_barrier(w);
         if (w->id == 0)
-            lasso_push_seq(k->x, k->sq, k->r, beta, vars, rd->nvars, run->grows, k->o.lambda,
-                           run->newval);
+            push_alone(run, k, rd, vars);
         d->stale = true; /* r moved on rows no list holds */
         return;
     }
@@ -714,9 +767,13 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
             shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
         break;
     case SEQP: /* the list stays: the copies catch up from it */
-        if (!d->solo) {
-            size_t nr = d->nr;
-            lasso_scatter_apply(k->xd, k->mark, d->rows, &nr, t, k->r);
+        for (int p = 0; p < run->P; p++) {
+            /* its own list, or alone every list of a split round */
+            const struct lasso_w *e = &k->wk[p];
+            if ((run->work.alone || e == d) && !e->solo) {
+                size_t nr = e->nr;
+                lasso_scatter_apply(k->xd, k->mark, e->rows, &nr, t, k->r);
+            }
         }
         if (k->fresh && run->work.alone) { /* after a round alone: every row */
             shift_rows(k, k->shift, 0, k->x->nrows);
@@ -905,18 +962,21 @@ static int lasso_sync(struct ptm_run *run)
     return 0;
 }
 
-/* SEQP: after a round that ran on the first worker alone (nothing for
- * the others to apply), a phase without a round (the objective's) or
- * with one that will run alone too (splitting is resting, or its columns
- * hold fewer non-zeros than X has rows) need not wake the others. */
+/* SEQP: a round that runs on the first worker alone (splitting is
+ * resting, or its columns hold fewer non-zeros than split_min()) need
+ * not wake the others: the first worker also applies what they would
+ * have of a split round before it (lasso_apply_w). Nor need a phase
+ * without a round (the objective's) after a round alone. */
 static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
 {
     const struct lasso_state *k = run->rule_state;
-    if (k->mode != SEQP || !k->wk[0].solo)
+    if (k->mode != SEQP)
         return false;
-    if (!rd || k->solo_left > 0)
+    if (!rd)
+        return k->wk[0].solo;
+    if (k->solo_left > 0)
         return true;
-    return cols_nnz(k->x, run->expand_late ? rd->blocks : rd->vars, rd->nvars) < k->x->nrows;
+    return cols_nnz(k->x, run->expand_late ? rd->blocks : rd->vars, rd->nvars) < split_min(k);
 }
 
 /* Checkpoints (rt_rule's state), between rounds with every worker's
