@@ -89,7 +89,7 @@ EOF
         cont = ""
         if (cmd ~ /^[ \t]*(#.*)?$/) next
         if (cmd ~ /--hostfile/) {
-            printf "skip\t%d\tneeds several hosts (a hostfile)\t%s\n", first, cmd > later
+            printf "skip\t%d\tneeds several hosts: a hostfile\t%s\n", first, cmd > later
             next
         }
         if (cmd ~ /^[ \t]*make[ \t]+check([ \t]|$)/) {
