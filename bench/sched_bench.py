@@ -24,8 +24,11 @@ sequential (cyclic coordinate descent) on one worker after it changed by
 less than 1e-14 between sweeps, or the lowest objective any run reached
 when that is lower.
 
-Usage: sched_bench.py PTM SCHED_BENCH [SVG_DIR]. Markdown to stdout,
-progress to stderr; SVG charts into SVG_DIR (default bench/).
+Usage: sched_bench.py [--charts] PTM SCHED_BENCH [SVG_DIR]. Markdown to
+stdout, progress to stderr; SVG charts into SVG_DIR (default bench/).
+--charts: only part 1's runs on 1 worker, to draw its charts again (a few
+minutes), with the seconds to each gap as a list, and their points kept in
+SVG_DIR/sched_bench_charts.json; --replot FILE: the charts from that file.
 SCHED_BENCH_PART=workers runs part 4 alone and prints its subsection.
 """
 import json
@@ -39,6 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plotstyle  # noqa: E402
 import sched_bench_plot  # noqa: E402
 
 LAMBDA = 0.002
@@ -189,13 +193,21 @@ def median_or_none(vals):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: sched_bench.py PTM SCHED_BENCH [SVG_DIR]")
-    b = Bench(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "bench")
+    argv, replot = sys.argv[1:], None
+    if "--replot" in argv[:-1]:
+        i = argv.index("--replot")
+        replot = argv[i + 1]
+        del argv[i:i + 2]
+    args = [a for a in argv if a != "--charts"]
+    if len(args) < 2:
+        sys.exit("usage: sched_bench.py [--charts | --replot FILE] PTM SCHED_BENCH [SVG_DIR]")
+    b = Bench(args[0], args[1], args[2] if len(args) > 2 else "bench")
     md = []
     t_start = time.time()
     try:
-        if os.environ.get("SCHED_BENCH_PART") == "workers":
+        if "--charts" in argv or replot:
+            md = charts_only(b, replot)
+        elif os.environ.get("SCHED_BENCH_PART") == "workers":
             workers(b, md)  # part 4 alone, its subsection only
         else:
             claims(b, md)
@@ -255,17 +267,86 @@ def compare(b, md, key, summary):
             (None if x is None or y is None else x / y) for x, y in zip(fx[1], das[1])]))
         summary.append((key, P, "seconds", "round_robin seq", [
             (None if x is None or y is None else x / y) for x, y in zip(fx[1], da[1])]))
-    files = []
-    for xi, xlabel, suffix in ((0, "coordinate updates", "updates"), (1, "seconds", "seconds")):
-        series = [("%s, %d worker%s" % (name, P, "s" if P > 1 else ""),
-                   gaps(r["points"], fstar, xi), None) for (name, P), r in runs.items()
-                  if P == 1]
-        fn = "sched_bench_%s_%s.svg" % (key, suffix)
-        sched_bench_plot.plot(os.path.join(b.svgdir, fn),
-                              "Data %s, 1 worker, by %s" % (key, xlabel), xlabel, series)
-        files.append(fn)
+    files = charts(b, key, runs, fstar, lam)
     md += ["", "Charts (1 worker): %s." % ", ".join("[%s](%s)" % (f, f) for f in files), ""]
     return svm, fstar, lam
+
+
+# the charts: a legend name for each job of JOBS, and each data set in words
+LEGEND = {
+    "round_robin": "round_robin, %d blocks a round" % K,
+    "random": "random, %d blocks a round" % K,
+    "dynamic": "dynamic, %d sampled by priority" % K,
+    "dynamic active": "dynamic active, %d a round" % K,
+    "round_robin seq": "round_robin, 4000 a round, sequential",
+    "dynamic active seq": "dynamic active, sequential (the example's)",
+}
+DATA_WORDS = {
+    "A": "data A: 5000 x 20000, correlation 0.9",
+    "B": "data B: 5000 x 20000, correlation 0.5",
+    "wide": "wide data: 20000 x 200000, correlation 0.5",
+}
+
+
+def charts(b, key, runs, fstar, lam):
+    """The runs of one data set on 1 worker, by coordinate updates and by
+    seconds: SVG_DIR/sched_bench_KEY_updates.svg and _seconds.svg."""
+    files = []
+    for xi, xlabel, suffix in ((0, "coordinate updates", "updates"),
+                               (1, "wall-clock seconds, log scale (objective evaluations "
+                                "included)", "seconds")):
+        series = [(LEGEND[name], gaps(r["points"], fstar, xi), None, plotstyle.style(name, k))
+                  for k, ((name, P), r) in enumerate(x for x in runs.items() if x[0][1] == 1)]
+        fn = "sched_bench_%s_%s.svg" % (key, suffix)
+        sched_bench_plot.plot(
+            os.path.join(b.svgdir, fn),
+            "Lasso schedules, %s, 1 worker, by %s" % (DATA_WORDS.get(key, key),
+                                                      "updates" if xi == 0 else "seconds"),
+            xlabel, series, ylabel="relative gap to the optimum, (f - f*) / f*",
+            subtitle="lambda = %g; each run until within 1e-7 of f* or 100 sweeps\n"
+                     "data: ptm gen lasso %s" % (lam, DATA[key]), width=900, right=290,
+            xlog=xi == 1)
+        files.append(fn)
+    return files
+
+
+def charts_only(b, replot=None):
+    """--charts: part 1's runs alone, on 1 worker, for the charts (a few
+    minutes, against the whole bench's hour); their table to stdout, their
+    points to SVG_DIR/sched_bench_charts.json. --replot FILE: the charts
+    again from such a file, no run."""
+    if replot:
+        with open(replot) as f:
+            for key, runs, fstar, lam in json.load(f):
+                runs = {(name, 1): {"points": pts} for name, pts in runs}
+                for fn in charts(b, key, runs, fstar, lam):
+                    log("  wrote %s" % os.path.join(b.svgdir, fn))
+        return []
+    md, saved = [], []
+    for key in ("A", "B", "wide"):
+        log("== schedulers (charts): data %s" % key)
+        svm = b.gen(key)
+        lam = LAMBDAS[key]
+        fstar = b.optimum(svm, lam)
+        stop = "objective <= %r or sweeps >= 100" % (fstar * (1 + 1e-7))
+        runs = {}
+        for name, sched, extra, seq in JOBS:
+            job = b.job(svm, sched, extra, stop, "every %d rounds" % (1 if seq else 2),
+                        name="cmp.ptm", seq=seq, lam=lam)
+            runs[(name, 1)] = b.run(job, 1, 1)
+        fstar = min(fstar, min(p[2] for r in runs.values() for p in r["points"]))
+        md += ["Data %s, 1 worker, f* = %.12g: seconds to 1e-2, 1e-4, 1e-6 of f*:" % (key, fstar),
+               ""]
+        for (name, _), r in runs.items():
+            ss = [first_below(r["points"], fstar * (1 + g), 1) for g in GAPS]
+            md.append("- %s: %s" % (name, ", ".join(fmt_s(x) for x in ss)))
+        md.append("")
+        for fn in charts(b, key, runs, fstar, lam):
+            log("  wrote %s" % os.path.join(b.svgdir, fn))
+        saved.append((key, [(name, r["points"]) for (name, _), r in runs.items()], fstar, lam))
+    with open(os.path.join(b.svgdir, "sched_bench_charts.json"), "w") as f:
+        json.dump(saved, f)
+    return md
 
 
 SHARE_SAMPLES = (256, 4096)

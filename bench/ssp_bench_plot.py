@@ -3,7 +3,8 @@
 the logistic loss above the case's best against wall seconds, on a log
 scale, one line per consistency (BSP, SSP s = 1, 2, 4, async), the target
 dashed. Each line is the run with the median time to the target (the
-first run when none reached it). Self-contained SVG in the style of
+first run when none reached it); a consistency keeps its colour, dash and
+marker (bench/plotstyle.py) in every chart. Self-contained SVG drawn by
 bench/sched_bench_plot.py; the standard library only.
 
 Usage: ssp_bench_plot.py POINTS TARGETS RUNS SVG_DIR SUBTITLE
@@ -18,6 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plotstyle  # noqa: E402
 import sched_bench_plot  # noqa: E402
 
 GAP_MIN, GAP_MAX = 1e-5, 1.0
@@ -58,9 +60,11 @@ def main():
                 continue
             t, r = times[len(times) // 2]
             note = "(%.2f s to target)" % t if math.isfinite(t) else "(not reached)"
-            series.append((label(s), [(x, f - b) for x, f in pts[(c, s, r)]], note))
+            key = {"0": "bsp", "async": "async"}.get(s, "ssp " + s)
+            series.append((label(s), [(x, f - b) for x, f in pts[(c, s, r)]], note,
+                           plotstyle.style(key, ORDER.index(s))))
         path = os.path.join(svgdir, "ssp_bench_%s.svg" % c)
-        sched_bench_plot.plot(path, "SSP against BSP: %s" % TITLES.get(c, c), "wall seconds",
+        sched_bench_plot.plot(path, "SSP against BSP: %s" % TITLES.get(c, c), "wall-clock seconds",
                               series, ylabel="logistic loss - best loss", gap_min=GAP_MIN,
                               gap_max=GAP_MAX, dots=True, subtitle=subtitle, target=target - b,
                               width=860, right=290, top=56)

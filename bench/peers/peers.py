@@ -41,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+import plotstyle  # noqa: E402
 import sched_bench_plot  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
@@ -245,6 +246,20 @@ def shown(label, sched, k):
     if sched == "dynamic":
         return "dynamic { sample %d } + group edges" % k
     return sched + (", within = sequential" if is_seq(label) else "")
+
+
+def lasso_legend(label, k, P):
+    """A configuration's style key (bench/plotstyle.py) and its name in the chart."""
+    w = "%d worker%s" % (P, "s" if P > 1 else "")
+    if label.startswith("example"):
+        return "dynamic active seq", "ptm, the example's dynamic active, sample %d, %s" % (k, w)
+    if label.startswith("sequential"):
+        return "round_robin seq", "ptm round_robin, %d a round, sequential, %s" % (k, w)
+    if label.startswith("dynamic"):
+        return "dynamic", "ptm dynamic, sample %d, planted conflicts, %s" % (k, w)
+    if label.startswith("random"):
+        return "random", "ptm random, %d blocks a round, %s" % (k, w)
+    return "round_robin", "ptm round_robin, %d block%s a round, %s" % (k, "s" if k > 1 else "", w)
 
 
 def write_group_edges(path, groups_tsv):
@@ -506,22 +521,30 @@ def lasso(p, cfg, svgdir, md):
     md += ["", "Ratios of times to the target (the median of the rounds' ratios; ptm's fastest "
            "2-worker configuration):", "", "| ratio | measured | goal | |", "|---|---|---|---|"] + goals
 
-    # chart: the peers first, so that they keep the first colours
-    series = [("scikit-learn tol", [(t, (f - fstar) / fstar) for _, t, f in sk_curve], None),
-              ("glmnet thresh", [(t, (f - fstar) / fstar) for _, t, f in gl_curve], None)]
+    # chart: a colour a schedule or peer (bench/plotstyle.py), a dash and marker a variant
+    series = [("scikit-learn Lasso, a fit per tol", [(t, (f - fstar) / fstar) for _, t, f in sk_curve],
+               None, plotstyle.style("scikit-learn")),
+              ("glmnet, a fit per thresh", [(t, (f - fstar) / fstar) for _, t, f in gl_curve], None,
+               plotstyle.style("glmnet", 1))]
+    variants = {}
     for label, sched, P, k in configs:
         r = curves[(label, P)]
         pts = [(t, (f - fstar) / fstar if f == f else 1e300) for _, _, f, t in r["points"]]
-        note = None if (label, P) in reach else "(no)"
-        short = label.replace("round_robin", "rr").replace("random", "rand").replace("dynamic", "dyn") \
-            .replace("sequential", "rr seq")
-        series.append(("ptm %s, %dw" % (short, P), pts, note))
+        note = None if (label, P) in reach else "(target not reached)"
+        key, name = lasso_legend(label, k, P)
+        variants[key] = variants.get(key, -1) + 1
+        series.append((name, pts, note, plotstyle.style(key, variants[key])))
     fn = "peers_lasso.svg"
-    sched_bench_plot.plot(os.path.join(svgdir, fn), "Lasso %s x %s: gap to the best objective" % (n, d),
-                          "seconds", series, no_lines={"scikit-learn tol", "glmnet thresh"})
-    md += ["", "Chart: [%s](%s) (ptm: the curve runs, objective evaluations included, rr = "
-           "round_robin, rr seq = round_robin with within = sequential, rand = random, dyn = dynamic, K blocks a round, P workers (Pw), (no): the "
-           "target was not reached; peers: a point a fit of the ladder)." % (fn, fn), ""]
+    sched_bench_plot.plot(os.path.join(svgdir, fn), "Lasso %s x %s: ptm's schedules beside scikit-learn "
+                          "and glmnet" % (n, d), "wall-clock seconds, log scale (reading the file left out)", series,
+                          no_lines={series[0][0], series[1][0]}, xlog=True,
+                          ylabel="relative gap to the best objective, (f - f*) / f*",
+                          subtitle="ptm on 1 or 2 worker threads as named, the peers single-threaded\n"
+                                   "data: ptm gen lasso %s" % cfg["gen"], width=1040)
+    md += ["", "Chart: [%s](%s) (ptm: the curve runs, objective evaluations included, a colour a "
+           "schedule, a dash and marker a block count or worker count; peers: a point a fit of "
+           "the ladder; (target not reached): not within the target in the curve run)." % (fn, fn),
+           ""]
     log("lasso: %.0f s" % (time.time() - t_all))
 
 
@@ -750,15 +773,28 @@ def logreg(p, cfg, svgdir, md):
            "| ptm tron, 1 worker / 2 workers, the same (target at least 1.6) | %s |" % (
                "%.2f" % r_tw if r_tw else "-"), ""]
     series = []
+    variants = {}
     for k, r in curves.items():
-        series.append(("ptm " + logreg_label(k), [(t, (f - fstar) / fstar) for _, _, f, t in r["points"]], None))
+        variants[k[0]] = variants.get(k[0], -1) + 1
+        series.append(("ptm " + logreg_label(k) + ", 2 workers",
+                       [(t, (f - fstar) / fstar) for _, _, f, t in r["points"]], None,
+                       plotstyle.style(k[0], variants[k[0]])))
     pts, _, _ = sgd_runs[0]
-    series.append(("sklearn SGD invscaling", [(t, (f - fstar) / fstar) for _, t, f in pts], None))
-    series.append(("sklearn SGD optimal", [(t, (f - fstar) / fstar) for _, t, f in sgd_default], None))
-    series.append(("liblinear -e", [(t, (lib_obj[m] - fstar) / fstar) for _, t, m in lib_curve], None))
+    series.append(("scikit-learn SGDClassifier, invscaling rate (tuned)", [(t, (f - fstar) / fstar) for _, t, f in pts],
+                   None, plotstyle.style("scikit-learn")))
+    series.append(("scikit-learn SGDClassifier, optimal rate (its default)", [(t, (f - fstar) / fstar)
+                                                                     for _, t, f in sgd_default],
+                   None, plotstyle.style("scikit-learn", 1)))
+    series.append(("liblinear, a fit per -e", [(t, (lib_obj[m] - fstar) / fstar) for _, t, m in lib_curve],
+                   None, plotstyle.style("liblinear", 3)))
     fn = "peers_%s.svg" % name
-    sched_bench_plot.plot(os.path.join(svgdir, fn), "Logistic regression %d x %s: gap to the best objective"
-                          % (n, d), "seconds", series, gap_min=1e-6, gap_max=10, no_lines={"liblinear -e"})
+    sched_bench_plot.plot(os.path.join(svgdir, fn), "Logistic regression%s %d x %s: ptm beside scikit-learn "
+                          "and liblinear" % (" (hard, text-like rows)" if cfg.get("hard") else "", n, d),
+                          "wall-clock seconds, log scale (reading the file left out)", series, gap_min=1e-6,
+                          gap_max=10, no_lines={"liblinear, a fit per -e"}, xlog=True,
+                          ylabel="relative gap to the best objective, (f - f*) / f*",
+                          subtitle="ptm data_parallel on 2 worker threads, the peers single-threaded\n"
+                                   "data: ptm gen logreg %s" % cfg["gen"], width=1000)
     md += ["Chart: [%s](%s), gap to the lowest objective any run reached (%.10g); ptm's curves "
            "include an objective evaluation (a pass over the data) every sweep." % (fn, fn, fstar), ""]
     log("logreg: %.0f s" % (time.time() - t_all))
@@ -776,6 +812,14 @@ def lda_job(docword, vocab, sweeps, out, sampler):
     t = sub1(r'"doc_topic\.tsv"', '"%s"' % (out + ".doc_topic.tsv"), t)
     t = sub1(r"sampler = \w+", "sampler = %s" % sampler, t)
     return t
+
+
+LDA_LEGEND = {"ptm dense": "ptm lda_gibbs, dense sampler (rotation)",
+              "ptm alias": "ptm lda_gibbs, alias sampler (rotation)",
+              "sklearn": "scikit-learn LatentDirichletAllocation, online",
+              "gensim": "gensim LdaModel"}
+LDA_STYLE = {"ptm dense": ("rotation", 0), "ptm alias": ("rotation", 1), "sklearn": ("scikit-learn", 0),
+             "gensim": ("gensim", 3)}
 
 
 def lda(p, cfg, svgdir, md):
@@ -860,11 +904,15 @@ def lda(p, cfg, svgdir, md):
             md.append("| %s | %d %s | %.3f | %s | %.2f | %.4f | %.4f |" % (
                 s, c, unit[:-1] if c == 1 and unit == "sweeps" else "pass" if c == 1 else unit, m, fmt_runs(secs[(s, c)]), tokens * c / m / 1e6, ll, tv))
             pts.append((m, tv))
-        series.append((s, pts, None))
+        series.append((LDA_LEGEND[s], pts, None, plotstyle.style(*LDA_STYLE[s])))
     fn = "peers_lda.svg"
     sched_bench_plot.plot(os.path.join(svgdir, fn), "LDA, %d tokens, K = %d: distance to the planted topics"
-                          % (tokens, K), "seconds", series, ylabel="mean total variation to the true topics",
-                          gap_min=1e-2, gap_max=1, dots=True)
+                          % (tokens, K), "wall-clock seconds (median of %d runs; reading the file left out)"
+                          % RUNS, series,
+                          ylabel="mean total variation distance to the planted topics",
+                          gap_min=1e-2, gap_max=1, dots=True,
+                          subtitle="a point a number of sweeps or passes; ptm on 2 worker threads, the peers "
+                                   "as they run by default\ndata: ptm gen lda %s" % cfg["gen"], width=1000)
     md += ["", "Chart: [%s](%s) (tv against the median seconds)." % (fn, fn), ""]
     log("lda: %.0f s" % (time.time() - t_all))
 
