@@ -32,10 +32,14 @@
  * replaces a parser of our own for this format alone: jansson is strict,
  * fuzzed upstream and gives line and column of a syntax error; what it
  * does not know (a value's meaning) is reported at the line, naming the
- * member. Measured on an 11 MB Lasso trace (bench/RESULTS.md, "Reading
- * and writing traces") it reads as fast as the hand-written parser did
- * within the noise, which was the one reason to keep a parser of our own.
- * Its tree costs about 50 bytes a number while a line is read, so a line
+ * member. It is slower: a Lasso trace of 10 MB with every block
+ * (--trace-blocks) reads in 0.65 s where the hand-written parser took
+ * 0.15 s (medians, bench/RESULTS.md "Reading and writing traces"), as
+ * jansson allocates a value for each number; the peak memory is the same.
+ * We keep it: a trace without --trace-blocks, the default, has few numbers
+ * a line, and a reader we need not maintain or fuzz alone is worth more
+ * than that half second. Its tree costs about 50 bytes a number while a
+ * line is read, so a line
  * is counted first and refused when it holds more numbers than the trace
  * could still take (PTM_TRACE_MAX_ENTRIES), before it is parsed. jansson
  * allocates through ptm_malloc()/ptm_free(), so that out of memory (and
@@ -192,15 +196,30 @@ static bool seconds(struct line *l, const json_t *v, const char *what, double *o
     return true;
 }
 
+/* v as a whole number in [lo, 2^53] into *out. */
+static bool is_whole(const json_t *v, int64_t lo, int64_t *out)
+{
+    if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        if (x < lo || (double)x > WHOLE_MAX)
+            return false;
+        *out = (int64_t)x;
+        return true;
+    }
+    double x = json_is_real(v) ? json_real_value(v) : NAN;
+    if (!(x == floor(x) && x >= (double)lo && x <= WHOLE_MAX))
+        return false;
+    *out = (int64_t)x;
+    return true;
+}
+
 /* v as a whole number in [lo, 2^53]; what names it in messages. */
 static bool whole(struct line *l, const json_t *v, int64_t lo, const char *what, int64_t *out)
 {
     char buf[32];
-    double x = json_is_integer(v) ? (double)json_integer_value(v) : json_number_value(v);
-    if (!json_is_number(v) || x != floor(x) || x < (double)lo || x > WHOLE_MAX)
+    if (!is_whole(v, lo, out))
         return fail(l, "%s must be a whole number from %lld, not %s", what, (long long)lo,
                     shown(v, buf, sizeof(buf)));
-    *out = json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)x;
     return true;
 }
 
@@ -215,11 +234,10 @@ static bool block_list(struct line *l, const json_t *v, const char *whose, struc
     size_t i;
     const json_t *x;
     json_array_foreach(v, i, x) {
-        char what[96];
-        snprintf(what, sizeof(what), "entry %zu of %s (a block number)", i + 1, whose);
         int64_t b;
-        if (!whole(l, x, 1, what, &b))
-            return false;
+        if (!is_whole(x, 1, &b))
+            return fail(l, "entry %zu of %s (a block number) must be a whole number from 1, not %s",
+                        i + 1, whose, shown(x, buf, sizeof(buf)));
         b--;
         if (vec_push(out, &b) != 0) {
             l->oom = true;
