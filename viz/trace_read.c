@@ -33,8 +33,8 @@
  * fuzzed upstream and gives line and column of a syntax error; what it
  * does not know (a value's meaning) is reported at the line, naming the
  * member. It is slower: a Lasso trace of 10 MB with every block
- * (--trace-blocks) reads in 0.65 s where the hand-written parser took
- * 0.15 s (medians, bench/RESULTS.md "Reading and writing traces"), as
+ * (--trace-blocks) reads in 0.50 s where the hand-written parser took
+ * 0.14 s (medians, bench/RESULTS.md "Reading and writing traces"), as
  * jansson allocates a value for each number; the peak memory is the same.
  * We keep it: a trace without --trace-blocks, the default, has few numbers
  * a line, and a reader we need not maintain or fuzz alone is worth more

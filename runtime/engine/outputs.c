@@ -60,7 +60,7 @@ static void json_blocks(FILE *t, const int64_t *b, size_t n)
  *
  * Written with fprintf and the blocks by hand rather than through jansson
  * (which reads traces, viz/trace_read.c): building a jansson value a
- * number and dumping it took about 8 times the CPU of this writer on a
+ * number and dumping it took about 6 times the CPU of this writer on a
  * Lasso run with --trace-blocks (bench/RESULTS.md, "Reading and writing
  * traces"). */
 int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int64_t updates,
