@@ -251,6 +251,7 @@ START_TEST(test_trace_no_blocks)
     ck_assert_int_eq(t->workers, 2);
     ck_assert_uint_eq(t->nrounds, 2);
     ck_assert_uint_eq(t->nentries, 0);
+    ck_assert_int_eq(t->unlisted_updates, 12);
     ck_assert(t->load[0] == 0.25 && t->load[1] == 0.125 && t->load[2] == 0.5 &&
               t->load[3] == 0.375);
     ck_assert_ptr_nonnull(t->note);
@@ -263,7 +264,22 @@ START_TEST(test_trace_no_blocks)
     free(svg);
     char *table = render(ptm_viz_table, t);
     ck_assert_msg(strstr(table, "# note: the blocks were not recorded"), "%s", table);
+    ck_assert_msg(strstr(table, "# 0 block updates (and 12 updates the run counted in rounds "
+                                "whose blocks were not recorded)"),
+                  "%s", table);
     free(table);
+    ptm_trace_free(t);
+
+    /* the count saturates: 1100 rounds of 2^53 updates */
+    size_t cap = 1100 * 64;
+    char *many = malloc(cap), *at = many;
+    ck_assert_ptr_nonnull(many);
+    for (int k = 1; k <= 1100; k++)
+        at += sprintf(at, "{\"round\": %d, \"updates\": 9007199254740992}\n", k);
+    rc = read_text(many, err, sizeof(err), &t);
+    free(many);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(t->unlisted_updates, INT64_MAX);
     ptm_trace_free(t);
 
     /* a trace resumed with the other form: some rounds have blocks */
@@ -349,6 +365,8 @@ static const struct {
      "t.json:1: error: 'blocks' must be a list of block numbers, not 5\n"},
     {"{\"round\": 1, \"seconds\": true}\n",
      "t.json:1: error: 'seconds' must be a number, not true\n"},
+    {"{\"round\": 1, \"updates\": -2}\n",
+     "t.json:1: error: 'updates' must be a whole number from 0, not -2\n"},
     {"{\"round\": 2, \"blocks\": [1]}\n{\"round\": 2, \"blocks\": [2]}\n",
      "t.json:2: error: round 2 after round 2: rounds must increase\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 2, \"blocks\": [1]}]}\n",

@@ -9,7 +9,8 @@
  *   "blocks": [whole >= 1, ...]      the round's blocks (ptm run
  *                                    --trace-blocks); may be absent
  *   "seconds": number >= 0
- *   "candidates", "conflicts": whole >= 0
+ *   "updates", "candidates", "conflicts": whole >= 0 ("updates" is
+ *                                    counted for rounds without "blocks")
  *   "objective": number
  *   "schedule_seconds", "work_seconds", "combine_seconds",
  *   "objective_seconds": number >= 0 (the time split, drawn when a round
@@ -119,10 +120,10 @@ struct line {
     bool failed; /* the first error of the line is in msg */
     bool oom;
     char msg[320];
-    bool has_blocks, has_seconds, has_cand, has_conf, has_obj, has_workers;
+    bool has_blocks, has_seconds, has_cand, has_conf, has_obj, has_workers, has_updates;
     bool has_time[4];
     double time[4]; /* schedule, work, combine, objective seconds */
-    int64_t round, cand, conf;
+    int64_t round, cand, conf, updates;
     double seconds, objective;
     struct vec blocks;  /* int64: the round's, 0-based */
     struct vec wblocks; /* int64: every worker's, one after another */
@@ -312,6 +313,11 @@ static bool object(struct line *l, const json_t *o)
         if (!seconds(l, v, "'seconds'", &l->seconds))
             return false;
     }
+    if ((v = json_object_get(o, "updates"))) {
+        l->has_updates = true;
+        if (!whole(l, v, 0, "'updates'", &l->updates))
+            return false;
+    }
     if ((v = json_object_get(o, "candidates"))) {
         l->has_cand = true;
         if (!whole(l, v, 0, "'candidates'", &l->cand))
@@ -448,8 +454,13 @@ static int accept(struct reader *r, struct line *l, int64_t lineno)
     int rc = ptm_trace_round(t, &rd);
     if (rc != 0)
         return rc;
-    if (!l->has_blocks)
+    if (!l->has_blocks) {
         r->without_blocks++;
+        if (l->has_updates)
+            t->unlisted_updates = l->updates > INT64_MAX - t->unlisted_updates
+                                      ? INT64_MAX
+                                      : t->unlisted_updates + l->updates;
+    }
     if (l->has_workers) {
         const int64_t *wb = l->wblocks.a;
         const size_t *end = l->wend.a;

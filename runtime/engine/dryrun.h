@@ -83,6 +83,9 @@ struct ptm_trace {
     size_t nentries, capentries;
     int filled;                 /* workers of the last round given so far */
     struct ptm_depgraph *graph; /* dry run with a graph asked for, or NULL */
+    /* A run's trace: the updates its rounds without blocks counted (ptm
+     * run without --trace-blocks; their "updates"), at most INT64_MAX. */
+    int64_t unlisted_updates;
 };
 
 /* An empty schedule for P workers; NULL when out of memory. Caller frees
