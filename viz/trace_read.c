@@ -232,9 +232,8 @@ static bool block_list(struct line *l, const json_t *v, const char *whose, struc
     if (!json_is_array(v))
         return fail(l, "%s must be a list of block numbers, not %s", whose,
                     shown(v, buf, sizeof(buf)));
-    size_t i;
-    const json_t *x;
-    json_array_foreach(v, i, x) {
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        const json_t *x = json_array_get(v, i);
         int64_t b;
         if (!is_whole(x, 1, &b))
             return fail(l, "entry %zu of %s (a block number) must be a whole number from 1, not %s",
@@ -265,8 +264,9 @@ static bool worker(struct line *l, const json_t *w, int64_t k)
     if (!whole(l, num, 1, "'worker'", &n))
         return false;
     if (n != k)
-        return fail(l, "worker %lld where worker %lld was expected: workers count 1, 2, ... in "
-                       "order",
+        return fail(l,
+                    "worker %lld where worker %lld was expected: workers count 1, 2, ... in "
+                    "order",
                     (long long)n, (long long)k);
     if (!blocks && l->has_blocks)
         return fail(l, "worker %lld has no 'blocks', but the round has 'blocks'", (long long)k);
@@ -351,12 +351,9 @@ static bool object(struct line *l, const json_t *o)
             return fail(l, "'workers' is empty");
         if (json_array_size(v) > PTM_TRACE_MAX_WORKERS)
             return fail(l, "more than %d workers", PTM_TRACE_MAX_WORKERS);
-        size_t i;
-        const json_t *w;
-        json_array_foreach(v, i, w) {
-            if (!worker(l, w, (int64_t)i + 1))
+        for (size_t i = 0; i < json_array_size(v); i++)
+            if (!worker(l, json_array_get(v, i), (int64_t)i + 1))
                 return false;
-        }
     }
     return true;
 }
