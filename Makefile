@@ -12,7 +12,7 @@ SANITIZE ?=
 
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 GENWARN  = -std=c11 -Wall -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
-PKGS     = lua5.4 yaml-0.1 zlib
+PKGS     = lua5.4 yaml-0.1 zlib jansson
 PKG_CFLAGS := $(if $(PKGS),$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS   := $(if $(PKGS),$(shell pkg-config --libs $(PKGS)))
 # Open MPI, when its development files are there: `ptm run` under mpirun

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sched_bench.py - the scheduling claims, measured with `ptm run --trace`
+"""sched_bench.py - the scheduling claims, measured with `ptm run --trace --trace-blocks`
 (the "Schedulers" section of bench/RESULTS.md; bench/run.sh runs it).
 
 1. Schedules compared, on data whose correlated columns are spread over X
@@ -132,7 +132,7 @@ class Bench:
         tr = self.path("trace.json")
         args = [self.ptm, "run", "--workers", str(P), "--seed", str(seed)]
         if trace:
-            args += ["--trace", tr]
+            args += ["--trace", tr, "--trace-blocks"]  # the rounds' blocks are read below
         r = subprocess.run(args + [job], capture_output=True, text=True)
         res = {"points": [], "sched": 0.0, "rounds": 0, "failed": r.returncode != 0,
                "error": r.stderr.strip().splitlines()[-2:] if r.returncode else None,
@@ -461,7 +461,7 @@ def fmt_r(v):
 
 def claims(b, md):
     md += ["", "## Schedulers", "",
-           "Written by bench/sched_bench.py (from bench/run.sh): `ptm run --trace` on data from "
+           "Written by bench/sched_bench.py (from bench/run.sh): `ptm run --trace --trace-blocks` on data from "
            "`ptm gen lasso` (correlated columns spread over X), lambda = %g (1e-4 on the wide "
            "data). K = %d blocks a round. round_robin and random: `per_round K`, updated together (damped when their "
            "sum would raise the objective, spec/runtime.md); dynamic: `dynamic { sample K }` "

@@ -11,6 +11,7 @@ set -eu
 pkgs="make gcc flex bison libyaml-dev liblua5.4-dev zlib1g-dev check pkg-config libopenmpi-dev openmpi-bin"
 pkgs="$pkgs librsvg2-bin libxml2-utils" # tests/cli.sh checks the SVG of ptm plan
 pkgs="$pkgs graphviz" # and that Graphviz reads its --dot
+pkgs="$pkgs libjansson-dev" # ptm plan reads run traces (JSON) with jansson
 # tests/cli.sh checks the intercepts and examples/kmeans against scikit-learn
 # (/usr/bin/python3)
 pkgs="$pkgs python3-sklearn python3-scipy python3-numpy"

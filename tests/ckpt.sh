@@ -359,6 +359,20 @@ grep -o '"round": *[0-9]*' "$d/t/t0.jsonl" | tr -dc '0-9\n' >"$T/r0"
 cmp -s "$T/r0" "$T/r2" || no "the resumed trace's rounds are not those of the run never stopped"
 end
 
+begin "resume: a trace begun with --trace-blocks and resumed without it is read, with a note"
+rm -rf "$d/tb"
+mkdir -p "$d/tb"
+(cd "$d/tb" && "$PTM" run --quiet --workers 1 --trace t1.jsonl --trace-blocks --checkpoint ck \
+    --every 5rounds "$d/early-lasso.ptm" && "$PTM" run --quiet --resume ck --trace t2.jsonl \
+    "$d/lasso.ptm") 2>"$T/err" || no "a run failed"
+with=$(grep -c '"blocks"' "$d/tb/t2.jsonl")
+all=$(wc -l <"$d/tb/t2.jsonl")
+[ "$with" -gt 0 ] && [ "$with" -lt "$all" ] || no "$with of $all rounds have blocks"
+"$PTM" plan "$d/tb/t2.jsonl" >"$T/out" 2>>"$T/err" || no "ptm plan failed"
+grep -q "^# note: the blocks of $((all - with)) of the $all rounds were not recorded" "$T/out" ||
+    no "no note of the rounds without blocks"
+end
+
 # ---- refusals -------------------------------------------------------------------
 
 d=$T/lasso

@@ -211,7 +211,7 @@ START_TEST(test_trace_time)
                    "\"work_seconds\": 0, \"combine_seconds\": 0, \"objective_seconds\": 0}\n",
                    err, sizeof(err), &t);
     ck_assert_int_eq(rc, PTM_EDATA);
-    ck_assert_str_eq(err, "t.json:1:49: error: 'schedule_seconds' must be at least 0\n");
+    ck_assert_str_eq(err, "t.json:1: error: 'schedule_seconds' must be at least 0\n");
 }
 END_TEST
 
@@ -234,84 +234,186 @@ START_TEST(test_trace_old)
 }
 END_TEST
 
+/* A trace of `ptm run --trace` without --trace-blocks: counts and seconds,
+ * no "blocks". Each worker is drawn by its busy seconds, the table and the
+ * picture say the blocks were not recorded. */
+START_TEST(test_trace_no_blocks)
+{
+    char err[2048];
+    struct ptm_trace *t;
+    int rc = read_text(
+        "{\"round\": 1, \"seconds\": 0.5, \"updates\": 6, \"workers\": [{\"worker\": 1, "
+        "\"seconds\": 0.25}, {\"worker\": 2, \"seconds\": 0.125}]}\n"
+        "{\"round\": 2, \"seconds\": 1, \"updates\": 6, \"workers\": [{\"worker\": 1, "
+        "\"seconds\": 0.5}, {\"worker\": 2, \"seconds\": 0.375}], \"objective\": 3}\n",
+        err, sizeof(err), &t);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(t->workers, 2);
+    ck_assert_uint_eq(t->nrounds, 2);
+    ck_assert_uint_eq(t->nentries, 0);
+    ck_assert_int_eq(t->unlisted_updates, 12);
+    ck_assert(t->load[0] == 0.25 && t->load[1] == 0.125 && t->load[2] == 0.5 &&
+              t->load[3] == 0.375);
+    ck_assert_ptr_nonnull(t->note);
+    ck_assert_msg(strstr(t->note, "blocks were not recorded (ptm run --trace-blocks"), "%s",
+                  t->note);
+    char *svg = render(ptm_viz_svg, t);
+    ck_assert_msg(strstr(svg, "blocks were not recorded"), "no note in the picture");
+    /* each worker's busy seconds a bar: 4 cells */
+    ck_assert_uint_eq(count(svg, "</title></rect>"), 4);
+    free(svg);
+    char *table = render(ptm_viz_table, t);
+    ck_assert_msg(strstr(table, "# note: the blocks were not recorded"), "%s", table);
+    ck_assert_msg(strstr(table, "# 0 block updates (and 12 updates the run counted in rounds "
+                                "whose blocks were not recorded)"),
+                  "%s", table);
+    free(table);
+    ptm_trace_free(t);
+
+    /* the count saturates: 1100 rounds of 2^53 updates */
+    size_t cap = 1100 * 64;
+    char *many = malloc(cap), *at = many;
+    ck_assert_ptr_nonnull(many);
+    for (int k = 1; k <= 1100; k++)
+        at += sprintf(at, "{\"round\": %d, \"updates\": 9007199254740992}\n", k);
+    rc = read_text(many, err, sizeof(err), &t);
+    free(many);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(t->unlisted_updates, INT64_MAX);
+    ptm_trace_free(t);
+
+    /* a trace resumed with the other form: some rounds have blocks */
+    rc = read_text("{\"round\": 1, \"seconds\": 0.5, \"blocks\": [2]}\n"
+                   "{\"round\": 2, \"seconds\": 1}\n{\"round\": 3, \"seconds\": 2}\n",
+                   err, sizeof(err), &t);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_uint_eq(t->nentries, 1);
+    ck_assert(t->load[1] == 0.5 && t->load[2] == 1);
+    ck_assert_msg(strstr(t->note, "the blocks of 2 of the 3 rounds were not recorded"), "%s",
+                  t->note);
+    ptm_trace_free(t);
+
+    /* with blocks: no note */
+    rc = read_text(good_trace, err, sizeof(err), &t);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_null(t->note);
+    ptm_trace_free(t);
+}
+END_TEST
+
+/* Nesting deeper than jansson's limit (2048) in a member that is skipped:
+ * an error at the line, no crash. */
+START_TEST(test_trace_deep)
+{
+    size_t depth = 5000;
+    char *in = malloc(2 * depth + 64);
+    ck_assert_ptr_nonnull(in);
+    size_t k = (size_t)sprintf(in, "{\"round\": 1, \"a\": ");
+    memset(in + k, '[', depth);
+    memset(in + k + depth, ']', depth);
+    strcpy(in + k + 2 * depth, "}\n");
+    char err[1024];
+    struct ptm_trace *t = NULL;
+    ck_assert_int_eq(read_text(in, err, sizeof(err), &t), PTM_EDATA);
+    ck_assert_msg(strncmp(err, "t.json:1:", 9) == 0 && strstr(err, "maximum parsing depth"),
+                  "%s", err);
+    free(in);
+}
+END_TEST
+
 static const struct {
     const char *in, *err;
 } bad_traces[] = {
     {"", "t.json: error: the trace has no rounds\n"},
     {"\n \n", "t.json: error: the trace has no rounds\n"},
-    {"[1, 2]\n",
-     "t.json:1:1: error: expected '{': a trace has one JSON object a line, found '['\n"},
-    {"{\"round\": 1}\n", "t.json:1:1: error: this round has no 'blocks'\n"},
-    {"{\"blocks\": []}\n", "t.json:1:1: error: this round has no 'round'\n"},
-    {"{\"round\": 1, \"blocks\": [0]}\n",
-     "t.json:1:25: error: a block number must be a whole number from 1, not 0\n"},
-    {"{\"round\": 1, \"blocks\": [1,]}\n", "t.json:1:27: error: expected a number, found ']'\n"},
-    {"{\"round\": 1, \"blocks\": [1 2]}\n",
-     "t.json:1:27: error: expected ',' or ']' after a block number, found a number\n"},
+    {"[1, 2]\n", "t.json:1: error: a trace has one JSON object a line, not a list\n"},
+    {"{\"round\": 1, \"workers\": [{\"worker\": 1, \"blocks\": [1]}]}\n",
+     "t.json:1: error: worker 1 has 'blocks', but the round has none\n"},
+    {"{\"blocks\": []}\n", "t.json:1: error: this round has no 'round'\n"},
+    {"{\"round\": 1, \"blocks\": [2, 0]}\n",
+     "t.json:1: error: entry 2 of 'blocks' (a block number) must be a whole number from 1, not "
+     "0\n"},
+    {"{\"round\": 1, \"blocks\": [1,]}\n", "t.json:1:27: error: unexpected token near ']'\n"},
+    {"{\"round\": 1, \"blocks\": [1 2]}\n", "t.json:1:27: error: ']' expected near '2'\n"},
     {"{\"round\": 1.5, \"blocks\": []}\n",
-     "t.json:1:11: error: 'round' must be a whole number from 0, not 1.5\n"},
+     "t.json:1: error: 'round' must be a whole number from 0, not 1.5\n"},
     {"{\"round\": -1, \"blocks\": []}\n",
-     "t.json:1:11: error: 'round' must be a whole number from 0, not -1\n"},
+     "t.json:1: error: 'round' must be a whole number from 0, not -1\n"},
     {"{\"round\": 1e999, \"blocks\": []}\n",
-     "t.json:1:11: error: the number '1e999' is too large\n"},
-    {"{\"round\": 01, \"blocks\": []}\n",
-     "t.json:1:12: error: expected ',' or '}', found a number\n"},
-    {"{\"round\": 1., \"blocks\": []}\n", "t.json:1:11: error: a number needs digits after '.'\n"},
+     "t.json:1:15: error: real number overflow near '1e999'\n"},
+    {"{\"round\": 01, \"blocks\": []}\n", "t.json:1:11: error: invalid token near '0'\n"},
+    {"{\"round\": 1., \"blocks\": []}\n", "t.json:1:12: error: invalid token near '1.'\n"},
     {"{\"round\": 1, \"round\": 2, \"blocks\": []}\n",
-     "t.json:1:14: error: 'round' is given twice\n"},
+     "t.json:1:20: error: duplicate object key near '\"round\"'\n"},
     {"{\"round\": 1, \"blocks\": []} x\n",
-     "t.json:1:28: error: more text after the object: one object a line\n"},
-    {"{\"round\": 1, \"blocks\": []\n",
-     "t.json:1:27: error: expected ',' or '}', found the end of the line\n"},
-    {"{\"round\" 1, \"blocks\": []}\n",
-     "t.json:1:10: error: expected ':' after the key, found a number\n"},
-    {"{round: 1}\n", "t.json:1:2: error: expected a string, found other text\n"},
+     "t.json:1:28: error: end of file expected near 'x'\n"},
+    {"{\"round\": 1, \"blocks\": []\n", "t.json:1:25: error: '}' expected near end of file\n"},
+    {"{\"round\" 1, \"blocks\": []}\n", "t.json:1:10: error: ':' expected near '1'\n"},
+    {"{round: 1}\n", "t.json:1:6: error: string or '}' expected near 'round'\n"},
     {"{\"a\": \"x\\q\", \"round\": 1, \"blocks\": []}\n",
-     "t.json:1:9: error: a bad escape in a string\n"},
+     "t.json:1:10: error: invalid escape near '\"x\\q'\n"},
     {"{\"a\": \"x\\u12\", \"round\": 1, \"blocks\": []}\n",
-     "t.json:1:9: error: a \\u escape needs four hexadecimal digits\n"},
-    {"{\"a\": \"x\n", "t.json:1:9: error: a control character in a string\n"},
-    {"{\"a\": \"x", "t.json:1:7: error: a string is not closed\n"},
+     "t.json:1:13: error: invalid escape near '\"x\\u12\"'\n"},
+    {"{\"a\": \"x\n", "t.json:1:8: error: premature end of input near '\"x'\n"},
+    {"{\"a\": \"x\ty\", \"round\": 1}\n",
+     "t.json:1:8: error: control character 0x9 near '\"x'\n"},
     {"{\"a\": nul, \"round\": 1, \"blocks\": []}\n",
-     "t.json:1:7: error: expected a number, found other text\n"},
-    {"{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], \"round\": 1}\n",
-     "t.json:1:39: error: values nested more than 32 deep\n"},
+     "t.json:1:9: error: invalid token near 'nul'\n"},
+    {"{\"round\": \"1\"}\n", "t.json:1: error: 'round' must be a whole number from 0, not a "
+                            "string\n"},
+    {"{\"round\": 1, \"blocks\": 5}\n",
+     "t.json:1: error: 'blocks' must be a list of block numbers, not 5\n"},
+    {"{\"round\": 1, \"seconds\": true}\n",
+     "t.json:1: error: 'seconds' must be a number, not true\n"},
+    {"{\"round\": 1, \"updates\": -2}\n",
+     "t.json:1: error: 'updates' must be a whole number from 0, not -2\n"},
     {"{\"round\": 2, \"blocks\": [1]}\n{\"round\": 2, \"blocks\": [2]}\n",
-     "t.json:2:11: error: round 2 after round 2: rounds must increase\n"},
+     "t.json:2: error: round 2 after round 2: rounds must increase\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 2, \"blocks\": [1]}]}\n",
-     "t.json:1:52: error: worker 2 where worker 1 was expected: workers count 1, 2, ... in "
+     "t.json:1: error: worker 2 where worker 1 was expected: workers count 1, 2, ... in "
      "order\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": []}\n",
-     "t.json:1:41: error: 'workers' is empty\n"},
+     "t.json:1: error: 'workers' is empty\n"},
+    {"{\"round\": 1, \"workers\": {}}\n",
+     "t.json:1: error: 'workers' must be a list of workers, not an object\n"},
+    {"{\"round\": 1, \"workers\": [{\"worker\": 1}, null]}\n",
+     "t.json:1: error: worker 2 must be an object, not null\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"blocks\": [1]}]}\n",
-     "t.json:1:41: error: worker 1 has no 'worker'\n"},
+     "t.json:1: error: worker 1 has no 'worker'\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1}]}\n",
-     "t.json:1:41: error: worker 1 has no 'blocks'\n"},
+     "t.json:1: error: worker 1 has no 'blocks', but the round has 'blocks'\n"},
+    {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1.25]}]}\n",
+     "t.json:1: error: entry 1 of worker 1's 'blocks' (a block number) must be a whole number "
+     "from 1, not 1.25\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1], \"seconds\": "
      "-1}]}\n",
-     "t.json:1:81: error: 'seconds' must be at least 0\n"},
+     "t.json:1: error: worker 1's 'seconds' must be at least 0\n"},
     {"{\"round\": 1, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1]}]}\n"
      "{\"round\": 2, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1]}, "
      "{\"worker\": 2, \"blocks\": []}]}\n",
-     "t.json:2:40: error: 2 workers, but line 1 has 1: every round has the same workers\n"},
+     "t.json:2: error: 2 workers, but line 1 has 1: every round has the same workers\n"},
     {"{\"round\": 1, \"blocks\": [1]}\n"
      "{\"round\": 2, \"blocks\": [1], \"workers\": [{\"worker\": 1, \"blocks\": [1]}]}\n",
-     "t.json:2:40: error: this round has 'workers', but line 1 has none\n"},
+     "t.json:2: error: this round has 'workers', but line 1 has none\n"},
     {"{\"round\": 1, \"blocks\": [1]}\n{\"round\": 2, \"blocks\": [1]}\n"
      "{\"round\": 3, \"blocks\": [1]\n{\"round\": 2, \"blocks\": [1]}\n",
-     "t.json:3:28: error: expected ',' or '}', found the end of the line\n"
-     "t.json:4:11: error: round 2 after round 2: rounds must increase\n"},
+     "t.json:3:26: error: '}' expected near end of file\n"
+     "t.json:4: error: round 2 after round 2: rounds must increase\n"},
+    {"\xef\xbb\xbf{\"round\": 1, \"blocks\": [1],}\n",
+     "t.json:1:29: error: string or '}' expected near '}'\n"},
+    {"{\"round\": 1, \"a\": \"\xff\"}\n",
+     "t.json:1:19: error: unable to decode byte 0xff near '\"'\n"},
     {"x\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\n",
-     "t.json:1:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:2:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:3:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:4:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:5:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:6:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:7:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:8:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:9:1: error: expected '{': a trace has one JSON object a line, found other text\n"
-     "t.json:10:1: error: expected '{': a trace has one JSON object a line, found other text\n"
+     "t.json:1:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:2:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:3:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:4:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:5:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:6:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:7:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:8:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:9:1: error: '[' or '{' expected near 'x'\n"
+     "t.json:10:1: error: '[' or '{' expected near 'x'\n"
      "t.json: error: too many errors; the rest is not read\n"},
 };
 
@@ -336,7 +438,7 @@ START_TEST(test_trace_nul)
     struct ptm_trace *t;
     ck_assert_int_eq(ptm_trace_read(f, "t.json", err, sizeof(err), &t), PTM_EDATA);
     fclose(f);
-    ck_assert_str_eq(err, "t.json:1:27: error: expected ',' or '}', found other text\n");
+    ck_assert_str_eq(err, "t.json:1:27: error: a NUL byte: a trace is text\n");
 }
 END_TEST
 
@@ -1024,6 +1126,8 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_trace_good);
     tcase_add_test(tc, test_trace_time);
     tcase_add_test(tc, test_trace_old);
+    tcase_add_test(tc, test_trace_no_blocks);
+    tcase_add_test(tc, test_trace_deep);
     tcase_add_loop_test(tc, test_trace_bad, 0, (int)PTM_ARRAY_LEN(bad_traces));
     tcase_add_test(tc, test_trace_nul);
     tcase_add_test(tc, test_trace_prefixes);

@@ -180,6 +180,11 @@ int ptm_viz_table(FILE *out, const struct ptm_trace *t)
                 max_all > 0 ? 100 * wait / max_all : 0);
     }
     fprintf(out, "# %lld block update%s", (long long)updates, updates == 1 ? "" : "s");
+    if (t->unlisted_updates > 0)
+        fprintf(out,
+                " (and %lld update%s the run counted in rounds whose blocks were not "
+                "recorded)",
+                (long long)t->unlisted_updates, t->unlisted_updates == 1 ? "" : "s");
     if (t->dry)
         fprintf(out, " (%.3g sweep%s of %lld block%s)", t->sweeps, t->sweeps == 1 ? "" : "s",
                 (long long)t->nblocks, t->nblocks == 1 ? "" : "s");

@@ -52,10 +52,11 @@ int ptm_viz_dot(FILE *out, const struct ptm_trace *t);
 /* Read the trace of a run from f (named name in messages): one JSON object
  * a line, {"round": R, "seconds": T, "blocks": [...], "candidates": C,
  * "conflicts": K, "workers": [{"worker": 1, "blocks": [...], "seconds": S},
- * ...], "objective": F}; only round and blocks are required, other keys
- * are skipped, blank lines are ignored. Returns 0 and *out (caller frees
- * with ptm_trace_free()), or PTM_EDATA with up to PTM_TRACE_MAX_ERRORS
- * lines "NAME:LINE:COL: error: MESSAGE" in err, PTM_EIO (a message in err),
+ * ...], "objective": F}; only round is required (blocks are there when
+ * the run had --trace-blocks), other keys are skipped, blank lines are
+ * ignored. Returns 0 and *out (caller frees with ptm_trace_free()), or
+ * PTM_EDATA with up to PTM_TRACE_MAX_ERRORS lines "NAME:LINE:COL: error:
+ * MESSAGE" (a syntax error) or "NAME:LINE: error: MESSAGE" in err, PTM_EIO (a message in err),
  * PTM_ETOOBIG (more than PTM_TRACE_MAX_ENTRIES block updates; a message in
  * err) or PTM_ENOMEM. */
 int ptm_trace_read(FILE *f, const char *name, char *err, size_t errlen, struct ptm_trace **out);

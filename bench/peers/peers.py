@@ -10,9 +10,10 @@ Markdown to stdout, progress to stderr, charts to SVG_DIR/peers_*.svg.
 How ptm is timed. `ptm run` prints a progress line at every evaluation of
 the objective, with the objective and the seconds since the first round
 (reading the data and setting up are not counted; neither are they for
-the peers). The trace (--trace) carries the same numbers but writes every
-round's blocks, which at hundreds of blocks a round slows the rounds (the
-writing itself is left out of its seconds), so it is not used here. A
+the peers). The trace (--trace --trace-blocks) carries the same numbers but
+writes every round's blocks, which at hundreds of blocks a round slows the
+rounds (the writing itself is left out of its seconds), so it is not used
+here. A
 system's time to a
 target is measured in two steps:
 1. a curve run: the objective evaluated often (every tenth of a sweep for
@@ -138,7 +139,7 @@ class Ptm:
         path = os.path.join(self.tmp, name)
         with open(path, "w") as f:
             f.write(job_text)
-        cmd = [self.ptm, "run", "--workers", str(workers)] + (["--trace", trace] if trace else [])
+        cmd = [self.ptm, "run", "--workers", str(workers)] + (["--trace", trace, "--trace-blocks"] if trace else [])
         for s in sets:
             cmd += ["--set", s]
         t, r = wall(cmd + [path])
@@ -450,7 +451,7 @@ def lasso(p, cfg, svgdir, md):
            "system: ptm's whole command took a median %.2f s more than its solver, to read the file "
            "and set up; scikit-learn's load_svmlight_file read it in %s s); %d timed runs each, the "
            "runs of all systems interleaved; medians. ptm's "
-           "`--trace` is not used: it writes every round's blocks, which slows the rounds even "
+           "`--trace --trace-blocks` is not used: it writes every round's blocks, which slows the rounds even "
            "though the writing is left out of its seconds (`random { per_round 256 }`, 2 workers, "
            "10 sweeps: %.2f s without the trace, %.2f s with it, which wrote %.0f MB); the "
            "progress lines carry the same seconds and objective." % (med([x for v in walls.values() for x in v]), lines_of(prep, "seconds")[0][1],

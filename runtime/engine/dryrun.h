@@ -85,6 +85,9 @@ struct ptm_trace {
     int filled;                 /* workers of the last round given so far */
     struct ptm_depgraph *graph; /* dry run with a graph asked for, or NULL */
     struct ptm_clocks *clocks;  /* a dry run of data_parallel (no rounds), or NULL */
+    /* A run's trace: the updates its rounds without blocks counted (ptm
+     * run without --trace-blocks; their "updates"), at most INT64_MAX. */
+    int64_t unlisted_updates;
 };
 
 /* A dry run of schedule data_parallel: P workers each running `clocks`

@@ -95,6 +95,9 @@ struct ptm_run_opts {
     /* The directory ptm_run_resume() loaded, whose trace a --trace goes
      * on from. Borrows. */
     const char *resume;
+    /* The trace lists each round's blocks, and each worker's (ptm run
+     * --trace-blocks); else a round has its counts and seconds only. */
+    bool trace_blocks;
 };
 
 struct ptm_run;

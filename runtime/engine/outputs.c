@@ -54,13 +54,24 @@ static void json_blocks(FILE *t, const int64_t *b, size_t n)
 }
 
 /* One JSON object for the round just run (spec/runtime.md, Outputs); the
- * workers' busy seconds restart. */
+ * workers' busy seconds restart. The blocks, the round's and each
+ * worker's, only with opts.trace_blocks (ptm run --trace-blocks): they are
+ * most of a trace's bytes.
+ *
+ * Written with fprintf and the blocks by hand rather than through jansson
+ * (which reads traces, viz/trace_read.c): building a jansson value a
+ * number and dumping it took about 6 times the CPU of this writer on a
+ * Lasso run with --trace-blocks (bench/RESULTS.md, "Reading and writing
+ * traces"). */
 int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int64_t updates,
                    bool evaluated)
 {
-    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f, \"blocks\": ", (long long)run->round,
-            run->seconds);
-    json_blocks(t, rd->blocks, rd->n);
+    bool blocks = run->opts.trace_blocks;
+    fprintf(t, "{\"round\": %lld, \"seconds\": %.6f", (long long)run->round, run->seconds);
+    if (blocks) {
+        fputs(", \"blocks\": ", t);
+        json_blocks(t, rd->blocks, rd->n);
+    }
     fprintf(t,
             ", \"updates\": %lld, \"candidates\": %lld, \"conflicts\": %lld, "
             "\"evaluations\": %lld, \"schedule_seconds\": %.9f, \"work_seconds\": %.9f, "
@@ -70,11 +81,14 @@ int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int6
             run->combine_seconds, run->objective_seconds);
     run->work_seconds = run->combine_seconds = run->objective_seconds = 0;
     for (int p = 0; p < run->P; p++) {
-        fprintf(t, "%s{\"worker\": %d, \"blocks\": ", p ? ", " : "", p + 1);
-        if (run->split || run->rule->kind == RT_ROTATION)
-            json_blocks(t, rd->blocks + rd->part[p], rd->part[p + 1] - rd->part[p]);
-        else
-            json_blocks(t, rd->blocks, rd->n);
+        fprintf(t, "%s{\"worker\": %d", p ? ", " : "", p + 1);
+        if (blocks) {
+            fputs(", \"blocks\": ", t);
+            if (run->split || run->rule->kind == RT_ROTATION)
+                json_blocks(t, rd->blocks + rd->part[p], rd->part[p + 1] - rd->part[p]);
+            else
+                json_blocks(t, rd->blocks, rd->n);
+        }
         fprintf(t, ", \"seconds\": %.6f", run->w[p].busy);
         if (run->w[p].straggle) /* ptm run --straggler */
             fprintf(t, ", \"delay\": %.6f", rt_straggle_take(&run->w[p]));
