@@ -5,7 +5,9 @@
  * The trace is JSON lines, one object a round (runtime/engine/outputs.c,
  * rt_trace_round()):
  *
- *   line    := ws object ws            (blank lines are skipped)
+ *   line    := ws object ws            (blank lines are skipped; so is the
+ *                                       run's end, an object with "stopped"
+ *                                       and no "round")
  *   object  := '{' [member (',' member)*] '}'
  *   member  := "round": whole >= 0     required; rounds increase
  *            | "blocks": blocks        required
@@ -79,6 +81,7 @@ struct line {
     char msg[256];
     /* the members */
     bool has_round, has_blocks, has_seconds, has_cand, has_conf, has_obj, has_workers;
+    bool has_stopped; /* the run's end: {"stopped": WHY, ...}, no round */
     bool has_time[4];
     double time[4]; /* schedule, work, combine, objective seconds */
     int64_t round, cand, conf;
@@ -452,6 +455,8 @@ static bool object(struct line *l)
                 ok = twice(l, &l->has_time[k], at, time_keys[k]) && number(l, &l->time[k]);
                 if (ok && !(l->time[k] >= 0))
                     ok = fail(l, sat, "'%s' must be at least 0", time_keys[k]);
+            } else if (key_is(l, b, e, "stopped")) {
+                ok = twice(l, &l->has_stopped, at, "stopped") && skip(l, 1);
             } else if (key_is(l, b, e, "workers")) {
                 l->workers_col = l->pos;
                 ok = twice(l, &l->has_workers, at, "workers") && workers(l);
@@ -467,6 +472,8 @@ static bool object(struct line *l)
     ws(l);
     if (l->pos < l->len)
         return fail(l, l->pos, "more text after the object: one object a line");
+    if (l->has_stopped && !l->has_round)
+        return true; /* the run's end: nothing to draw */
     if (!l->has_round)
         return fail(l, 0, "this round has no 'round'");
     if (!l->has_blocks)
@@ -629,7 +636,8 @@ int ptm_trace_read(FILE *f, const char *name, char *err, size_t errlen, struct p
                 report(&r, lineno, l.col, l.msg);
             continue;
         }
-        rc = accept(&r, &l, lineno);
+        if (!l.has_stopped || l.has_round)
+            rc = accept(&r, &l, lineno);
     }
     if (rc == 0 && ferror(f)) {
         snprintf(err, errlen, "cannot read '%s': %s", name, strerror(errno ? errno : EIO));
