@@ -12,7 +12,7 @@ SANITIZE ?=
 
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 GENWARN  = -std=c11 -Wall -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
-PKGS     = lua5.4 yaml-0.1 zlib
+PKGS     = lua5.4 yaml-0.1 zlib jansson
 PKG_CFLAGS := $(if $(PKGS),$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS   := $(if $(PKGS),$(shell pkg-config --libs $(PKGS)))
 # Open MPI, when its development files are there: `ptm run` under mpirun
@@ -60,7 +60,7 @@ VIZ_SRC  = runtime/engine/dryrun.c $(wildcard viz/*.c)
 GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(VIZ_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o
-CLI_OBJ  = $(B)/cli/ptm.o $(B)/cli/plan.o $(B)/cli/predict.o
+CLI_OBJ  = $(B)/cli/ptm.o $(B)/cli/plan.o $(B)/cli/predict.o $(B)/cli/report.o
 TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_mf $(B)/tests/test_logreg $(B)/tests/test_lua \
 	$(B)/tests/test_engine $(B)/tests/test_models $(B)/tests/test_gen $(B)/tests/test_viz $(B)/tests/test_sched $(B)/tests/test_lda $(B)/tests/test_ckpt_rules
 
