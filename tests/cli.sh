@@ -3030,7 +3030,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         grep -q '"graph": {"edges": [1-9]' "$T/mpi/dyn-mpi.jsonl" || no "the trace reports no graph"
         # each round's blocks as a set, its candidates and conflicts
         for f in threads mpi; do
-            awk '{
+            awk '/^{"round": / {
                 b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
                 n = split(b, v, ", ")
                 for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
@@ -3152,8 +3152,8 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
             mpirun_ptm "$1" run --quiet --workers "$2" --trace "$T/mpi/t-mpi" "$T/mpi/$rule.ptm"
             want_rc 0
             # the RMSE sums the ranks' parts in another order: 1e-12 relative
-            grep -o '"objective": [^}]*' "$T/mpi/t-mpi" >"$T/mpi/f-mpi"
-            grep -o '"objective": [^}]*' "$T/mpi/t-threads" >"$T/mpi/f-threads"
+            grep '^{"round": ' "$T/mpi/t-mpi" | grep -o '"objective": [^}]*' >"$T/mpi/f-mpi"
+            grep '^{"round": ' "$T/mpi/t-threads" | grep -o '"objective": [^}]*' >"$T/mpi/f-threads"
             paste "$T/mpi/f-mpi" "$T/mpi/f-threads" |
                 awk '{ n++; d = ($2 - $4) / $4; if (d < 0) d = -d; if (d > 1e-12) bad = 1 }
                      END { exit bad || n < 6 }' || no "the RMSE differs from the threads'"
