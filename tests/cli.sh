@@ -2367,6 +2367,22 @@ want_rc 130
 grep -q '): interrupted</div>' "$d/long.html" || no "the page does not say it was interrupted"
 end
 
+begin "run --report of a run that fails after some rounds: the page says why, exit 1"
+mkdir -p "$T/rp/kmf/data"
+cp "$T/rp/kmeans/data/points.svm" "$T/rp/kmf/data/"
+cp examples/kmeans/kmeans.ptm "$T/rp/kmf/"
+awk '/^function pull\(S, z\)/ { print "calls = 0"; print; print "    calls = calls + 1"
+    print "    if calls > 2 then error(\"boom at pull \" .. calls) end"; next } { print }' \
+    examples/kmeans/kmeans.lua >"$T/rp/kmf/kmeans.lua"
+(cd "$T/rp/kmf" && "$PTM_ABS" run --quiet --workers 2 --report fail.html kmeans.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 1; err_has "boom at pull 3"
+grep -q '<div class="fail"><b>The run failed:</b> pull: kmeans.lua:[0-9]*: boom at pull 3' "$T/rp/kmf/fail.html" ||
+    no "the page does not say why the run failed"
+grep -q 'The trace does not say why the run stopped' "$T/rp/kmf/fail.html" || no "a stop reason for a failed run"
+[ -e "$T/rp/kmf/C.tsv" ] && no "an output was written"
+end
+
 # The page in a real browser: no console error, and a picture with something on it.
 if command -v chromium >/dev/null 2>&1 && [ -n "$rp_ok" ]; then
     begin "the lasso page in headless chromium: no console message, a screenshot"
