@@ -113,6 +113,10 @@ static int read_both(const char *path, struct ptm_trace **t, struct ptm_report *
         rc = ptm_report_read(f, path, err, sizeof(err), r);
     }
     fclose(f);
+    if (rc != 0) {
+        ptm_trace_free(*t);
+        *t = NULL;
+    }
     if (rc == PTM_ENOMEM)
         return oom();
     if (rc != 0) {
