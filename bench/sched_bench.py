@@ -145,6 +145,8 @@ class Bench:
         with open(tr) as f:
             for line in f:
                 d = json.loads(line)
+                if "round" not in d:
+                    continue  # the run's end: why it stopped
                 updates += len(d["blocks"])
                 res["sched"] += d.get("schedule_seconds", 0)
                 res["evaluations"] += d.get("evaluations", 0)

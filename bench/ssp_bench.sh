@@ -82,8 +82,9 @@ for r in 1 2 3; do
             t=$tmp/trace.$name.$s.$r
             slow=()
             [ -z "${c#*:}" ] || slow=(--straggler "${c#*:}")
-            "$ptm" run --workers "$P" --seed "$r" "${slow[@]}" --trace "$t" "$tmp/job-$s.ptm" \
+            "$ptm" run --workers "$P" --seed "$r" "${slow[@]}" --trace "$t.all" "$tmp/job-$s.ptm" \
                 2> "$tmp/err"
+            grep '^{"round": ' "$t.all" > "$t" # the rounds, not the run's end
             f0=$(awk '$1 == "round" && $2 == 0 { print $6; exit }' "$tmp/err")
             printf '%s\t%s\t%s\t0\t0\t%s\n' "$name" "$s" "$r" "$f0" >> "$tmp/points.tsv"
             key round "$t" > "$tmp/k1"

@@ -6,6 +6,7 @@
 #define PTM_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <stddef.h>
 
@@ -46,5 +47,17 @@ extern const char cli_predict_help[];
 /* ptm plan (cli/plan.c) */
 int cli_plan(int argc, char **argv);
 extern const char cli_plan_help[];
+
+/* ptm report (cli/report.c) */
+int cli_report(int argc, char **argv);
+extern const char cli_report_help[];
+struct ptm_report_opts;
+/* The page of the trace at path `trace` to out (NULL: standard output),
+ * through a temporary file; messages on stderr. Returns an exit code. */
+int cli_report_write(const char *out, const char *trace, const struct ptm_report_opts *o);
+/* The text of a job file to show in a report, at most its first MiB (*cut
+ * says it was cut); caller frees *text with ptm_free(). Returns an exit
+ * code (a message on stderr). */
+int cli_read_job_text(const char *path, char **text, size_t *len, bool *cut);
 
 #endif

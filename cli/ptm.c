@@ -33,6 +33,7 @@
 #include "plan_load.h"
 #include "plan_yaml.h"
 #include "ptm.h"
+#include "report.h"
 #include "wfile.h"
 
 struct command {
@@ -95,9 +96,10 @@ static const struct command commands[] = {
     {"plan", cli_plan, "dry-run the scheduler and draw the schedule", cli_plan_help, NULL},
     {"predict", cli_predict, "apply a trained model to new data and score it", cli_predict_help,
      NULL},
+    {"report", cli_report, "write an HTML page about a run from its trace", cli_report_help, NULL},
     {"run", cmd_run, "run a job (or a schedule plan)",
      "usage: ptm run [--workers N] [--set NAME=VALUE]... [--seed N]\n"
-     "               [--trace FILE [--trace-blocks]] [--quiet]\n"
+     "               [--trace FILE [--trace-blocks]] [--report FILE] [--quiet]\n"
      "               [--backend threads|mpi] [--color=WHEN]\n"
      "               [--memory-limit SIZE] [--straggler W:MS[:PROB]]...\n"
      "               [--checkpoint DIR [--every WHEN]] JOB.ptm|PLAN.yaml\n"
@@ -129,11 +131,17 @@ static const struct command commands[] = {
      "                    waiting for the workers, combining and evaluating,\n"
      "                    each worker's busy seconds, objective when\n"
      "                    evaluated), whole when the run ends; 'ptm plan FILE'\n"
-     "                    draws it\n"
+     "                    draws it; its last line says why the run stopped\n"
      "  --trace-blocks    the trace also lists the blocks of each round and of\n"
      "                    each worker (most of its size: a Lasso run of 1000\n"
      "                    blocks a round writes about 12 KB a round); needs\n"
      "                    --trace\n"
+     "  --report FILE     when the run ends (also after Ctrl-C or a failure),\n"
+     "                    write one self-contained HTML page about it to FILE,\n"
+     "                    as 'ptm report' does: why it stopped, its figures,\n"
+     "                    convergence curves, the schedule, the workers' load\n"
+     "                    and the job (the trace goes to a temporary file\n"
+     "                    unless --trace keeps it)\n"
      "  --quiet           no progress on stderr (by default one line per\n"
      "                    objective evaluation; one updating line on a terminal)\n"
      "  --memory-limit SIZE\n"
@@ -382,6 +390,7 @@ struct job_flags {
     long long seed;
     const char *trace;
     bool trace_blocks; /* --trace-blocks */
+    const char *report; /* run --report */
     bool quiet;
     int backend;  /* 0: threads, or MPI when started by mpirun; 1: threads; 2: mpi */
     bool silent;  /* print no diagnostics (the other ranks of an MPI run) */
@@ -468,6 +477,11 @@ static int parse_job_flags(const char *cmd, int argc, char **argv, struct job_fl
             }
         } else if (is_run && strcmp(a, "--trace-blocks") == 0) {
             f->trace_blocks = true;
+        } else if (is_run && (strcmp(a, "--report") == 0 || strncmp(a, "--report=", 9) == 0)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !*v)
+                return usage_error("%s needs a file name", "--report", cmd);
+            f->report = v;
         } else if (is_run && (strcmp(a, "--backend") == 0 || strncmp(a, "--backend=", 10) == 0)) {
             const char *v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v)
@@ -1055,6 +1069,28 @@ out:
 
 
 
+/* Whether paths a and b name the same file: the same inode, or, for
+ * files not made yet, the same name in the same directory. */
+static bool same_target(const char *a, const char *b)
+{
+    struct stat st, sd[2];
+    if (stat(a, &st) == 0 && ptm_is_file(NULL, b, &st))
+        return true;
+    const char *p[2] = {a, b}, *base[2];
+    for (int k = 0; k < 2; k++) {
+        const char *slash = strrchr(p[k], '/');
+        char dir[4096];
+        /* "a/b" -> "a", "/b" -> "/", "b" -> "." */
+        snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == p[k] ? 1 : (int)(slash - p[k]),
+                 slash ? p[k] : ".");
+        base[k] = slash ? slash + 1 : p[k];
+        if (stat(dir, &sd[k]) != 0)
+            return strcmp(a, b) == 0;
+    }
+    return sd[0].st_dev == sd[1].st_dev && sd[0].st_ino == sd[1].st_ino &&
+           strcmp(base[0], base[1]) == 0;
+}
+
 /* A failure on one rank of an MPI run ends every rank: the others may be
  * waiting for it. */
 static int run_failed(int code)
@@ -1064,11 +1100,34 @@ static int run_failed(int code)
     return code;
 }
 
+/* The page of --report, from the trace at trace_path; an exit code. */
+static int write_report(const struct job_flags *f, const char *trace_path, const char *job_text,
+                        size_t job_len, bool job_cut, const char *failure)
+{
+    struct ptm_report_opts ro = {
+        .trace = f->trace,
+        .job = f->files[0],
+        .job_text = job_text,
+        .job_len = job_len,
+        .job_cut = job_cut,
+        .failure = failure,
+    };
+    return cli_report_write(f->report, trace_path, &ro);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct job_flags f = {.rank_timeout = -1};
+    /* --report: the job's text, and the trace (a temporary file when
+     * --trace does not keep it) */
+    char *job_text = NULL;
+    size_t job_len = 0;
+    bool job_cut = false;
+    char tmp_trace[4200] = "";
+    const char *trace_path = NULL, *failure = NULL;
     int code = parse_job_flags("run", argc, argv, &f);
     f.check_outputs = true;
+    trace_path = f.trace;
     if (code >= 0)
         goto out;
     if (f.trace_blocks && !f.trace) {
@@ -1145,12 +1204,41 @@ static int cmd_run(int argc, char **argv)
     }
     if (f.trace && (code = cli_check_not_input("--trace", f.trace, f.files[0], plan)) != PTM_EXIT_OK)
         goto out_plan;
+    if (f.report &&
+        (code = cli_check_not_input("--report", f.report, f.files[0], plan)) != PTM_EXIT_OK)
+        goto out_plan;
+    if (f.report && f.trace && same_target(f.report, f.trace)) {
+        code = usage_error("--report %s is the --trace file: the report would overwrite the trace",
+                           f.report, "run");
+        goto out_plan;
+    }
+    if (f.report && rank == 0) {
+        if (strcmp(f.files[0], "-") != 0 &&
+            (code = cli_read_job_text(f.files[0], &job_text, &job_len, &job_cut)) != PTM_EXIT_OK)
+            goto out_plan;
+        if (!f.trace) {
+            const char *dir = getenv("TMPDIR");
+            snprintf(tmp_trace, sizeof(tmp_trace), "%s/ptm-trace-XXXXXX",
+                     dir && *dir && strlen(dir) < 4096 ? dir : "/tmp");
+            int fd = mkstemp(tmp_trace);
+            if (fd < 0) {
+                fprintf(stderr, "ptm: error: cannot make a temporary file for the trace of "
+                                "--report ('%s'): %s\n",
+                        tmp_trace, strerror(errno));
+                tmp_trace[0] = '\0';
+                code = PTM_EXIT_FAILED;
+                goto out_plan;
+            }
+            close(fd);
+            trace_path = tmp_trace;
+        }
+    }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct ptm_run_opts o = {
         .workers = f.workers ? (int)f.workers : (ncpu > 0 ? (int)(ncpu < 1024 ? ncpu : 1024) : 1),
         .has_seed = f.has_seed,
         .seed = (uint64_t)f.seed,
-        .trace = rank == 0 ? f.trace : NULL,
+        .trace = rank == 0 ? trace_path : NULL,
         .log = rank == 0 ? stderr : NULL,
         .quiet = f.quiet,
         .log_tty = isatty(STDERR_FILENO) != 0,
@@ -1228,6 +1316,9 @@ static int cmd_run(int argc, char **argv)
     ptm_run_stats(run, &done);
     if (rc != 0) {
         fprintf(stderr, "ptm: error: %s%s\n", who, err[0] ? err : ptm_strerror(rc));
+        failure = err[0] ? err : ptm_strerror(rc);
+        if (f.report && rank == 0 && done.rounds > 0)
+            write_report(&f, trace_path, job_text, job_len, job_cut, failure);
         code = run_failed(PTM_EXIT_FAILED);
     } else if (ptm_run_interrupted() && done.rounds == 0 && ptm_comm_size() == 1) {
         /* before the first round: the outputs would be the initial values
@@ -1255,12 +1346,19 @@ static int cmd_run(int argc, char **argv)
                         st.rounds ? bytes / (double)st.rounds : 0);
         }
         rc = ptm_run_write_outputs(run, err, sizeof(err));
-        if (rc != 0) {
+        if (rc != 0)
             fprintf(stderr, "ptm: error: %s%s\n", who, err);
+        /* the page of the run, also when no output was written */
+        int rcode = PTM_EXIT_OK;
+        if (f.report && rank == 0)
+            rcode = write_report(&f, trace_path, job_text, job_len, job_cut,
+                                 rc != 0 ? err : NULL);
+        if (rc != 0)
             code = run_failed(PTM_EXIT_FAILED);
-        } else if (ptm_run_interrupted()) {
+        else if (ptm_run_interrupted())
             code = 128 + ptm_run_signal(); /* as a shell reports the signal */
-        }
+        else
+            code = rcode;
     }
     ptm_run_free(run);
     ptm_run_catch_signals(false);
@@ -1268,6 +1366,9 @@ out_plan:
     plan_free(plan);
     job_where_release(&at);
 out:
+    if (tmp_trace[0])
+        unlink(tmp_trace);
+    ptm_free(job_text);
     ptm_comm_finish();
     free_job_flags(&f);
     return code;

@@ -994,6 +994,8 @@ import json, sys
 prev = 0
 for line in open(sys.argv[1]):
     r = json.loads(line)
+    if "round" not in r:
+        continue  # the run's end
     span, prev = r["seconds"] - prev, r["seconds"]
     if "blocks" in r or any("blocks" in w for w in r["workers"]):
         sys.exit("round %d lists blocks" % r["round"])
@@ -1219,7 +1221,7 @@ EOF
 begin "run --straggler: the trace gives the slowed worker's delay, MS a clock"
 run run --quiet --workers 2 --straggler 2:1.5 --trace "$T/gs/t1.json" "$T/slow.ptm"
 want_rc 0; err_empty
-[ "$(wc -l <"$T/gs/t1.json")" -eq 3 ] || no "the trace does not have 3 lines"
+[ "$(grep -c '^{"round": ' "$T/gs/t1.json")" -eq 3 ] || no "the trace does not have 3 rounds"
 # 1000 rows a worker, minibatch 100: 10 clocks a phase, 1.5 ms each
 [ "$(grep -c '{"worker": 1, "seconds": [0-9.]*}, {"worker": 2, "seconds": [0-9.]*, "delay": 0.015000}' "$T/gs/t1.json")" -eq 3 ] ||
     no "not a delay of 0.015 s for worker 2 (only) on every line"
@@ -2247,8 +2249,8 @@ sed -e "s|\"data/lasso.svm\"|\"$T/pl/g/lasso.svm\"|" -e "s|\"beta.tsv\"|\"$T/pl/
 begin "plan --trace: a run's trace as a table and an SVG"
 run plan --trace "$T/pl/trace.json" --svg "$T/pl/trace.svg"
 want_rc 0; err_empty
-out_has "# trace of a run, $T/pl/trace.json: 2 workers, $(wc -l <"$T/pl/trace.json") rounds"
-[ "$(grep -c '^ *[0-9][0-9]*  *1 ' "$T/out")" -eq "$(wc -l <"$T/pl/trace.json")" ] ||
+out_has "# trace of a run, $T/pl/trace.json: 2 workers, $(grep -c '^{"round": ' "$T/pl/trace.json") rounds"
+[ "$(grep -c '^ *[0-9][0-9]*  *1 ' "$T/out")" -eq "$(grep -c '^{"round": ' "$T/pl/trace.json")" ] ||
     no "not one line for worker 1 in each round"
 grep -q '^<svg ' "$T/pl/trace.svg" || no "no SVG"
 cp "$T/out" "$T/pl/trace.out"
@@ -2346,6 +2348,262 @@ begin "plan --svg into a missing directory: exit 1, nothing on stdout"
 run plan --svg "$T/pl/no/such/dir/a.svg" "$T/pl/rr.ptm"
 want_rc 1; out_empty; err_has "cannot write '$T/pl/no/such/dir/a.svg'"
 end
+
+# ---- report: a run's page ----------------------------------------------------
+
+# Each example on small generated data, 5 sweeps, with --trace and --report.
+mkdir -p "$T/rp"
+rp_ok=
+for ex in lasso lda logreg mf kmeans; do
+    d=$T/rp/$ex
+    mkdir -p "$d/data"
+    case $ex in
+    lasso) "$PTM" gen lasso --seed 2 --out "$d/data" --rows 300 --cols 60 >/dev/null 2>&1 ;;
+    lda) "$PTM" gen lda --seed 2 --out "$d/data" --docs 200 --words 300 --topics 5 >/dev/null 2>&1 ;;
+    logreg) "$PTM" gen logreg --seed 2 --out "$d/data" --rows 500 --cols 50 >/dev/null 2>&1 ;;
+    mf) "$PTM" gen mf --seed 2 --out "$d/data" --rows 100 --cols 80 --ratings 2000 >/dev/null 2>&1 ;;
+    kmeans) /usr/bin/python3 examples/kmeans/blobs.py --n 200 --out "$d/data/points.svm" >/dev/null 2>&1
+        cp examples/kmeans/kmeans.lua "$d/" ;;
+    esac
+    # a metric beside the objective where the model has one
+    sed -e 's|^stop when .*|stop when sweeps >= 5|' -e 's|^const topics = 100|const topics = 5|' \
+        "examples/$ex/$ex.ptm" >"$d/$ex.ptm"
+    [ "$ex" = mf ] && printf 'metric test_rmse = rmse(T)\n' >>"$d/$ex.ptm"
+    begin "run --report: the $ex example's page is well-formed, with its curves, stop reason and job"
+    (cd "$d" && "$PTM_ABS" run --workers 2 --trace t.json --report r.html "$ex.ptm") >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 0
+    [ -s "$d/r.html" ] || no "no page"
+    if command -v xmllint >/dev/null 2>&1; then
+        # HTML 4's parser knows no SVG element: those, and only those, it may name
+        xmllint --html --noout "$d/r.html" >"$T/xl" 2>&1 || no "xmllint --html failed"
+        grep 'parser error' "$T/xl" | grep -v 'Tag \(svg\|g\|rect\|line\|polyline\|text\|title\|circle\) invalid' |
+            head -n 3 >"$T/xl2"
+        [ -s "$T/xl2" ] && no "xmllint --html: $(head -n 1 "$T/xl2")"
+        xmllint --noout "$d/r.html" 2>"$T/xl" || no "not well-formed XML: $(head -n 1 "$T/xl")"
+    fi
+    grep -q '<title>objective against time</title>' "$d/r.html" || no "no curve of the objective against time"
+    grep -q '<title>objective against updates</title>' "$d/r.html" || no "no curve of the objective against updates"
+    grep -q '<g id="coordinator">' "$d/r.html" || no "no schedule picture"
+    grep -q '<title>Each worker.s seconds</title>' "$d/r.html" || no "no workers' load"
+    [ "$ex" = mf ] && { grep -q '<title>test_rmse against time</title>' "$d/r.html" || no "no curve of the metric"; }
+    grep -qiE '<script|<link|<img|<iframe|src=|href=|url\(|@import' "$d/r.html" && no "the page refers to something outside it"
+    # the trace's last line: why it stopped, as the progress line says; its
+    # counts those of the rounds; the page shows the reason and the job
+    /usr/bin/python3 - "$d/t.json" "$d/r.html" "$d/$ex.ptm" "$T/err" >"$T/py" 2>&1 <<'EOF' || no "$(tail -n 1 "$T/py")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rounds, end = lines[:-1], lines[-1]
+if "stopped" not in end or any("stopped" in r or "round" not in r for r in rounds):
+    sys.exit("the last line, and only it, is the run's end")
+if end["rounds"] != rounds[-1]["round"]:
+    sys.exit("rounds %d, the last round %d" % (end["rounds"], rounds[-1]["round"]))
+if end["updates"] != sum(r["updates"] for r in rounds):
+    sys.exit("updates %d, the rounds' sum %d" % (end["updates"], sum(r["updates"] for r in rounds)))
+objs = [r["objective"] for r in rounds if "objective" in r]
+if objs and end["objective"] != objs[-1]:
+    sys.exit("objective %r, the last round's %r" % (end["objective"], objs[-1]))
+last = [l for l in open(sys.argv[4]) if l.startswith("stopped at sweep ")][-1].rstrip("\n")
+head = "stopped at sweep %d (round %d, " % (end["sweeps"], end["rounds"])
+if not last.startswith(head) or last.split("): ", 1)[1] != end["stopped"]:
+    sys.exit("the progress line '%s' and the trace's %r disagree" % (last, end))
+esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+page = open(sys.argv[2], encoding="utf-8").read()
+if "</b> (round %d, " % end["rounds"] not in page or "): " + esc(end["stopped"]) + "</div>" not in page:
+    sys.exit("the page does not give the stop reason")
+if esc(open(sys.argv[3]).read()) not in page:
+    sys.exit("the page does not hold the job's text")
+EOF
+    end
+    [ "$ex" = lasso ] && [ -z "$why" ] && rp_ok=1
+done
+
+d=$T/rp/lasso
+begin "report TRACE -o PAGE: the same page as run --report, but naming the trace"
+(cd "$d" && "$PTM_ABS" report t.json -o again.html --job lasso.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0; out_empty; err_empty
+grep -q 'trace t.json;' "$d/again.html" || no "the page does not name its trace"
+diff "$d/r.html" "$d/again.html" | grep '^[<>]' | grep -v 'trace' >"$T/diff"
+[ -s "$T/diff" ] && no "the pages differ beyond the trace's name: $(head -n 1 "$T/diff")"
+end
+
+begin "report without --job: the page names the job the trace names; to standard output"
+run report "$d/t.json"
+want_rc 0; err_empty
+grep -q 'The trace names the job <code>lasso.ptm</code>' "$T/out" || no "the job is not named"
+grep -q '^</html>$' "$T/out" || no "the page is not whole"
+end
+
+begin "report of a trace without its last line: the page says it does not know why it stopped"
+grep '^{"round": ' "$d/t.json" >"$d/old.json"
+run report "$d/old.json" -o "$d/old.html"
+want_rc 0; err_empty
+grep -q 'The trace does not say why the run stopped' "$d/old.html" || no "no note on the missing reason"
+end
+
+begin "report: a missing trace, exit 2, no page"
+run report "$d/none.json" -o "$d/none.html"
+want_rc 2; err_is "ptm: error: cannot read '$d/none.json': No such file or directory"
+[ -e "$d/none.html" ] && no "a page was written"
+end
+
+begin "report: bad JSON, a located error, exit 4, no page"
+head -n 2 "$d/t.json" >"$d/bad.json"
+printf '{"round": 9, "blocks": [1, 2}\n' >>"$d/bad.json"
+run report "$d/bad.json" -o "$d/bad.html"
+want_rc 4; err_has "$d/bad.json:3:29: error: expected ',' or ']' after a block number"
+[ -e "$d/bad.html" ] && no "a page was written"
+ls "$d" | grep -q tmp && no "a temporary file is left"
+printf '{"round": 1, "blocks": [1], "metrics": [2]}\n' >"$d/bad2.json"
+run report "$d/bad2.json" -o "$d/bad.html"
+want_rc 4; err_is "$d/bad2.json:1: error: 'metrics' is not an object"
+[ -e "$d/bad.html" ] && no "a page was written"
+end
+
+begin "report -o onto its trace or the job it embeds: refused, both unchanged"
+cp "$d/t.json" "$d/t.keep"
+run report "$d/t.json" -o "$d/./t.json"
+want_rc 2; err_is "ptm: error: -o $d/./t.json is the trace it reports on: it would be overwritten"
+cmp -s "$d/t.json" "$d/t.keep" || no "the trace changed"
+run report "$d/t.json" --job "$d/lasso.ptm" --output="$d/lasso.ptm"
+want_rc 2; err_has "is the job it embeds: it would be overwritten"
+grep -q '^job lasso' "$d/lasso.ptm" || no "the job changed"
+end
+
+begin "report: a page that cannot be written, exit 1, nothing left"
+run report "$d/t.json" -o "$d/no/such/dir/r.html"
+want_rc 1; err_has "ptm: error: cannot write '$d/no/such/dir/r.html': "
+end
+
+begin "report: usage errors"
+run report
+want_rc 2; err_has "report: no trace given"
+run report "$d/t.json" "$d/t.json"
+want_rc 2; err_has "report takes one trace"
+run report "$d/t.json" --svg x
+want_rc 2; err_has "unknown option '--svg' for 'report'"
+run report -
+want_rc 2; err_has "give a file, not standard input"
+end
+
+begin "help report, and help run lists --report"
+run help report
+want_rc 0; out_has "usage: ptm report"; out_has "--job FILE"
+run help run
+want_rc 0; out_has "--report FILE"
+run --help
+want_rc 0; out_has "report "
+end
+
+begin "run --report onto the job, its trace or an output: refused before the run"
+(cd "$d" && cp lasso.ptm job.keep &&
+    "$PTM_ABS" run --quiet --report lasso.ptm lasso.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2; err_has "--report lasso.ptm is the job (lasso.ptm): it would be overwritten"
+cmp -s "$d/lasso.ptm" "$d/job.keep" || no "the job changed"
+(cd "$d" && "$PTM_ABS" run --quiet --trace new.json --report ./new.json lasso.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2; err_has "--report ./new.json is the --trace file"
+[ -e "$d/new.json" ] && no "the run ran"
+(cd "$d" && "$PTM_ABS" run --quiet --report beta.tsv lasso.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 2; err_has "--report beta.tsv is an output of the job (beta.tsv)"
+end
+
+begin "run --report without --trace: the page names no trace, and no temporary trace is left"
+mkdir -p "$T/rp/tmp"
+(cd "$d" && TMPDIR=$T/rp/tmp "$PTM_ABS" run --quiet --report plain.html lasso.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 0; err_empty
+grep -q 'the trace was not kept' "$d/plain.html" || no "the page does not say the trace was not kept"
+grep -q 'Trace of a run: lasso.ptm' "$d/plain.html" || no "the picture does not name the job"
+[ -z "$(ls "$T/rp/tmp")" ] || no "left in TMPDIR: $(ls "$T/rp/tmp")"
+end
+
+begin "run --report, Ctrl-C: the page is written and says the run was interrupted"
+sed 's|^stop when .*|stop when sweeps >= 100000000|' "$d/lasso.ptm" >"$d/long.ptm"
+(cd "$d" && exec "$PTM_ABS" run --workers 2 --report long.html long.ptm) >"$T/out" 2>"$T/err" &
+pid=$!
+n=0
+while [ "$n" -lt 300 ] && ! grep -q '^round ' "$T/err"; do sleep 0.1; n=$((n + 1)); done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+want_rc 130
+grep -q '): interrupted</div>' "$d/long.html" || no "the page does not say it was interrupted"
+end
+
+begin "run --report of a run that fails after some rounds: the page says why, exit 1"
+mkdir -p "$T/rp/kmf/data"
+cp "$T/rp/kmeans/data/points.svm" "$T/rp/kmf/data/"
+cp examples/kmeans/kmeans.ptm "$T/rp/kmf/"
+awk '/^function pull\(S, z\)/ { print "calls = 0"; print; print "    calls = calls + 1"
+    print "    if calls > 2 then error(\"boom at pull \" .. calls) end"; next } { print }' \
+    examples/kmeans/kmeans.lua >"$T/rp/kmf/kmeans.lua"
+(cd "$T/rp/kmf" && "$PTM_ABS" run --quiet --workers 2 --report fail.html kmeans.ptm) >"$T/out" 2>"$T/err"
+rc=$?
+want_rc 1; err_has "boom at pull 3"
+grep -q '<div class="fail"><b>The run failed:</b> pull: kmeans.lua:[0-9]*: boom at pull 3' "$T/rp/kmf/fail.html" ||
+    no "the page does not say why the run failed"
+grep -q 'The trace does not say why the run stopped' "$T/rp/kmf/fail.html" || no "a stop reason for a failed run"
+[ -e "$T/rp/kmf/C.tsv" ] && no "an output was written"
+end
+
+# The page in a real browser: no console error, and a picture with something on it.
+if command -v chromium >/dev/null 2>&1 && [ -n "$rp_ok" ]; then
+    begin "the lasso page in headless chromium: no console message, a screenshot"
+    timeout 120 chromium --headless --disable-gpu --no-sandbox --user-data-dir="$T/rp/chrome" \
+        --enable-logging=stderr --v=0 --window-size=1200,2400 \
+        --screenshot="$T/rp/page.png" "file://$T/rp/lasso/r.html" >"$T/out" 2>"$T/err"
+    rc=$?
+    want_rc 0
+    grep ':CONSOLE' "$T/err" >"$T/console" && no "console: $(head -n 1 "$T/console")"
+    # the screenshot decoded: what share of its top third (the stop
+    # reason, the figures, the first curves) is not white
+    /usr/bin/python3 - "$T/rp/page.png" >"$T/py" 2>&1 <<'EOF' || no "$(tail -n 1 "$T/py")"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+if data[:8] != b"\x89PNG\r\n\x1a\n":
+    sys.exit("not a PNG")
+at, idat = 8, b""
+while at < len(data):
+    n, kind = struct.unpack(">I4s", data[at:at + 8])
+    body = data[at + 8:at + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    at += 12 + n
+if depth != 8 or ctype not in (2, 6):
+    sys.exit("a PNG of depth %d, colour type %d" % (depth, ctype))
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, rows, i = bytearray(stride), [], 0
+for y in range(h // 3):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line)
+    prev = line
+ink = sum(1 for r in rows for x in range(0, stride, bpp) if min(r[x:x + 3]) < 200)
+if w != 1200 or h != 2400 or ink < 0.01 * w * (h // 3):
+    sys.exit("%d x %d, %d pixels of the top third not white" % (w, h, ink))
+print("%d x %d, %.1f%% of the top third not white" % (w, h, 100.0 * ink / (w * (h // 3))))
+EOF
+    end
+else
+    skip "the page in headless chromium" "no chromium (scripts/deps.sh --browser installs it), or the lasso page failed"
+fi
 
 # ---- predict: a trained model applied to new data ----------------------------
 
@@ -2956,7 +3214,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         grep -q '"graph": {"edges": [1-9]' "$T/mpi/dyn-mpi.jsonl" || no "the trace reports no graph"
         # each round's blocks as a set, its candidates and conflicts
         for f in threads mpi; do
-            awk '{
+            awk '/^{"round": / {
                 b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
                 n = split(b, v, ", ")
                 for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
@@ -3078,8 +3336,8 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
             mpirun_ptm "$1" run --quiet --workers "$2" --trace "$T/mpi/t-mpi" "$T/mpi/$rule.ptm"
             want_rc 0
             # the RMSE sums the ranks' parts in another order: 1e-12 relative
-            grep -o '"objective": [^}]*' "$T/mpi/t-mpi" >"$T/mpi/f-mpi"
-            grep -o '"objective": [^}]*' "$T/mpi/t-threads" >"$T/mpi/f-threads"
+            grep '^{"round": ' "$T/mpi/t-mpi" | grep -o '"objective": [^}]*' >"$T/mpi/f-mpi"
+            grep '^{"round": ' "$T/mpi/t-threads" | grep -o '"objective": [^}]*' >"$T/mpi/f-threads"
             paste "$T/mpi/f-mpi" "$T/mpi/f-threads" |
                 awk '{ n++; d = ($2 - $4) / $4; if (d < 0) d = -d; if (d > 1e-12) bad = 1 }
                      END { exit bad || n < 6 }' || no "the RMSE differs from the threads'"

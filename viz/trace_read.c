@@ -5,7 +5,10 @@
  * The trace is JSON lines, one object a round (runtime/engine/outputs.c,
  * rt_trace_round(); spec/runtime.md "Outputs"). What is read of each:
  *
- *   "round": whole >= 0              required; rounds increase
+ *   "round": whole >= 0              required; rounds increase (the
+ *                                    run's last line, with "stopped" and
+ *                                    no "round", says why it stopped and
+ *                                    is skipped)
  *   "blocks": [whole >= 1, ...]      the round's blocks (ptm run
  *                                    --trace-blocks); may be absent
  *   "seconds": number >= 0
@@ -530,7 +533,9 @@ static int read_line(struct reader *r, struct line *l, const char *s, size_t len
         return 0;
     }
     int rc = 0;
-    if (object(l, o))
+    if (json_is_object(o) && json_object_get(o, "stopped") && !json_object_get(o, "round"))
+        ; /* the run's end (rt_trace_end): why it stopped, for ptm report */
+    else if (object(l, o))
         rc = accept(r, l, lineno);
     else if (l->oom)
         rc = PTM_ENOMEM;

@@ -570,6 +570,10 @@ int rt_gather_blocks(struct ptm_run *run);
  * minibatches (its clocks times the workers). */
 int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int64_t updates,
                    bool evaluated);
+/* The trace's last line when the run ends (not when it fails): why it
+ * stopped (the progress line's reason), its rounds, sweeps, seconds and
+ * updates, its last objective and the job's file. 0 or PTM_EIO. */
+int rt_trace_end(FILE *t, const struct ptm_run *run, const char *why, int64_t sweeps);
 
 /* checkpoint.c. setup: the checkpoints the run's opts or plan ask for
  * (the directory made and locked; PTM_EINVAL when the rule or policy

@@ -120,6 +120,40 @@ int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int6
     return ferror(t) ? PTM_EIO : 0;
 }
 
+/* s as a JSON string: quotes, backslashes and control characters
+ * escaped, other bytes as they are. */
+static void json_string(FILE *t, const char *s)
+{
+    fputc('"', t);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(t, "\\%c", *c);
+        else if (*c == '\n')
+            fputs("\\n", t);
+        else if (*c < 0x20)
+            fprintf(t, "\\u%04x", *c);
+        else
+            fputc(*c, t);
+    }
+    fputc('"', t);
+}
+
+int rt_trace_end(FILE *t, const struct ptm_run *run, const char *why, int64_t sweeps)
+{
+    fputs("{\"stopped\": ", t);
+    json_string(t, why);
+    fprintf(t, ", \"rounds\": %lld, \"sweeps\": %lld, \"seconds\": %.6f, \"updates\": %lld",
+            (long long)run->round, (long long)sweeps, run->seconds, (long long)run->updates);
+    if (run->nhist && isfinite(run->hist[run->nhist - 1]))
+        fprintf(t, ", \"objective\": %.17g", run->hist[run->nhist - 1]);
+    if (run->opts.job) {
+        fputs(", \"job\": ", t);
+        json_string(t, run->opts.job);
+    }
+    fputs("}\n", t);
+    return ferror(t) ? PTM_EIO : 0;
+}
+
 int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap)
 {
     if (param < 0 || (uint32_t)param >= run->plan->nparams)

@@ -977,22 +977,17 @@ static void rule_values(FILE *log, const struct ptm_run *run, const struct prog 
         fputc(')', log);
 }
 
-/* The last progress line: why the run ended. Of a stop rule `a or b or
- * c`, the first part that holds, with the values it reads. */
-static void stop_reason(const struct ptm_run *run)
+/* Why the run ended, on one line without its newline: of a stop rule
+ * `a or b or c`, the first part that holds, with the values it reads. */
+static void stop_why(const struct ptm_run *run, FILE *log)
 {
-    FILE *log = run->opts.log;
     const struct ptm_plan *plan = run->plan;
-    if (!log || run->opts.quiet || run->rank != 0)
-        return;
-    fprintf(log, "stopped at sweep %lld (round %lld, %.3fs): ", (long long)sweeps(run),
-            (long long)run->round, run->seconds);
     if (ptm_run_interrupted()) {
-        fprintf(log, "%s\n", ptm_run_signal() == SIGTERM ? "terminated (SIGTERM)" : "interrupted");
+        fputs(ptm_run_signal() == SIGTERM ? "terminated (SIGTERM)" : "interrupted", log);
         return;
     }
     if (!plan->has_stop || plan->stop.ncode == 0) {
-        fprintf(log, "%d sweeps, the most a job without a stop rule runs\n", PTM_RUN_SWEEP_CAP);
+        fprintf(log, "%d sweeps, the most a job without a stop rule runs", PTM_RUN_SWEEP_CAP);
         return;
     }
     const struct prog *st = &plan->stop;
@@ -1022,7 +1017,35 @@ static void stop_reason(const struct ptm_run *run)
         fputs(text, log);
         rule_values(log, run, st, 0, st->ncode, g);
     }
-    fputc('\n', log);
+}
+
+/* The last progress line, "stopped at sweep S (round R, T s): WHY", and
+ * the trace's last line, which says the same (rt_trace_end()). Returns 0,
+ * PTM_EIO (the trace) or PTM_ENOMEM. */
+static int stop_reason(const struct ptm_run *run, FILE *trace)
+{
+    FILE *log = run->opts.log;
+    if (log && !run->opts.quiet && run->rank == 0) {
+        fprintf(log, "stopped at sweep %lld (round %lld, %.3fs): ", (long long)sweeps(run),
+                (long long)run->round, run->seconds);
+        stop_why(run, log);
+        fputc('\n', log);
+    }
+    if (!trace)
+        return 0;
+    char *why = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&why, &len);
+    if (!m)
+        return PTM_ENOMEM;
+    stop_why(run, m);
+    if (fclose(m) != 0) {
+        free(why);
+        return PTM_ENOMEM;
+    }
+    int rc = rt_trace_end(trace, run, why, sweeps(run));
+    free(why);
+    return rc;
 }
 
 int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
@@ -1058,8 +1081,9 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
         /* the last state, to go on from (a stop, Ctrl-C, SIGTERM) */
         if (rc == 0 && run->ckpt)
             rc = rt_ckpt_write(run, trace, sweeps(run), err, errlen);
-        if (rc == 0)
-            stop_reason(run);
+        if (rc == 0 && (rc = stop_reason(run, trace)) != 0)
+            snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
+                     ptm_strerror(rc));
         /* the outputs read the parameter tables */
         if (rc == 0 && run->rule->sync && run->rule->sync(run) != 0) {
             snprintf(err, errlen, "the parameter store failed");
