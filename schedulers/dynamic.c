@@ -95,6 +95,9 @@
  * its dealing took 15% of the run's processor time, the coordinator's,
  * while the other worker waited. */
 #define SORT_MAX 16
+/* balance in filter order: up to SCAN_MAX workers the least loaded is
+ * found by a scan rather than a heap */
+#define SCAN_MAX 8
 /* `active`: a pass over the blocks that moved follows another while it
  * changed them by more than ACTIVE_RATIO of what the last pass over every
  * block did, at most ACTIVE_PASSES times in a row. */
@@ -525,6 +528,17 @@ static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sch
                 s->owner[k] = (int)s->heap[0].i;
                 s->heap[0].v += s->keys[i].v;
                 sift_down(s->heap, P, 0);
+            }
+        } else if (P <= SCAN_MAX) {
+            /* few workers: the least loaded by a scan, as the heap's root
+             * would be (the same worker; a fifth of the instructions) */
+            double load[SCAN_MAX] = {0};
+            for (size_t i = 0; i < nk; i++) {
+                size_t m = 0;
+                for (size_t p = 1; p < P; p++)
+                    m = load[p] < load[m] ? p : m;
+                s->owner[i] = (int)m;
+                load[m] += s->cost[kept[i]];
             }
         } else {
             for (size_t i = 0; i < nk; i++) {
