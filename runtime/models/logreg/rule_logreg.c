@@ -55,6 +55,7 @@
 #include "predict_logreg.h"
 #include "pstore.h"
 #include "ptm.h"
+#include "rule_logreg_cd.h"
 #include "tron.h"
 
 struct logreg_state {
@@ -719,7 +720,9 @@ const struct ptm_model ptm_model_logreg = {
     .predict_params = (const char *const[]){"w", "intercept", NULL},
     .gen = &ptm_gen_logreg_cmd,
     .builtins = ptm_builtins_logreg,
-    .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops}, {NULL, NULL}},
+    .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops},
+                                             {"logreg_cd", &logreg_cd_rule},
+                                             {NULL, NULL}},
     .objectives =
         (const struct ptm_model_objective[]){{"logloss", &objective_ops}, {NULL, NULL}},
 };
