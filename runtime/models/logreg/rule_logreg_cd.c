@@ -15,7 +15,9 @@
  *
  * - SEQ1 (within = sequential, one worker): CDN itself, one coordinate
  *   after the other, each step on the margins its predecessors left.
- *   Every step lowers F, so nothing is damped.
+ *   Every step lowers F, so nothing is damped. The worker also keeps
+ *   exp(-y_i m_i) for every row (lcd_step_own), which saves the exp of a
+ *   non-zero in every step, computed afresh once a sweep.
  * - PAR (within = parallel): each worker computes the step of every
  *   coordinate of its share from the margins at the round's start, as if
  *   it were alone, and adds its change times the column into an array of
@@ -78,6 +80,9 @@ struct lcd_state {
     int64_t nrows;
     double *ys;          /* +1 or -1, every row */
     double *m;           /* the margins, every row */
+    double *q;           /* SEQ1: exp(-y_i m_i), every row (lcd_step_own) */
+    int64_t qups, qdue;  /* SEQ1: updates so far; when q is computed afresh (its products
+                            drift from exp(-y m) by rounding) */
     double *xd;          /* PAR, SEQP: X delta of the round, on the touched rows */
     unsigned char *gmark;/* xd[i] holds a sum */
     double *sv;          /* the probability of the wrong label at the round's start
@@ -153,6 +158,8 @@ static void bias_step(struct ptm_run *run, struct lcd_state *k)
     for (int64_t i = 0; i < k->nrows; i++)
         k->m[i] += c;
     run->params[k->b].val[0] += c;
+    if (k->q) /* every row moved: the exps afresh (which also ends their drift) */
+        lcd_exps(k->nrows, k->m, k->ys, k->q);
 }
 
 static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
@@ -192,8 +199,10 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
     if (!k->ys || !k->m || !k->sv || !k->s)
         return PTM_ENOMEM;
     for (size_t p = 0; p < P; p++)
-        if (!(k->s[p] = rt_zalloc((size_t)most, sizeof(double))))
+        if (!(k->s[p] = rt_zalloc(2 * (size_t)most, sizeof(double))))
             return PTM_ENOMEM;
+    if (k->mode == SEQ1 && !(k->q = rt_zalloc(m, sizeof(double))))
+        return PTM_ENOMEM;
     if (k->mode != SEQ1) {
         k->xd = rt_zalloc(m, sizeof(double));
         k->gmark = rt_zalloc(m, 1);
@@ -217,6 +226,8 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
         bias_step(run, k);
         k->due = INTERCEPT_EVERY_SWEEP ? run->nblocks : 0;
     }
+    if (k->q)
+        lcd_exps(k->nrows, k->m, k->ys, k->q);
     return 0;
 }
 
@@ -239,6 +250,7 @@ static void lcd_release(struct ptm_run *run)
     ptm_free(k->wk);
     ptm_free(k->ys);
     ptm_free(k->m);
+    ptm_free(k->q);
     ptm_free(k->xd);
     ptm_free(k->gmark);
     ptm_free(k->sv);
@@ -316,12 +328,14 @@ static int lcd_push(struct rt_worker *w, const struct rt_round *rd)
     const double *beta = run->params[k->w].val;
     double *s = k->s[w->id], dec;
     if (k->mode == SEQ1) {
+        if (k->qups >= k->qdue) { /* once a sweep */
+            lcd_exps(k->nrows, k->m, k->ys, k->q);
+            k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
+        }
+        k->qups += v1 - v0;
         for (int64_t v = v0; v < v1; v++) {
             int64_t j = rd->vars[v];
-            double nw = lcd_step(k->csc, j, k->m, NULL, k->ys, beta[j], &k->pen, s, &dec);
-            run->newval[v] = nw;
-            if (nw != beta[j])
-                lcd_col_axpy(k->csc, j, nw - beta[j], k->m);
+            run->newval[v] = lcd_step_own(k->csc, j, k->m, k->q, k->ys, beta[j], &k->pen, s, &dec);
         }
         return 0;
     }
@@ -425,7 +439,7 @@ static double lcd_damp(struct ptm_run *run, const struct rt_round *rd, double *r
 }
 
 /* Checkpoints (rt_rule's state), between rounds: the margins and the
- * intercept's counters. Everything else a round writes it also clears
+ * intercept's counters; SEQ1's exps as they drifted, and their counters. Everything else a round writes it also clears
  * (dm, the marks, xd's touched rows) or writes before it reads (the
  * lists, sv, the workers' scratch); ys and the columns come from the
  * data at set-up. */
@@ -444,6 +458,11 @@ static void lcd_state(struct ptm_run *run, struct ptm_ckpt *ck)
     PTM_CK_ARRAY(ck, k->m, k->nrows);
     PTM_CK(ck, k->ups);
     PTM_CK(ck, k->due);
+    if (k->q) {
+        PTM_CK_ARRAY(ck, k->q, k->nrows);
+        PTM_CK(ck, k->qups);
+        PTM_CK(ck, k->qdue);
+    }
 }
 
 const struct rt_rule logreg_cd_rule = {
