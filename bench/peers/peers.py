@@ -779,6 +779,18 @@ def logreg_l1_job(svm, stop, w_out, within):
     return sub1(r'output w to "w_l1\.tsv"', 'output w to "%s"' % w_out, t)
 
 
+def cpu_wall(cmd):
+    """Wall and CPU (user + system) seconds of a whole command, and its
+    CompletedProcess."""
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = sh(cmd)
+    t = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), r
+
+
 def logreg_l1(p, cfg, svgdir, md):
     """logreg_cd (examples/logreg/logreg_l1.ptm, no intercept) against
     liblinear -s 6 (newGLMNET) on liblinear's own objective: the time for ptm
@@ -800,12 +812,23 @@ def logreg_l1(p, cfg, svgdir, md):
     load0 = open("/proc/loadavg").read().split()[0]
 
     def liblinear(eps, model):
-        return wall(["liblinear-train", "-s", "6", "-c", repr(C), "-e", eps, "-q", svm, model])
+        return cpu_wall(["liblinear-train", "-s", "6", "-c", repr(C), "-e", eps, "-q", svm, model])
+
+    def ptm(job_text, P, name):
+        """Progress points, CPU seconds, exit status of `ptm run`."""
+        path = os.path.join(p.tmp, name)
+        with open(path, "w") as f:
+            f.write(job_text)
+        _, cpu, r = cpu_wall([p.ptm, "run", "--workers", str(P), "--set", "l1=%r" % l1, path])
+        if r.returncode:
+            raise SystemExit("peers: ptm run failed: " + r.stderr[-2000:])
+        return [(int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)))
+                for m in PROGRESS.finditer(r.stderr)], cpu
 
     lib_model = os.path.join(p.tmp, "liblinear.l1.model")
     read_model = os.path.join(p.tmp, "liblinear.l1.read.model")
     liblinear("1e9", read_model)  # the file into the page cache
-    t, r = liblinear("0.01", lib_model)
+    t, _, r = liblinear("0.01", lib_model)
     if r.returncode:
         raise SystemExit("peers: liblinear-train failed: " + r.stderr)
     out = check([PY, os.path.join(HERE, "objective.py"), "logreg_l1", prefix, repr(l1), lib_model])
@@ -814,24 +837,32 @@ def logreg_l1(p, cfg, svgdir, md):
         n, d, nnz, f_lib, lib_nz))
     runs = {(P, wi): [] for P in (1, 2) for wi in ("sequential", "parallel")}
     sweeps = {k: [] for k in runs}
-    lib_fit, lib_t, lib_read = [], [], []
+    cpus = {k: [] for k in runs}
+    lib_fit, lib_t, lib_read, lib_cpu = [], [], [], []
     w_out = {k: os.path.join(p.tmp, "w.l1.%d.%s.tsv" % k) for k in runs}
     for rep in range(RUNS):
-        t, _ = liblinear("0.01", lib_model)
-        tr, _ = liblinear("1e9", read_model)
+        t, c, _ = liblinear("0.01", lib_model)
+        tr, cr, _ = liblinear("1e9", read_model)
         lib_t.append(t)
         lib_read.append(tr)
         lib_fit.append(max(t - tr, 0.0))
+        lib_cpu.append(max(c - cr, 0.0))
         for k in (sorted(runs) if rep % 2 == 0 else sorted(runs, reverse=True)):
             P, wi = k
             job = logreg_l1_job(svm, "objective <= %r or sweeps >= %d" % (f_lib, cfg["sweeps"]),
                                 w_out[k], wi)
-            r = p.run(job, P, ["l1=%r" % l1])
-            hit = first_at(r["points"], f_lib)
+            pts, c = ptm(job, P, "job.ptm")
+            # the same run stopped before its first round: reading and set-up
+            read = sub1(r"^stop when .*$", "stop when sweeps >= 0", job, re.M)
+            read = sub1(re.escape('"%s"' % w_out[k]), '"%s"' % os.path.join(p.tmp, "w.read.tsv"), read)
+            _, c0 = ptm(read, P, "read.ptm")
+            hit = first_at(pts, f_lib)
             runs[k].append(hit[3] if hit else None)
             sweeps[k].append(hit[1] if hit else None)
-        log("  round %d: liblinear %.3f (read-only %.3f); ptm %s" % (
-            rep + 1, t, tr, ", ".join("%d %s %s" % (k[0], k[1], fmt_s(runs[k][-1])) for k in sorted(runs))))
+            cpus[k].append(max(c - c0, 0.0))
+        log("  round %d: liblinear %.3f (read-only %.3f, CPU of the fit %.3f); ptm %s" % (
+            rep + 1, t, tr, lib_cpu[-1], ", ".join("%d %s %s (CPU %.3f)" % (
+                k[0], k[1], fmt_s(runs[k][-1]), cpus[k][-1]) for k in sorted(runs))))
     load1 = open("/proc/loadavg").read().split()[0]
     out = check([PY, os.path.join(HERE, "objective.py"), "logreg_l1", prefix, repr(l1)] +
                 [w_out[k] for k in sorted(runs)])
@@ -850,22 +881,30 @@ def logreg_l1(p, cfg, svgdir, md):
            "JOB`; time = the progress line's seconds at the first objective at or below the "
            "target (the objective is evaluated every sweep, a pass over the data, and that "
            "is included; reading the file is not)." % (cfg["sweeps"], l1),
+           "- CPU seconds (user + system, of the command's process and threads): liblinear's "
+           "command minus its `-e 1e9` command; ptm's run minus the same run with `stop when "
+           "sweeps >= 0` (reading and set-up, one objective evaluation), so ptm's include the "
+           "objective evaluated every sweep, and on 2 workers the time the threads spin at "
+           "barriers. On a loaded machine the CPU seconds vary far less than the wall seconds.",
            "- %d rounds, each liblinear then the four ptm settings, the settings' order "
            "alternating between rounds. Load average %s at the start, %s at the end, on %d "
            "cores (other builds were running)." % (RUNS, load0, load1, os.cpu_count()), "",
            "| system | setting | time to target, s (median) | runs (s) | sweeps | objective "
-           "reached (objective.py) | non-zero weights | / liblinear fit |",
-           "|---|---|---|---|---|---|---|---|",
-           "| liblinear | -s 6 -e 0.01 | %.3f | %s | | %.10g | %d | 1 |" % (
-               med(lib_fit), fmt_runs(lib_fit), f_lib, lib_nz)]
+           "reached (objective.py) | non-zero weights | / liblinear fit | CPU s to target (median; runs) "
+           "| / liblinear CPU |",
+           "|---|---|---|---|---|---|---|---|---|---|",
+           "| liblinear | -s 6 -e 0.01 | %.3f | %s | | %.10g | %d | 1 | %.3f; %s | 1 |" % (
+               med(lib_fit), fmt_runs(lib_fit), f_lib, lib_nz, med(lib_cpu), fmt_runs(lib_cpu))]
     for k in sorted(runs):
         ts = runs[k]
         ok = None not in ts
         f, nz = indep[w_out[k]]
-        md.append("| ptm | %d worker%s, within = %s | %s | %s | %s | %.10g | %d | %s |" % (
+        md.append("| ptm | %d worker%s, within = %s | %s | %s | %s | %.10g | %d | %s | %.3f; %s | %s |" % (
             k[0], "s" if k[0] > 1 else "", k[1], fmt_s(med(ts)) if ok else "-",
             " ".join(fmt_s(t) for t in ts), " ".join(str(s) for s in sweeps[k]), f, nz,
-            "%.2f" % (med(ts) / med(lib_fit)) if ok and med(lib_fit) > 0 else "-"))
+            "%.2f" % (med(ts) / med(lib_fit)) if ok and med(lib_fit) > 0 else "-",
+            med(cpus[k]), fmt_runs(cpus[k]),
+            "%.2f" % (med(cpus[k]) / med(lib_cpu)) if ok and med(lib_cpu) > 0 else "-"))
     md += ["", "liblinear's whole command: %s s (median), of which reading the file %s s." % (
         fmt_s(med(lib_t)), fmt_s(med(lib_read))), ""]
     log("logreg_l1: %.0f s" % (time.time() - t_all))

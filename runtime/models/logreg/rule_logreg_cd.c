@@ -29,7 +29,9 @@
  *   parts and the penalty's change: a round whose combined change would
  *   raise F is damped, halving the step until it does not (those trials
  *   read the touched rows alone, on the coordinator), and moves the
- *   margins by t xd. The combined change is a descent direction (a sum of
+ *   margins by t xd (the first trial is the minimum of the objective's
+ *   quadratic model along the change, when that is below 1). The
+ *   combined change is a descent direction (a sum of
  *   each coordinate's descent direction at the same point in PAR; in SEQP
  *   the first step of every share is), so a small enough step lowers F.
  *
@@ -70,6 +72,7 @@ struct lcd_w {
     int32_t *own;        /* the rows among lo .. hi-1 the round touched, no of them */
     size_t no;
     double sum, mag;     /* over own: the loss's change at step 1, and its magnitude */
+    double d1, d2;       /* over own: the loss's first and second derivatives in t at 0 */
 };
 
 struct lcd_state {
@@ -306,18 +309,22 @@ static void gather(struct rt_worker *w, struct lcd_state *k)
             d->mark[i] = 0;
         }
     }
-    double sum = 0, mag = 0;
+    double sum = 0, mag = 0, d1 = 0, d2 = 0;
     for (size_t t = 0; t < o->no; t++) {
         int32_t i = o->own[t];
-        double y = k->ys[i], mi = k->m[i];
+        double y = k->ys[i], mi = k->m[i], u = k->xd[i];
         double si = mi * y >= 0 ? exp(-y * mi) / (1 + exp(-y * mi)) : 1 / (1 + exp(y * mi));
         k->sv[i] = si;
-        double dl = log1p(si * expm1(-y * k->xd[i]));
+        double dl = log1p(si * expm1(-y * u));
         sum += dl;
         mag += fabs(dl);
+        d1 -= y * si * u;
+        d2 += si * (1 - si) * u * u;
     }
     o->sum = sum;
     o->mag = mag;
+    o->d1 = d1;
+    o->d2 = d2;
 }
 
 static int lcd_push(struct rt_worker *w, const struct rt_round *rd)
@@ -372,6 +379,20 @@ static double pen_change(const struct ptm_run *run, const struct lcd_state *k,
     return k->pen.l1 * l1 + 0.5 * k->pen.l2 * sq;
 }
 
+/* The penalty's slope at t = 0 (from the right) along the round's change. */
+static double pen_slope(const struct ptm_run *run, const struct lcd_state *k,
+                        const struct rt_round *rd)
+{
+    const double *beta = run->params[k->w].val;
+    double l1 = 0, l2 = 0;
+    for (size_t v = 0; v < rd->nvars; v++) {
+        double old = beta[rd->vars[v]], d = run->newval[v] - old;
+        l1 += old > 0 ? d : old < 0 ? -d : fabs(d);
+        l2 += old * d;
+    }
+    return k->pen.l1 * l1 + k->pen.l2 * l2;
+}
+
 /* The loss's change (summed, not divided by n) over the touched rows at
  * step t. */
 static double loss_change(const struct ptm_run *run, const struct lcd_state *k, double t)
@@ -391,16 +412,23 @@ static double loss_change(const struct ptm_run *run, const struct lcd_state *k, 
 static double round_step(struct ptm_run *run, const struct rt_round *rd, double *rise)
 {
     struct lcd_state *k = run->rule_state;
-    double n = (double)k->pen.n, loss = 0, mag = 0, psize;
+    double n = (double)k->pen.n, loss = 0, mag = 0, d1 = 0, d2 = 0, psize;
     for (int p = 0; p < run->P; p++) {
         loss += k->wk[p].sum;
         mag += k->wk[p].mag;
+        d1 += k->wk[p].d1;
+        d2 += k->wk[p].d2;
     }
     double df = loss / n + pen_change(run, k, rd, 1, &psize), t = 1;
     *rise = df;
     /* a rise within the rounding of its terms is none */
     double noise = 8 * DBL_EPSILON * (mag / n + psize);
     if (df > noise) {
+        /* the first trial where the objective's quadratic model along the
+         * round's change has its minimum (the penalty's slope taken at 0),
+         * when that is in (0, 1); then halving */
+        double slope = d1 / n + pen_slope(run, k, rd), tn = d2 > 0 ? -slope / (d2 / n) : 0;
+        t = tn > 0 && tn < 1 ? tn * 2 : 1;
         for (int it = 0; it < 60; it++) {
             t *= 0.5;
             double f = loss_change(run, k, t) / n + pen_change(run, k, rd, t, &psize);
