@@ -124,6 +124,13 @@ done
 begin "resume: examples/logreg/logreg.ptm (Newton), 2 workers, the same bytes"
 resumed logreg logreg.ptm 3 --workers 2
 end
+for w in 1 2; do
+    for within in sequential parallel; do
+        begin "resume: examples/logreg/logreg_l1.ptm (logreg_cd, within = $within), $w worker(s), the same bytes"
+        resumed logreg logreg_l1.ptm 5 --workers $w --set update.within=$within
+        end
+    done
+done
 begin "resume: logreg_sgd method = svrg, 1 worker, the same bytes"
 sed 's/method = sgd/method = svrg/' "$T/logreg/logreg_ssp.ptm" >"$T/logreg/svrg.ptm"
 grep -q svrg "$T/logreg/svrg.ptm" || no "the job's method was not replaced"

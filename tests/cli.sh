@@ -631,6 +631,56 @@ want_rc 0
 [ "$(grep -cvx 0 "$T/gr/w_true.tsv")" = 7 ] || no "w_true.tsv does not have 7 non-zeros"
 end
 
+# logreg_sgd's note when plain SGD stalls or rises, and logreg_cd on the same data
+cat >"$T/gr/sgd.ptm" <<'EOF'
+job sgd
+data X : sparse matrix from "train.svm" format libsvm shard rows
+data y : vector from labels(X)
+param w : vector[cols(X)] = 0
+schedule data_parallel { minibatch 50 }
+update builtin logreg_sgd { method = sgd, rate = 0.5, decay = 0.3 }
+objective builtin logloss every 1 sweeps
+stop when sweeps >= 12
+EOF
+begin "run: logreg_sgd method = sgd whose objective stalls says so once, naming method = tron"
+run run --quiet --workers 1 "$T/gr/sgd.ptm"
+want_rc 0
+err_has "ptm: note: update logreg_sgd (method = sgd): the objective fell by less than 0.1% over the last 5 evaluations"
+err_has "method = tron (the default) needs no step size"
+[ "$(grep -c 'ptm: note: update logreg_sgd' "$T/err")" -eq 1 ] || no "the note is not said exactly once"
+end
+
+begin "run: logreg_sgd method = sgd whose objective rises says so"
+sed 's/rate = 0.5, decay = 0.3/rate = 400/' "$T/gr/sgd.ptm" >"$T/gr/sgd-rise.ptm"
+run run --quiet --workers 1 "$T/gr/sgd-rise.ptm"
+want_rc 0
+err_has "the objective rose over the last 5 evaluations"
+end
+
+begin "run: logreg_sgd's default (tron) and a falling SGD say nothing of a stall"
+sed 's/method = sgd, rate = 0.5, decay = 0.3/method = tron/' "$T/gr/sgd.ptm" >"$T/gr/tron.ptm"
+run run --quiet --workers 1 "$T/gr/tron.ptm"
+want_rc 0
+err_lacks "ptm: note: update logreg_sgd"
+sed 's/decay = 0.3/decay = 1/; s/sweeps >= 12/sweeps >= 5/' "$T/gr/sgd.ptm" >"$T/gr/sgd-ok.ptm"
+run run --quiet --workers 1 "$T/gr/sgd-ok.ptm"
+want_rc 0
+err_lacks "ptm: note: update logreg_sgd"
+end
+
+begin "run: logreg_cd (L1, coordinate descent) under data_parallel is refused; under round_robin it runs"
+sed 's/^update .*/update builtin logreg_cd { l1 = 0.01 }/; s/^objective .*/objective builtin logloss { l1 = 0.01 } every 1 sweeps/' \
+    "$T/gr/sgd.ptm" >"$T/gr/cd-dp.ptm"
+run check "$T/gr/cd-dp.ptm"
+want_rc 3
+err_has "logreg_cd runs under the dynamic, round_robin or random policies, not data_parallel"
+sed 's/^schedule .*/blocks coef = w each 1\
+schedule round_robin { per_round 10 }/' "$T/gr/cd-dp.ptm" >"$T/gr/cd.ptm"
+run run --quiet --workers 2 "$T/gr/cd.ptm"
+want_rc 0
+err_empty
+end
+
 begin "gen logreg --hard: unit-norm positive rows, popular columns, partner pairs, few positives, deterministic"
 run gen logreg --seed 3 --out "$T/gh" --rows 4000 --cols 400 --density 0.05 --nonzeros 40 --hard
 want_rc 0
@@ -3194,6 +3244,16 @@ if $mpi_tests; then
     mpirun_ptm 2 run --workers 1 "$T/mpi/metric_x.ptm"
     want_rc 1
     err_has "metric held: data 'X' is sharded by rows, so under MPI no rank holds all of it"
+    end
+    "$PTM" gen logreg --seed 3 --out "$T/mpi/lr" --rows 200 --cols 30 --density 0.2 --nonzeros 7 >/dev/null 2>&1
+    printf '%s\n' 'job cd' "data X : sparse matrix from \"$T/mpi/lr/train.svm\" format libsvm shard rows" \
+        'data y : vector from labels(X)' 'param w : vector[cols(X)] = 0' 'blocks coef = w each 1' \
+        'schedule round_robin { per_round 10 }' 'update builtin logreg_cd { l1 = 0.01 }' \
+        'stop when sweeps >= 2' >"$T/mpi/cd.ptm"
+    begin "mpirun -np 2, logreg_cd is refused: its steps read every row of a column"
+    mpirun_ptm 2 run --workers 1 "$T/mpi/cd.ptm"
+    want_rc 1
+    err_has "update logreg_cd: runs in one process"
     end
 
     # dynamic with a dependency graph over all ranks' rows: the same rounds

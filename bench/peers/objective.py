@@ -8,6 +8,9 @@ Usage:
   objective.py logreg PREFIX L2 FILE...
       (1/n) sum log(1 + exp(-y_i w . x_i)) + (L2/2) ||w||^2
       (liblinear -s 0 minimizes C n times this with L2 = 1/(C n))
+  objective.py logreg_l1 PREFIX L1 FILE...
+      (1/n) sum log(1 + exp(-y_i w . x_i)) + L1 ||w||_1
+      (liblinear -s 6 minimizes C n times this with L1 = 1/(C n))
 
 PREFIX.X.npz and PREFIX.y.npy are the data as bench/peers/prep.py read them
 from the libsvm file every system read. A FILE holds the coefficients: a
@@ -44,7 +47,7 @@ def read_coef(path, d):
 
 
 def main():
-    if len(sys.argv) < 5 or sys.argv[1] not in ("lasso", "logreg"):
+    if len(sys.argv) < 5 or sys.argv[1] not in ("lasso", "logreg", "logreg_l1"):
         sys.stderr.write(__doc__)
         return 2
     kind, prefix, c = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -56,9 +59,12 @@ def main():
         if kind == "lasso":
             r = y - X @ w
             f = 0.5 / n * float(r @ r) + c * float(np.abs(w).sum())
-        else:
+        elif kind == "logreg":
             m = y * (X @ w)
             f = float(np.logaddexp(0.0, -m).mean()) + 0.5 * c * float(w @ w)
+        else:
+            m = y * (X @ w)
+            f = float(np.logaddexp(0.0, -m).mean()) + c * float(np.abs(w).sum())
         print(path, repr(f), int(np.count_nonzero(w)), flush=True)
     return 0
 

@@ -2,7 +2,8 @@
 """peers.py - ptm beside the peers Debian packages, on the same generated
 files: the "Peers" section of bench/RESULTS.md (bench/peers.sh runs it).
 
-Usage: peers.py PTM SVG_DIR [--quick] [--only=lasso,logreg,lda,mf]
+Usage: peers.py PTM SVG_DIR [--quick]
+                [--only=lasso,logreg,logreg_hard,logreg_l1,logreg_l1_hard,lda,mf]
 
 Markdown to stdout, progress to stderr, charts to SVG_DIR/peers_*.svg.
 --quick runs every step on small data (a smoke test of the bench itself).
@@ -59,6 +60,11 @@ FULL = {
     "logreg_hard": {"gen": "--seed 1 --rows 60000 --cols 18000 --density 0.0015 --nonzeros 2000 --hard",
                     "cols": 18000, "C": 1 / (60000 * 1e-5), "cap": 25, "cap_example": 8, "sweeps": 30,
                     "sgd_epochs": 30, "sgd_cap": 30, "hard": True},
+    # L1 logistic regression (logreg_cd against liblinear -s 6) on the same two shapes
+    "logreg_l1": {"gen": "--seed 1 --rows 500000 --cols 50000 --density 0.00078 --nonzeros 5000",
+                  "cols": 50000, "l1": 1e-4, "sweeps": 100},
+    "logreg_l1_hard": {"gen": "--seed 1 --rows 60000 --cols 18000 --density 0.0015 --nonzeros 2000 --hard",
+                       "cols": 18000, "l1": 1e-4, "sweeps": 100, "hard": True},
     "lda": {"gen": "--seed 1 --docs 5000 --words 5000 --topics 20 --length 100", "K": 20,
             "ptm": [5, 10, 20, 50, 100], "sklearn": [1, 2, 4, 8, 12], "gensim": [1, 2, 4, 8]},
     "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30},
@@ -72,6 +78,10 @@ QUICK = {
     "logreg_hard": {"gen": "--seed 1 --rows 6000 --cols 2000 --density 0.013 --nonzeros 200 --hard",
                     "cols": 2000, "C": 1 / (6000 * 1e-5), "cap": 5, "cap_example": 2, "sweeps": 20,
                     "sgd_epochs": 20, "sgd_cap": 10, "hard": True},
+    "logreg_l1": {"gen": "--seed 1 --rows 20000 --cols 5000 --density 0.008 --nonzeros 500",
+                  "cols": 5000, "l1": 1e-3, "sweeps": 50},
+    "logreg_l1_hard": {"gen": "--seed 1 --rows 6000 --cols 2000 --density 0.013 --nonzeros 200 --hard",
+                       "cols": 2000, "l1": 1e-3, "sweeps": 50, "hard": True},
     "lda": {"gen": "--seed 1 --docs 500 --words 1000 --topics 10 --length 50", "K": 10,
             "ptm": [5, 20], "sklearn": [1, 3], "gensim": [1, 3]},
     "mf": {"gen": "--seed 1 --rows 2000 --cols 1000 --ratings 100000 --rank 10", "sweeps": 10},
@@ -801,6 +811,147 @@ def logreg(p, cfg, svgdir, md):
     log("logreg: %.0f s" % (time.time() - t_all))
 
 
+# ---- L1 logistic regression -------------------------------------------------------------
+
+def logreg_l1_job(svm, stop, w_out, within):
+    t = no_intercept(example("logreg", "logreg_l1"))
+    t = sub1(r'"data/train\.svm"', '"%s"' % svm, t)
+    t = sub1(r"within = sequential", "within = %s" % within, t)
+    t = sub1(r"^stop when .*$", "stop when " + stop, t, re.M)
+    return sub1(r'output w to "w_l1\.tsv"', 'output w to "%s"' % w_out, t)
+
+
+def cpu_wall(cmd):
+    """Wall and CPU (user + system) seconds of a whole command, and its
+    CompletedProcess."""
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = sh(cmd)
+    t = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), r
+
+
+def logreg_l1(p, cfg, svgdir, md):
+    """logreg_cd (examples/logreg/logreg_l1.ptm, no intercept) against
+    liblinear -s 6 (newGLMNET) on liblinear's own objective: the time for ptm
+    to reach the objective liblinear's default fit reaches, against
+    liblinear's fit time, on 1 and 2 workers, in alternating runs."""
+    log("== peers: L1 logistic regression")
+    t_all = time.time()
+    name = "logreg_l1_hard" if cfg.get("hard") else "logreg_l1"
+    ddir, tgen = p.gen("logreg", cfg["gen"], name)
+    svm = os.path.join(ddir, "train.svm")
+    prefix = os.path.join(p.tmp, name)
+    prep = check([PY, os.path.join(HERE, "prep.py"), svm, str(cfg["cols"]), prefix])
+    _, n, d, nnz = lines_of(prep, "shape")[0]
+    n = int(n)
+    l1 = cfg["l1"]
+    # ptm: (1/n) sum log(1 + exp(-y w.x)) + l1 |w|_1; liblinear -s 6:
+    # |w|_1 + C sum log(1 + exp(-y w.x)) = (1 / l1) times ptm's when C = 1 / (n l1)
+    C = 1.0 / (n * l1)
+    load0 = open("/proc/loadavg").read().split()[0]
+
+    def liblinear(eps, model):
+        return cpu_wall(["liblinear-train", "-s", "6", "-c", repr(C), "-e", eps, "-q", svm, model])
+
+    def ptm(job_text, P, name):
+        """Progress points, CPU seconds, exit status of `ptm run`."""
+        path = os.path.join(p.tmp, name)
+        with open(path, "w") as f:
+            f.write(job_text)
+        _, cpu, r = cpu_wall([p.ptm, "run", "--workers", str(P), "--set", "l1=%r" % l1, path])
+        if r.returncode:
+            raise SystemExit("peers: ptm run failed: " + r.stderr[-2000:])
+        return [(int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)))
+                for m in PROGRESS.finditer(r.stderr)], cpu
+
+    lib_model = os.path.join(p.tmp, "liblinear.l1.model")
+    read_model = os.path.join(p.tmp, "liblinear.l1.read.model")
+    liblinear("1e9", read_model)  # the file into the page cache
+    t, _, r = liblinear("0.01", lib_model)
+    if r.returncode:
+        raise SystemExit("peers: liblinear-train failed: " + r.stderr)
+    out = check([PY, os.path.join(HERE, "objective.py"), "logreg_l1", prefix, repr(l1), lib_model])
+    f_lib, lib_nz = float(out.split()[1]), int(out.split()[2])
+    log("  %d x %s, %s non-zeros; liblinear -s 6 objective %.10g, %d non-zero weights" % (
+        n, d, nnz, f_lib, lib_nz))
+    runs = {(P, wi): [] for P in (1, 2) for wi in ("sequential", "parallel")}
+    sweeps = {k: [] for k in runs}
+    cpus = {k: [] for k in runs}
+    lib_fit, lib_t, lib_read, lib_cpu = [], [], [], []
+    w_out = {k: os.path.join(p.tmp, "w.l1.%d.%s.tsv" % k) for k in runs}
+    for rep in range(RUNS):
+        t, c, _ = liblinear("0.01", lib_model)
+        tr, cr, _ = liblinear("1e9", read_model)
+        lib_t.append(t)
+        lib_read.append(tr)
+        lib_fit.append(max(t - tr, 0.0))
+        lib_cpu.append(max(c - cr, 0.0))
+        for k in (sorted(runs) if rep % 2 == 0 else sorted(runs, reverse=True)):
+            P, wi = k
+            job = logreg_l1_job(svm, "objective <= %r or sweeps >= %d" % (f_lib, cfg["sweeps"]),
+                                w_out[k], wi)
+            pts, c = ptm(job, P, "job.ptm")
+            # the same run stopped before its first round: reading and set-up
+            read = sub1(r"^stop when .*$", "stop when sweeps >= 0", job, re.M)
+            read = sub1(re.escape('"%s"' % w_out[k]), '"%s"' % os.path.join(p.tmp, "w.read.tsv"), read)
+            _, c0 = ptm(read, P, "read.ptm")
+            hit = first_at(pts, f_lib)
+            runs[k].append(hit[3] if hit else None)
+            sweeps[k].append(hit[1] if hit else None)
+            cpus[k].append(max(c - c0, 0.0))
+        log("  round %d: liblinear %.3f (read-only %.3f, CPU of the fit %.3f); ptm %s" % (
+            rep + 1, t, tr, lib_cpu[-1], ", ".join("%d %s %s (CPU %.3f)" % (
+                k[0], k[1], fmt_s(runs[k][-1]), cpus[k][-1]) for k in sorted(runs))))
+    load1 = open("/proc/loadavg").read().split()[0]
+    out = check([PY, os.path.join(HERE, "objective.py"), "logreg_l1", prefix, repr(l1)] +
+                [w_out[k] for k in sorted(runs)])
+    indep = {f[0]: (float(f[1]), int(f[2])) for f in (l.split() for l in out.splitlines())}
+
+    md += ["### L1 logistic regression" + (", hard mode" if cfg.get("hard") else ""), "",
+           "Data: `ptm gen logreg %s`: %d x %s, %s non-zeros. Objective: (1/n) sum log(1 + "
+           "exp(-y w.x)) + l1 ||w||_1 with l1 = %g, no intercept; liblinear -s 6 minimizes "
+           "||w||_1 + C sum log(1 + exp(-y w.x)), 1/l1 times it with C = 1/(n l1) = %.10g. "
+           "Target: liblinear's own objective at its default -e 0.01, %.10g (objective.py, %d "
+           "non-zero weights)." % (cfg["gen"], n, d, nnz, l1, C, f_lib, lib_nz), "",
+           "- liblinear: `liblinear-train -s 6 -c %.10g -e 0.01 -q FILE MODEL`; fit time = the "
+           "command's time minus that of the same command with `-e 1e9` run right after it." % C,
+           "- ptm: examples/logreg/logreg_l1.ptm without its intercept, `within` as shown, "
+           "`stop when objective <= TARGET or sweeps >= %d`, `ptm run --workers P --set l1=%g "
+           "JOB`; time = the progress line's seconds at the first objective at or below the "
+           "target (the objective is evaluated every sweep, a pass over the data, and that "
+           "is included; reading the file is not)." % (cfg["sweeps"], l1),
+           "- CPU seconds (user + system, of the command's process and threads): liblinear's "
+           "command minus its `-e 1e9` command; ptm's run minus the same run with `stop when "
+           "sweeps >= 0` (reading and set-up, one objective evaluation), so ptm's include the "
+           "objective evaluated every sweep, and on 2 workers the time the threads spin at "
+           "barriers. On a loaded machine the CPU seconds vary far less than the wall seconds.",
+           "- %d rounds, each liblinear then the four ptm settings, the settings' order "
+           "alternating between rounds. Load average %s at the start, %s at the end, on %d "
+           "cores (other builds were running)." % (RUNS, load0, load1, os.cpu_count()), "",
+           "| system | setting | time to target, s (median) | runs (s) | sweeps | objective "
+           "reached (objective.py) | non-zero weights | / liblinear fit | CPU s to target (median; runs) "
+           "| / liblinear CPU |",
+           "|---|---|---|---|---|---|---|---|---|---|",
+           "| liblinear | -s 6 -e 0.01 | %.3f | %s | | %.10g | %d | 1 | %.3f; %s | 1 |" % (
+               med(lib_fit), fmt_runs(lib_fit), f_lib, lib_nz, med(lib_cpu), fmt_runs(lib_cpu))]
+    for k in sorted(runs):
+        ts = runs[k]
+        ok = None not in ts
+        f, nz = indep[w_out[k]]
+        md.append("| ptm | %d worker%s, within = %s | %s | %s | %s | %.10g | %d | %s | %.3f; %s | %s |" % (
+            k[0], "s" if k[0] > 1 else "", k[1], fmt_s(med(ts)) if ok else "-",
+            " ".join(fmt_s(t) for t in ts), " ".join(str(s) for s in sweeps[k]), f, nz,
+            "%.2f" % (med(ts) / med(lib_fit)) if ok and med(lib_fit) > 0 else "-",
+            med(cpus[k]), fmt_runs(cpus[k]),
+            "%.2f" % (med(cpus[k]) / med(lib_cpu)) if ok and med(lib_cpu) > 0 else "-"))
+    md += ["", "liblinear's whole command: %s s (median), of which reading the file %s s." % (
+        fmt_s(med(lib_t)), fmt_s(med(lib_read))), ""]
+    log("logreg_l1: %.0f s" % (time.time() - t_all))
+
+
 # ---- LDA -------------------------------------------------------------------------------
 
 def lda_job(docword, vocab, sweeps, out, sampler):
@@ -968,7 +1119,8 @@ def mf(p, cfg, svgdir, md):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 2:
-        sys.exit("usage: peers.py PTM SVG_DIR [--quick] [--only=lasso,logreg,logreg_hard,lda,mf]")
+        sys.exit("usage: peers.py PTM SVG_DIR [--quick] [--only=lasso,logreg,logreg_hard,logreg_l1,"
+                 "logreg_l1_hard,lda,mf]")
     quick = "--quick" in sys.argv
     only = None
     for a in sys.argv:
@@ -981,7 +1133,8 @@ def main():
     t0 = time.time()
     load = open("/proc/loadavg").read().split()[0]
     try:
-        for name, fn in (("lasso", lasso), ("logreg", logreg), ("logreg_hard", logreg), ("lda", lda),
+        for name, fn in (("lasso", lasso), ("logreg", logreg), ("logreg_hard", logreg),
+                         ("logreg_l1", logreg_l1), ("logreg_l1_hard", logreg_l1), ("lda", lda),
                          ("mf", mf)):
             if only is None or name in only:
                 fn(p, cfgs[name], args[1], md)

@@ -31,6 +31,19 @@ static const struct builtin_opt logloss_opts[] = {
     OPT_END,
 };
 
+/* logreg_cd: the objective's penalties and how a worker goes through its
+ * share of a round (rule_logreg_cd.c) */
+static const struct builtin_opt logreg_cd_opts[] = {
+    OPT_NUM("l1", "0", 0, HUGE_VAL),
+    OPT_NUM("l2", "0", 0, HUGE_VAL),
+    OPT_WORD("within", "parallel", "parallel|sequential"),
+    OPT_REF("X", BOPT_DATA, "X"),
+    OPT_REF("y", BOPT_DATA, "y"),
+    OPT_REF("w", BOPT_PARAM, "w"),
+    OPT_SCALAR("intercept"), /* b, unpenalised; absent: none */
+    OPT_END,
+};
+
 /* method = tron (the default) takes a smooth objective and no step. */
 static const char *logreg_check(const struct plan_hook *h, const bool *given)
 {
@@ -57,6 +70,7 @@ static const char *logreg_check(const struct plan_hook *h, const bool *given)
 
 const struct builtin ptm_builtins_logreg[] = {
     {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD or trust-region Newton", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL), "logloss|accuracy|auc", logreg_check},
+    {"logreg_cd", BUILTIN_UPDATE, "L1 logistic regression by coordinate descent (CDN)", logreg_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "logloss|accuracy|auc", NULL},
     {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

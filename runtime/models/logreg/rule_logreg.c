@@ -55,6 +55,7 @@
 #include "predict_logreg.h"
 #include "pstore.h"
 #include "ptm.h"
+#include "rule_logreg_cd.h"
 #include "tron.h"
 
 struct logreg_state {
@@ -663,9 +664,23 @@ static const struct rt_rule rule_ops = {
 
 /* ---- logloss ---------------------------------------------------------------- */
 
+/* Under logreg_sgd's method = sgd, a note when the objective has stalled
+ * or risen: over the last STALL_EVALS evaluations, spanning at least a
+ * sweep, it fell by less than STALL_FALL of its value (or rose). Plain SGD
+ * with a decaying step stops short of the minimizer, and one too large
+ * rises; the note names the methods that need no step. Said once a run (a
+ * resumed run may say it again). */
+#define STALL_EVALS 5
+#define STALL_FALL 1e-3
+
 struct logloss_state {
     int32_t x, y, w, b; /* b: the intercept, or -1 */
     double l2, l1;
+    /* the last STALL_EVALS + 1 evaluations: objective and round, a ring */
+    double f[STALL_EVALS + 1];
+    int64_t round[STALL_EVALS + 1];
+    int64_t nevals;
+    bool told;
 };
 
 static int ll_setup(struct ptm_run *run, char *err, size_t errlen)
@@ -690,11 +705,44 @@ static int ll_part(struct rt_worker *w, double *out)
     return 0;
 }
 
+/* method = sgd: after the evaluation f, the stall note (STALL_EVALS). */
+static void stall_note(const struct ptm_run *run, struct logloss_state *s, double f)
+{
+    const struct logreg_state *u = run->rule_state;
+    if (run->rule != &rule_ops || !u || u->tron || u->svrg || s->told || !isfinite(f))
+        return;
+    int k = (int)(s->nevals % (STALL_EVALS + 1));
+    s->f[k] = f;
+    s->round[k] = run->round;
+    if (++s->nevals <= STALL_EVALS)
+        return;
+    int old = (int)(s->nevals % (STALL_EVALS + 1)); /* the oldest kept */
+    double f0 = s->f[old];
+    int64_t span = run->round - s->round[old], per = run->clocks_per_sweep > 0 ? run->clocks_per_sweep : 1;
+    if (span < per || f0 - f >= STALL_FALL * fabs(f0))
+        return;
+    s->told = true;
+    if (!run->opts.log)
+        return;
+    fprintf(run->opts.log,
+            "%sptm: note: update logreg_sgd (method = sgd): the objective %s over the last %d "
+            "evaluations (%.10g at sweep %lld, %.10g at sweep %lld): plain SGD %s; %s needs no "
+            "step size and goes to the minimizer\n",
+            run->opts.log_tty && !run->opts.quiet ? "\r\033[K" : "",
+            f > f0 ? "rose" : "fell by less than 0.1%", STALL_EVALS, f0,
+            (long long)(s->round[old] / per), f, (long long)(run->round / per),
+            f > f0 ? "rises with too large a rate" : "stalls short of the minimizer as its step decays or stays too small",
+            u->l1 > 0 ? "update builtin logreg_cd (coordinate descent, for l1)"
+                      : "method = tron (the default)");
+}
+
 static double ll_finish(const struct ptm_run *run, double sum)
 {
-    const struct logloss_state *s = run->obj_state;
+    struct logloss_state *s = run->obj_state;
     const struct rt_param *t = &run->params[s->w];
-    return sum / (double)run->grows + logreg_penalty(t->val, t->len, s->l2, s->l1);
+    double f = sum / (double)run->grows + logreg_penalty(t->val, t->len, s->l2, s->l1);
+    stall_note(run, s, f);
+    return f;
 }
 
 static void ll_release(struct ptm_run *run)
@@ -719,7 +767,9 @@ const struct ptm_model ptm_model_logreg = {
     .predict_params = (const char *const[]){"w", "intercept", NULL},
     .gen = &ptm_gen_logreg_cmd,
     .builtins = ptm_builtins_logreg,
-    .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops}, {NULL, NULL}},
+    .rules = (const struct ptm_model_rule[]){{"logreg_sgd", &rule_ops},
+                                             {"logreg_cd", &logreg_cd_rule},
+                                             {NULL, NULL}},
     .objectives =
         (const struct ptm_model_objective[]){{"logloss", &objective_ops}, {NULL, NULL}},
 };

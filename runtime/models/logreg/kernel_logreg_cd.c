@@ -1,0 +1,184 @@
+/*
+ * kernel_logreg_cd.c - CDN's coordinate step for L1 logistic regression
+ * (kernel_logreg_cd.h).
+ *
+ * DESIGN: a step is one pass over the column's non-zeros for the two
+ * derivatives (an exp a non-zero; s_i kept in the scratch array), then a
+ * pass for each trial of the line search (an expm1 and a log1p a
+ * non-zero). Near the optimum the first trial is accepted, so a step costs
+ * about three transcendental functions a non-zero.
+ */
+#include "kernel_logreg_cd.h"
+
+#include <math.h>
+
+double lcd_loss(double y, double m)
+{
+    double z = -y * m;
+    return z > 0 ? z + log1p(exp(-z)) : log1p(exp(z));
+}
+
+/* 1 / (1 + exp(-z)) without overflow. */
+static inline double sigmoid(double z)
+{
+    if (z >= 0)
+        return 1 / (1 + exp(-z));
+    double e = exp(z);
+    return e / (1 + e);
+}
+
+/* The direction minimizing g d + h d^2 / 2 + l1 |w + d|. */
+static double direction(double g, double h, double w, double l1)
+{
+    if (g + l1 <= h * w)
+        return -(g + l1) / h;
+    if (g - l1 >= h * w)
+        return -(g - l1) / h;
+    return -w;
+}
+
+/* The step of one coordinate over len rows: row k is ri[k] (NULL: k),
+ * its value v[k] (NULL: 1). Returns the change of the coordinate. */
+static double newton(const int32_t *restrict ri, const double *restrict v, int64_t len,
+                     const double *restrict m, const double *restrict dm,
+                     const double *restrict ys, double w, double l1, double l2, int64_t n,
+                     double *restrict s, double *dec)
+{
+    *dec = 0;
+    double g = 0, h = 0;
+    for (int64_t k = 0; k < len; k++) {
+        int64_t i = ri ? ri[k] : k;
+        double x = v ? v[k] : 1, mi = dm ? m[i] + dm[i] : m[i];
+        double si = sigmoid(-ys[i] * mi); /* the probability of the wrong label */
+        s[k] = si;
+        g -= ys[i] * si * x;
+        h += si * (1 - si) * x * x;
+    }
+    double nn = (double)n;
+    g = g / nn + l2 * w;
+    h = h / nn + l2;
+    if (!(h > 1e-12))
+        h = 1e-12; /* a column whose rows are all certain: a cautious step */
+    double d = direction(g, h, w, l1);
+    if (d == 0 || !isfinite(d))
+        return 0;
+    double base = g * d + l1 * (fabs(w + d) - fabs(w));
+    if (!(base < 0))
+        return 0; /* no descent left in rounding */
+    double a = 1;
+    for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
+        double ad = a * d, loss = 0;
+        for (int64_t k = 0; k < len; k++) {
+            int64_t i = ri ? ri[k] : k;
+            double x = v ? v[k] : 1;
+            loss += log1p(s[k] * expm1(-ys[i] * ad * x));
+        }
+        double nw = w + ad;
+        double df = loss / nn + l1 * (fabs(nw) - fabs(w)) + 0.5 * l2 * (nw * nw - w * w);
+        if (df <= LCD_SIGMA * a * base) {
+            *dec = -df;
+            return ad;
+        }
+    }
+    return 0;
+}
+
+double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const double *dm,
+                const double *ys, double wj, const struct lcd_pen *p, double *s, double *dec)
+{
+    int64_t at = x->colptr[j], len = x->colptr[j + 1] - at;
+    if (len == 0) { /* only the penalty: its minimizer */
+        double old = 0.5 * p->l2 * wj * wj + p->l1 * fabs(wj);
+        *dec = p->l2 > 0 || p->l1 > 0 ? old : 0;
+        return p->l2 > 0 || p->l1 > 0 ? 0 : wj;
+    }
+    double d = newton(x->rowind + at, x->val + at, len, m, dm, ys, wj, p->l1, p->l2, p->n, s, dec);
+    return wj + d;
+}
+
+/* The probability of the wrong label from q = exp(-y m), for any q in
+ * [0, inf]. */
+static inline double wrong(double q)
+{
+    return q > 1 ? 1 / (1 + 1 / q) : q / (1 + q);
+}
+
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
+                    double wj, const struct lcd_pen *p, double *s, double *dec)
+{
+    int64_t at = x->colptr[j], len = x->colptr[j + 1] - at;
+    if (len == 0)
+        return lcd_step(x, j, m, NULL, ys, wj, p, s, dec);
+    const int32_t *restrict ri = x->rowind + at;
+    const double *restrict v = x->val + at;
+    double *restrict u = s + len;
+    *dec = 0;
+    double g = 0, h = 0, nn = (double)p->n;
+    for (int64_t k = 0; k < len; k++) {
+        int32_t i = ri[k];
+        double si = wrong(q[i]), xv = v[k];
+        s[k] = si;
+        g -= ys[i] * si * xv;
+        h += si * (1 - si) * xv * xv;
+    }
+    g = g / nn + p->l2 * wj;
+    h = h / nn + p->l2;
+    if (!(h > 1e-12))
+        h = 1e-12;
+    double d = direction(g, h, wj, p->l1);
+    if (d == 0 || !isfinite(d))
+        return wj;
+    double base = g * d + p->l1 * (fabs(wj + d) - fabs(wj));
+    if (!(base < 0))
+        return wj;
+    double a = 1;
+    for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
+        double ad = a * d, loss = 0;
+        for (int64_t k = 0; k < len; k++) {
+            u[k] = expm1(-ys[ri[k]] * ad * v[k]);
+            loss += log1p(s[k] * u[k]);
+        }
+        double nw = wj + ad;
+        double df = loss / nn + p->l1 * (fabs(nw) - fabs(wj)) + 0.5 * p->l2 * (nw * nw - wj * wj);
+        if (df <= LCD_SIGMA * a * base) {
+            *dec = -df;
+            for (int64_t k = 0; k < len; k++) {
+                int32_t i = ri[k];
+                m[i] += ad * v[k];
+                q[i] *= 1 + u[k];
+            }
+            return nw;
+        }
+    }
+    return wj;
+}
+
+void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q)
+{
+    for (int64_t i = 0; i < nrows; i++)
+        q[i] = exp(-ys[i] * m[i]);
+}
+
+double lcd_bias_step(int64_t nrows, const double *m, const double *ys, int64_t n, double *s)
+{
+    double dec;
+    return newton(NULL, NULL, nrows, m, NULL, ys, 0, 0, 0, n, s, &dec);
+}
+
+void lcd_col_axpy(const struct ptm_csc *x, int64_t j, double d, double *m)
+{
+    const int32_t *restrict ri = x->rowind;
+    const double *restrict v = x->val;
+    for (int64_t e = x->colptr[j]; e < x->colptr[j + 1]; e++)
+        m[ri[e]] += d * v[e];
+}
+
+void lcd_margins(const struct ptm_csr *x, const double *w, double b, double *m)
+{
+    for (int64_t i = 0; i < x->nrows; i++) {
+        double s = b;
+        for (int64_t e = x->rowptr[i]; e < x->rowptr[i + 1]; e++)
+            s += x->val[e] * w[x->colind[e]];
+        m[i] = s;
+    }
+}

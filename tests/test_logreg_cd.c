@@ -1,0 +1,212 @@
+/*
+ * test_logreg_cd.c - `ptm run` of update builtin logreg_cd (L1 logistic
+ * regression by coordinate descent, runtime/models/logreg/rule_logreg_cd.c)
+ * under the dynamic, round_robin and random policies, within = parallel
+ * and sequential, on 1 and 2 workers, on data from `ptm gen logreg` and
+ * `ptm gen logreg --hard`, with an intercept.
+ *
+ * DESIGN: each run is checked by the optimality conditions of
+ *
+ *     F(w, b) = 1/n sum log(1 + exp(-y_i (x_i . w + b))) + (l2/2) |w|^2 + l1 |w|_1
+ *
+ * computed here from the rows of the file (not from the rule's margins):
+ * with G_j the derivative of the smooth part in w_j, |G_j| <= l1 where
+ * w_j = 0 and G_j = -l1 sign(w_j) elsewhere, and the derivative in b is 0,
+ * each to 1e-6 l1. The objective's history must be finite and never rise
+ * (damped rounds and CDN's line search both promise it), and the answer
+ * must hold zeros and non-zeros (l1 is chosen so that it does).
+ *
+ * Set PTM_TEST_VERBOSE=1 to print the figures measured.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data.h"
+#include "engine.h"
+#include "gen_logreg.h"
+#include "plan.h"
+#include "ptm.h"
+#include "testutil.h"
+
+/* The two problems, generated and read in main() before the tests fork. */
+static const char *const dirs[] = {"easy", "hard"};
+static struct ptm_dataset *probs[2];
+/* The penalties of each problem: the easy one with an L2 part too. */
+static const double l1s[] = {0.003, 0.0005}, l2s[] = {1e-3, 0};
+
+static const char *const schedules[] = {
+    "dynamic { sample 60, active, balance }",
+    "round_robin { per_round 50 }",
+    "random { per_round 20 }",
+};
+static const char *const withins[] = {"parallel", "sequential"};
+
+static char job_text[4096];
+
+static void make_job(int prob, const char *schedule, const char *within, int sweeps)
+{
+    snprintf(job_text, sizeof(job_text),
+             "job t\n"
+             "data X : sparse matrix from \"%s/train.svm\" format libsvm shard rows\n"
+             "data y : vector from labels(X)\n"
+             "param w : vector[cols(X)] = 0\n"
+             "param b : vector[1] = 0\n"
+             "blocks coef = w each 1\n"
+             "priority coef(j) = abs(delta(w[j]))\n"
+             "schedule %s\n"
+             "update builtin logreg_cd { l1 = %.17g, l2 = %.17g, intercept = b, within = %s }\n"
+             "objective builtin logloss { l1 = %.17g, l2 = %.17g, intercept = b } every 5 sweeps\n"
+             "stop when sweeps >= %d\n",
+             dirs[prob], schedule, l1s[prob], l2s[prob], within, l1s[prob], l2s[prob], sweeps);
+}
+
+/* The largest violation of the optimality conditions at (w, b), over l1,
+ * from the rows of X; the weights' and the intercept's apart. */
+static void kkt(const struct ptm_dataset *X, const double *w, double b, double l1, double l2,
+                double *worst_w, double *worst_b)
+{
+    const struct ptm_csr *x = &X->csr;
+    int64_t n = x->nrows, d = x->ncols;
+    double *g = calloc((size_t)d, sizeof(double)), gb = 0;
+    ck_assert_ptr_nonnull(g);
+    for (int64_t i = 0; i < n; i++) {
+        double m = b, y = X->labels.val[i] > 0 ? 1 : -1;
+        for (int64_t e = x->rowptr[i]; e < x->rowptr[i + 1]; e++)
+            m += x->val[e] * w[x->colind[e]];
+        double s = 1 / (1 + exp(y * m)); /* the probability of the wrong label */
+        for (int64_t e = x->rowptr[i]; e < x->rowptr[i + 1]; e++)
+            g[x->colind[e]] -= y * s * x->val[e];
+        gb -= y * s;
+    }
+    double most = 0;
+    for (int64_t j = 0; j < d; j++) {
+        double G = g[j] / (double)n + l2 * w[j];
+        double v = w[j] == 0 ? fmax(0, fabs(G) - l1) : fabs(G + (w[j] > 0 ? l1 : -l1));
+        most = fmax(most, v);
+    }
+    free(g);
+    *worst_w = most / l1;
+    *worst_b = fabs(gb / (double)n) / l1;
+}
+
+/* Run the job on P workers; w (d values) and b out, the history checked. */
+static void run_job(int P, double *w, int64_t d, double *b)
+{
+    struct ptm_plan *plan = tu_compile("t.ptm", job_text, ".", true);
+    struct ptm_run_opts o = {.workers = P};
+    struct ptm_run *run = tu_run_new(plan, &o);
+    char err[512];
+    int rc = ptm_run_exec(run, err, sizeof(err));
+    ck_assert_msg(rc == 0, "ptm_run_exec: %s", err);
+    ck_assert_int_eq(ptm_run_param(run, 0, w, d), d);
+    ck_assert_int_eq(ptm_run_param(run, 1, b, 1), 1);
+    size_t nh;
+    const double *h = ptm_run_history(run, &nh);
+    ck_assert_uint_ge(nh, 2);
+    for (size_t k = 0; k < nh; k++) {
+        ck_assert_msg(isfinite(h[k]), "objective %zu is %g", k, h[k]);
+        if (k > 0)
+            ck_assert_msg(h[k] <= h[k - 1] * (1 + 1e-12), "objective rose at evaluation %zu: "
+                          "%.17g after %.17g", k, h[k], h[k - 1]);
+    }
+    for (int64_t j = 0; j < d; j++)
+        ck_assert_msg(isfinite(w[j]), "w[%lld] is %g", (long long)j, w[j]);
+    ck_assert(isfinite(*b));
+    ptm_run_free(run);
+    plan_free(plan);
+}
+
+#define NCASES (2 * 3 * 2 * 2)
+
+START_TEST(test_kkt)
+{
+    int prob = _i / 12, sched = _i / 4 % 3, within = _i / 2 % 2, P = 1 + _i % 2;
+    const struct ptm_dataset *X = probs[prob];
+    int64_t d = X->csr.ncols;
+    make_job(prob, schedules[sched], withins[within], prob == 0 ? 100 : 500);
+    double *w = calloc((size_t)d, sizeof(double)), b = 0;
+    ck_assert_ptr_nonnull(w);
+    run_job(P, w, d, &b);
+    double vw, vb;
+    kkt(X, w, b, l1s[prob], l2s[prob], &vw, &vb);
+    int64_t nz = 0;
+    for (int64_t j = 0; j < d; j++)
+        nz += w[j] != 0;
+    if (tu_verbose())
+        printf("%s %-40s %-10s P=%d: KKT/l1 %.2e (w), %.2e (b); %lld of %lld non-zero\n",
+               dirs[prob], schedules[sched], withins[within], P, vw, vb, (long long)nz,
+               (long long)d);
+    ck_assert_msg(vw <= 1e-6 && vb <= 1e-6, "%s, %s, within = %s, %d workers: the optimality "
+                  "conditions are violated by %.3g l1 (weights), %.3g l1 (intercept)",
+                  dirs[prob], schedules[sched], withins[within], P, vw, vb);
+    ck_assert(nz > 0 && nz < d);
+    free(w);
+}
+END_TEST
+
+static Suite *logreg_cd_suite(void)
+{
+    Suite *s = suite_create("logreg_cd");
+    TCase *tc = tcase_create("kkt");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_kkt, 0, NCASES);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+static int setup(void)
+{
+    for (int k = 0; k < 2; k++) {
+        struct gen_logreg_opts o;
+        ptm_gen_logreg_defaults(&o);
+        o.seed = 7;
+        o.rows = 2000;
+        o.cols = 300;
+        o.density = 0.05;
+        o.nonzeros = 30;
+        o.hard = k == 1;
+        const char *file;
+        if (mkdir(dirs[k], 0777) != 0 || ptm_gen_logreg(&o, dirs[k], &file) != 0)
+            return -1;
+        char path[64];
+        snprintf(path, sizeof(path), "%s/train.svm", dirs[k]);
+        struct ptm_data_opts dopt = {.format = PLAN_FORMAT_LIBSVM, .sparse = true};
+        struct ptm_data_diags dg;
+        ptm_data_diags_init(&dg);
+        int rc = ptm_data_read(path, &dopt, &dg, &probs[k]);
+        ptm_data_diags_release(&dg);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ptm-test-logreg-cd.XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        perror("test_logreg_cd: temporary directory");
+        return EXIT_FAILURE;
+    }
+    if (setup() != 0) {
+        fprintf(stderr, "test_logreg_cd: cannot make the test problems\n");
+        tu_remove_tree(dir);
+        return EXIT_FAILURE;
+    }
+    SRunner *sr = srunner_create(logreg_cd_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    for (int k = 0; k < 2; k++)
+        ptm_dataset_free(probs[k]);
+    tu_remove_tree(dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
