@@ -2652,7 +2652,7 @@ print("%d x %d, %.1f%% of the top third not white" % (w, h, 100.0 * ink / (w * (
 EOF
     end
 else
-    skip "the page in headless chromium" "no chromium (scripts/deps.sh --browser installs it), or the lasso page failed"
+    skip "the page in headless chromium" "no chromium (scripts/deps.sh installs it), or the lasso page failed"
 fi
 
 # ---- predict: a trained model applied to new data ----------------------------
