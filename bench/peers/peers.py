@@ -878,6 +878,8 @@ def mf(p, cfg, svgdir, md):
     t = sub1(r'"data/ratings\.mtx"', '"%s"' % os.path.join(ddir, "ratings.mtx"), t)
     t = sub1(r'"data/test\.mtx"', '"%s"' % os.path.join(ddir, "test.mtx"), t)
     t = sub1(r"every 1 sweeps", "every %d sweeps" % S, t)
+    t = sub1(r"^const rank = .*$", "const rank = %s" % info["rank"], t, re.M)  # the data's
+    upd = re.search(r"^update builtin (.*)$", t, re.M).group(1)
     t = sub1(r"^stop when .*$", "stop when sweeps >= %d" % S, t, re.M)
     t = sub1(r'"W\.tsv"', '"%s"' % os.path.join(p.tmp, "W.tsv"), t)
     t = sub1(r'"H\.tsv"', '"%s"' % os.path.join(p.tmp, "H.tsv"), t)
@@ -893,12 +895,12 @@ def mf(p, cfg, svgdir, md):
            "LIBMF is not in Debian (`apt-cache search --names-only libmf` finds %s: none is LIBMF), so "
            "there is no peer "
            "to run here; the reference figures are LIBMF's 32 M rating updates/s on 1 thread and 55 M/s "
-           "on 2. ptm alone: examples/mf/mf.ptm (`rotation`, `mf_sgd`, rank 20, rate 0.05, "
-           "decay 0.95, reg 0.05) on `ptm gen mf %s` (%s x %s, %d training and %s held-out ratings, "
+           "on 2. ptm alone: examples/mf/mf.ptm (`rotation`, `%s`, rank %s) "
+           "on `ptm gen mf %s` (%s x %s, %d training and %s held-out ratings, "
            "noise %s), `ptm run --workers P`, %d sweeps, the held-out RMSE only at the end; %d runs "
            "of each, 1 and 2 workers alternating. Seconds from the progress line (the rounds, not "
            "reading the file)."
-           % (", ".join(found) if found else "nothing", cfg["gen"], info["rows"], info["cols"], train,
+           % (", ".join(found) if found else "nothing", upd, info["rank"], cfg["gen"], info["rows"], info["cols"], train,
               info["test"], info["noise"], S, RUNS), "",
            "| workers | sweeps | seconds (median) | runs (s) | M rating updates/s | LIBMF | held-out RMSE "
            "| RMSE of the true W H' |", "|---|---|---|---|---|---|---|---|"]

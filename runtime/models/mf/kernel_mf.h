@@ -44,7 +44,11 @@
  * fixed seed (MF_ORDER_SHUFFLE, DSGD's order). Per round, worker p:
  *     mf_sgd_cell(&grid_p, b, rank, mf_step(rate, decay, t / P),
  *                 W_p, H + block_lo[b] * rank, rw_p, rh + block_lo[b])
- * with rw_p and rh from mf_reg_rows() and mf_reg_cols() (set-up).
+ * with rw_p and rh from mf_reg_rows() and mf_reg_cols() (set-up). Under
+ * `penalty = rating` (LIBMF's: reg charged on every rating, minimizing
+ * sum of (r_ij - w_i . h_j)^2 + reg (|w_i|^2 + |h_j|^2) over the ratings)
+ * rw and rh are reg everywhere instead. With `step = adaptive` the kernel
+ * is mf_sgd_ada_cell() (below), with a step per row of W and of H.
  *
  * CCD++ (mf_ccd; Yu, Hsieh, Si and Dhillon 2012). Exact CCD++, run over the
  * rotation. CCD++ updates one rank-one factor k at a time: with the
