@@ -254,8 +254,9 @@ static void mf_state(struct ptm_run *run, struct ptm_ckpt *ck)
     ptm_ck_tag(ck, s->ccd ? "rule mf_ccd" : "rule mf_sgd");
     ptm_ck_size(ck, run->P, "workers");
     ptm_ck_size(ck, s->rank, "rank");
+    if (!s->ccd)
+        ptm_ck_tag(ck, s->adaptive ? "mf_sgd adaptive steps" : "mf_sgd fixed steps");
     if (s->adaptive) {
-        ptm_ck_tag(ck, "adaptive steps");
         int64_t d = run->params[s->h].rows;
         ptm_ck_size(ck, d, "rows of H");
         PTM_CK_ARRAY(ck, s->gh, d);
