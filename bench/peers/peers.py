@@ -894,9 +894,9 @@ def mf(p, cfg, svgdir, md):
             rmse[w].append(r["points"][-1][2])
     train = int(info["train"])
     md += ["### Matrix factorization", "",
-           "LIBMF is not in Debian (`apt-cache search --names-only libmf` finds %s: none is LIBMF), so "
-           "there is no peer "
-           "to run here; the reference figures are LIBMF's 32 M rating updates/s on 1 thread and 55 M/s "
+           "LIBMF is not in Debian (`apt-cache search --names-only libmf` finds %s: none is LIBMF): "
+           "it runs in the second table only when PTM_LIBMF names a build of it. The LIBMF column "
+           "of the first is its published 32 M rating updates/s on 1 thread and 55 M/s "
            "on 2. ptm alone: examples/mf/mf.ptm (`rotation`, `%s`, rank %s) "
            "on `ptm gen mf %s` (%s x %s, %d training and %s held-out ratings, "
            "noise %s), `ptm run --workers P`, %d sweeps, the held-out RMSE only at the end; %d runs "
