@@ -74,7 +74,8 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
     s->reg = rt_option_num(u, "reg", 0.05);
     s->inner = (int)rt_option_num(u, "inner", 1);
     const struct plan_option *ost = rt_option(u, "step"), *ope = rt_option(u, "penalty");
-    s->adaptive = !s->ccd && !(ost && ost->kind == PLAN_VALUE_STR && strcmp(ost->str, "fixed") == 0);
+    bool fixed = ost && ost->kind == PLAN_VALUE_STR && strcmp(ost->str, "fixed") == 0;
+    s->adaptive = !s->ccd && !fixed;
     s->rating = !s->ccd && ope && ope->kind == PLAN_VALUE_STR && strcmp(ope->str, "rating") == 0;
     const struct ptm_dataset *R = run->data[s->r];
     const struct rt_param *W = &run->params[s->w], *H = &run->params[s->h];
