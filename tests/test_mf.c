@@ -15,9 +15,14 @@
  * serial CCD++ written directly on the whole matrix (the same sequence of
  * exact coordinate minimizations, so the same iterates up to rounding, on
  * any P), never rising from one sweep to the next, and its gradient near
- * zero at the end; both kernels against the noise level and the RMSE of
- * the true factors recorded in info.tsv; SGD's objective against CCD++'s
- * (they minimize the same function).
+ * zero at the end; CCD++ against alternating least squares written on a
+ * dense copy of a small problem (the k x k normal equations of every row,
+ * solved by Cholesky): the same objective; both kernels against the noise
+ * level and the RMSE of the true factors recorded in info.tsv; SGD's
+ * objective against CCD++'s (they minimize the same function); adaptive
+ * SGD steps against their definition written out, and stable (finite,
+ * the objective and held-out RMSE down) for rates 0.01 to 0.5 on 1 and 2
+ * workers.
  *
  * Set PTM_TEST_VERBOSE=1 to print the figures measured.
  */
