@@ -8,14 +8,17 @@
  * and grid are its own, so a round touches what a worker would): for P in
  * 1, 2, 4 and 8 and both entry orders, RUNS runs of EPOCHS sweeps of
  * mf_sgd_cell from W, H uniform in [-0.1, 0.1] (seed 1), rate 0.05, decay
- * 0.95, reg 0.05 (examples/mf/mf.ptm); then CCD++ (reg 0.05, inner 1) for
- * 2 * RANK * 3 sweeps (three outer iterations) at P = 1 and 4.
+ * 0.95, reg 0.05 (mf_sgd's fixed steps); the same with adaptive steps
+ * (mf_sgd_ada_cell, rate 0.2, mf_sgd's defaults) at P = 1 and 2; then
+ * CCD++ (reg 0.05, inner 1) for 2 * RANK * 3 sweeps (three outer
+ * iterations) at P = 1 and 4.
  * Prints, one item a line:
  *   problem ROWS COLS TRAIN TEST RANK READ_SECONDS NOISE TEST_RMSE_TRUE
  *   sgd P ORDER MEDIAN_MUPS FIRST_RMSE LAST_RMSE MUPS_RUN1 ...
  *       (million rating updates per CPU second of the process, from the
  *        median sweep time; test RMSE after the first and the last sweep of
  *        the last run)
+ *   sgd_ada P ORDER ...   the same with adaptive steps
  *   ccd P MEDIAN_SWEEP_S MEDIAN_MUPS OUTER_ITERATION_S TEST_RMSE
  *       (a CCD++ sweep visits every rating once; an outer iteration is
  *        2 RANK sweeps)
@@ -24,6 +27,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +72,7 @@ struct run {
     struct mf_grid g[MAX_P];
     double *rw[MAX_P];
     double *rh;
+    double *gw, *gh; /* adaptive steps' accumulators */
     double *W, *H;
 };
 
@@ -93,12 +98,16 @@ static void run_init(struct run *r, const struct ptm_csr *R, int P, int64_t rank
     free(cnt);
     r->W = malloc((size_t)(R->nrows * rank) * sizeof(double));
     r->H = malloc((size_t)(R->ncols * rank) * sizeof(double));
+    r->gw = malloc((size_t)R->nrows * sizeof(double));
+    r->gh = malloc((size_t)R->ncols * sizeof(double));
 }
 
 static void run_reset(struct run *r, const struct ptm_csr *R)
 {
     init_uniform(r->W, R->nrows * r->rank, 0.1, 1);
     init_uniform(r->H, R->ncols * r->rank, 0.1, 2);
+    mf_fill(r->gw, R->nrows, 1);
+    mf_fill(r->gh, R->ncols, 1);
 }
 
 static void run_release(struct run *r)
@@ -108,6 +117,8 @@ static void run_release(struct run *r)
         free(r->rw[p]);
     }
     free(r->rh);
+    free(r->gw);
+    free(r->gh);
     free(r->W);
     free(r->H);
 }
@@ -124,7 +135,7 @@ static double test_rmse(struct run *r, const struct ptm_csr *T)
 }
 
 static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, int64_t rank,
-                      enum mf_order order, int epochs, int runs)
+                      enum mf_order order, bool ada, int epochs, int runs)
 {
     struct run r;
     run_init(&r, R, P, rank, order);
@@ -138,8 +149,12 @@ static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
                 for (int p = 0; p < P; p++) {
                     int b = (p + t) % P;
                     int64_t lo = r.g[p].block_lo[b];
-                    mf_sgd_cell(&r.g[p], b, rank, eta, Wp(&r, p), r.H + lo * rank, r.rw[p],
-                                r.rh + lo);
+                    if (ada)
+                        mf_sgd_ada_cell(&r.g[p], b, rank, 0.2, Wp(&r, p), r.H + lo * rank,
+                                        r.rw[p], r.rh + lo, r.gw + r.bounds[p], r.gh + lo);
+                    else
+                        mf_sgd_cell(&r.g[p], b, rank, eta, Wp(&r, p), r.H + lo * rank, r.rw[p],
+                                    r.rh + lo);
                 }
             sweep[e] = bench_cpu() - t0;
             if (run == runs - 1 && e == 0)
@@ -148,7 +163,7 @@ static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
         med[run] = (double)R->nnz / bench_median(sweep, epochs) / 1e6;
     }
     last = test_rmse(&r, T);
-    printf("sgd %d %s %.1f %.4f %.4f", P, order == MF_ORDER_ROWS ? "rows" : "shuffle",
+    printf("%s %d %s %.1f %.4f %.4f", ada ? "sgd_ada" : "sgd", P, order == MF_ORDER_ROWS ? "rows" : "shuffle",
            bench_median(med, runs), first, last);
     for (int run = 0; run < runs; run++)
         printf(" %.1f", med[run]);
@@ -232,9 +247,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     static const int Ps[] = {1, 2, 4, 8};
     for (size_t k = 0; k < PTM_ARRAY_LEN(Ps); k++) {
-        bench_sgd(R, T, Ps[k], rank, MF_ORDER_ROWS, epochs, runs);
-        bench_sgd(R, T, Ps[k], rank, MF_ORDER_SHUFFLE, epochs, runs);
+        bench_sgd(R, T, Ps[k], rank, MF_ORDER_ROWS, false, epochs, runs);
+        bench_sgd(R, T, Ps[k], rank, MF_ORDER_SHUFFLE, false, epochs, runs);
     }
+    bench_sgd(R, T, 1, rank, MF_ORDER_ROWS, true, epochs, runs);
+    bench_sgd(R, T, 2, rank, MF_ORDER_ROWS, true, epochs, runs);
     bench_ccd(R, T, 1, rank);
     bench_ccd(R, T, 4, rank);
     ptm_dataset_free(rd);

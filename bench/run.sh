@@ -570,7 +570,8 @@ if command -v mpirun > /dev/null 2>&1; then
     "$ptm" gen mf --seed 1 --out "$tmp/mf" --rows 50000 --cols 20000 --rank 20 \
         --ratings 5000000 > /dev/null
     sed -e "s|\"data/|\"$tmp/mf/|g" -e "s|\"W.tsv\"|\"$tmp/W.tsv\"|" -e "s|\"H.tsv\"|\"$tmp/H.tsv\"|" \
-        -e "s|^stop when .*|stop when sweeps >= 12|" examples/mf/mf.ptm > "$tmp/mf.ptm"
+        -e "s|^stop when .*|stop when sweeps >= 12|" -e "s|^const rank = .*|const rank = 20|" \
+        examples/mf/mf.ptm > "$tmp/mf.ptm"
     train=$(awk 'NR > 1 && !/^%/ { print $3; exit }' "$tmp/mf/ratings.mtx")
     mpi_pairs "$tmp/mf.ptm" mf
     # bytes a round once the ratings are in place: the difference between 4
@@ -638,7 +639,7 @@ mf_gen="--seed 1 --rows 20000 --cols 5000 --ratings 1000000 --test 0.1"
 mf_train=$(awk '$1 == "train" { print $2 }' "$mfdir/info.tsv")
 mf_job() { # RANK lua|kernel
     local upd='update lua "'"$PWD"'/examples/mf/mf.lua"'
-    [ "$2" = kernel ] && upd='update builtin mf_sgd { rate = rate, decay = decay, reg = reg }'
+    [ "$2" = kernel ] && upd='update builtin mf_sgd { rate = rate, decay = decay, reg = reg, step = fixed }'
     sed -e "s|\"data/|\"$mfdir/|" -e "s|^const rank = .*|const rank = $1|" \
         -e "s|^update lua .*|$upd|" -e 's|every 1 sweeps|every 5 sweeps|' \
         -e 's|^stop when .*|stop when sweeps >= 15|' \

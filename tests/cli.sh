@@ -1529,7 +1529,9 @@ mkdir -p "$T/mfl" "$T/lrl"
 cp examples/mf/mf.lua "$T/mfl/"
 cp examples/logreg/logreg.lua "$T/lrl/"
 for f in mf mf_lua; do
+    # mf.lua makes mf_sgd's fixed steps
     sed -e 's/sweeps >= 30/sweeps >= 5/' -e "s|\"W\(_lua\)*.tsv\"|\"$T/mfl/W-$f.tsv\"|" \
+        -e 's|^update builtin mf_sgd .*|update builtin mf_sgd { rate = 0.05, decay = 0.95, reg = 0.05, step = fixed }|' \
         -e "s|\"H\(_lua\)*.tsv\"|\"$T/mfl/H-$f.tsv\"|" "examples/mf/$f.ptm" >"$T/mfl/$f.ptm"
 done
 for f in logreg logreg_ssp logreg_lua; do
@@ -1557,7 +1559,7 @@ grep '^round' "$T/err" | tail -n 1 | grep -q ' sweep 6 .* eta 0s elapsed ' || no
 end
 
 begin "run: an objective that gets worse 3 evaluations in a row warns once, with where it started"
-sed -e 's|^update builtin .*|update builtin mf_sgd { rate = 0.2, decay = 1, reg = 0.05 }|' \
+sed -e 's|^update builtin .*|update builtin mf_sgd { rate = 0.2, decay = 1, reg = 0.05, step = fixed }|' \
     -e "s|\"W.tsv\"|\"$T/mfl/W-worse.tsv\"|" -e "s|\"H.tsv\"|\"$T/mfl/H-worse.tsv\"|" \
     -e "s|\"data/|\"$T/mfl/data/|g" examples/mf/mf.ptm >"$T/mfl/worse.ptm"
 run run --workers 2 "$T/mfl/worse.ptm"

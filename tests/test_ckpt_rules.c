@@ -291,9 +291,13 @@ static const struct {
     int64_t k, K;
     bool control;
 } mf_rows[] = {
-    {"mf_sgd { rate = 0.02, decay = 0.9 }", 1, 3, 8, false},
-    {"mf_sgd { rate = 0.02, decay = 0.9 }", 2, 5, 12, false},
-    {"mf_sgd { rate = 0.02, decay = 0.9 }", 3, 7, 15, false},
+    {"mf_sgd { rate = 0.02, decay = 0.9, step = fixed }", 1, 3, 8, false},
+    {"mf_sgd { rate = 0.02, decay = 0.9, step = fixed }", 2, 5, 12, false},
+    {"mf_sgd { rate = 0.02, decay = 0.9, step = fixed }", 3, 7, 15, false},
+    /* adaptive steps: the accumulators of W's and H's rows are state */
+    {"mf_sgd { rate = 0.2 }", 1, 3, 8, true},
+    {"mf_sgd { rate = 0.2, penalty = rating }", 2, 5, 12, true},
+    {"mf_sgd { rate = 0.2 }", 3, 7, 15, true},
     /* inside a pass (sweep k / P, a W pass when even, else an H pass):
      * the accumulators hold part of their sums */
     {"mf_ccd { reg = 0.1 }", 1, 3, 10, true},
@@ -342,9 +346,12 @@ static const struct {
     {5, 2, 5, 3, false, "workers"},             /* other workers */
     {4, 1, 3, 1, false, "rule's own residual"}, /* r a parameter, then the rule's */
     {6, 2, 5, 2, false, "intercept"},           /* without an intercept, then with */
-    {0, 1, 3, 1, true, "rule mf_sgd"},          /* mf_sgd into mf_ccd */
-    {3, 1, 4, 2, true, "workers"},              /* mf_ccd on other workers */
-    {5, 2, 6, 2, true, NULL},                   /* inner 2, then 1: an option, not state */
+    {0, 1, 6, 1, true, "rule mf_sgd"},          /* mf_sgd into mf_ccd */
+    {6, 1, 7, 2, true, "workers"},              /* mf_ccd on other workers */
+    {8, 2, 9, 2, true, NULL},                   /* inner 2, then 1: an option, not state */
+    {0, 1, 3, 1, true, "'mf_sgd fixed steps' where this run has 'mf_sgd adaptive steps'"},
+    {3, 1, 0, 1, true, "'mf_sgd adaptive steps' where this run has 'mf_sgd fixed steps'"},
+    {4, 2, 5, 2, true, NULL},                   /* penalty rating, then total: not state */
 };
 
 START_TEST(test_mismatch)

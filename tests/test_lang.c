@@ -689,14 +689,14 @@ static const struct example_row example_rows[] = {
      "(output b \"b_ssp.tsv\")\n"},
     {"examples/mf/mf.ptm",
      "(job mf)\n"
-     "(const rank 20)\n"
+     "(const rank 10)\n"
      "(data R (sparse matrix) (from \"data/ratings.mtx\") (format mm) (shard rows))\n"
      "(data T (sparse matrix) (from \"data/test.mtx\") (format mm))\n"
      "(param W (matrix [rows(R), rank]) (= random(0.1)) (shard like R))\n"
      "(param H (matrix [cols(R), rank]) (= random(0.1)))\n"
      "(blocks hb H rows into workers)\n"
      "(schedule rotation (over hb))\n"
-     "(update builtin mf_sgd {(rate 0.05) (decay 0.95) (reg 0.05)})\n"
+     "(update builtin mf_sgd {(rate 0.2) (reg 0.05) (step adaptive) (penalty total)})\n"
      "(objective builtin rmse {(test T)} (every 1 sweeps))\n"
      "(stop (or (>= sweeps 30) (> seconds 300s)))\n"
      "(output W \"W.tsv\")\n"

@@ -92,9 +92,12 @@ static const struct {
     int sweeps, P;
     double within; /* held-out RMSE at most this times the noise */
 } mf_cases[] = {
-    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05 }", 60, 1, 1.25},
-    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05 }", 60, 2, 1.25},
-    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05 }", 60, 3, 1.25},
+    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05, step = fixed }", 60, 1, 1.25},
+    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05, step = fixed }", 60, 2, 1.25},
+    {"mf_sgd { rate = 0.05, decay = 0.97, reg = 0.05, step = fixed }", 60, 3, 1.25},
+    {"mf_sgd", 30, 1, 1.25}, /* the defaults: adaptive steps, penalty total */
+    {"mf_sgd", 30, 2, 1.25},
+    {"mf_sgd { penalty = rating, reg = 0.002, rate = 0.5 }", 30, 2, 1.25},
     {"mf_ccd { reg = 1, inner = 1 }", 300, 1, 1.25},
     {"mf_ccd { reg = 1, inner = 1 }", 300, 3, 1.25},
 };
@@ -183,7 +186,7 @@ START_TEST(test_mf_lua)
         snprintf(text, sizeof(text), job, MF_RANK,
                  lua ? "lua \"mf/mf.lua\""
                      : "builtin mf_sgd { rate = rate, decay = decay, "
-                       "reg = reg }");
+                       "reg = reg, step = fixed }");
         struct ptm_plan *plan = compile_text(text);
         struct ptm_run *run = run_plan(plan, P);
         W[lua] = malloc(sizeof(double) * MF_ROWS * MF_RANK);

@@ -1654,6 +1654,14 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:8:38: error: option 'sampler' takes one of dense|sparse|alias|plain\n"
       "    update builtin lda_gibbs { sampler = 3 }\n"
       "                                         ^\n"),
+    R(MF, "update", "update builtin mf_sgd { step = slow }",
+      "t.ptm:9:32: error: option 'step' takes one of adaptive|fixed\n"
+      "    update builtin mf_sgd { step = slow }\n"
+      "                                   ^^^^\n"),
+    R(MF, "update", "update builtin mf_sgd { rate = 0.1, penalty = lambda }",
+      "t.ptm:9:47: error: option 'penalty' takes one of total|rating\n"
+      "    update builtin mf_sgd { rate = 0.1, penalty = lambda }\n"
+      "                                                  ^^^^^^\n"),
     R(MF, "objective", "objective builtin rmse { test = W }",
       "t.ptm:10:33: error: 'W' is a parameter, not a data source\n"
       "    objective builtin rmse { test = W }\n"
@@ -2726,9 +2734,9 @@ static void chk_mf(const struct ptm_plan *p)
     const struct plan_param *W = &p->params[0], *H = &p->params[1];
     ck_assert(W->matrix && H->matrix);
     assert_single(&W->dims[0], PROG_ROWS, 0);
-    assert_const(&W->dims[1], 20);
+    assert_const(&W->dims[1], 10);
     assert_single(&H->dims[0], PROG_COLS, 0);
-    assert_const(&H->dims[1], 20);
+    assert_const(&H->dims[1], 10);
     ck_assert_int_eq(W->init, PLAN_INIT_RANDOM);
     ck_assert_double_eq(W->init_value, 0.1);
     ck_assert_int_eq(W->shard_like, 0);
@@ -2743,9 +2751,11 @@ static void chk_mf(const struct ptm_plan *p)
     ck_assert_int_eq(p->schedule.policy, PLAN_POLICY_ROTATION);
     ck_assert_int_eq(p->schedule.over, 0);
     ck_assert_str_eq(p->update.builtin, "mf_sgd");
-    ck_assert_double_eq(option(&p->update, "rate")->num, 0.05);
-    ck_assert_double_eq(option(&p->update, "decay")->num, 0.95);
+    ck_assert_double_eq(option(&p->update, "rate")->num, 0.2);
+    ck_assert_double_eq(option(&p->update, "decay")->num, 1); /* the default */
     ck_assert_double_eq(option(&p->update, "reg")->num, 0.05);
+    ck_assert_str_eq(option(&p->update, "step")->str, "adaptive");
+    ck_assert_str_eq(option(&p->update, "penalty")->str, "total");
     ck_assert_int_eq(option(&p->update, "H")->ref, 1);
     ck_assert_str_eq(p->objective.builtin, "rmse");
     ck_assert_int_eq(option(&p->objective, "test")->kind, PLAN_VALUE_DATA);

@@ -67,7 +67,8 @@ FULL = {
                        "cols": 18000, "l1": 1e-4, "sweeps": 100, "hard": True},
     "lda": {"gen": "--seed 1 --docs 5000 --words 5000 --topics 20 --length 100", "K": 20,
             "ptm": [5, 10, 20, 50, 100], "sklearn": [1, 2, 4, 8, 12], "gensim": [1, 2, 4, 8]},
-    "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30},
+    "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30,
+           "libmf_iters": 20},
 }
 QUICK = {
     "lasso": {"gen": "--seed 1 --rows 2000 --cols 20000 --density 0.005 --group 10 --corr 0.5 "
@@ -84,7 +85,8 @@ QUICK = {
                        "cols": 2000, "l1": 1e-3, "sweeps": 50, "hard": True},
     "lda": {"gen": "--seed 1 --docs 500 --words 1000 --topics 10 --length 50", "K": 10,
             "ptm": [5, 20], "sklearn": [1, 3], "gensim": [1, 3]},
-    "mf": {"gen": "--seed 1 --rows 2000 --cols 1000 --ratings 100000 --rank 10", "sweeps": 10},
+    "mf": {"gen": "--seed 1 --rows 2000 --cols 1000 --ratings 100000 --rank 10", "sweeps": 10,
+           "libmf_iters": 5},
 }
 
 # (the rate's unit is the model's: updates/s, rows/s, tokens/s, ...)
@@ -1083,6 +1085,8 @@ def mf(p, cfg, svgdir, md):
     t = sub1(r'"data/ratings\.mtx"', '"%s"' % os.path.join(ddir, "ratings.mtx"), t)
     t = sub1(r'"data/test\.mtx"', '"%s"' % os.path.join(ddir, "test.mtx"), t)
     t = sub1(r"every 1 sweeps", "every %d sweeps" % S, t)
+    t = sub1(r"^const rank = .*$", "const rank = %s" % info["rank"], t, re.M)  # the data's
+    upd = re.search(r"^update builtin (.*)$", t, re.M).group(1)
     t = sub1(r"^stop when .*$", "stop when sweeps >= %d" % S, t, re.M)
     t = sub1(r'"W\.tsv"', '"%s"' % os.path.join(p.tmp, "W.tsv"), t)
     t = sub1(r'"H\.tsv"', '"%s"' % os.path.join(p.tmp, "H.tsv"), t)
@@ -1095,15 +1099,15 @@ def mf(p, cfg, svgdir, md):
             rmse[w].append(r["points"][-1][2])
     train = int(info["train"])
     md += ["### Matrix factorization", "",
-           "LIBMF is not in Debian (`apt-cache search --names-only libmf` finds %s: none is LIBMF), so "
-           "there is no peer "
-           "to run here; the reference figures are LIBMF's 32 M rating updates/s on 1 thread and 55 M/s "
-           "on 2. ptm alone: examples/mf/mf.ptm (`rotation`, `mf_sgd`, rank 20, rate 0.05, "
-           "decay 0.95, reg 0.05) on `ptm gen mf %s` (%s x %s, %d training and %s held-out ratings, "
+           "LIBMF is not in Debian (`apt-cache search --names-only libmf` finds %s: none is LIBMF): "
+           "it runs in the second table only when PTM_LIBMF names a build of it. The LIBMF column "
+           "of the first is its published 32 M rating updates/s on 1 thread and 55 M/s "
+           "on 2. ptm alone: examples/mf/mf.ptm (`rotation`, `%s`, rank %s) "
+           "on `ptm gen mf %s` (%s x %s, %d training and %s held-out ratings, "
            "noise %s), `ptm run --workers P`, %d sweeps, the held-out RMSE only at the end; %d runs "
            "of each, 1 and 2 workers alternating. Seconds from the progress line (the rounds, not "
            "reading the file)."
-           % (", ".join(found) if found else "nothing", cfg["gen"], info["rows"], info["cols"], train,
+           % (", ".join(found) if found else "nothing", upd, info["rank"], cfg["gen"], info["rows"], info["cols"], train,
               info["test"], info["noise"], S, RUNS), "",
            "| workers | sweeps | seconds (median) | runs (s) | M rating updates/s | LIBMF | held-out RMSE "
            "| RMSE of the true W H' |", "|---|---|---|---|---|---|---|---|"]
@@ -1113,7 +1117,114 @@ def mf(p, cfg, svgdir, md):
             w, S, m, fmt_runs(secs[w]), train * S / m / 1e6, ref, med(rmse[w]),
             float(info["test_rmse_true"])))
     md.append("")
+    mf_libmf(p, cfg, ddir, info, md)
     log("mf: %.0f s" % (time.time() - t_all))
+
+
+def mm_to_libmf(src, dst):
+    """A MatrixMarket coordinate file as LIBMF's text format: `row col value`
+    a line, 0-based."""
+    with open(src) as f, open(dst, "w") as out:
+        size = False
+        for line in f:
+            if line.startswith("%"):
+                continue
+            if not size:
+                size = True
+                continue
+            i, j, v = line.split()
+            out.write("%d %d %s\n" % (int(i) - 1, int(j) - 1, v))
+
+
+def mf_libmf(p, cfg, ddir, info, md):
+    """LIBMF (github.com/cjlin1/libmf, not a Debian package) beside mf_sgd:
+    held-out RMSE after the same iterations and rating updates a second,
+    at two ranks, 1 and 2 threads. PTM_LIBMF names the directory of its
+    mf-train and mf-predict; without it the comparison is skipped."""
+    bindir = os.environ.get("PTM_LIBMF")
+    it = cfg.get("libmf_iters", 20)
+    if not bindir or not os.access(os.path.join(bindir, "mf-train"), os.X_OK):
+        md += ["LIBMF against mf_sgd: SKIP (set PTM_LIBMF to the directory of LIBMF's mf-train "
+               "and mf-predict, built from github.com/cjlin1/libmf).", ""]
+        log("mf: LIBMF skipped (PTM_LIBMF not set)")
+        return
+    train, test = os.path.join(p.tmp, "libmf.tr"), os.path.join(p.tmp, "libmf.te")
+    mm_to_libmf(os.path.join(ddir, "ratings.mtx"), train)
+    mm_to_libmf(os.path.join(ddir, "test.mtx"), test)
+    ntrain, rows, cols = int(info["train"]), int(info["rows"]), int(info["cols"])
+    # ptm's default penalty reg (|W|^2 + |H|^2), as LIBMF's per-rating
+    # penalties: reg over a row's (a column's) mean count of ratings
+    base = example("mf")
+    reg = float(re.search(r"reg = ([0-9.e-]+)", re.search(r"^update .*$", base, re.M).group(0)).group(1))
+    l2_ptm = "%.3g,%.3g" % (reg * rows / ntrain, reg * cols / ntrain)
+    mtrain, mpred = os.path.join(bindir, "mf-train"), os.path.join(bindir, "mf-predict")
+    model = os.path.join(p.tmp, "libmf.model")
+
+    def libmf(k, threads, l2, iters):
+        cmd = [mtrain, "-k", str(k), "-t", str(iters), "-s", str(threads), "--quiet"]
+        t, r = wall(cmd + (["-l2", l2] if l2 else []) + [train, model])
+        if r.returncode != 0:
+            raise SystemExit("peers: LIBMF failed: %s" % r.stderr[-500:])
+        return t
+
+    def libmf_rmse():
+        out = check([mpred, test, model, os.path.join(p.tmp, "libmf.pred")])
+        return float(re.search(r"RMSE = ([0-9.e+-]+)", out).group(1))
+
+    def ptm_job(k, update):
+        t = base
+        t = sub1(r'"data/ratings\.mtx"', '"%s"' % os.path.join(ddir, "ratings.mtx"), t)
+        t = sub1(r'"data/test\.mtx"', '"%s"' % os.path.join(ddir, "test.mtx"), t)
+        t = sub1(r"every 1 sweeps", "every %d sweeps" % it, t)
+        t = sub1(r"^const rank = .*$", "const rank = %d" % k, t, re.M)
+        if update:
+            t = sub1(r"^update builtin .*$", "update builtin " + update, t, re.M)
+        t = sub1(r"^stop when .*$", "stop when sweeps >= %d" % it, t, re.M)
+        t = sub1(r'"W\.tsv"', '"%s"' % os.path.join(p.tmp, "W.tsv"), t)
+        return sub1(r'"H\.tsv"', '"%s"' % os.path.join(p.tmp, "H.tsv"), t)
+
+    ptm_upd = re.search(r"^update builtin (.*)$", base, re.M).group(1)
+    systems = [("ptm, `%s`" % ptm_upd, "ptm", None),
+               ("ptm, LIBMF's defaults: `mf_sgd { rate = 0.1, reg = 0.1, penalty = rating }`", "ptm",
+                "mf_sgd { rate = 0.1, reg = 0.1, penalty = rating }"),
+               ("LIBMF, its defaults (`-r 0.1 -l2 0.1`)", "libmf", None),
+               ("LIBMF, ptm's penalty (`-l2 %s`)" % l2_ptm, "libmf", l2_ptm)]
+    load = open("/proc/loadavg").read().split()[0]
+    md += ["LIBMF against mf_sgd (LIBMF %s built from its public source with its Makefile: `g++ -O3 "
+           "-march=native`, SSE, OpenMP), on the same ratings: held-out RMSE after %d iterations "
+           "(sweeps) and rating updates a second, each system %d times, all of them back to back "
+           "in turn. ptm: the seconds of its progress line (the rounds, not reading the file), the "
+           "held-out RMSE evaluated before the first round and after the last only. LIBMF: the wall "
+           "seconds of `mf-train -t %d` less those of `mf-train -t 1` (reading and set-up), over "
+           "%d iterations; RMSE from mf-predict on the held-out file. Both start from random "
+           "factors; neither is tuned to this data beyond its defaults. Load average when it "
+           "started: %s on %d cores (a shared machine: medians)." % (
+               os.environ.get("PTM_LIBMF_VERSION", ""), it, RUNS, it, it - 1, load, os.cpu_count()),
+           "", "| system | rank | threads | held-out RMSE (median) | M rating updates/s (median) "
+           "| runs (s) |", "|---|---|---|---|---|---|"]
+    for k in (16, 64):
+        for threads in (1, 2):
+            secs = {n: [] for n, _, _ in systems}
+            rmse = {n: [] for n, _, _ in systems}
+            for _ in range(RUNS):
+                t1 = libmf(k, threads, None, 1)
+                for name, kind, opt in systems:
+                    if kind == "ptm":
+                        r = p.run(ptm_job(k, opt), threads)
+                        if r["rc"] != 0:
+                            raise SystemExit("peers: ptm failed: %s" % r["error"])
+                        secs[name].append(r["points"][-1][3])
+                        rmse[name].append(r["points"][-1][2])
+                    else:
+                        secs[name].append(libmf(k, threads, opt, it) - t1)
+                        rmse[name].append(libmf_rmse())
+            for name, kind, _ in systems:
+                m = med(secs[name])
+                upd = (it if kind == "ptm" else it - 1) * ntrain / m / 1e6 if m > 0 else float("nan")
+                md.append("| %s | %d | %d | %.4f | %.1f | %s |" % (
+                    name, k, threads, med(rmse[name]), upd, fmt_runs(secs[name])))
+            log("mf: LIBMF, rank %d, %d thread(s) done" % (k, threads))
+    md.append("")
 
 
 def main():

@@ -1,5 +1,5 @@
 -- Matrix factorization R ~ W H' by SGD under rotation: the steps of the
--- built-in mf_sgd, in its order (runtime/models/mf/kernel_mf.h), so W and H come out
+-- built-in mf_sgd with step = fixed, in its order (runtime/models/mf/kernel_mf.h), so W and H come out
 -- the same, bit for bit. In round t this worker holds block b of H's rows;
 -- for each of its ratings r_ij in that block, row by row, with
 -- e = r_ij - w_i . h_j (n_i, m_j: the ratings of row i and column j in R):

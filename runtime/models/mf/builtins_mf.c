@@ -7,9 +7,11 @@
 #include "builtins.h"
 
 static const struct builtin_opt mf_sgd_opts[] = {
-    OPT_POS("rate", "0.05", HUGE_VAL),
+    OPT_POS("rate", "0.2", HUGE_VAL),
     OPT_POS("decay", "1", 1),
     OPT_NUM("reg", "0.05", 0, HUGE_VAL),
+    OPT_WORD("step", "adaptive", "adaptive|fixed"),
+    OPT_WORD("penalty", "total", "total|rating"),
     OPT_REF("R", BOPT_DATA, "R"),
     OPT_REF("W", BOPT_PARAM, "W"),
     OPT_REF("H", BOPT_PARAM, "H"),

@@ -219,6 +219,126 @@ void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, doubl
     mf_sgd_cell_base(g, b, rank, eta, W, Hb, rw, rhb);
 }
 
+/* ---- SGD, adaptive steps ---------------------------------------------------------- */
+
+/* As sgd_run(), with a step per row of W and per row of H: rate / sqrt(G),
+ * G the row's accumulated mean squared gradient (from 1), then G grows by
+ * this step's. The same elementwise vectors, so the same bits on every
+ * width. */
+static inline __attribute__((always_inline)) void
+ada_run(const struct mf_entry *restrict e, int64_t n, int64_t rank, double rate, double *W,
+        double *Hb, const double *restrict rw, const double *restrict rhb, double *restrict gw,
+        double *restrict gh)
+{
+    double inv = 1.0 / (double)rank;
+    for (int64_t t = 0; t < n; t++) {
+        uint32_t i = e[t].i, j = e[t].j;
+        double *restrict w = W + (size_t)i * (size_t)rank;
+        double *restrict h = Hb + (size_t)j * (size_t)rank;
+        /* w . h, |w|^2 and |h|^2 in one pass */
+        ptm_v4d pd = {0, 0, 0, 0}, pw = {0, 0, 0, 0}, ph = {0, 0, 0, 0};
+        int64_t k = 0;
+        for (; k + 4 <= rank; k += 4) {
+            ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
+            pd += wk * hk;
+            pw += wk * wk;
+            ph += hk * hk;
+        }
+        double dot = (pd[0] + pd[1]) + (pd[2] + pd[3]), ww = (pw[0] + pw[1]) + (pw[2] + pw[3]),
+               hh = (ph[0] + ph[1]) + (ph[2] + ph[3]);
+        for (; k < rank; k++) {
+            dot += w[k] * h[k];
+            ww += w[k] * w[k];
+            hh += h[k] * h[k];
+        }
+        double err = e[t].r - dot;
+        double aw = rate / sqrt(gw[i]), ah = rate / sqrt(gh[j]), cw = rw[i], ch = rhb[j];
+        /* To first order the step takes e down to e (1 - aw |h|^2 - ah |w|^2):
+         * never past 0 (an overshoot feeds on itself at large rates). */
+        double q = aw * hh + ah * ww;
+        if (q > 1) {
+            aw /= q;
+            ah /= q;
+        }
+        ptm_v4d ve = {err, err, err, err}, vaw = {aw, aw, aw, aw}, vah = {ah, ah, ah, ah};
+        ptm_v4d vcw = {cw, cw, cw, cw}, vch = {ch, ch, ch, ch};
+        ptm_v4d qw = {0, 0, 0, 0}, qh = {0, 0, 0, 0};
+        for (k = 0; k + 4 <= rank; k += 4) {
+            ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
+            ptm_v4d dw = ve * hk - vcw * wk, dh = ve * wk - vch * hk;
+            *(ptm_v4d *)(w + k) = wk + vaw * dw;
+            *(ptm_v4d *)(h + k) = hk + vah * dh;
+            qw += dw * dw;
+            qh += dh * dh;
+        }
+        double sw = (qw[0] + qw[1]) + (qw[2] + qw[3]), sh = (qh[0] + qh[1]) + (qh[2] + qh[3]);
+        for (; k < rank; k++) {
+            double wk = w[k], hk = h[k];
+            double dw = err * hk - cw * wk, dh = err * wk - ch * hk;
+            w[k] = wk + aw * dw;
+            h[k] = hk + ah * dh;
+            sw += dw * dw;
+            sh += dh * dh;
+        }
+        gw[i] += sw * inv;
+        gh[j] += sh * inv;
+    }
+}
+
+#define ADA_RANKS(RUN)                                                                             \
+    switch (rank) {                                                                                \
+    case 8: RUN(e, n, 8, rate, W, Hb, rw, rhb, gw, ghb); break;                                    \
+    case 10: RUN(e, n, 10, rate, W, Hb, rw, rhb, gw, ghb); break;                                  \
+    case 16: RUN(e, n, 16, rate, W, Hb, rw, rhb, gw, ghb); break;                                  \
+    case 20: RUN(e, n, 20, rate, W, Hb, rw, rhb, gw, ghb); break;                                  \
+    case 32: RUN(e, n, 32, rate, W, Hb, rw, rhb, gw, ghb); break;                                  \
+    case 64: RUN(e, n, 64, rate, W, Hb, rw, rhb, gw, ghb); break;                                  \
+    case 128: RUN(e, n, 128, rate, W, Hb, rw, rhb, gw, ghb); break;                                \
+    default: RUN(e, n, rank, rate, W, Hb, rw, rhb, gw, ghb);                                       \
+    }
+
+static void ada_base(const struct mf_entry *e, int64_t n, int64_t rank, double rate, double *W,
+                     double *Hb, const double *rw, const double *rhb, double *gw, double *ghb)
+{
+    ADA_RANKS(ada_run)
+}
+
+#ifdef PTM_ISA_X86
+static __attribute__((target("avx2"))) void ada_avx2(const struct mf_entry *e, int64_t n,
+                                                     int64_t rank, double rate, double *W,
+                                                     double *Hb, const double *rw,
+                                                     const double *rhb, double *gw, double *ghb)
+{
+    ADA_RANKS(ada_run)
+}
+#endif
+
+void mf_sgd_ada_cell_base(const struct mf_grid *g, int b, int64_t rank, double rate, double *W,
+                          double *Hb, const double *rw, const double *rhb, double *gw,
+                          double *ghb)
+{
+    ada_base(g->e + g->cell[b], g->cell[b + 1] - g->cell[b], rank, rate, W, Hb, rw, rhb, gw, ghb);
+}
+
+void mf_sgd_ada_cell(const struct mf_grid *g, int b, int64_t rank, double rate, double *W,
+                     double *Hb, const double *rw, const double *rhb, double *gw, double *ghb)
+{
+#ifdef PTM_ISA_X86
+    if (ptm_isa_has(PTM_ISA_AVX2)) {
+        ada_avx2(g->e + g->cell[b], g->cell[b + 1] - g->cell[b], rank, rate, W, Hb, rw, rhb, gw,
+                 ghb);
+        return;
+    }
+#endif
+    mf_sgd_ada_cell_base(g, b, rank, rate, W, Hb, rw, rhb, gw, ghb);
+}
+
+void mf_fill(double *a, int64_t n, double v)
+{
+    for (int64_t k = 0; k < n; k++)
+        a[k] = v;
+}
+
 /* ---- CCD++ -------------------------------------------------------------------- */
 
 void mf_ccd_phase(int64_t t, int P, int64_t rank, int inner, struct mf_ccd_phase *ph)

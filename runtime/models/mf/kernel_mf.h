@@ -44,7 +44,11 @@
  * fixed seed (MF_ORDER_SHUFFLE, DSGD's order). Per round, worker p:
  *     mf_sgd_cell(&grid_p, b, rank, mf_step(rate, decay, t / P),
  *                 W_p, H + block_lo[b] * rank, rw_p, rh + block_lo[b])
- * with rw_p and rh from mf_reg_rows() and mf_reg_cols() (set-up).
+ * with rw_p and rh from mf_reg_rows() and mf_reg_cols() (set-up). Under
+ * `penalty = rating` (LIBMF's: reg charged on every rating, minimizing
+ * sum of (r_ij - w_i . h_j)^2 + reg (|w_i|^2 + |h_j|^2) over the ratings)
+ * rw and rh are reg everywhere instead. With `step = adaptive` the kernel
+ * is mf_sgd_ada_cell() (below), with a step per row of W and of H.
  *
  * CCD++ (mf_ccd; Yu, Hsieh, Si and Dhillon 2012). Exact CCD++, run over the
  * rotation. CCD++ updates one rank-one factor k at a time: with the
@@ -170,6 +174,24 @@ void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, doubl
                  const double *rw, const double *rhb);
 void mf_sgd_cell_base(const struct mf_grid *g, int b, int64_t rank, double eta, double *W,
                       double *Hb, const double *rw, const double *rhb);
+
+/* Adaptive steps (mf_sgd's step = adaptive, as LIBMF's): each row i of W
+ * and each row j of H keeps gw[i], gh[j], the sum over its past steps of
+ * the mean square of its gradient's components, from 1. On entry (i, j, r),
+ * with e = r - W[i] . Hb[j] and the gradients (halved, as above)
+ *     dw = e Hb[j] - rw[i] W[i],   dh = e W[i] - rhb[j] Hb[j]
+ * (both from the old values), W[i] += rate / sqrt(gw[i]) dw and Hb[j] +=
+ * rate / sqrt(ghb[j]) dh, then gw[i] += |dw|^2 / rank, ghb[j] += |dh|^2 /
+ * rank. ghb is block b's accumulators (gh + block_lo[b]), which travel with
+ * its rows of H. Same ranks and vector paths as mf_sgd_cell(). */
+void mf_sgd_ada_cell(const struct mf_grid *g, int b, int64_t rank, double rate, double *W,
+                     double *Hb, const double *rw, const double *rhb, double *gw, double *ghb);
+void mf_sgd_ada_cell_base(const struct mf_grid *g, int b, int64_t rank, double rate, double *W,
+                          double *Hb, const double *rw, const double *rhb, double *gw,
+                          double *ghb);
+
+/* a[0 .. n) = v (the accumulators' start, 1). */
+void mf_fill(double *a, int64_t n, double v);
 
 /* ---- CCD++ ---------------------------------------------------------------------- */
 

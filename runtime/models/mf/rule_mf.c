@@ -27,18 +27,22 @@
 
 struct mf_state {
     bool ccd;
+    bool adaptive; /* mf_sgd step = adaptive */
+    bool rating;   /* penalty = rating: reg on every rating (else reg / count) */
     int32_t r, w, h;
     double rate, decay, reg;
     int inner;
     int64_t rank;
-    double *rh;   /* reg / m_j for every column (SGD) */
+    double *rh;   /* reg / m_j (penalty = total) or reg (penalty = rating) per column (SGD) */
+    double *gh;   /* step = adaptive: per column, H's accumulated squared gradient; travels */
     double *hacc; /* 2 per column: the H accumulators that travel with H's blocks (CCD++) */
 };
 
 /* A worker's part: its ratings by block, and the kernel's state. */
 struct mf_worker {
     struct mf_grid g;
-    double *rw; /* reg / n_i for its rows (SGD) */
+    double *rw; /* reg / n_i or reg for its rows (SGD) */
+    double *gw; /* step = adaptive: its rows' accumulated squared gradient */
     struct mf_ccd ccd;
     bool has_ccd;
 };
@@ -65,10 +69,14 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
     s->r = orr->ref;
     s->w = ow->ref;
     s->h = oh->ref;
-    s->rate = rt_option_num(u, "rate", 0.05);
+    s->rate = rt_option_num(u, "rate", 0.2);
     s->decay = rt_option_num(u, "decay", 1);
     s->reg = rt_option_num(u, "reg", 0.05);
     s->inner = (int)rt_option_num(u, "inner", 1);
+    const struct plan_option *ost = rt_option(u, "step"), *ope = rt_option(u, "penalty");
+    bool fixed = ost && ost->kind == PLAN_VALUE_STR && strcmp(ost->str, "fixed") == 0;
+    s->adaptive = !s->ccd && !fixed;
+    s->rating = !s->ccd && ope && ope->kind == PLAN_VALUE_STR && strcmp(ope->str, "rating") == 0;
     const struct ptm_dataset *R = run->data[s->r];
     const struct rt_param *W = &run->params[s->w], *H = &run->params[s->h];
     if (!R || !R->sparse || s->r != run->rowdata) {
@@ -95,7 +103,10 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
     int64_t *cnt = rt_zalloc((size_t)d, sizeof(int64_t));
     s->rh = rt_zalloc((size_t)d, sizeof(double));
     s->hacc = s->ccd ? rt_zalloc(2 * (size_t)d, sizeof(double)) : NULL;
-    int rc = cnt && s->rh && (!s->ccd || s->hacc) ? 0 : PTM_ENOMEM;
+    s->gh = s->adaptive ? rt_zalloc((size_t)d, sizeof(double)) : NULL;
+    int rc = cnt && s->rh && (!s->ccd || s->hacc) && (!s->adaptive || s->gh) ? 0 : PTM_ENOMEM;
+    if (s->gh)
+        mf_fill(s->gh, d, 1);
     for (int p = 0; p < run->P && rc == 0; p++) {
         struct rt_worker *wk = &run->w[p];
         struct mf_worker *m = rt_zalloc(1, sizeof(*m));
@@ -113,7 +124,18 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
             rc = PTM_ENOMEM;
             break;
         }
-        mf_reg_rows(&m->g, s->reg, m->rw);
+        if (s->rating)
+            mf_fill(m->rw, wk->hi - wk->lo, s->reg);
+        else
+            mf_reg_rows(&m->g, s->reg, m->rw);
+        if (s->adaptive) {
+            m->gw = rt_zalloc((size_t)(wk->hi - wk->lo), sizeof(double));
+            if (!m->gw) {
+                rc = PTM_ENOMEM;
+                break;
+            }
+            mf_fill(m->gw, wk->hi - wk->lo, 1);
+        }
         mf_col_counts_part(&m->g, cnt);
         if (s->ccd) {
             if ((rc = mf_ccd_init(&m->ccd, &m->g)) != 0)
@@ -126,7 +148,10 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
     }
     if (rc == 0) {
         ptm_comm_sum_all_i64v(cnt, (size_t)d); /* other ranks' ratings too */
-        mf_reg_cols(cnt, d, s->reg, s->rh);
+        if (s->rating)
+            mf_fill(s->rh, d, s->reg);
+        else
+            mf_reg_cols(cnt, d, s->reg, s->rh);
     }
     ptm_free(cnt);
     return rc;
@@ -142,6 +167,7 @@ static void mf_release(struct ptm_run *run)
         if (m->has_ccd)
             mf_ccd_release(&m->ccd);
         ptm_free(m->rw);
+        ptm_free(m->gw);
         ptm_free(m);
         run->w[p].kernel = NULL;
     }
@@ -149,6 +175,7 @@ static void mf_release(struct ptm_run *run)
     if (s) {
         ptm_free(s->rh);
         ptm_free(s->hacc);
+        ptm_free(s->gh);
         ptm_free(s);
         run->rule_state = NULL;
     }
@@ -178,6 +205,10 @@ static int mf_push(struct rt_worker *w, const struct rt_round *rd)
         mf_ccd_phase(run->round, run->G, s->rank, s->inner, &ph);
         mf_ccd_round(&m->ccd, &m->g, b, &ph, s->rank, s->reg, Wp, Hb,
                      s->hacc + 2 * m->g.block_lo[b]);
+    } else if (s->adaptive) {
+        int64_t lo = m->g.block_lo[b];
+        mf_sgd_ada_cell(&m->g, b, s->rank, mf_step(s->rate, s->decay, run->round / run->G), Wp,
+                        Hb, m->rw, s->rh + lo, m->gw, s->gh + lo);
     } else {
         mf_sgd_cell(&m->g, b, s->rank, mf_step(s->rate, s->decay, run->round / run->G), Wp, Hb,
                     m->rw, s->rh + m->g.block_lo[b]);
@@ -186,7 +217,7 @@ static int mf_push(struct rt_worker *w, const struct rt_round *rd)
 }
 
 /* What travels with H's block b to another rank: its rows of H, and for
- * CCD++ their accumulators. */
+ * CCD++ or adaptive steps their accumulators. */
 static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 {
     const struct mf_state *s = run->rule_state;
@@ -194,16 +225,23 @@ static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
     int64_t lo = m->g.block_lo[b], n = m->g.block_lo[b + 1] - lo;
     out[0] = (struct rt_span){run->params[s->h].val + lo * s->rank,
                               (size_t)(n * s->rank) * sizeof(double)};
+    if (s->adaptive) {
+        out[1] = (struct rt_span){s->gh + lo, (size_t)n * sizeof(double)};
+        return 2;
+    }
     if (!s->ccd)
         return 1;
     out[1] = (struct rt_span){s->hacc + 2 * lo, (size_t)(2 * n) * sizeof(double)};
     return 2;
 }
 
-/* Checkpoints (rt_rule's state), between rounds. SGD keeps nothing of its
- * own that changes: W and H are the engine's, the step size follows from
- * run->round, and the grid's order (a shuffle from the seed, if any) and
- * the penalties' weights are set-up's. CCD++ keeps, per worker, the
+/* Checkpoints (rt_rule's state), between rounds. SGD with fixed steps
+ * keeps nothing of its own that changes: W and H are the engine's, the
+ * step size follows from run->round, and the grid's order (a shuffle from
+ * the seed, if any) and the penalties' weights are set-up's. With adaptive
+ * steps it keeps the accumulated squared gradients of every worker's rows
+ * of W and of every row of H (the latter travel with H's blocks, as CCD++'s
+ * H accumulators below). CCD++ keeps, per worker, the
  * residual of every rating (moved incrementally as factors open: computed
  * again from W and H it would differ in the last bits) and its rows'
  * accumulators, which add up over the rounds of a W pass; and the H
@@ -217,6 +255,18 @@ static void mf_state(struct ptm_run *run, struct ptm_ckpt *ck)
     ptm_ck_tag(ck, s->ccd ? "rule mf_ccd" : "rule mf_sgd");
     ptm_ck_size(ck, run->P, "workers");
     ptm_ck_size(ck, s->rank, "rank");
+    if (!s->ccd)
+        ptm_ck_tag(ck, s->adaptive ? "mf_sgd adaptive steps" : "mf_sgd fixed steps");
+    if (s->adaptive) {
+        int64_t d = run->params[s->h].rows;
+        ptm_ck_size(ck, d, "rows of H");
+        PTM_CK_ARRAY(ck, s->gh, d);
+        for (int p = 0; p < run->P; p++) {
+            struct mf_worker *m = run->w[p].kernel;
+            ptm_ck_size(ck, m->g.nrows, "rows of a worker's shard");
+            PTM_CK_ARRAY(ck, m->gw, m->g.nrows);
+        }
+    }
     if (!s->ccd)
         return;
     int64_t d = run->params[s->h].rows;
