@@ -506,12 +506,12 @@ static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sch
                 for (size_t i = 0; i < nk; i++)
                     order[i] = i;
         } else {
-            for (size_t i = 0; i < nk; i++) {
-                size_t pos = out->part[i % P] + i / P;
-                out->blocks[pos] = kept[i];
-                if (order)
-                    order[pos] = i;
-            }
+            for (size_t p = 0; p < P; p++) /* worker by worker: no division */
+                for (size_t i = p, pos = out->part[p]; i < nk; i += P, pos++) {
+                    out->blocks[pos] = kept[i];
+                    if (order)
+                        order[pos] = i;
+                }
         }
     } else {
         /* each to the least loaded worker (ties to the lowest number): by
