@@ -225,7 +225,7 @@ if [ -n "$update" ]; then
             while ((getline l < sec) > 0) { if (!(first && l == "" && prev == "")) print l; first = 0 }
             done = 1 }
         /^## SSP against BSP with a straggler$/ { skip = 1; put(); next }
-        skip && /^## / { skip = 0 }
+        skip && /^## / { skip = 0; print "" } # the blank line before the next heading
         !skip { print; prev = $0 }
         END { if (!done) put() }' "$update" > "$tmp/results.md"
     cp "$tmp/results.md" "$update"
