@@ -2223,9 +2223,17 @@ run plan "$T/pl/dyn-bad.ptm"
 want_rc 4; out_empty; err_has "bad-edges.txt:2:"
 end
 
-begin "plan: data_parallel under method = tron runs no clocks, exit 1 before its data is read"
-run plan examples/logreg/logreg.ptm
-want_rc 1; out_empty; err_has "update logreg_sgd with method = tron runs Newton iterations, not clocks: there are no clocks to dry-run"
+begin "plan: data_parallel under method = tron: rounds whose load is each worker's rows; no straggler"
+"$PTM" gen logreg --seed 1 --rows 300 --cols 20 --out "$T/pl/lr" >/dev/null 2>&1 || no "gen logreg failed"
+sed 's#"data/train.svm"#"lr/train.svm"#' examples/logreg/logreg.ptm >"$T/pl/lr.ptm"
+run plan --rounds 3 --workers 2 "$T/pl/lr.ptm"
+want_rc 0; out_has "# rows: the rows the worker sums in each pass of the round"
+# each round's rows over the workers: all 300 (a round's first line: round,
+# worker, rows, idle, conflicts; the next: worker, rows, idle)
+[ "$(awk '/^# per worker/ { exit } /%/ { s += NF >= 5 ? $3 : $2 } END { print s }' "$T/out")" = 900 ] ||
+    no "the rows of 3 rounds do not add up to 900: $(cat "$T/out")"
+run plan --straggler 1:3 "$T/pl/lr.ptm"
+want_rc 1; out_empty; err_has "update logreg_sgd with method = tron runs Newton iterations, not clocks"
 end
 
 begin "plan --svg: an SVG that rsvg-convert renders, written atomically"

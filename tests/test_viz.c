@@ -1102,7 +1102,19 @@ START_TEST(test_dry_clocks_fails)
     char *at = strstr(job_text, ", rate = 0.1");
     memmove(at, at + 12, strlen(at + 12) + 1);
     plan = compile_job();
-    ck_assert_int_eq(dry_dp(plan, 2, 4, NULL, 0, err, sizeof(err), &t), PTM_EINVAL);
+    /* rounds (Newton iterations) whose load is each worker's rows: the 6
+     * rows in all, every round; a straggler has no clocks to slow */
+    ck_assert_int_eq(dry_dp(plan, 2, 4, NULL, 0, err, sizeof(err), &t), 0);
+    ck_assert_str_eq(t->unit, "rows");
+    ck_assert(ptm_trace_by_rows(t));
+    ck_assert_uint_eq(t->nrounds, 4);
+    for (size_t r = 0; r < t->nrounds; r++)
+        ck_assert_msg(t->load[2 * r] + t->load[2 * r + 1] == 6 && t->load[2 * r] > 0,
+                      "round %zu: rows %g + %g", r + 1, t->load[2 * r], t->load[2 * r + 1]);
+    ptm_trace_free(t);
+    t = NULL;
+    slow.worker = 1;
+    ck_assert_int_eq(dry_dp(plan, 2, 4, &slow, 1, err, sizeof(err), &t), PTM_EINVAL);
     ck_assert_msg(strstr(err, "method = tron runs Newton iterations, not clocks"), "%s", err);
     plan_free(plan);
 

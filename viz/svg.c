@@ -255,7 +255,12 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     /* title and the lines under it */
     char title[1024], lines[12][200], buf[1400];
     int nlines = 0;
-    if (t->dry)
+    if (t->dry && ptm_trace_by_rows(t))
+        snprintf(title, sizeof(title), "Dry run of %s%s%s: %s (tron), %d worker%s, %zu round%s",
+                 t->job ? "job '" : "", t->job ? t->job : (t->source ? t->source : "?"),
+                 t->job ? "'" : "", t->policy ? t->policy : "?", t->workers,
+                 t->workers == 1 ? "" : "s", L.R, L.R == 1 ? "" : "s");
+    else if (t->dry)
         snprintf(title, sizeof(title),
                  "Dry run of %s%s%s: %s over %s (%lld blocks), %d worker%s, %zu round%s",
                  t->job ? "job '" : "", t->job ? t->job : (t->source ? t->source : "?"),
@@ -273,7 +278,11 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                      (long long)t->rounds[0].round, (long long)t->rounds[L.R - 1].round);
         }
     }
-    if (t->dry) {
+    if (t->dry && ptm_trace_by_rows(t)) {
+        snprintf(buf, sizeof(buf),
+                 "A worker's load is the rows it sums in each pass of the round; a bar is its "
+                 "load over the largest, the rest of the cell is idle.");
+    } else if (t->dry) {
         snprintf(buf, sizeof(buf), "Simulated (seed %llu): %s.", (unsigned long long)t->seed,
                  PTM_DRYRUN_MODEL);
         nlines += wrap(buf, chars, lines + nlines, 3);

@@ -24,7 +24,15 @@
 
 static void header(FILE *out, const struct ptm_trace *t)
 {
-    if (t->dry) {
+    if (t->dry && ptm_trace_by_rows(t)) { /* data_parallel, method = tron */
+        fprintf(out,
+                "# dry run of %s%s%s%s%s: schedule %s, %d worker%s, %zu round%s\n"
+                "# rows: the rows the worker sums in each pass of the round; idle: the share "
+                "of the round it waits for the worker of the most rows\n",
+                t->job ? "job '" : "", t->job ? t->job : "", t->job ? "' (" : "",
+                t->source ? t->source : "?", t->job ? ")" : "", t->policy ? t->policy : "?",
+                t->workers, t->workers == 1 ? "" : "s", t->nrounds, t->nrounds == 1 ? "" : "s");
+    } else if (t->dry) {
         fprintf(out,
                 "# dry run of %s%s%s%s%s: schedule %s over %s (%lld block%s), %d worker%s, "
                 "%zu round%s, seed %llu\n",
@@ -185,7 +193,7 @@ int ptm_viz_table(FILE *out, const struct ptm_trace *t)
                 " (and %lld update%s the run counted in rounds whose blocks were not "
                 "recorded)",
                 (long long)t->unlisted_updates, t->unlisted_updates == 1 ? "" : "s");
-    if (t->dry)
+    if (t->dry && !ptm_trace_by_rows(t))
         fprintf(out, " (%.3g sweep%s of %lld block%s)", t->sweeps, t->sweeps == 1 ? "" : "s",
                 (long long)t->nblocks, t->nblocks == 1 ? "" : "s");
     if (known_cand)

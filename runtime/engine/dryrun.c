@@ -411,7 +411,7 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
                  plan_policy_name(pol));
         return PTM_EINVAL;
     }
-    if (clocks && rt_dryrun_clocks_check(plan, err, errlen) != 0)
+    if (clocks && rt_dryrun_clocks_check(plan, o, err, errlen) != 0)
         return PTM_EINVAL;
     if (clocks && o->graph) {
         snprintf(err, errlen,
@@ -447,8 +447,18 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
             goto fail;
         if (note_workers(run, o->workers, t) != 0)
             goto fail;
-        if ((rc = rt_dryrun_clocks(run, o, t, err, errlen)) != 0)
+        if (rt_dryrun_is_tron(plan)) {
+            if (add_note(&t->note,
+                         "method = tron: a round is one Newton iteration, in whose passes (the "
+                         "loss and gradient at a candidate, then a Hessian product for each "
+                         "conjugate-gradient step, 2 to about 10) every worker sums over its "
+                         "own rows and all meet before the next pass: no clocks, no stale "
+                         "reads. A worker's load is its rows") != 0 ||
+                (rc = rt_dryrun_newton(run, o, t)) != 0)
+                goto fail;
+        } else if ((rc = rt_dryrun_clocks(run, o, t, err, errlen)) != 0) {
             goto fail;
+        }
         dry_release(&d);
         *out = t;
         return 0;

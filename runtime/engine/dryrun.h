@@ -133,6 +133,12 @@ void ptm_trace_free(struct ptm_trace *t);
 int ptm_trace_round(struct ptm_trace *t, const struct ptm_trace_round *r);
 /* The next worker of the last round: its n blocks (0-based) and load. */
 int ptm_trace_worker(struct ptm_trace *t, const int64_t *blocks, size_t n, double load);
+/* A dry run of rounds whose load is each worker's rows, not blocks
+ * (data_parallel with method = tron: rt_dryrun_newton). */
+static inline bool ptm_trace_by_rows(const struct ptm_trace *t)
+{
+    return t->unit && t->unit[0] == 'r' && t->unit[1] == 'o'; /* "rows" */
+}
 /* Blocks of worker p in round r, their count in *n. */
 const int64_t *ptm_trace_blocks(const struct ptm_trace *t, size_t r, int p, size_t *n);
 
@@ -175,8 +181,13 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *opts,
  * message); then the simulation, run holding the engine's tables and t the
  * schedule's header. */
 struct ptm_run;
-int rt_dryrun_clocks_check(const struct ptm_plan *plan, char *err, size_t errlen);
+int rt_dryrun_clocks_check(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o, char *err,
+                           size_t errlen);
 int rt_dryrun_clocks(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t,
                      char *err, size_t errlen);
+/* logreg_sgd with method = tron runs Newton iterations, not clocks: its
+ * dry run is o->rounds rounds in which every worker's load is its rows. */
+bool rt_dryrun_is_tron(const struct ptm_plan *plan);
+int rt_dryrun_newton(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t);
 
 #endif

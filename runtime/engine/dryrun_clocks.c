@@ -137,19 +137,52 @@ static int alloc_sched(struct ptm_clock_sched *cs, size_t cells, size_t C)
     return cs->start && cs->end && cs->behind && cs->all_done ? 0 : PTM_ENOMEM;
 }
 
-int rt_dryrun_clocks_check(const struct ptm_plan *plan, char *err, size_t errlen)
+bool rt_dryrun_is_tron(const struct ptm_plan *plan)
 {
     const struct plan_hook *u = &plan->update;
     const struct plan_option *om = u->lua ? NULL : rt_option(u, "method");
     /* as rule_logreg.c reads it (the compiler writes the default, tron) */
-    bool tron = om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "tron") == 0;
-    if (tron) {
+    return om && om->kind == PLAN_VALUE_STR && strcmp(om->str, "tron") == 0;
+}
+
+int rt_dryrun_clocks_check(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o, char *err,
+                           size_t errlen)
+{
+    if (rt_dryrun_is_tron(plan) && o->nstragglers > 0) {
         snprintf(err, errlen,
-                 "update logreg_sgd with method = tron runs Newton iterations, not clocks: "
-                 "there are no clocks to dry-run (method = sgd or svrg runs clocks)");
+                 "--straggler: update logreg_sgd with method = tron runs Newton iterations, "
+                 "not clocks: every pass waits for every worker, so there is no staleness to "
+                 "draw (method = sgd or svrg runs clocks)");
         return PTM_EINVAL;
     }
     return 0;
+}
+
+int rt_dryrun_newton(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t)
+{
+    int P = run->P;
+    int64_t *bounds = rt_zalloc((size_t)P + 1, sizeof(int64_t));
+    if (!bounds)
+        return PTM_ENOMEM;
+    if (run->rowdata >= 0) { /* the workers' rows, as the run shards them */
+        const struct ptm_dataset *ds = run->data[run->rowdata];
+        if (ds->sparse)
+            ptm_shard_by_nnz(ds->csr.rowptr, run->nrows, P, bounds);
+        else
+            ptm_shard_even(run->nrows, P, bounds);
+    }
+    int rc = 0;
+    t->unit = "rows";
+    int64_t R = o->rounds < 1 ? 1 : o->rounds;
+    for (int64_t r = 1; rc == 0 && r <= R; r++) {
+        struct ptm_trace_round tr = {.round = r, .seconds = NAN, .candidates = -1,
+                                     .conflicts = -1, .objective = NAN};
+        rc = ptm_trace_round(t, &tr);
+        for (int p = 0; rc == 0 && p < P; p++)
+            rc = ptm_trace_worker(t, NULL, 0, (double)(bounds[p + 1] - bounds[p]));
+    }
+    ptm_free(bounds);
+    return rc;
 }
 
 int rt_dryrun_clocks(struct ptm_run *run, const struct ptm_dryrun_opts *o, struct ptm_trace *t,
