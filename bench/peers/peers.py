@@ -932,7 +932,7 @@ def logreg_l1(p, cfg, svgdir, md):
            "barriers. On a loaded machine the CPU seconds vary far less than the wall seconds.",
            "- %d rounds, each liblinear then the four ptm settings, the settings' order "
            "alternating between rounds. Load average %s at the start, %s at the end, on %d "
-           "cores (other builds were running)." % (RUNS, load0, load1, os.cpu_count()), "",
+           "cores." % (RUNS, load0, load1, os.cpu_count()), "",
            "| system | setting | time to target, s (median) | runs (s) | sweeps | objective "
            "reached (objective.py) | non-zero weights | / liblinear fit | CPU s to target (median; runs) "
            "| / liblinear CPU |",
