@@ -26,6 +26,7 @@
 
 #include "arena.h"
 #include "ptm.h"
+#include "svg_impl.h"
 #include "viz.h"
 
 #define ROWS_MAX 32
@@ -42,59 +43,6 @@
 #define LEGEND_W 300.0
 
 /* ---- helpers ----------------------------------------------------------------- */
-
-static void esc(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c >= 0x20 || c == '\t')
-            fputc(c, out);
-    }
-}
-
-static void text(FILE *out, double x, double y, const char *anchor, double size, const char *fill,
-                 const char *weight, const char *s)
-{
-    fprintf(out,
-            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%g\" fill=\"%s\"%s%s%s>", x,
-            y, anchor, size, fill, weight ? " font-weight=\"" : "", weight ? weight : "",
-            weight ? "\"" : "");
-    esc(out, s);
-    fputs("</text>\n", out);
-}
-
-/* Split s into lines of at most width characters at blanks. */
-static int wrap(const char *s, size_t width, char lines[][240], int maxlines)
-{
-    int n = 0;
-    while (*s && n < maxlines) {
-        size_t len = strlen(s), cut = len;
-        if (len > width) {
-            cut = width;
-            while (cut > 0 && s[cut] != ' ')
-                cut--;
-            if (cut == 0)
-                cut = width;
-        }
-        if (cut > 239)
-            cut = 239;
-        memcpy(lines[n], s, cut);
-        lines[n][cut] = '\0';
-        n++;
-        s += cut;
-        while (*s == ' ')
-            s++;
-    }
-    return n;
-}
 
 /* A step of 1, 2 or 5 times a power of ten, at least x. */
 static double nice(double x)
@@ -317,7 +265,7 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
     double ch = g->rowh * g->rows;
     char buf[400], oname[32];
     sched_name(k, other, oname, sizeof(oname));
-    text(out, ML, y0 - 8, "start", 12, C_TEXT, "bold", label);
+    viz_svg_text(out, ML, y0 - 8, "start", 12, C_TEXT, "bold", label);
     fprintf(out,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffffff\" "
             "stroke=\"%s\"/>\n",
@@ -327,7 +275,7 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
         int lstep = g->rowh >= 11 ? 1 : (int)ceil(11 / g->rowh);
         snprintf(buf, sizeof(buf), "worker %d", p + 1);
         if (p % lstep == 0)
-            text(out, ML - 8, y0 + g->rowh * p + g->rowh / 2 + 4, "end", g->rowh >= 14 ? 11 : 9,
+            viz_svg_text(out, ML - 8, y0 + g->rowh * p + g->rowh / 2 + 4, "end", g->rowh >= 14 ? 11 : 9,
                  C_TEXT, NULL, buf);
         struct run r = {0};
         for (size_t c = 0; c < C; c++) {
@@ -358,7 +306,7 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
                         a.x0, y, a.x1 - a.x0, h);
                 if (a.x1 - a.x0 >= 16 && h >= 11) {
                     snprintf(buf, sizeof(buf), "%zu", c + 1);
-                    text(out, (a.x0 + a.x1) / 2, y + h / 2 + 3.5, "middle", h >= 16 ? 10 : 8,
+                    viz_svg_text(out, (a.x0 + a.x1) / 2, y + h / 2 + 3.5, "middle", h >= 16 ? 10 : 8,
                          "#ffffff", "bold", buf);
                 }
                 fprintf(out, "</g>\n");
@@ -383,7 +331,7 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
         snprintf(buf, sizeof(buf), "busy %.6g, blocked %.6g %s (%.0f%%)", cs->makespan - bl, bl,
                  PTM_CLOCKS_UNIT, cs->makespan > 0 ? 100 * bl / cs->makespan : 0);
         if (p % lstep == 0)
-            text(out, ML + CW + 16, y0 + g->rowh * p + g->rowh / 2 + 4, "start",
+            viz_svg_text(out, ML + CW + 16, y0 + g->rowh * p + g->rowh / 2 + 4, "start",
                  g->rowh >= 14 ? 10 : 8, C_TEXT, NULL, buf);
     }
     /* where this one ends, and where the other does */
@@ -398,7 +346,7 @@ static void gantt(struct pic *g, const struct ptm_clock_sched *cs,
                 "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
                 xo, y0 - 4, xo, y0 + ch + 4, C_END);
         snprintf(buf, sizeof(buf), "%s ends at %.6g", oname, other->makespan);
-        text(out, xo + (xo > xe ? -4 : 4), y0 - 8, xo > xe ? "end" : "start", 10, C_END, "bold",
+        viz_svg_text(out, xo + (xo > xe ? -4 : 4), y0 - 8, xo > xe ? "end" : "start", 10, C_END, "bold",
              buf);
     }
 }
@@ -412,11 +360,11 @@ static void ticks(const struct pic *g, double y, bool label)
         fprintf(g->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
                 xof(g, v), y, xof(g, v), y + 4, C_SUB);
         snprintf(buf, sizeof(buf), "%g", v);
-        text(g->out, xof(g, v), y + 15, "middle", 10, C_TEXT, NULL, buf);
+        viz_svg_text(g->out, xof(g, v), y + 15, "middle", 10, C_TEXT, NULL, buf);
     }
     if (label) {
         snprintf(buf, sizeof(buf), "time (%s)", PTM_CLOCKS_UNIT);
-        text(g->out, ML + g->tmax * g->scale / 2, y + 30, "middle", 12, C_TEXT, "bold", buf);
+        viz_svg_text(g->out, ML + g->tmax * g->scale / 2, y + 30, "middle", 12, C_TEXT, "bold", buf);
     }
 }
 
@@ -432,7 +380,7 @@ static void progress(const struct pic *g, double y0, double h)
     char buf[200];
     snprintf(buf, sizeof(buf), "Clocks done under %s%s", k->consistency,
              cs->staleness >= 0 ? ", in the staleness window" : " (no staleness bound)");
-    text(out, ML, y0 - 8, "start", 12, C_TEXT, "bold", buf);
+    viz_svg_text(out, ML, y0 - 8, "start", 12, C_TEXT, "bold", buf);
     fprintf(out,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffffff\" "
             "stroke=\"%s\"/>\n",
@@ -481,7 +429,7 @@ static void progress(const struct pic *g, double y0, double h)
     double step = nice((double)k->clocks / 5);
     for (double v = 0; v <= (double)k->clocks; v += step) {
         snprintf(buf, sizeof(buf), "%g", v);
-        text(out, ML - 6, Y0 - v * sy + 3.5, "end", 10, C_TEXT, NULL, buf);
+        viz_svg_text(out, ML - 6, Y0 - v * sy + 3.5, "end", 10, C_TEXT, NULL, buf);
     }
     fprintf(out,
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
@@ -506,7 +454,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
     /* clocks one by one when few, and each at least 2 pixels wide */
     g.each = (size_t)g.rows * (size_t)k->clocks <= CELLS_MAX && k->work * g.scale >= 2;
 
-    char title[600], lines[12][240], buf[1400], name[32];
+    char title[600], lines[12][VIZ_SVG_LINE], buf[1400], name[32];
     int nlines = 0;
     snprintf(title, sizeof(title),
              "Dry run of %s%s%s: data_parallel, %d worker%s, %lld clocks each, %s%s",
@@ -520,7 +468,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
              (unsigned long long)t->seed, k->work, PTM_CLOCKS_UNIT,
              k->slow ? "slowed with --straggler " : "no stragglers", k->slow ? k->slow : "",
              (long long)k->phase, k->phase == 1 ? "" : "s");
-    nlines += wrap(buf, chars, lines + nlines, 3);
+    nlines += viz_svg_wrap(buf, chars, lines + nlines, 3);
     if (k->job.staleness > 0)
         snprintf(buf, sizeof(buf),
                  "Under %s a worker starts clock c once every worker has finished clock c - %d: "
@@ -534,15 +482,15 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
                  "under bsp everyone waits for the slowest at every clock.");
     else
         snprintf(buf, sizeof(buf), "Under bsp everyone waits for the slowest at every clock.");
-    nlines += wrap(buf, chars, lines + nlines, 3);
+    nlines += viz_svg_wrap(buf, chars, lines + nlines, 3);
     if (t->note) {
         snprintf(buf, sizeof(buf), "Note: %s.", t->note);
-        nlines += wrap(buf, chars, lines + nlines, 2);
+        nlines += viz_svg_wrap(buf, chars, lines + nlines, 2);
     }
     if (g.rows < P) {
         snprintf(buf, sizeof(buf), "Workers 1 to %d of %d are drawn; the totals count all.", g.rows,
                  P);
-        nlines += wrap(buf, chars, lines + nlines, 1);
+        nlines += viz_svg_wrap(buf, chars, lines + nlines, 1);
     }
     if (!g.each) {
         snprintf(buf, sizeof(buf),
@@ -550,7 +498,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
                  "clock numbers and tooltips are left out.",
                  (size_t)g.rows * (size_t)k->clocks > CELLS_MAX ? "too many clocks"
                                                                 : "clocks too short to see");
-        nlines += wrap(buf, chars, lines + nlines, 2);
+        nlines += viz_svg_wrap(buf, chars, lines + nlines, 2);
     }
 
     double ch = g.rowh * g.rows;
@@ -570,7 +518,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\">\n",
             width, height, width, height, FONT);
     fprintf(out, "<title>");
-    esc(out, title);
+    viz_svg_esc(out, title);
     fprintf(out, "</title>\n<defs>\n"
                  "<pattern id=\"stale\" width=\"7\" height=\"7\" patternUnits=\"userSpaceOnUse\" "
                  "patternTransform=\"rotate(45)\"><rect width=\"2\" height=\"7\" "
@@ -584,9 +532,9 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
                  "</defs>\n");
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width,
             height);
-    text(out, 16, 26, "start", 16, C_TEXT, "bold", title);
+    viz_svg_text(out, 16, 26, "start", 16, C_TEXT, "bold", title);
     for (int i = 0; i < nlines; i++)
-        text(out, 16, 46 + 16.0 * i, "start", 11, C_SUB, NULL, lines[i]);
+        viz_svg_text(out, 16, 46 + 16.0 * i, "start", 11, C_SUB, NULL, lines[i]);
 
     /* a light grid of time across the panels, under everything */
     double step = nice(g.tmax / 10);
@@ -623,7 +571,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
              name, k->job.makespan, PTM_CLOCKS_UNIT, wj, PTM_CLOCKS_UNIT, k->job.makespan * P,
              k->job.makespan > 0 ? 100 * wj / (k->job.makespan * P) : 0,
              (long long)stale_reads(t, &k->job, 0, P));
-    text(out, 16, ysum, "start", 12, C_TEXT, "bold", buf);
+    viz_svg_text(out, 16, ysum, "start", 12, C_TEXT, "bold", buf);
     if (cmp) {
         snprintf(buf, sizeof(buf),
                  "bsp: ends at %.6g %s, blocked %.6g %s (%.0f%%). %s waits %.6g %s less (%.0f%% "
@@ -632,13 +580,13 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
                  k->bsp.makespan > 0 ? 100 * wb / (k->bsp.makespan * P) : 0, k->consistency,
                  wb - wj, PTM_CLOCKS_UNIT, wb > 0 ? 100 * (wb - wj) / wb : 0,
                  k->bsp.makespan > 0 ? k->job.makespan / k->bsp.makespan : 1);
-        text(out, 16, ysum + 18, "start", 12, C_TEXT, "bold", buf);
+        viz_svg_text(out, 16, ysum + 18, "start", 12, C_TEXT, "bold", buf);
     }
     fprintf(out, "</g>\n");
 
     /* the legend */
     fprintf(out, "<g id=\"legend\">\n");
-    text(out, 16, ylegend - 8, "start", 11, C_TEXT, "bold", "Legend");
+    viz_svg_text(out, 16, ylegend - 8, "start", 11, C_TEXT, "bold", "Legend");
     int slot = 0;
     double lx, ly;
 #define NEXT_SLOT()                                                                                \
@@ -651,7 +599,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
                 ly, col);
         snprintf(buf, sizeof(buf), "worker %d: a clock, its read fresh%s", p + 1,
                  p == 9 && g.rows > 10 ? " (and more workers)" : "");
-        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
+        viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
     }
     NEXT_SLOT();
     fprintf(out,
@@ -660,24 +608,24 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
             lx, ly, "#4e79a7", lx, ly);
     snprintf(buf, sizeof(buf), "stale read: values up to %s clocks old",
              k->job.staleness >= 0 ? "s" : "any number of");
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
+    viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
     NEXT_SLOT();
     fprintf(out,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"url(#blocked)\"/>\n", lx,
             ly);
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
+    viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
          "blocked: s clocks ahead of the slowest (bsp: s = 0)");
     NEXT_SLOT();
     fprintf(out,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"url(#barrier)\"/>\n", lx,
             ly);
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
+    viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
          "waiting at a phase's barrier or the end");
     if (k->job.staleness >= 0) {
         NEXT_SLOT();
         fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx,
                 ly, C_BAND);
-        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
+        viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
              "staleness window: all finished .. + s + 1");
     }
     NEXT_SLOT();
@@ -685,7 +633,7 @@ int ptm_viz_clocks_svg(FILE *out, const struct ptm_trace *t)
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
             "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
             lx + 7, ly - 1, lx + 7, ly + 13, C_END);
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "where the other panel's run ends");
+    viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "where the other panel's run ends");
 #undef NEXT_SLOT
     fprintf(out, "</g>\n</svg>\n");
     return ferror(out) ? PTM_EIO : 0;

@@ -32,6 +32,7 @@
 
 #include "arena.h"
 #include "ptm.h"
+#include "svg_impl.h"
 #include "viz.h"
 
 #define COLS_MAX 300
@@ -76,7 +77,7 @@ void ptm_viz_block_color(int64_t b, char out[8])
 }
 
 /* text with XML's special characters escaped (and control bytes dropped) */
-static void esc(FILE *out, const char *s)
+void viz_svg_esc(FILE *out, const char *s)
 {
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -95,20 +96,19 @@ static void esc(FILE *out, const char *s)
     }
 }
 
-static void text(FILE *out, double x, double y, const char *anchor, double size, const char *fill,
-                 const char *weight, const char *s)
+void viz_svg_text(FILE *out, double x, double y, const char *anchor, double size, const char *fill,
+                  const char *weight, const char *s)
 {
     fprintf(out,
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%g\" fill=\"%s\"%s%s%s>", x,
             y, anchor, size, fill, weight ? " font-weight=\"" : "", weight ? weight : "",
             weight ? "\"" : "");
-    esc(out, s);
+    viz_svg_esc(out, s);
     fputs("</text>\n", out);
 }
 
-/* Split s into lines of at most width characters at blanks; calls back
- * with each line. Returns the number of lines. */
-static int wrap(const char *s, size_t width, char lines[][200], int maxlines)
+/* Split s into lines of at most width characters at blanks (svg_impl.h). */
+int viz_svg_wrap(const char *s, size_t width, char lines[][VIZ_SVG_LINE], int maxlines)
 {
     int n = 0;
     while (*s && n < maxlines) {
@@ -121,8 +121,8 @@ static int wrap(const char *s, size_t width, char lines[][200], int maxlines)
             if (cut == 0)
                 cut = width;
         }
-        if (cut > 199)
-            cut = 199;
+        if (cut > VIZ_SVG_LINE - 1)
+            cut = VIZ_SVG_LINE - 1;
         memcpy(lines[n], s, cut);
         lines[n][cut] = '\0';
         n++;
@@ -253,7 +253,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     }
 
     /* title and the lines under it */
-    char title[1024], lines[12][200], buf[1400];
+    char title[1024], lines[12][VIZ_SVG_LINE], buf[1400];
     int nlines = 0;
     if (t->dry && ptm_trace_by_rows(t))
         snprintf(title, sizeof(title), "Dry run of %s%s%s: %s (tron), %d worker%s, %zu round%s",
@@ -285,7 +285,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     } else if (t->dry) {
         snprintf(buf, sizeof(buf), "Simulated (seed %llu): %s.", (unsigned long long)t->seed,
                  PTM_DRYRUN_MODEL);
-        nlines += wrap(buf, chars, lines + nlines, 3);
+        nlines += viz_svg_wrap(buf, chars, lines + nlines, 3);
         snprintf(buf, sizeof(buf),
                  "A worker's load is the cost of its blocks (%s); a bar is its load over the "
                  "round's largest, the rest of the cell is idle.",
@@ -296,10 +296,10 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                  "round's wall seconds, the rest of the cell is idle%s.",
                  lane ? " (the coordinator's lane above shows where that time went)" : "");
     }
-    nlines += wrap(buf, chars, lines + nlines, 2);
+    nlines += viz_svg_wrap(buf, chars, lines + nlines, 2);
     if (t->note) {
         snprintf(buf, sizeof(buf), "Note: %s.", t->note);
-        nlines += wrap(buf, chars, lines + nlines, 3);
+        nlines += viz_svg_wrap(buf, chars, lines + nlines, 3);
     }
     if (!L.each) {
         char how[400] = "";
@@ -326,7 +326,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                  "Aggregated: %sa bar is the load of its cell, and its blocks are not drawn one "
                  "by one.",
                  how);
-        nlines += wrap(buf, chars, lines + nlines, 3);
+        nlines += viz_svg_wrap(buf, chars, lines + nlines, 3);
     }
 
     L.top = 40 + 16.0 * nlines + 12;
@@ -346,24 +346,24 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\">\n",
             L.width, L.height, L.width, L.height, FONT);
     fprintf(out, "<title>");
-    esc(out, title);
+    viz_svg_esc(out, title);
     fprintf(out,
             "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
             L.width, L.height);
-    text(out, 16, 26, "start", 16, C_TEXT, "bold", title);
+    viz_svg_text(out, 16, 26, "start", 16, C_TEXT, "bold", title);
     for (int i = 0; i < nlines; i++)
-        text(out, 16, 46 + 16.0 * i, "start", 11, C_SUB, NULL, lines[i]);
+        viz_svg_text(out, 16, 46 + 16.0 * i, "start", 11, C_SUB, NULL, lines[i]);
 
     /* the conflicts strip */
     fprintf(out, "<g id=\"conflicts\">\n");
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fbf3f3\"/>\n",
             ML, L.top, L.cw, STRIP_H);
-    text(out, ML - 8, L.top + 16, "end", 11, C_TEXT, NULL, "conflicts");
-    text(out, ML - 8, L.top + 30, "end", 11, C_TEXT, NULL, "avoided");
+    viz_svg_text(out, ML - 8, L.top + 16, "end", 11, C_TEXT, NULL, "conflicts");
+    viz_svg_text(out, ML - 8, L.top + 30, "end", 11, C_TEXT, NULL, "avoided");
     if (!conf_known) {
-        text(out, ML + 6, L.top + 24, "start", 11, C_SUB, NULL, "not in the trace");
+        viz_svg_text(out, ML + 6, L.top + 24, "start", 11, C_SUB, NULL, "not in the trace");
     } else if (conf_max == 0) {
-        text(out, ML + 6, L.top + 24, "start", 11, C_SUB, NULL, "none");
+        viz_svg_text(out, ML + 6, L.top + 24, "start", 11, C_SUB, NULL, "none");
     } else {
         int64_t cmax = 0;
         for (size_t c = 0; c < L.ncols; c++) {
@@ -393,7 +393,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
                     buf, (long long)k);
             if (L.colw >= 22) {
                 snprintf(buf, sizeof(buf), "%lld", (long long)k);
-                text(out, x + L.colw / 2, L.top + STRIP_H - h - 2, "middle", 9, C_CONFLICT, NULL,
+                viz_svg_text(out, x + L.colw / 2, L.top + STRIP_H - h - 2, "middle", 9, C_CONFLICT, NULL,
                      buf);
             }
         }
@@ -404,7 +404,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
      * coordinator did */
     if (lane) {
         fprintf(out, "<g id=\"coordinator\">\n");
-        text(out, ML - 8, lane_y + LANE_H / 2 + 4, "end", 11, C_TEXT, NULL, "coordinator");
+        viz_svg_text(out, ML - 8, lane_y + LANE_H / 2 + 4, "end", 11, C_TEXT, NULL, "coordinator");
         for (size_t c = 0; c < L.ncols; c++) {
             size_t r0 = c * L.bin, r1 = r0 + L.bin < L.R ? r0 + L.bin : L.R;
             double part[5];
@@ -526,11 +526,11 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     fprintf(out, "<g id=\"axes\">\n");
     for (size_t c = 0; c < L.ncols; c += stepc) {
         snprintf(buf, sizeof(buf), "%lld", (long long)t->rounds[c * L.bin].round);
-        text(out, ML + L.colw * (double)c + (L.bin == 1 ? L.colw / 2 : 0), L.cy + L.ch + 16,
+        viz_svg_text(out, ML + L.colw * (double)c + (L.bin == 1 ? L.colw / 2 : 0), L.cy + L.ch + 16,
              L.bin == 1 ? "middle" : "start", 10, C_TEXT, NULL, buf);
     }
     snprintf(buf, sizeof(buf), L.bin > 1 ? "round (%zu a column)" : "round", L.bin);
-    text(out, ML + L.cw / 2, L.cy + L.ch + 34, "middle", 12, C_TEXT, "bold", buf);
+    viz_svg_text(out, ML + L.cw / 2, L.cy + L.ch + 34, "middle", 12, C_TEXT, "bold", buf);
     int lstep = L.rowh >= 12 ? 1 : (int)ceil(12 / L.rowh);
     for (int g = 0; g < L.nrows; g += lstep) {
         int p0 = g * L.wbin, p1 = p0 + L.wbin < L.P ? p0 + L.wbin : L.P;
@@ -538,7 +538,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
             snprintf(buf, sizeof(buf), "%d", p0 + 1);
         else
             snprintf(buf, sizeof(buf), "%d-%d", p0 + 1, p1);
-        text(out, ML - 8, L.cy + L.rowh * g + L.rowh / 2 + 4, "end", L.rowh >= 14 ? 11 : 9, C_TEXT,
+        viz_svg_text(out, ML - 8, L.cy + L.rowh * g + L.rowh / 2 + 4, "end", L.rowh >= 14 ? 11 : 9, C_TEXT,
              NULL, buf);
     }
     fprintf(out,
@@ -550,7 +550,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
     /* each worker's total load and idle share */
     fprintf(out, "<g id=\"load\">\n");
     snprintf(buf, sizeof(buf), "total %s, idle share", t->unit);
-    text(out, panel_x, L.cy - 6, "start", 11, C_TEXT, "bold", buf);
+    viz_svg_text(out, panel_x, L.cy - 6, "start", 11, C_TEXT, "bold", buf);
     double wmax = 0;
     for (size_t p = 0; p < P; p++)
         wmax = fmax(wmax, wload[p]);
@@ -568,7 +568,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
         if (L.rowh >= 10 && (g % lstep) == 0) {
             snprintf(buf, sizeof(buf), "%.4g, idle %.0f%%", load,
                      max_all > 0 ? 100 * wait / (max_all * (p1 - p0)) : 0);
-            text(out, panel_x + 86, y + L.rowh / 2 + 4, "start", L.rowh >= 14 ? 10 : 8, C_TEXT,
+            viz_svg_text(out, panel_x + 86, y + L.rowh / 2 + 4, "start", L.rowh >= 14 ? 10 : 8, C_TEXT,
                  NULL, buf);
         }
     }
@@ -576,7 +576,7 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
 
     /* legend */
     fprintf(out, "<g id=\"legend\">\n");
-    text(out, 16, legend_y - 8, "start", 11, C_TEXT, "bold", "Legend");
+    viz_svg_text(out, 16, legend_y - 8, "start", 11, C_TEXT, "bold", "Legend");
     int slot = 0;
     double lx, ly;
 #define NEXT_SLOT()                                                                                \
@@ -589,13 +589,13 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
             fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n",
                     lx, ly, col);
             snprintf(buf, sizeof(buf), "block %lld", (long long)seen[i] + 1);
-            text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
+            viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
         }
     } else {
         NEXT_SLOT();
         fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx,
                 ly, C_AGG);
-        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
+        viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL,
              L.each ? "load (no blocks)" : "load (blocks aggregated)");
     }
     NEXT_SLOT();
@@ -603,24 +603,24 @@ int ptm_viz_svg(FILE *out, const struct ptm_trace *t)
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\" "
             "stroke=\"%s\"/>\n",
             lx, ly, C_IDLE, C_GRID);
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "idle");
+    viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "idle");
     NEXT_SLOT();
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n", lx, ly,
             C_CONFLICT);
-    text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "conflicts avoided");
+    viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, "conflicts avoided");
     for (int k = 0; lane && k < 5; k++) {
         NEXT_SLOT();
         fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n",
                 lx, ly, lane_color[k]);
         snprintf(buf, sizeof(buf), "coordinator: %s", lane_name[k]);
-        text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
+        viz_svg_text(out, lx + 20, ly + 10, "start", 10, C_TEXT, NULL, buf);
     }
 #undef NEXT_SLOT
     if (L.each && ndistinct > LEGEND_BLOCKS) {
         snprintf(buf, sizeof(buf),
                  "... %zu blocks are drawn in all; each block has the same colour in every round.",
                  ndistinct);
-        text(out, 16, legend_y + 20.0 * ((slot + lcols - 1) / lcols) + 10, "start", 10, C_SUB, NULL,
+        viz_svg_text(out, 16, legend_y + 20.0 * ((slot + lcols - 1) / lcols) + 10, "start", 10, C_SUB, NULL,
              buf);
     }
     fprintf(out, "</g>\n</svg>\n");
