@@ -117,6 +117,7 @@ struct dyn {
     const struct plan_blockset *bs;
     int64_t B;
     int P;
+    const struct sched_alone *alone; /* ptm_sched_info.alone */
     size_t N; /* candidates a round: sample, at most B */
     bool balance;
     int64_t warmup;
@@ -493,7 +494,15 @@ static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sch
     size_t P = (size_t)s->P;
     out->n = nk;
     size_t *order = s->want_order ? out->order : NULL;
-    if (P == 1 || !(s->balance && s->cost)) {
+    out->alone = false;
+    if (ptm_sched_alone(s->alone, s->P, kept, nk)) {
+        /* the caller runs it on the first worker alone: nothing to deal */
+        memcpy(out->blocks, kept, nk * sizeof(int64_t));
+        out->part[0] = 0;
+        for (size_t p = 1; p <= P; p++)
+            out->part[p] = nk;
+        out->alone = true;
+    } else if (P == 1 || !(s->balance && s->cost)) {
         /* one worker; or balance false, or equal costs, where the least
          * loaded worker is always the next one in turn: kept[i] goes to
          * worker i mod P, at place i / P of its part */
@@ -822,7 +831,7 @@ static void copy_round(struct ptm_sched_round *dst, const struct ptm_sched_round
 {
     dst->n = src->n;
     memcpy(dst->blocks, src->blocks, src->n * sizeof(int64_t));
-    if (dst->order)
+    if (dst->order && !src->alone)
         memcpy(dst->order, src->order, src->n * sizeof(size_t));
     memcpy(dst->part, src->part, ((size_t)P + 1) * sizeof(size_t));
     if (dst->load)
@@ -830,6 +839,7 @@ static void copy_round(struct ptm_sched_round *dst, const struct ptm_sched_round
     dst->candidates = src->candidates;
     dst->conflicts = src->conflicts;
     dst->evaluations = src->evaluations;
+    dst->alone = src->alone;
 }
 
 /* ---- the interface -------------------------------------------------------------- */
@@ -922,6 +932,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->bs = bs;
     s->B = info->nblocks;
     s->P = info->workers;
+    s->alone = info->alone;
     int64_t sample = sc->sample > 0 ? sc->sample : 256;
     s->N = (size_t)(sample < s->B ? sample : s->B);
     s->balance = sc->balance;
@@ -1205,6 +1216,8 @@ static void ck_round(struct dyn *s, struct ptm_ckpt *ck, struct ptm_sched_round 
     size_t P = (size_t)s->P, n = r->n;
     ptm_ck_count(ck, &n, s->N, "blocks of a round computed ahead");
     ptm_sched_ck_blocks(ck, r->blocks, n, s->B, "round computed ahead");
+    for (size_t i = 0; !ck->load && r->alone && s->want_order && i < n; i++)
+        r->order[i] = i; /* not written by assign() */
     PTM_CK_ARRAY(ck, r->order, n);
     PTM_CK_ARRAY(ck, r->part, P + 1);
     PTM_CK_ARRAY(ck, r->load, P);
@@ -1227,6 +1240,16 @@ static void ck_round(struct dyn *s, struct ptm_ckpt *ck, struct ptm_sched_round 
         ok &= r->order[i] < n && s->drawn[r->order[i]] != s->stamp;
         if (r->order[i] < n)
             s->drawn[r->order[i]] = s->stamp;
+    }
+    /* dealt to the first worker alone: as the caller's answer is now (a
+     * function of the blocks and the data) */
+    if (ok && ptm_sched_alone(s->alone, s->P, r->blocks, n)) {
+        ok = r->part[1] == n;
+        for (size_t i = 0; s->want_order && i < n; i++)
+            ok &= r->order[i] == i;
+        r->alone = true;
+    } else {
+        r->alone = false;
     }
     if (!ok)
         ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's rounds computed ahead are not rounds");

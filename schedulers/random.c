@@ -18,6 +18,7 @@ struct rnd {
     int64_t nblocks;
     size_t per_round;
     int workers;
+    const struct sched_alone *alone;
     int64_t *perm; /* nblocks; a round's draws are its first per_round */
     struct ptm_rng g;
 };
@@ -37,6 +38,7 @@ static int rnd_create(const struct ptm_sched_info *info, void **state, char *err
     s->nblocks = info->nblocks;
     s->per_round = ptm_sched_per_round(info);
     s->workers = info->workers;
+    s->alone = info->alone;
     for (int64_t b = 0; b < s->nblocks; b++)
         s->perm[b] = b;
     ptm_rng_seed(&s->g, info->seed ^ 0x72616e646f6d0000ull); /* "random" stream */
@@ -86,7 +88,10 @@ static int rnd_next(void *state, struct ptm_sched_round *out, char *err, size_t 
             s->perm[j] = t;
         }
     }
-    ptm_sched_deal(out, s->perm, s->per_round, s->workers);
+    if (ptm_sched_alone(s->alone, s->workers, s->perm, s->per_round))
+        ptm_sched_deal_first(out, s->perm, s->per_round, s->workers);
+    else
+        ptm_sched_deal(out, s->perm, s->per_round, s->workers);
     out->candidates = (int64_t)out->n;
     out->conflicts = 0;
     out->evaluations = 0;

@@ -14,6 +14,7 @@ struct rr {
     int64_t nblocks, next;
     size_t per_round;
     int workers;
+    const struct sched_alone *alone;
 };
 
 static int rr_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
@@ -27,6 +28,7 @@ static int rr_create(const struct ptm_sched_info *info, void **state, char *err,
     s->next = 0;
     s->per_round = ptm_sched_per_round(info);
     s->workers = info->workers;
+    s->alone = info->alone;
     *state = s;
     return 0;
 }
@@ -52,11 +54,16 @@ static int rr_next(void *state, struct ptm_sched_round *out, char *err, size_t e
         if ((s->next += (int64_t)len) == s->nblocks)
             s->next = 0;
     }
-    if (out->order)
-        for (size_t k = 0; k < s->per_round; k++)
-            out->order[k] = k;
-    out->n = s->per_round;
-    ptm_sched_split_even(out, s->workers);
+    if (ptm_sched_alone(s->alone, s->workers, out->blocks, s->per_round)) {
+        ptm_sched_deal_first(out, out->blocks, s->per_round, s->workers);
+    } else {
+        if (out->order)
+            for (size_t k = 0; k < s->per_round; k++)
+                out->order[k] = k;
+        out->n = s->per_round;
+        out->alone = false;
+        ptm_sched_split_even(out, s->workers);
+    }
     out->candidates = (int64_t)out->n;
     out->conflicts = 0;
     out->evaluations = 0;

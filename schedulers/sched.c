@@ -46,19 +46,33 @@ void ptm_sched_split_even(struct ptm_sched_round *out, int workers)
         out->load[p] = (double)(out->part[p + 1] - out->part[p]);
 }
 
+bool ptm_sched_alone(const struct sched_alone *a, int workers, const int64_t *chosen, size_t n)
+{
+    return workers > 1 && a && a->alone(a->ud, chosen, n);
+}
+
+void ptm_sched_deal_first(struct ptm_sched_round *out, const int64_t *chosen, size_t n,
+                          int workers)
+{
+    if (chosen != out->blocks)
+        memcpy(out->blocks, chosen, n * sizeof(int64_t));
+    if (out->order && workers == 1)
+        for (size_t k = 0; k < n; k++)
+            out->order[k] = k;
+    out->part[0] = 0;
+    for (int p = 1; p <= workers; p++)
+        out->part[p] = n;
+    for (int p = 0; out->load && p < workers; p++)
+        out->load[p] = p == 0 ? (double)n : 0;
+    out->n = n;
+    out->alone = workers > 1;
+}
+
 void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers)
 {
     size_t P = (size_t)workers, at = 0;
     if (P == 1) {
-        memcpy(out->blocks, chosen, n * sizeof(int64_t));
-        if (out->order)
-            for (size_t k = 0; k < n; k++)
-                out->order[k] = k;
-        out->part[0] = 0;
-        out->part[1] = n;
-        if (out->load)
-            out->load[0] = (double)n;
-        out->n = n;
+        ptm_sched_deal_first(out, chosen, n, 1);
         return;
     }
     for (size_t p = 0; p < P; p++) {
@@ -74,6 +88,7 @@ void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n
     }
     out->part[P] = at;
     out->n = n;
+    out->alone = false;
 }
 
 void ptm_sched_ck_index(struct ptm_ckpt *ck, int64_t *v, int64_t lo, int64_t hi, const char *what)

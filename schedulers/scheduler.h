@@ -23,6 +23,7 @@
 #ifndef PTM_SCHEDULER_H
 #define PTM_SCHEDULER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,7 @@
 
 struct ptm_ckpt;
 struct sched_edges;
+struct sched_alone;
 
 /* What a scheduler is told about the run. */
 struct ptm_sched_info {
@@ -58,6 +60,20 @@ struct ptm_sched_info {
      * the graph would answer (runtime/engine/depgraph.h). NULL: none.
      * Borrows. */
     const struct sched_pairs *pairs;
+    /* Rounds the caller runs on the first worker alone, whatever their
+     * dealing (a rule that does small rounds on one worker): the policy
+     * asks before it deals, and gives such a round's blocks all to the
+     * first worker in the policy's order (order[i] = i), spending nothing
+     * on dealing. NULL: never. Borrows for the scheduler's life. */
+    const struct sched_alone *alone;
+};
+
+/* alone(ud, blocks, n): whether the round of blocks[0 .. n) (the policy's
+ * choice, in its order) runs on the first worker alone. A function of the
+ * blocks and the data only: a policy may ask ahead of the round (pipeline). */
+struct sched_alone {
+    void *ud;
+    bool (*alone)(void *ud, const int64_t *blocks, size_t n);
 };
 
 /* Conflicts a caller computes round by round: filter visits cand[0 .. n)
@@ -88,6 +104,10 @@ struct ptm_sched_round {
     size_t *order;
     /* Dependency checks computed this round (not answered by a cache). */
     int64_t evaluations;
+    /* Every block went to the first worker, in the policy's order, because
+     * ptm_sched_info.alone said the caller runs the round there alone;
+     * order is then not written (it is the identity). */
+    bool alone;
 };
 
 struct ptm_sched_ops {
@@ -140,6 +160,14 @@ void ptm_sched_split_even(struct ptm_sched_round *out, int workers);
  * to worker k mod P. Fills out->blocks with each worker's blocks together
  * (in their order), out->n, part, load (the counts) and order. */
 void ptm_sched_deal(struct ptm_sched_round *out, const int64_t *chosen, size_t n, int workers);
+/* Whether the caller runs the round of chosen[0 .. n) on the first worker
+ * alone (a: ptm_sched_info.alone; never with one worker). */
+bool ptm_sched_alone(const struct sched_alone *a, int workers, const int64_t *chosen, size_t n);
+/* Deal chosen[0 .. n) all to the first worker, in their order (chosen may
+ * be out->blocks): out->n, blocks, part, load (the counts), alone (with
+ * several workers; else order). */
+void ptm_sched_deal_first(struct ptm_sched_round *out, const int64_t *chosen, size_t n,
+                          int workers);
 
 /* For the policies' state functions (runtime/base/ckpt.h): an index *v
  * saved or loaded; on load it must be in lo .. hi (else PTM_EDATA, what

@@ -45,13 +45,13 @@ struct problem_row {
     struct gen_lasso_opts o;
 };
 
-/* seed, rows, cols, density, group, corr, nonzeros, noise, grouped, nonnegative, offset */
+/* seed, rows, cols, density, group, corr, nonzeros, noise, grouped, nonnegative, offset, test */
 static const struct problem_row problems[] = {
-    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1, true, false, 0}},
-    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05, true, false, 0}},
-    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5, true, false, 0}},
-    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1, true, false, 0}},
-    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2, true, false, 0}},
+    {"small", {1, 200, 50, 0.2, 5, 0.7, 8, 0.1, true, false, 0, 0}},
+    {"wide", {2, 60, 150, 0.1, 3, 0.5, 5, 0.05, true, false, 0, 0}},
+    {"tall-corr", {3, 500, 20, 0.5, 4, 0.9, 6, 0.5, true, false, 0, 0}},
+    {"independent", {4, 300, 40, 0.15, 1, 0, 6, 0.1, true, false, 0, 0}},
+    {"medium", {5, 2000, 500, 0.02, 10, 0.6, 20, 0.2, true, false, 0, 0}},
 };
 
 /* Fractions of lambda_max. */
@@ -889,11 +889,11 @@ END_TEST
 
 /* Tiny and odd shapes: the file still has the declared shape. */
 static const struct gen_lasso_opts shape_rows[] = {
-    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1, true, false, 0},    /* the last group is drawn by the last row */
-    {6, 1, 1, 1, 1, 0, 1, 0, true, false, 0},              /* 1 x 1 */
-    {7, 4, 7, 1, 3, 1, 7, 0, true, false, 0},              /* dense, rho 1: columns of a group equal */
-    {8, 10, 5, 0.5, 100, 0.3, 0, 1, true, false, 0},       /* group > cols: one group; beta* = 0 */
-    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1, true, false, 0}, /* mostly empty rows, every coefficient */
+    {5, 3, 100, 0.01, 10, 0.5, 2, 0.1, true, false, 0, 0},    /* the last group is drawn by the last row */
+    {6, 1, 1, 1, 1, 0, 1, 0, true, false, 0, 0},              /* 1 x 1 */
+    {7, 4, 7, 1, 3, 1, 7, 0, true, false, 0, 0},              /* dense, rho 1: columns of a group equal */
+    {8, 10, 5, 0.5, 100, 0.3, 0, 1, true, false, 0, 0},       /* group > cols: one group; beta* = 0 */
+    {9, 50, 1000, 0.002, 1, 0, 1000, 0.1, true, false, 0, 0}, /* mostly empty rows, every coefficient */
 };
 
 START_TEST(test_gen_shapes)
@@ -1012,19 +1012,19 @@ START_TEST(test_gen_spread)
 END_TEST
 
 static const struct gen_lasso_opts bad_rows[] = {
-    {1, 0, 10, 0.1, 1, 0, 1, 0, false, false, 0},                      /* rows 0 */
-    {1, 10, 0, 0.1, 1, 0, 0, 0, false, false, 0},                      /* cols 0 */
-    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0, false, false, 0}, /* rows too many */
-    {1, 10, 10, 0, 1, 0, 1, 0, false, false, 0},                       /* density 0 */
-    {1, 10, 10, 1.5, 1, 0, 1, 0, false, false, 0},                     /* density > 1 */
-    {1, 10, 10, NAN, 1, 0, 1, 0, false, false, 0},                     /* density NaN */
-    {1, 10, 10, 0.1, 0, 0, 1, 0, false, false, 0},                     /* group 0 */
-    {1, 10, 10, 0.1, 1, -0.1, 1, 0, false, false, 0},                  /* corr < 0 */
-    {1, 10, 10, 0.1, 1, 1.01, 1, 0, false, false, 0},                  /* corr > 1 */
-    {1, 10, 10, 0.1, 1, 0, 11, 0, false, false, 0},                    /* nonzeros > cols */
-    {1, 10, 10, 0.1, 1, 0, -1, 0, false, false, 0},                    /* nonzeros < 0 */
-    {1, 10, 10, 0.1, 1, 0, 1, -1, false, false, 0},                    /* noise < 0 */
-    {1, 10, 10, 0.1, 1, 0, 1, INFINITY, false, false, 0},              /* noise inf */
+    {1, 0, 10, 0.1, 1, 0, 1, 0, false, false, 0, 0},                      /* rows 0 */
+    {1, 10, 0, 0.1, 1, 0, 0, 0, false, false, 0, 0},                      /* cols 0 */
+    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1, 0, 1, 0, false, false, 0, 0}, /* rows too many */
+    {1, 10, 10, 0, 1, 0, 1, 0, false, false, 0, 0},                       /* density 0 */
+    {1, 10, 10, 1.5, 1, 0, 1, 0, false, false, 0, 0},                     /* density > 1 */
+    {1, 10, 10, NAN, 1, 0, 1, 0, false, false, 0, 0},                     /* density NaN */
+    {1, 10, 10, 0.1, 0, 0, 1, 0, false, false, 0, 0},                     /* group 0 */
+    {1, 10, 10, 0.1, 1, -0.1, 1, 0, false, false, 0, 0},                  /* corr < 0 */
+    {1, 10, 10, 0.1, 1, 1.01, 1, 0, false, false, 0, 0},                  /* corr > 1 */
+    {1, 10, 10, 0.1, 1, 0, 11, 0, false, false, 0, 0},                    /* nonzeros > cols */
+    {1, 10, 10, 0.1, 1, 0, -1, 0, false, false, 0, 0},                    /* nonzeros < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, -1, false, false, 0, 0},                    /* noise < 0 */
+    {1, 10, 10, 0.1, 1, 0, 1, INFINITY, false, false, 0, 0},              /* noise inf */
 };
 
 /* --nonnegative takes the absolute value of each entry, the same entries

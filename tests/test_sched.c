@@ -336,8 +336,9 @@ static const struct ptm_sched_round *sch_next(struct sch *s)
         CHECK(r->blocks[i] >= 0 && r->blocks[i] < B, "block %lld", (long long)r->blocks[i]);
         CHECK(!used[r->blocks[i]], "block %lld twice", (long long)r->blocks[i]);
         used[r->blocks[i]] = true;
-        CHECK(r->order[i] < r->n && !placed[r->order[i]], "order[%zu] = %zu", i, r->order[i]);
-        placed[r->order[i]] = true;
+        size_t o = r->alone ? i : r->order[i]; /* alone: the order is not written */
+        CHECK(o < r->n && !placed[o], "order[%zu] = %zu", i, o);
+        placed[o] = true;
     }
     for (int p = 0; p < P; p++) {
         CHECK(r->part[p] <= r->part[p + 1], "part not increasing");
@@ -356,7 +357,7 @@ static const struct ptm_sched_round *sch_next(struct sch *s)
 static void policy_order(const struct ptm_sched_round *r, int64_t *out)
 {
     for (size_t i = 0; i < r->n; i++)
-        out[r->order[i]] = r->blocks[i];
+        out[r->alone ? i : r->order[i]] = r->blocks[i];
 }
 
 /* The worker of the block at place k of the policy's order. */
@@ -364,7 +365,7 @@ static int worker_of(const struct ptm_sched_round *r, int P, size_t k)
 {
     for (int p = 0; p < P; p++)
         for (size_t i = r->part[p]; i < r->part[p + 1]; i++)
-            if (r->order[i] == k)
+            if ((r->alone ? i : r->order[i]) == k)
                 return p;
     return -1;
 }
@@ -1297,6 +1298,86 @@ START_TEST(test_balance)
 }
 END_TEST
 
+/* ---- rounds the caller runs on one worker ------------------------------------------ */
+
+/* A caller's answer that depends on the blocks alone: a round whose
+ * blocks hold an even count of multiples of 3. */
+static bool alone_even_threes(void *ud, const int64_t *blocks, size_t n)
+{
+    int *asked = ud;
+    size_t threes = 0;
+    for (size_t i = 0; i < n; i++)
+        threes += blocks[i] % 3 == 0;
+    ++*asked;
+    return threes % 2 == 0;
+}
+
+/* With ptm_sched_info.alone every policy deals the rounds it answers yes
+ * for to the first worker, in the policy's order, and every other round as
+ * it would without: the same rounds as a scheduler not asked, in another
+ * dealing. */
+START_TEST(test_alone)
+{
+    static const struct ptm_sched_ops *const ops[] = {&ptm_sched_dynamic, &ptm_sched_dynamic,
+                                                      &ptm_sched_random, &ptm_sched_round_robin};
+    const int P = 3;
+    for (size_t k = 0; k < PTM_ARRAY_LEN(ops); k++) {
+        /* random and round_robin count blocks, not cost */
+        struct fx *f = fx_new(200, k == 0 ? PRIO_NONE : PRIO_ABS_DELTA, DEP_NONE, k < 2);
+        for (int64_t b = 0; k < 2 && b < f->B; b++)
+            f->cost[b] = (double)(1 + b % 13);
+        f->plan.schedule.sample = 37;
+        f->plan.schedule.per_round = 37;
+        f->plan.schedule.keep_all = true;
+        f->plan.schedule.balance = true;
+        f->plan.schedule.pipeline = k == 1 ? 2 : 0;
+        f->plan.schedule.active = k == 1;
+        struct sch a, b;
+        sch_new(&a, ops[k], f, P, 9);
+        int asked = 0;
+        struct sched_alone q = {.ud = &asked, .alone = alone_even_threes};
+        struct ptm_sched_info info = fx_info(f, P, 9);
+        info.alone = &q;
+        char err[1024] = "";
+        b.ops = ops[k];
+        b.f = f;
+        ck_assert_msg(ops[k]->create(&info, &b.st, err, sizeof(err)) == 0, "create: %s", err);
+        rd_init(&b.rd, ops[k]->cap(b.st), P);
+        int alone = 0, dealt = 0;
+        for (int t = 0; t < 40; t++) {
+            const struct ptm_sched_round *ra = sch_next(&a), *rb = sch_next(&b);
+            ck_assert_uint_eq(ra->n, rb->n);
+            ck_assert(!ra->alone);
+            int64_t sa[64], sb[64];
+            policy_order(ra, sa);
+            policy_order(rb, sb);
+            ck_assert(memcmp(sa, sb, ra->n * sizeof(int64_t)) == 0);
+            int before = asked;
+            bool want = alone_even_threes(&before, sa, ra->n);
+            ck_assert_int_eq(rb->alone, want);
+            if (want) {
+                alone++;
+                ck_assert_uint_eq(rb->part[1], rb->n);
+                ck_assert(memcmp(rb->blocks, sa, ra->n * sizeof(int64_t)) == 0);
+            } else {
+                dealt++;
+                ck_assert(memcmp(ra->blocks, rb->blocks, ra->n * sizeof(int64_t)) == 0);
+                ck_assert(memcmp(ra->part, rb->part, ((size_t)P + 1) * sizeof(size_t)) == 0);
+                ck_assert(memcmp(ra->order, rb->order, ra->n * sizeof(size_t)) == 0);
+            }
+            sch_done(&a, t);
+            sch_done(&b, t);
+        }
+        ck_assert_msg(alone > 3 && dealt > 3, "policy %zu: %d rounds alone, %d dealt", k, alone,
+                      dealt);
+        ck_assert_int_gt(asked, 0);
+        sch_free(&a);
+        sch_free(&b);
+        fx_free(f);
+    }
+}
+END_TEST
+
 /* ---- dynamic: determinism and pipelining ------------------------------------------- */
 
 /* The blocks of R rounds in filter order, with done() fed change_of(). */
@@ -2156,6 +2237,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_active_conflicts);
     tcase_add_test(tc, test_priority_refresh);
     tcase_add_test(tc, test_balance);
+    tcase_add_test(tc, test_alone);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_pipeline_lag);
     tcase_add_test(tc, test_small);

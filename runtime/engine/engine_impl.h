@@ -64,6 +64,9 @@ struct rt_round {
                        which does not depend on P (apply and rules by rows see the
                        blocks in that order, so results do not depend on P) */
     int64_t candidates, conflicts, evaluations; /* the scheduler's, for the trace */
+    bool alone; /* the scheduler dealt every block to the first worker, in the
+                   policy's order, as rule->alone_blocks asked; order is then
+                   not written (never under ranks: expand_late) */
 };
 
 /* A parameter table. A matrix is row-major; a vector has cols 1. */
@@ -234,6 +237,13 @@ struct rt_rule {
      * with rd NULL: the first worker's part then covers every row (the
      * others' are 0). NULL: never. */
     bool (*alone)(const struct ptm_run *run, const struct rt_round *rd);
+    /* Split rules with a variable a block (run->expand_late): whether a
+     * round of these blocks runs on the first worker alone by its blocks
+     * and the data only (alone above says so for it too): the scheduler
+     * then gives them all to the first worker and deals nothing
+     * (ptm_sched_info.alone). Asked by the scheduler, perhaps rounds
+     * ahead. NULL: never. */
+    bool (*alone_blocks)(const struct ptm_run *run, const int64_t *blocks, size_t n);
     /* Checkpoints (runtime/base/ckpt.h, spec/runtime.md): save or load
      * (ck->load) everything of the rule's own that changes from round to
      * round: run->rule_state's and every worker's (w->kernel, Lua states,
@@ -393,6 +403,7 @@ struct ptm_run {
     bool worse_told;
     struct sched_edges depgraph;
     bool has_depgraph;
+    struct sched_alone sched_alone; /* the scheduler's question to rule->alone_blocks */
     struct depgraph_info depgraph_info;
     double setup_sched_seconds;
     double sched_seconds;  /* in the scheduler this round (measured when tracing) */

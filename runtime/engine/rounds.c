@@ -534,6 +534,8 @@ void rt_sched_globals(struct ptm_run *run)
 /* Is rd's order the policy's? */
 static bool in_policy_order(const struct rt_round *rd)
 {
+    if (rd->alone) /* its order is not written */
+        return true;
     for (size_t i = 0; i < rd->n; i++)
         if (rd->order[i] != i)
             return false;
@@ -782,6 +784,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 rd->candidates = sr.candidates;
                 rd->conflicts = sr.conflicts;
                 rd->evaluations = sr.evaluations;
+                rd->alone = sr.alone;
                 head[1] = (int64_t)rd->n;
             }
         }

@@ -393,6 +393,12 @@ int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen)
     return PTM_EINVAL;
 }
 
+static bool sched_alone(void *ud, const int64_t *blocks, size_t n)
+{
+    const struct ptm_run *run = ud;
+    return run->rule->alone_blocks(run, blocks, n);
+}
+
 int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
@@ -412,6 +418,10 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         .graph = run->has_depgraph ? &run->depgraph : NULL,
         .pairs = run->lazy ? depgraph_lazy_ops(run->lazy) : NULL,
     };
+    if (run->expand_late && run->rule->alone_blocks) {
+        run->sched_alone = (struct sched_alone){.ud = run, .alone = sched_alone};
+        info.alone = &run->sched_alone;
+    }
     rc = run->sched->create(&info, &run->sched_state, err, errlen);
     /* an index out of range says more than the NaN it gave */
     if (rc == 0 && (rc = rt_expr_fault(run, err, errlen)) != 0) {

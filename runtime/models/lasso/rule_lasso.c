@@ -611,7 +611,8 @@ static void push_alone(struct ptm_run *run, const struct lasso_state *k, const s
                        const int64_t *vars)
 {
     const double *beta = run->params[k->o.beta].val;
-    if (!rd->order || rd->nvars != rd->n) {
+    /* dealt in the policy's order (to this worker alone: lasso_alone_blocks) */
+    if (rd->alone || !rd->order || rd->nvars != rd->n) {
         lasso_push_seq(k->x, k->sq, k->r, beta, vars, rd->nvars, run->grows, k->o.lambda,
                        run->newval);
         return;
@@ -974,9 +975,18 @@ static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
         return false;
     if (!rd)
         return k->wk[0].solo;
-    if (k->solo_left > 0)
+    if (k->solo_left > 0 || rd->alone)
         return true;
     return cols_nnz(k->x, run->expand_late ? rd->blocks : rd->vars, rd->nvars) < split_min(k);
+}
+
+/* SEQP with a variable a block: a round whose columns hold fewer
+ * non-zeros than split_min() runs alone (lasso_alone): the scheduler
+ * need not deal it. */
+static bool lasso_alone_blocks(const struct ptm_run *run, const int64_t *blocks, size_t n)
+{
+    const struct lasso_state *k = run->rule_state;
+    return k->mode == SEQP && cols_nnz(k->x, blocks, n) < split_min(k);
 }
 
 /* Checkpoints (rt_rule's state), between rounds with every worker's
@@ -1065,6 +1075,7 @@ static const struct rt_rule rule_ops = {
     .damp = lasso_damp,
     .damp_part = lasso_damp_part,
     .alone = lasso_alone,
+    .alone_blocks = lasso_alone_blocks,
     .state = lasso_state,
 };
 
