@@ -510,7 +510,8 @@ static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sch
         for (size_t p = 0; p <= P; p++)
             out->part[p] = p * q + (p < extra ? p : extra);
         if (P == 1) {
-            memcpy(out->blocks, kept, nk * sizeof(int64_t));
+            if (kept != out->blocks)
+                memcpy(out->blocks, kept, nk * sizeof(int64_t));
             if (order)
                 for (size_t i = 0; i < nk; i++)
                     order[i] = i;
@@ -782,7 +783,12 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
 static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
 {
     size_t N = s->N, k = 0;
-    memcpy(s->cand, s->defer, s->ndefer * sizeof(int64_t));
+    /* without a filter every candidate is kept: with one worker (or a
+     * round alone, which assign() asks of the blocks where they are) the
+     * candidates are the round's blocks, else dealt from cand */
+    bool all = sched_conflicts_none(s->conf);
+    int64_t *cand = all && s->P == 1 ? out->blocks : s->cand;
+    memcpy(cand, s->defer, s->ndefer * sizeof(int64_t));
     k = s->ndefer;
     int rc;
     if (k == 0 && s->qpos >= s->qn && (rc = next_pass(s, err, errlen)) != 0)
@@ -791,16 +797,14 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
         if (s->full)
             for (size_t i = 0; i < take; i++)
-                s->cand[k + i] = s->qpos + (int64_t)i;
+                cand[k + i] = s->qpos + (int64_t)i;
         else
-            memcpy(s->cand + k, s->queue + s->qpos, take * sizeof(int64_t));
+            memcpy(cand + k, s->queue + s->qpos, take * sizeof(int64_t));
         k += take;
         s->qpos += (int64_t)take;
     }
     int64_t evals = 0;
-    /* without a filter every candidate is kept: dealt from cand itself */
-    bool all = sched_conflicts_none(s->conf);
-    size_t nk = all ? k : sched_conflicts_filter(s->conf, s->cand, k, s->kept, &evals);
+    size_t nk = all ? k : sched_conflicts_filter(s->conf, cand, k, s->kept, &evals);
     s->ndefer = 0;
     if (nk < k) { /* the candidates not kept, in their order */
         new_stamp(s);
@@ -810,7 +814,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
             if (s->drawn[s->cand[i]] != s->stamp)
                 s->defer[s->ndefer++] = s->cand[i];
     }
-    assign(s, all ? s->cand : s->kept, nk, out);
+    assign(s, all ? cand : s->kept, nk, out);
     out->candidates = (int64_t)k;
     out->conflicts = (int64_t)(k - nk);
     out->evaluations = evals;
@@ -1078,7 +1082,17 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
         bool evaluate = s->program && s->local && s->reads_params, abs_delta = s->abs_delta;
         double sum = 0;
         bool finite_all = false;
-        if (!evaluate || abs_delta) {
+        /* a round of the pass under way when that pass is every block:
+         * every block is in its queue (inq), so none rises */
+        bool in_full = s->full && s->told_len > 0 && s->told[s->told_head] == s->pass_no;
+        if (in_full && (!evaluate || abs_delta)) {
+            for (size_t i = 0; i < n; i++) {
+                double c = change[i];
+                moved[blocks[i]] = c != 0;
+                sum += c;
+            }
+            finite_all = sum - sum == 0;
+        } else if (!evaluate || abs_delta) {
             /* the weight is the change itself while every change is a
              * number (else the loop below runs again, which changes
              * nothing this one did, and says what is wrong) */
