@@ -435,6 +435,22 @@ sys.exit("%d row groups with a column missing or extra" % bad if bad else 0)
 EOF
 end
 
+begin "plan: the Lasso example's small sequential rounds are dealt to worker 1 alone, as run runs them"
+mkdir -p "$T/pl"
+"$PTM" gen lasso --seed 2 --out "$T/pl/data" --rows 200 --cols 300 --density 0.1 >/dev/null 2>&1
+cp examples/lasso/lasso.ptm "$T/pl/lasso.ptm"
+run plan --workers 2 --rounds 5 "$T/pl/lasso.ptm"
+want_rc 0; out_has "5 of the 5 rounds run on worker 1 alone"
+# worker 2's line of each round: cost 0, idle all of it
+[ "$(awk '$1 == 2 && $2 == 0 && $3 == "100%"' "$T/out" | wc -l)" -eq 5 ] || no "worker 2 is not idle in every round"
+sed 's/within = sequential }/within = sequential, split_min = 0 }/' "$T/pl/lasso.ptm" >"$T/pl/split.ptm"
+run plan --workers 2 --rounds 5 "$T/pl/split.ptm"
+want_rc 0; grep -q "alone" "$T/out" && no "rounds of 6000 non-zeros on 200 rows split, yet the plan says alone"
+[ "$(awk '$1 == 2 && $3 ~ /%$/ && $2 > 0' "$T/out" | wc -l)" -eq 5 ] || no "worker 2 has no share of a split round"
+run plan --workers 1 --rounds 5 "$T/pl/lasso.ptm"
+want_rc 0; grep -q "alone" "$T/out" && no "one worker is never 'alone'"
+end
+
 begin "gen lasso --grouped takes no value"
 run gen lasso --seed 1 --out "$T/g4" --grouped=1
 want_rc 2; err_has "--grouped takes no value"

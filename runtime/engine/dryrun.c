@@ -28,6 +28,7 @@
 #include "arena.h"
 #include "dryrun.h"
 #include "engine_impl.h"
+#include "model.h"
 #include "ptm.h"
 #include "rng.h"
 #include "scheduler.h"
@@ -175,6 +176,8 @@ struct dry {
     bool has_graph;
     const struct ptm_sched_ops *ops;
     void *state;
+    const struct rt_rule *rule; /* when it runs some rounds alone (alone_dry) */
+    int64_t nalone;             /* rounds dealt to the first worker alone */
     struct ptm_sched_round sr;
     struct rt_round rd; /* the round's variables */
     double *bchange;    /* cap: each block's change this round */
@@ -336,6 +339,7 @@ static int dry_round(struct dry *d, struct ptm_trace *t, int64_t *updates, doubl
     int rc = d->ops->next(d->state, &d->sr, err, errlen);
     if (rc != 0)
         return rc;
+    d->nalone += d->sr.alone;
     struct ptm_trace_round r = {
         .round = (int64_t)t->nrounds + 1,
         .seconds = NAN,
@@ -376,6 +380,12 @@ static int dry_round(struct dry *d, struct ptm_trace *t, int64_t *updates, doubl
         d->ops->done(d->state, d->rd.blocks, d->bchange, d->rd.n);
     *updates += (int64_t)d->rd.n;
     return 0;
+}
+
+static bool dry_alone(void *ud, const int64_t *blocks, size_t n)
+{
+    struct dry *d = ud;
+    return d->rule->alone_dry(d->run, blocks, n);
 }
 
 static void dry_release(struct dry *d)
@@ -518,6 +528,16 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         .seed = run->seed,
         .env = &d.env.env,
     };
+    /* rounds the rule runs on the first worker alone are dealt to it, as
+     * in ptm run (a variable a block, one rank: expand_late) */
+    const struct ptm_model *model = NULL;
+    const struct rt_rule *rule = plan->update.lua ? NULL : ptm_model_rule(plan->update.builtin, &model);
+    struct sched_alone alone = {.ud = &d, .alone = dry_alone};
+    if (rule && rule->alone_dry && run->bs->axis == PLAN_AXIS_ELEMS && !run->bs->into &&
+        run->bsize == 1) {
+        d.rule = rule;
+        info.alone = &alone;
+    }
     if (run->bs->depend == PLAN_DEPEND_PRED && !plan->schedule.keep_all &&
         plan->schedule.policy == PLAN_POLICY_DYNAMIC) {
         struct depgraph_info gi;
@@ -551,6 +571,15 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     for (int64_t k = 0; k < o->rounds && rc == 0; k++)
         rc = dry_round(&d, t, &updates, &clock, err, errlen);
     t->sweeps = sweeps(&d, t->nrounds, updates);
+    if (rc == 0 && d.nalone > 0) {
+        char note[240];
+        snprintf(note, sizeof(note),
+                 "%lld of the %lld rounds run on worker 1 alone, as ptm run runs them: update "
+                 "%s does rounds this small on one worker (see its option split_min)",
+                 (long long)d.nalone, (long long)t->nrounds, plan->update.builtin);
+        if (add_note(&t->note, note) != 0)
+            rc = PTM_ENOMEM;
+    }
     if (rc == 0 && o->graph)
         rc = make_graph(&d, o, &info, t, err, errlen);
     if (rc != 0)

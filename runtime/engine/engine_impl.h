@@ -244,6 +244,10 @@ struct rt_rule {
      * (ptm_sched_info.alone). Asked by the scheduler, perhaps rounds
      * ahead. NULL: never. */
     bool (*alone_blocks)(const struct ptm_run *run, const int64_t *blocks, size_t n);
+    /* The same question in a dry run (`ptm plan`), whose run has the plan,
+     * the data and the tables but no rule set up, so that the picture
+     * deals such rounds as ptm run does. NULL: never. */
+    bool (*alone_dry)(struct ptm_run *run, const int64_t *blocks, size_t n);
     /* Checkpoints (runtime/base/ckpt.h, spec/runtime.md): save or load
      * (ck->load) everything of the rule's own that changes from round to
      * round: run->rule_state's and every worker's (w->kernel, Lua states,

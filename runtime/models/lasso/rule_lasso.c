@@ -281,8 +281,8 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         ptm_free(cnz);
         return PTM_ENOMEM;
     }
-    for (int64_t e = 0; e < x->nnz; e++)
-        cnz[x->rowind[e] / CHUNK]++;
+    for (int64_t e = 0; e < x->nnz; e++) /* rows are >= 0: unsigned, a shift */
+        cnz[(uint32_t)x->rowind[e] / CHUNK]++;
     /* worker p takes chunks while that brings the non-zeros before its end
      * nearer to (p + 1) / P of all of them; the last takes the rest */
     int64_t c = 0, seen = 0;
@@ -989,6 +989,21 @@ static bool lasso_alone_blocks(const struct ptm_run *run, const int64_t *blocks,
     return k->mode == SEQP && cols_nnz(k->x, blocks, n) < split_min(k);
 }
 
+/* The dry run's alone_blocks: from the plan's options and X's columns. */
+static bool lasso_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
+{
+    const struct plan_hook *u = &run->plan->update;
+    const struct plan_option *ow = rt_option(u, "within"), *ox = rt_option(u, "X");
+    const struct ptm_csc *x = NULL;
+    if (run->P < 2 || !ow || ow->kind != PLAN_VALUE_STR || strcmp(ow->str, "sequential") != 0 ||
+        !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
+        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
+        !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
+        return false;
+    int64_t least = (int64_t)rt_option_num(u, "split_min", SPLIT_MIN_NNZ);
+    return cols_nnz(x, blocks, n) < (x->nrows > least ? x->nrows : least);
+}
+
 /* Checkpoints (rt_rule's state), between rounds with every worker's
  * apply done. What the rule keeps of its own that a later round reads:
  * the residual when it is the rule's buffer (a parameter r is the
@@ -1076,6 +1091,7 @@ static const struct rt_rule rule_ops = {
     .damp_part = lasso_damp_part,
     .alone = lasso_alone,
     .alone_blocks = lasso_alone_blocks,
+    .alone_dry = lasso_alone_dry,
     .state = lasso_state,
 };
 
