@@ -795,10 +795,18 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         return rc;
     if (k < N && s->qpos < s->qn) {
         size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
-        if (s->full)
-            for (size_t i = 0; i < take; i++)
-                cand[k + i] = s->qpos + (int64_t)i;
-        else
+        if (s->full) { /* the next blocks in number order, four a step */
+            int64_t *to = cand + k, b = s->qpos;
+            size_t i = 0;
+            for (; i + 4 <= take; i += 4, b += 4) {
+                to[i] = b;
+                to[i + 1] = b + 1;
+                to[i + 2] = b + 2;
+                to[i + 3] = b + 3;
+            }
+            for (; i < take; i++, b++)
+                to[i] = b;
+        } else
             memcpy(cand + k, s->queue + s->qpos, take * sizeof(int64_t));
         k += take;
         s->qpos += (int64_t)take;
@@ -1086,11 +1094,20 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
          * every block is in its queue (inq), so none rises */
         bool in_full = s->full && s->told_len > 0 && s->told[s->told_head] == s->pass_no;
         if (in_full && (!evaluate || abs_delta)) {
-            for (size_t i = 0; i < n; i++) {
-                double c = change[i];
-                moved[blocks[i]] = c != 0;
-                sum += c;
+            size_t i = 0;
+            double sum2 = 0; /* two sums: the adds overlap */
+            for (; i + 2 <= n; i += 2) {
+                double c0 = change[i], c1 = change[i + 1];
+                moved[blocks[i]] = c0 != 0;
+                moved[blocks[i + 1]] = c1 != 0;
+                sum += c0;
+                sum2 += c1;
             }
+            for (; i < n; i++) {
+                moved[blocks[i]] = change[i] != 0;
+                sum += change[i];
+            }
+            sum += sum2;
             finite_all = sum - sum == 0;
         } else if (!evaluate || abs_delta) {
             /* the weight is the change itself while every change is a

@@ -141,6 +141,7 @@ struct lasso_state {
      * tried again, and the next such wait (see lasso_damp) */
     int64_t solo_left, backoff;
     int64_t split_min; /* SEQP: option split_min (SPLIT_MIN_NNZ) */
+    int64_t col_max;   /* SEQP: the most non-zeros a column of X holds */
     /* The intercept (o.b >= 0; see INTERCEPT). */
     double *csum;        /* every column's sum of entries, over all ranks */
     double *cs;          /* ROWS, SEQP, SEQ1: each chunk's sum of r after a shift */
@@ -428,6 +429,9 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                 run->nranks);
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
     k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min", SPLIT_MIN_NNZ);
+    for (int64_t j = 0; k->mode == SEQP && j < k->x->ncols; j++)
+        if (k->x->colptr[j + 1] - k->x->colptr[j] > k->col_max)
+            k->col_max = k->x->colptr[j + 1] - k->x->colptr[j];
     /* apply needs the policy's order only to sum X delta in it, which
      * only RANKS does there: ROWS and SEQP sum it in push (in the policy's
      * order, which they read: pvars, and a round alone), so the engine
@@ -986,7 +990,11 @@ static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
 static bool lasso_alone_blocks(const struct ptm_run *run, const int64_t *blocks, size_t n)
 {
     const struct lasso_state *k = run->rule_state;
-    return k->mode == SEQP && cols_nnz(k->x, blocks, n) < split_min(k);
+    if (k->mode != SEQP)
+        return false;
+    /* n columns of at most col_max non-zeros: no sum needed when that is few */
+    double most = (double)n * (double)k->col_max;
+    return most < (double)split_min(k) || cols_nnz(k->x, blocks, n) < split_min(k);
 }
 
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
