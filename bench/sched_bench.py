@@ -29,7 +29,8 @@ stdout, progress to stderr; SVG charts into SVG_DIR (default bench/).
 --charts: only part 1's runs on 1 worker, to draw its charts again (a few
 minutes), with the seconds to each gap as a list, and their points kept in
 SVG_DIR/sched_bench_charts.json; --replot FILE: the charts from that file.
-SCHED_BENCH_PART=workers runs part 4 alone and prints its subsection.
+SCHED_BENCH_PART=workers runs part 4 alone and prints its subsection;
+SCHED_BENCH_PART=shares the scheduler's shares and the example (part 2).
 """
 import json
 import os
@@ -211,6 +212,14 @@ def main():
             md = charts_only(b, replot)
         elif os.environ.get("SCHED_BENCH_PART") == "workers":
             workers(b, md)  # part 4 alone, its subsection only
+        elif os.environ.get("SCHED_BENCH_PART") == "shares":
+            # the scheduler's shares and part 2 alone, their subsections only
+            data = {}
+            for key in ("A", "B", "wide"):
+                svm = b.gen(key)
+                data[key] = (svm, b.optimum(svm, LAMBDAS[key]), LAMBDAS[key])
+            sched_shares(b, md, data)
+            example(b, md)
         else:
             claims(b, md)
     finally:
@@ -399,6 +408,57 @@ def sched_shares(b, md, data):
     return rows
 
 
+def example(b, md):
+    """Part 2: the Lasso example under its own stop rule, seeds 1 .. 8, and
+    round_robin seq to the gap it reached; the rows for the summary."""
+    log("== schedulers: the Lasso example")
+    with open("examples/lasso/lasso.ptm") as f:
+        ex_text = f.read()
+    # f* (b.optimum) is the Lasso's without an intercept: the example's goes
+    ex_text = re.sub(r"^(param b |output b ).*\n", "", ex_text.replace(", intercept = b", ""),
+                     flags=re.M)
+    lam_ex = float(re.search(r"const lambda = ([0-9.e-]+)", ex_text).group(1))
+    md += ["### The Lasso example", "",
+           "examples/lasso/lasso.ptm as it is (`dynamic { sample 1000, active }`, within = "
+           "sequential, no dependency), on `ptm gen lasso --seed S` (1000 x 10000, the "
+           "README's data) for S = 1 .. 8, 1 and 2 workers, under its own stop rule (rel_change "
+           "< 1e-7 between sweeps); f* as above. Scheduler: the trace's schedule_seconds (next() "
+           "and done()) over its elapsed seconds; round_robin seq to the same gap for "
+           "comparison.", "",
+           "| seed | workers | sweeps of updates | final gap | elapsed s | scheduler "
+           "share | round_robin seq: sweeps to that gap | seconds |",
+           "|---|---|---|---|---|---|---|---|"]
+    ex_rows = []
+    for s in range(1, 9):
+        out = b.path("ex-%d" % s)
+        subprocess.run([b.ptm, "gen", "lasso", "--out", out] + (DATA["ex"] % s).split(),
+                       check=True, stdout=subprocess.DEVNULL)
+        svm = os.path.join(out, "lasso.svm")
+        fstar = b.optimum(svm, lam_ex)
+        job = b.path("ex.ptm")
+        with open(job, "w") as f:
+            f.write(ex_text.replace('"data/lasso.svm"', '"%s"' % svm).replace(
+                '"beta.tsv"', '"%s"' % b.path("beta.tsv")))
+        for P in (1, 2):
+            r = b.run(job, P, 1)
+            final = r["points"][-1][2]
+            gap = (final - fstar) / fstar
+            fixed = b.job(svm, "round_robin { per_round 4000 }", "",
+                          "objective <= %r or sweeps >= 500" % (max(final, fstar * (1 + 1e-12))),
+                          "every 1 rounds", lam=lam_ex, seq=True, name="fixed.ptm")
+            rf = b.run(fixed, P, 1)
+            uf = rf["points"][-1][0] if rf["points"] else None
+            sf = rf["points"][-1][1] if rf["points"] else None
+            upd = r["points"][-1][0]
+            md.append("| %d | %d | %.1f | %.1e | %.4f | %.0f%% | %s | %s |" % (
+                s, P, upd / 10000, gap, r["seconds"], 100 * r["sched"] / r["seconds"],
+                "-" if uf is None else "%.1f" % (uf / 10000), fmt_s(sf)))
+            ex_rows.append((s, P, upd, gap, r["seconds"], r["sched"], uf, sf))
+            log("  seed %d P=%d: %.1f sweeps, gap %.1e, %.3f s" % (s, P, upd / 1e4, gap,
+                                                                   r["seconds"]))
+    return ex_rows
+
+
 def workers(b, md):
     """Part 4: 1 and 2 workers in alternating pairs; the seconds (from the
     progress line) when the objective first came within 1e-6 of f*."""
@@ -486,51 +546,7 @@ def claims(b, md):
     share_rows = sched_shares(b, md, data)
 
     # ---- 2. the example, and the time spent scheduling
-    log("== schedulers: the Lasso example")
-    with open("examples/lasso/lasso.ptm") as f:
-        ex_text = f.read()
-    # f* (b.optimum) is the Lasso's without an intercept: the example's goes
-    ex_text = re.sub(r"^(param b |output b ).*\n", "", ex_text.replace(", intercept = b", ""),
-                     flags=re.M)
-    lam_ex = float(re.search(r"const lambda = ([0-9.e-]+)", ex_text).group(1))
-    md += ["### The Lasso example", "",
-           "examples/lasso/lasso.ptm as it is (`dynamic { sample 1000, active }`, within = "
-           "sequential, no dependency), on `ptm gen lasso --seed S` (1000 x 10000, the "
-           "README's data) for S = 1 .. 8, 1 and 2 workers, under its own stop rule (rel_change "
-           "< 1e-7 between sweeps); f* as above. Scheduler: the trace's schedule_seconds (next() "
-           "and done()) over its elapsed seconds; round_robin seq to the same gap for "
-           "comparison.", "",
-           "| seed | workers | sweeps of updates | final gap | elapsed s | scheduler "
-           "share | round_robin seq: sweeps to that gap | seconds |",
-           "|---|---|---|---|---|---|---|---|"]
-    ex_rows = []
-    for s in range(1, 9):
-        out = b.path("ex-%d" % s)
-        subprocess.run([b.ptm, "gen", "lasso", "--out", out] + (DATA["ex"] % s).split(),
-                       check=True, stdout=subprocess.DEVNULL)
-        svm = os.path.join(out, "lasso.svm")
-        fstar = b.optimum(svm, lam_ex)
-        job = b.path("ex.ptm")
-        with open(job, "w") as f:
-            f.write(ex_text.replace('"data/lasso.svm"', '"%s"' % svm).replace(
-                '"beta.tsv"', '"%s"' % b.path("beta.tsv")))
-        for P in (1, 2):
-            r = b.run(job, P, 1)
-            final = r["points"][-1][2]
-            gap = (final - fstar) / fstar
-            fixed = b.job(svm, "round_robin { per_round 4000 }", "",
-                          "objective <= %r or sweeps >= 500" % (max(final, fstar * (1 + 1e-12))),
-                          "every 1 rounds", lam=lam_ex, seq=True, name="fixed.ptm")
-            rf = b.run(fixed, P, 1)
-            uf = rf["points"][-1][0] if rf["points"] else None
-            sf = rf["points"][-1][1] if rf["points"] else None
-            upd = r["points"][-1][0]
-            md.append("| %d | %d | %.1f | %.1e | %.4f | %.0f%% | %s | %s |" % (
-                s, P, upd / 10000, gap, r["seconds"], 100 * r["sched"] / r["seconds"],
-                "-" if uf is None else "%.1f" % (uf / 10000), fmt_s(sf)))
-            ex_rows.append((s, P, upd, gap, r["seconds"], r["sched"], uf, sf))
-            log("  seed %d P=%d: %.1f sweeps, gap %.1e, %.3f s" % (s, P, upd / 1e4, gap,
-                                                                   r["seconds"]))
+    ex_rows = example(b, md)
 
     # ---- 3. the scheduler alone
     log("== schedulers: sched_bench")
