@@ -783,9 +783,8 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
 static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
 {
     size_t N = s->N, k = 0;
-    /* without a filter every candidate is kept: with one worker (or a
-     * round alone, which assign() asks of the blocks where they are) the
-     * candidates are the round's blocks, else dealt from cand */
+    /* without a filter every candidate is kept: with one worker the
+     * candidates are written as the round's blocks, else dealt from cand */
     bool all = sched_conflicts_none(s->conf);
     int64_t *cand = all && s->P == 1 ? out->blocks : s->cand;
     memcpy(cand, s->defer, s->ndefer * sizeof(int64_t));
