@@ -208,11 +208,11 @@ $(B)/bench/logreg_bench: bench/logreg_bench.c runtime/models/logreg/kernel_logre
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The LDA kernel at -O2 whatever CFLAGS says.
-$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c $(READ_SRC) compiler/plan/plan.c \
+$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c runtime/base/ckpt.c $(READ_SRC) compiler/plan/plan.c \
 	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lda/kernel_lda.h runtime/data/data.h runtime/base/rng.h \
 	  bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lz -lm
 
 # The schedulers, on the library (built with CFLAGS, -O2 by default).
 $(B)/bench/sched_bench: bench/sched_bench.c $(LIB)
