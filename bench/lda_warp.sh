@@ -28,7 +28,8 @@
 #   target K LL
 #   run K SYSTEM WORKERS ROUND SECONDS SWEEPS M_TOKENS_S PEAK_RSS_MB LL
 # (SECONDS and SWEEPS to the target, "-" when it was not reached), then
-#   median K SYSTEM WORKERS SECONDS M_TOKENS_S PEAK_RSS_MB
+#   median K SYSTEM WORKERS SECONDS M_TOKENS_S PEAK_RSS_MB RATIO
+# (RATIO: the median over rounds of SECONDS over WarpLDA's in the same round).
 set -euo pipefail
 ptm=${1:-bin/ptm}
 cd "$(dirname "$0")/.."
@@ -148,5 +149,10 @@ for (K, system, P), rs in runs.items():
     def med(i):
         v = [float(r[i]) for r in rs if r[i] != "-"]
         return "%.3g" % statistics.median(v) if v else "-"
-    print("median", K, system, P, med(5), med(7), med(8))
+    # the seconds to the target over WarpLDA's of the same round
+    warp = {r[4]: r for r in runs.get((K, "warplda", P), [])}
+    ratios = [float(r[5]) / float(warp[r[4]][5]) for r in rs
+              if r[5] != "-" and r[4] in warp and warp[r[4]][5] not in ("-", "0")]
+    ratio = "%.2f" % statistics.median(ratios) if ratios and system != "warplda" else "-"
+    print("median", K, system, P, med(5), med(7), med(8), ratio)
 EOF
