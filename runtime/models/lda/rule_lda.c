@@ -5,7 +5,8 @@
  *
  * Worker p keeps its documents (the rows of D it holds), their topics and
  * document-topic counts; the word-topic counts n_wk are cut into P blocks
- * of words by the scheduled block set (`nwk rows into workers`), and in
+ * of words, one for each block of the scheduled block set (`nwk rows into
+ * workers`) but of about as many tokens each (token_bounds()), and in
  * round t worker p holds block (p + t) mod P alone. The topic totals n_k
  * are a table of the parameter store with nk's consistency: after its
  * round a worker adds its changes to them, ends its clock and reads them
