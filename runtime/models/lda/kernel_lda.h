@@ -163,8 +163,8 @@ struct lda_shard {
 /* Build worker p's shard from documents lo .. hi-1 of d (the whole corpus
  * as a D x W CSR matrix of counts, as the UCI reader makes it; a count of
  * 0 is no token) for K topics, the vocabulary cut into nblocks blocks by
- * bounds (nblocks + 1 ascending values from 0 to d->ncols; lda_gibbs cuts
- * blocks of about as many tokens each). Topics are unassigned and n_dk is zero
+ * bounds (nblocks + 1 ascending values from 0 to d->ncols, as the block set
+ * `nwk rows into workers` cuts it). Topics are unassigned and n_dk is zero
  * until lda_init_block() has run for every block. Returns 0, PTM_EINVAL (K
  * < 1, bad bounds or range, a count that is not a whole number in
  * 0 .. INT32_MAX), PTM_ETOOBIG (more than INT32_MAX tokens, or ndocs * K

@@ -5,8 +5,7 @@
  *
  * Worker p keeps its documents (the rows of D it holds), their topics and
  * document-topic counts; the word-topic counts n_wk are cut into P blocks
- * of words, one for each block of the scheduled block set (`nwk rows into
- * workers`) but of about as many tokens each (token_bounds()), and in
+ * of words by the scheduled block set (`nwk rows into workers`), and in
  * round t worker p holds block (p + t) mod P alone. The topic totals n_k
  * are a table of the parameter store with nk's consistency: after its
  * round a worker adds its changes to them, ends its clock and reads them
@@ -91,45 +90,6 @@ static int refs(const struct ptm_run *run, const struct plan_hook *h, const char
     return 0;
 }
 
-/* The blocks of words: G of them with about as many tokens each (over all
- * ranks' documents), so that the workers of a rotation round have about
- * as much to do. Even counts of words would not: where words are numbered
- * by first appearance, as many tools number them, the first half of the
- * vocabulary holds most of the tokens (three quarters on the corpus of
- * bench/lda_warp.sh so renumbered), and each round waits for the worker
- * that holds it. A count that is not a whole number in 0 .. INT32_MAX
- * counts nothing here (lda_shard_init() refuses it). */
-static int token_bounds(const struct ptm_csr *d, int64_t W, int G, int64_t *bounds)
-{
-    int64_t *cnt = rt_zalloc((size_t)W, sizeof(int64_t));
-    if (!cnt)
-        return PTM_ENOMEM;
-    for (int64_t e = 0; e < d->rowptr[d->nrows]; e++) {
-        double v = d->val[e];
-        if (v >= 0 && v <= INT32_MAX && v == floor(v))
-            cnt[d->colind[e]] += (int64_t)v;
-    }
-    ptm_comm_sum_all_i64v(cnt, (size_t)W);
-    int64_t total = 0;
-    for (int64_t w = 0; w < W; w++)
-        total += cnt[w];
-    int64_t acc = 0, w = 0;
-    bounds[0] = 0;
-    for (int b = 1; b < G; b++) {
-        /* the word at which the b-th share of the tokens ends, or the one
-         * after it when that comes closer */
-        int64_t want = (int64_t)((double)total * b / G);
-        while (w < W && acc + cnt[w] <= want)
-            acc += cnt[w++];
-        if (w < W && acc + cnt[w] - want < want - acc)
-            acc += cnt[w++];
-        bounds[b] = w;
-    }
-    bounds[G] = W;
-    ptm_free(cnt);
-    return 0;
-}
-
 static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *u = &run->plan->update;
@@ -163,8 +123,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     s->delta = rt_zalloc((size_t)s->K, sizeof(double));
     if (!s->bounds || !s->nwk || !s->base || !s->delta)
         return PTM_ENOMEM;
-    if ((rc = token_bounds(&D->csr, s->W, run->G, s->bounds)) != 0)
-        return rc;
+    ptm_shard_even(s->W, run->G, s->bounds);
     const struct plan_option *od = rt_option(u, "ndk");
     if (od && od->kind == PLAN_VALUE_PARAM && od->ref >= 0 &&
         (uint32_t)od->ref < run->plan->nparams) {
