@@ -71,7 +71,7 @@ else
 PTM = $(B)/ptm
 endif
 
-.PHONY: all check test demo bench bench-ssp bench-peers golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+.PHONY: all check test demo bench bench-ssp bench-peers bench-lda-warp golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
 	fuzz-trace fuzz-trace-build \
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
@@ -159,6 +159,12 @@ bench-ssp: deps
 bench-peers: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/peers.sh $(PTM)
+
+# bench-lda-warp: LDA time to quality against WarpLDA (bench/lda_warp.sh; PTM_WARPLDA
+# names WarpLDA's binary, else its runs print SKIP lines); prints, RESULTS.md is by hand.
+bench-lda-warp: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/lda_warp.sh $(PTM)
 
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h \
