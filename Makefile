@@ -71,7 +71,7 @@ else
 PTM = $(B)/ptm
 endif
 
-.PHONY: all check test demo bench bench-ssp bench-peers golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
+.PHONY: all check test demo bench bench-ssp bench-peers bench-lda-warp golden fuzz fuzz-build fuzz-plan fuzz-plan-build fuzz-data \
 	fuzz-trace fuzz-trace-build \
 	fuzz-data-build asan tsan install \
 	uninstall clean deps
@@ -160,6 +160,12 @@ bench-peers: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/peers.sh $(PTM)
 
+# bench-lda-warp: LDA time to quality against WarpLDA (bench/lda_warp.sh; PTM_WARPLDA
+# names WarpLDA's binary, else its runs print SKIP lines); prints, RESULTS.md is by hand.
+bench-lda-warp: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/lda_warp.sh $(PTM)
+
 # The interpreter at -O2 whatever CFLAGS says.
 $(B)/bench/prog_bench: bench/prog_bench.c compiler/prog.c lang/arena.c lang/ptm.c compiler/prog.h \
 	  bench/bench.h
@@ -208,11 +214,11 @@ $(B)/bench/logreg_bench: bench/logreg_bench.c runtime/models/logreg/kernel_logre
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
 
 # The LDA kernel at -O2 whatever CFLAGS says.
-$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c $(READ_SRC) compiler/plan/plan.c \
+$(B)/bench/lda_bench: bench/lda_bench.c runtime/models/lda/kernel_lda.c runtime/base/ckpt.c $(READ_SRC) compiler/plan/plan.c \
 	  compiler/prog.c lang/arena.c lang/ptm.c runtime/models/lda/kernel_lda.h runtime/data/data.h runtime/base/rng.h \
 	  bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lm
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(WARN) -O2 -o $@ $(filter %.c,$^) -lz -lm
 
 # The schedulers, on the library (built with CFLAGS, -O2 by default).
 $(B)/bench/sched_bench: bench/sched_bench.c $(LIB)

@@ -671,6 +671,30 @@ START_TEST(test_one_topic)
 }
 END_TEST
 
+/* Counts past the log-likelihood's table of small counts (a word 300 and
+ * 400 times in a document, two topics): the parts still sum to the joint
+ * recomputed from z, sweep after sweep, on 1 and 2 workers. */
+START_TEST(test_loglik_large_counts)
+{
+    struct corpus c;
+    corpus_text("2\n3\n4\n1 1 300\n1 2 5\n2 3 400\n2 1 30\n", 2, &c);
+    struct sim m;
+    sim_init(&m, &c, 1 + _i, 0, LDA_SAMPLER_DENSE, 0.1, 0.01, 5);
+    bool large = false;
+    for (int sw = 0; sw < 4; sw++) {
+        double got = sim_loglik(&m), want = loglik_ref(&m);
+        ck_assert_msg(fabs(got - want) <= 1e-12 * fabs(want), "P %d: %.17g vs %.17g", m.P, got,
+                      want);
+        for (int64_t i = 0; i < c.W * 2; i++)
+            large |= m.nwk[i] >= 256;
+        sim_sweep(&m);
+    }
+    ck_assert_msg(large, "no count reached the table's end");
+    sim_release(&m);
+    corpus_release(&c);
+}
+END_TEST
+
 /* ---- tests: stationary distributions -------------------------------------------------- */
 
 /* Chi-square of counts against probabilities, over bins merged until each
@@ -1403,6 +1427,7 @@ static Suite *lda_suite(void)
     tcase_add_loop_test(tc, test_loglik_parts, 0, MAXP);
     tcase_add_loop_test(tc, test_dense_isa, 0, (int)PTM_ARRAY_LEN(isa_opts));
     tcase_add_loop_test(tc, test_one_topic, 0, 2 * NSAMPLERS);
+    tcase_add_loop_test(tc, test_loglik_large_counts, 0, 2);
     tcase_add_loop_test(tc, test_single_token, 0, NSAMPLERS * (int)PTM_ARRAY_LEN(single_K));
     tcase_add_loop_test(tc, test_joint, 0, NSAMPLERS * 2);
     suite_add_tcase(s, tc);

@@ -175,9 +175,25 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
     return t->len;
 }
 
+/* On one rank, row i of a parameter where it lives: its table, or the
+ * worker's rows that hold it (*q, the worker of the last row asked for,
+ * starts at 0; rows are asked for in order). No copy is made, so writing
+ * a large table takes no memory of its own. */
+static const double *held_row(const struct ptm_run *run, const struct rt_param *t, int32_t param,
+                              int64_t i, int *q)
+{
+    if (t->val)
+        return t->val + i * t->cols;
+    while (*q < run->P - 1 && i >= run->w[*q].hi)
+        (*q)++;
+    const struct rt_worker *w = &run->w[*q];
+    return w->local[param] + (i - w->lo) * t->cols;
+}
+
 /* Write one parameter to path via a temporary file: a row a line, the
  * columns of a matrix separated by tabs. With several ranks every rank
- * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes. */
+ * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes;
+ * on one rank the values are written from where they are. */
 static int write_tsv(const struct ptm_run *run, int32_t param, const char *path, char *err,
                      size_t errlen)
 {
@@ -185,31 +201,37 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     bool gather = run->nranks > 1 && t->shard_like >= 0;
     if (run->nranks > 1 && !gather && run->rank != 0)
         return 0;
-    double *v = rt_zalloc((size_t)t->len, sizeof(double));
-    double *mine = gather ? rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double)) : NULL;
-    if (!v || (gather && !mine)) {
-        ptm_free(v);
-        ptm_free(mine);
-        snprintf(err, errlen, "cannot write '%s': out of memory", path);
-        return PTM_ENOMEM;
-    }
-    if (gather) {
-        ptm_run_param(run, param, mine, run->nrows * t->cols);
-        ptm_comm_gather(mine, run->nrows * t->cols, v);
-        ptm_free(mine);
-        if (run->rank != 0) {
+    double *v = NULL;
+    if (run->nranks > 1) {
+        v = rt_zalloc((size_t)t->len, sizeof(double));
+        double *mine = gather ? rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double)) : NULL;
+        if (!v || (gather && !mine)) {
             ptm_free(v);
-            return 0;
+            ptm_free(mine);
+            snprintf(err, errlen, "cannot write '%s': out of memory", path);
+            return PTM_ENOMEM;
         }
-    } else {
-        ptm_run_param(run, param, v, t->len);
+        if (gather) {
+            ptm_run_param(run, param, mine, run->nrows * t->cols);
+            ptm_comm_gather(mine, run->nrows * t->cols, v);
+            ptm_free(mine);
+            if (run->rank != 0) {
+                ptm_free(v);
+                return 0;
+            }
+        } else {
+            ptm_run_param(run, param, v, t->len);
+        }
     }
     struct ptm_wfile w;
     int rc = ptm_wfile_open(&w, path);
     if (rc == 0) {
-        for (int64_t i = 0; i < t->rows; i++)
+        int q = 0;
+        for (int64_t i = 0; i < t->rows; i++) {
+            const double *row = v ? v + i * t->cols : held_row(run, t, param, i, &q);
             for (int64_t j = 0; j < t->cols; j++)
-                fprintf(w.f, "%.17g%c", v[i * t->cols + j], j + 1 < t->cols ? '\t' : '\n');
+                fprintf(w.f, "%.17g%c", row[j], j + 1 < t->cols ? '\t' : '\n');
+        }
         rc = ptm_wfile_commit(&w);
     } else {
         ptm_wfile_abort(&w);
@@ -229,22 +251,38 @@ static int check_finite(const struct ptm_run *run, char *err, size_t errlen)
     for (uint32_t k = 0; k < run->plan->noutputs; k++) {
         int32_t param = run->plan->outputs[k].param;
         const struct rt_param *t = &run->params[param];
-        int64_t held = run->nranks > 1 && t->shard_like >= 0 ? run->nrows * t->cols : t->len;
-        double *v = rt_zalloc((size_t)(held ? held : 1), sizeof(double));
-        if (!v) {
-            snprintf(err, errlen, "out of memory");
-            return PTM_ENOMEM;
-        }
-        ptm_run_param(run, param, v, held);
         int64_t bad = 0, first = -1;
-        for (int64_t i = 0; i < held; i++)
-            if (!isfinite(v[i])) {
-                if (first < 0)
-                    first = i;
-                bad++;
+        double at = 0;
+        if (run->nranks == 1) { /* where the values are, without a copy */
+            int q = 0;
+            for (int64_t i = 0; i < t->rows; i++) {
+                const double *row = held_row(run, t, param, i, &q);
+                for (int64_t j = 0; j < t->cols; j++)
+                    if (!isfinite(row[j])) {
+                        if (first < 0) {
+                            first = i * t->cols + j;
+                            at = row[j];
+                        }
+                        bad++;
+                    }
             }
-        double at = first >= 0 ? v[first] : 0;
-        ptm_free(v);
+        } else {
+            int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+            double *v = rt_zalloc((size_t)(held ? held : 1), sizeof(double));
+            if (!v) {
+                snprintf(err, errlen, "out of memory");
+                return PTM_ENOMEM;
+            }
+            ptm_run_param(run, param, v, held);
+            for (int64_t i = 0; i < held; i++)
+                if (!isfinite(v[i])) {
+                    if (first < 0)
+                        first = i;
+                    bad++;
+                }
+            at = first >= 0 ? v[first] : 0;
+            ptm_free(v);
+        }
         int64_t total = run->nranks > 1 ? ptm_comm_sum_i64(bad) : bad;
         if (total == 0)
             continue;

@@ -249,6 +249,10 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EINVAL;
         }
     }
+    if (!run->track_delta) { /* nothing reads the last changes: no room for them */
+        ptm_free(run->last_delta);
+        run->last_delta = NULL;
+    }
     if (!need)
         return 0;
     int rc = sched_env_init(&run->senv, plan, run->data);
@@ -442,7 +446,11 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         return rc;
     }
     size_t cap = run->sched->cap(run->sched_state);
-    size_t maxvars = cap * (size_t)run->bvars;
+    /* A rotation's round is its blocks alone: each worker writes the block
+     * it holds, so no round lists its variables or their new values (for
+     * LDA and MF those lists would be as large as the scheduled parameter,
+     * three times over). */
+    size_t maxvars = run->rule->kind == RT_ROTATION ? 0 : cap * (size_t)run->bvars;
     for (int i = 0; i < 3; i++) {
         struct rt_round *rd = i < 2 ? &run->rounds[i] : &run->canon;
         rd->blocks = rt_zalloc(cap, sizeof(int64_t));

@@ -32,6 +32,6 @@ static const struct builtin_opt lda_loglik_opts[] = {
 
 const struct builtin ptm_builtins_lda[] = {
     {"lda_gibbs", BUILTIN_UPDATE, "LDA by collapsed Gibbs sampling", lda_opts, BUILTIN_POLICY(ROTATION), "loglik_per_word|perplexity", NULL},
-    {"lda_loglik", BUILTIN_OBJECTIVE, "log-likelihood per token", lda_loglik_opts, 0, NULL, NULL},
+    {"lda_loglik", BUILTIN_OBJECTIVE, "joint log-likelihood log p(w, z) per token", lda_loglik_opts, 0, NULL, NULL},
     BUILTIN_END,
 };
