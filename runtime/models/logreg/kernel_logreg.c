@@ -307,8 +307,7 @@ double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double
 /* ---- second order (method = tron) ------------------------------------------- */
 
 double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                          const double *w, const double *bias, double *D, double *g, double *h,
-                          double *gb, double *hb)
+                          const double *w, const double *bias, double *D, double *gh, double *ghb)
 {
     double b0 = bias ? *bias : 0, loss = 0, sg = 0, sh = 0;
     for (int64_t i = lo; i < hi; i++) {
@@ -316,20 +315,25 @@ double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, 
         const int32_t *ci = x->colind + at;
         const double *v = x->val + at;
         double m = row_dot(ci, v, len, w) + b0;
-        loss += logreg_loss(y[i], m);
-        double c = loss_slope(y[i], m), e = exp(-fabs(m)), q = e / ((1 + e) * (1 + e));
+        /* one exp a row: with z = -y m (loss = log(1 + exp(z))) and
+         * e = exp(-|z|), the loss as logreg_loss() computes it, the
+         * slope -y sigmoid(z) and D_i = sigmoid(z) sigmoid(-z) */
+        double z = y[i] > 0 ? -m : m, e = exp(-fabs(z)), r = 1 / (1 + e);
+        loss += (z > 0 ? z : 0) + log1p(e);
+        double sz = z >= 0 ? r : e * r, c = y[i] > 0 ? -sz : sz, q = e * r * r;
         D[i] = q; /* p (1 - p), without overflow */
         sg += c;
         sh += q;
         for (int64_t k = 0; k < len; k++) {
-            g[ci[k]] += c * v[k];
-            h[ci[k]] += q * v[k] * v[k];
+            double *p = gh + 2 * (int64_t)ci[k];
+            p[0] += c * v[k];
+            p[1] += q * v[k] * v[k];
         }
     }
-    if (gb)
-        *gb += sg;
-    if (hb)
-        *hb += sh;
+    if (ghb) {
+        ghb[0] += sg;
+        ghb[1] += sh;
+    }
     return loss;
 }
 
