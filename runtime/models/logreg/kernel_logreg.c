@@ -324,7 +324,16 @@ double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, 
         D[i] = q; /* p (1 - p), without overflow */
         sg += c;
         sh += q;
-        for (int64_t k = 0; k < len; k++) {
+        int64_t k = 0;
+        for (; k + 2 <= len; k += 2) { /* a row's columns are distinct */
+            double *p = gh + 2 * (int64_t)ci[k], *p1 = gh + 2 * (int64_t)ci[k + 1];
+            double v0 = v[k], v1 = v[k + 1];
+            p[0] += c * v0;
+            p[1] += q * v0 * v0;
+            p1[0] += c * v1;
+            p1[1] += q * v1 * v1;
+        }
+        for (; k < len; k++) {
             double *p = gh + 2 * (int64_t)ci[k];
             p[0] += c * v[k];
             p[1] += q * v[k] * v[k];
@@ -337,6 +346,21 @@ double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, 
     return loss;
 }
 
+/* hv[ci[k]] += t v[k] over a row's non-zeros (its columns are distinct). */
+static inline void row_axpy(const int32_t *restrict ci, const double *restrict v, int64_t len,
+                            double t, double *restrict hv)
+{
+    int64_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        hv[ci[k]] += t * v[k];
+        hv[ci[k + 1]] += t * v[k + 1];
+        hv[ci[k + 2]] += t * v[k + 2];
+        hv[ci[k + 3]] += t * v[k + 3];
+    }
+    for (; k < len; k++)
+        hv[ci[k]] += t * v[k];
+}
+
 void logreg_hv_part(const struct ptm_csr *x, int64_t lo, int64_t hi, const double *D,
                     const double *v, const double *vb, double *hv, double *hvb)
 {
@@ -347,8 +371,7 @@ void logreg_hv_part(const struct ptm_csr *x, int64_t lo, int64_t hi, const doubl
         const double *xv = x->val + at;
         double t = D[i] * (row_dot(ci, xv, len, v) + b0);
         sb += t;
-        for (int64_t k = 0; k < len; k++)
-            hv[ci[k]] += t * xv[k];
+        row_axpy(ci, xv, len, t, hv);
     }
     if (hvb)
         *hvb += sb;
