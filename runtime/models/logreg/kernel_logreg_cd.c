@@ -111,6 +111,56 @@ static inline double wrong(double q)
     return q > 1 ? 1 / (1 + 1 / q) : q / (1 + q);
 }
 
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
+                    double wj, const struct lcd_pen *p, double *s, double *dec)
+{
+    int64_t at = x->colptr[j], len = x->colptr[j + 1] - at;
+    if (len == 0)
+        return lcd_step(x, j, m, NULL, ys, wj, p, s, dec);
+    const int32_t *restrict ri = x->rowind + at;
+    const double *restrict v = x->val + at;
+    double *restrict u = s + len;
+    *dec = 0;
+    double g = 0, h = 0, nn = (double)p->n;
+    for (int64_t k = 0; k < len; k++) {
+        int32_t i = ri[k];
+        double si = wrong(q[i]), xv = v[k];
+        s[k] = si;
+        g -= ys[i] * si * xv;
+        h += si * (1 - si) * xv * xv;
+    }
+    g = g / nn + p->l2 * wj;
+    h = h / nn + p->l2;
+    if (!(h > 1e-12))
+        h = 1e-12;
+    double d = direction(g, h, wj, p->l1);
+    if (d == 0 || !isfinite(d))
+        return wj;
+    double base = g * d + p->l1 * (fabs(wj + d) - fabs(wj));
+    if (!(base < 0))
+        return wj;
+    double a = 1;
+    for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
+        double ad = a * d, loss = 0;
+        for (int64_t k = 0; k < len; k++) {
+            u[k] = expm1(-ys[ri[k]] * ad * v[k]);
+            loss += log1p(s[k] * u[k]);
+        }
+        double nw = wj + ad;
+        double df = loss / nn + p->l1 * (fabs(nw) - fabs(wj)) + 0.5 * p->l2 * (nw * nw - wj * wj);
+        if (df <= LCD_SIGMA * a * base) {
+            *dec = -df;
+            for (int64_t k = 0; k < len; k++) {
+                int32_t i = ri[k];
+                m[i] += ad * v[k];
+                q[i] *= 1 + u[k];
+            }
+            return nw;
+        }
+    }
+    return wj;
+}
+
 int lcd_block_init(struct lcd_block *b, int64_t nrows, int64_t ncoords)
 {
     memset(b, 0, sizeof(*b));

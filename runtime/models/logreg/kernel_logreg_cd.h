@@ -57,6 +57,14 @@ double lcd_loss(double y, double m);
 double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const double *dm,
                 const double *ys, double wj, const struct lcd_pen *p, double *s, double *dec);
 
+/* lcd_step on one worker's own margins, which it then moves: with q_i =
+ * exp(-y_i m_i) kept for every row, the derivatives need no exp, and the
+ * accepted trial's expm1 moves q too. m and q follow the step (m_i += d
+ * x_ij, q_i *= exp(-y_i d x_ij)); s is scratch of twice the column's
+ * non-zeros. Returns the new w_j. */
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
+                    double wj, const struct lcd_pen *p, double *s, double *dec);
+
 /* q_i = exp(-y_i m_i) over nrows rows. */
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
 

@@ -13,14 +13,20 @@
  * DESIGN: how the workers share a round depends on `within` and on P
  * (enum mode):
  *
- * - SEQ1 (within = sequential, one worker): a round is one step of
- *   newGLMNET on the round's coordinates (lcd_block_step,
- *   kernel_logreg_cd.h): coordinate descent on the loss's quadratic
- *   model, then a line search on F, so the exps are a touched row's
- *   rather than a non-zero's, and the coordinates that stay at 0 cost
- *   one pass over their columns. Every round lowers F, so nothing is
- *   damped. The worker keeps exp(-y_i m_i) for every row, computed afresh
- *   once a sweep.
+ * - SEQ1 (within = sequential, one worker): every step on the margins
+ *   its predecessors left, so every round lowers F and nothing is damped.
+ *   A round whose columns hold more non-zeros than X has rows (columns
+ *   that share rows: dense ones, or many) is one step of newGLMNET on its
+ *   coordinates (lcd_block_step, kernel_logreg_cd.h): coordinate descent
+ *   on the loss's quadratic model, then one line search on F, so its
+ *   exps are a touched row's rather than a non-zero's. Any other round is
+ *   CDN itself, one coordinate after the other (lcd_step_own): its exps,
+ *   a non-zero's of the coordinates that move, are fewer than the
+ *   touched rows', and it reads only its columns' rows. (On text-like
+ *   data, ptm gen logreg --hard, the rounds over the frequent words took
+ *   4 times fewer instructions as newGLMNET steps; on uniform sparse
+ *   columns, CDN's rounds ran 1.1 to 1.6 times faster.) The worker keeps
+ *   exp(-y_i m_i) for every row, computed afresh once a sweep.
  * - PAR (within = parallel): each worker computes the step of every
  *   coordinate of its share from the margins at the round's start, as if
  *   it were alone, and adds its change times the column into an array of
@@ -345,8 +351,19 @@ static int lcd_push(struct rt_worker *w, const struct rt_round *rd)
             k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
         }
         k->qups += v1 - v0;
-        lcd_block_step(&k->blk, k->csc, rd->vars + v0, (size_t)(v1 - v0), beta, run->newval + v0,
-                       k->m, k->q, k->ys, &k->pen);
+        int64_t nnz = 0;
+        for (int64_t v = v0; v < v1; v++)
+            nnz += k->csc->colptr[rd->vars[v] + 1] - k->csc->colptr[rd->vars[v]];
+        if (nnz > k->nrows) { /* see DESIGN */
+            lcd_block_step(&k->blk, k->csc, rd->vars + v0, (size_t)(v1 - v0), beta,
+                           run->newval + v0, k->m, k->q, k->ys, &k->pen);
+            return 0;
+        }
+        double *s = k->s[w->id], dec;
+        for (int64_t v = v0; v < v1; v++) {
+            int64_t j = rd->vars[v];
+            run->newval[v] = lcd_step_own(k->csc, j, k->m, k->q, k->ys, beta[j], &k->pen, s, &dec);
+        }
         return 0;
     }
     double *s = k->s[w->id], dec;
