@@ -1984,7 +1984,19 @@ want_rc 3; err_has "error: option 'method' takes one of tron|sgd|svrg"
 end
 
 # method = tron: no rate; optimal to 1e-9 by the same check, the objective
-# never rising, and refused with l1 (not smooth).
+# never rising, and refused with l1 (not smooth). The objective it prints
+# is the loss TRON summed at the point it took (no pass of its own): the
+# last one is checked against the objective of w.tsv and b.tsv by awk.
+cat >"$T/lrl/obj.awk" <<'EOF'
+FNR == NR { w[NR] = $1; sq += $1 * $1; next }
+{
+    y = $1 > 0 ? 1 : -1; m = b
+    for (k = 2; k <= NF; k++) { split($k, p, ":"); m += p[2] * w[p[1]] }
+    z = -y * m; n++
+    loss += z > 0 ? z + log(1 + exp(-z)) : log(1 + exp(z))
+}
+END { printf "%.17g\n", loss / n + l2 / 2 * sq }
+EOF
 sed -e 's/method = svrg/method = tron/' -e 's/rate = 5, //' -e 's/-svrg\.tsv/-tron.tsv/' \
     -e 's/^stop when .*/stop when sweeps >= 30/' \
     "$T/lrl/svrg.ptm" >"$T/lrl/tron.ptm"
@@ -1998,6 +2010,11 @@ for P in 1 2 3; do
     awk -v v="$kkt" 'BEGIN { exit !(v != "" && v <= 1e-9) }' || no "KKT violation $kkt"
     sed -n 's/.* objective \([^ ]*\) .*/\1/p' "$T/err" |
         awk 'NR > 1 && $1 > prev { bad = 1 } { prev = $1 } END { exit bad }' || no "the objective rose"
+    last=$(sed -n 's/.* objective \([^ ]*\) rel_change.*/\1/p' "$T/err" | tail -n 1)
+    want=$(awk -v l2=1e-4 -v b="$(cat "$T/lrl/b-tron.tsv")" -f "$T/lrl/obj.awk" \
+        "$T/lrl/w-tron.tsv" "$T/lrl/data/train.svm")
+    awk -v a="$last" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-9 * b) }' ||
+        no "the last objective printed, $last, is not that of the weights written, $want"
     end
 done
 begin "run: logreg_sgd { method = tron } with l1 > 0 is refused: the penalty is not smooth"

@@ -977,15 +977,14 @@ static int tsim_fgd(void *ud, const double *w, double *f, double *g, double *dia
         tsim_shard(t, p, &lo, &hi);
         memset(t->z, 0, (size_t)(2 * c + 1) * sizeof(double));
         t->z[2 * c] = logreg_newton_part(t->pb->x, t->pb->y, lo, hi, w, t->ib ? w + d : NULL,
-                                         t->D[!t->cur], t->z, t->z + c, t->ib ? t->z + d : NULL,
-                                         t->ib ? t->z + c + d : NULL);
+                                         t->D[!t->cur], t->z, t->ib ? t->z + 2 * d : NULL);
         for (int64_t j = 0; j < 2 * c + 1; j++)
             sum[j] += t->z[j];
     }
     for (int64_t j = 0; j < c; j++) {
         double l2 = j < d ? t->l2 : 0;
-        g[j] = sum[j] / n + l2 * w[j];
-        diag[j] = sum[c + j] / n + l2;
+        g[j] = sum[2 * j] / n + l2 * w[j];
+        diag[j] = sum[2 * j + 1] / n + l2;
     }
     for (int64_t j = 0; j < d; j++)
         sq += w[j] * w[j];
@@ -1042,13 +1041,22 @@ START_TEST(test_hv_differences)
     for (int ib = 0; ib <= 1; ib++) {
         int64_t c = d + ib;
         double *w = dvec(c), *v = dvec(c), *hv = dvec(c), *gp = dvec(c), *gm = dvec(c), *wp = dvec(c);
-        double *D = dvec(pb.n), *g = dvec(c), *h = dvec(c), l2 = 1e-3, eps = 1e-5;
+        double *D = dvec(pb.n), *gh = dvec(2 * c), l2 = 1e-3, eps = 1e-5;
         for (int64_t j = 0; j < c; j++) {
             w[j] = 0.3 * sin(1.0 + (double)j);
             v[j] = cos(2.0 * (double)j);
         }
-        logreg_newton_part(pb.x, pb.y, 0, pb.n, w, ib ? w + d : NULL, D, g, h, ib ? g + d : NULL,
-                           ib ? h + d : NULL);
+        double loss = logreg_newton_part(pb.x, pb.y, 0, pb.n, w, ib ? w + d : NULL, D, gh,
+                                         ib ? gh + 2 * d : NULL);
+        /* its loss and gradient against the first-order pass's */
+        double want_loss = logreg_loss_part(pb.x, pb.y, 0, pb.n, w, ib ? w + d : NULL);
+        ck_assert_msg(fabs(loss - want_loss) <= 1e-12 * fabs(want_loss), "loss %.17g vs %.17g",
+                      loss, want_loss);
+        grad_full(&pb, w, ib, 0, gp);
+        for (int64_t j = 0; j < c; j++)
+            ck_assert_msg(fabs(gh[2 * j] / (double)pb.n - gp[j]) <= 1e-12 * (1 + fabs(gp[j])),
+                          "intercept %d: gradient %lld: %g vs %g", ib, (long long)j,
+                          gh[2 * j] / (double)pb.n, gp[j]);
         logreg_hv_part(pb.x, 0, pb.n, D, v, ib ? v + d : NULL, hv, ib ? hv + d : NULL);
         for (int64_t j = 0; j < c; j++)
             wp[j] = w[j] + eps * v[j];
@@ -1071,10 +1079,10 @@ START_TEST(test_hv_differences)
             memset(hv, 0, (size_t)c * sizeof(double));
             v[j] = 1;
             logreg_hv_part(pb.x, 0, pb.n, D, v, ib ? v + d : NULL, hv, ib ? hv + d : NULL);
-            ck_assert_msg(fabs(hv[j] - h[j]) <= 1e-12 * (1 + fabs(h[j])), "diagonal %lld: %g vs %g",
-                          (long long)j, h[j], hv[j]);
+            ck_assert_msg(fabs(hv[j] - gh[2 * j + 1]) <= 1e-12 * (1 + fabs(gh[2 * j + 1])),
+                          "diagonal %lld: %g vs %g", (long long)j, gh[2 * j + 1], hv[j]);
         }
-        double *used[] = {w, v, hv, gp, gm, wp, D, g, h};
+        double *used[] = {w, v, hv, gp, gm, wp, D, gh};
         for (size_t k = 0; k < PTM_ARRAY_LEN(used); k++)
             free(used[k]);
     }

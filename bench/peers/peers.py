@@ -809,7 +809,8 @@ def logreg(p, cfg, svgdir, md):
                           subtitle="ptm data_parallel on 2 worker threads, the peers single-threaded\n"
                                    "data: ptm gen logreg %s" % cfg["gen"], width=1000)
     md += ["Chart: [%s](%s), gap to the lowest objective any run reached (%.10g); ptm's curves "
-           "include an objective evaluation (a pass over the data) every sweep." % (fn, fn, fstar), ""]
+           "include an objective evaluation every sweep (a pass over the data, except under tron, whose "
+           "objective is the loss its own pass summed at the point it took)." % (fn, fn, fstar), ""]
     log("logreg: %.0f s" % (time.time() - t_all))
 
 

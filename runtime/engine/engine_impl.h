@@ -268,6 +268,11 @@ struct rt_objective {
     int (*setup)(struct ptm_run *run, char *err, size_t errlen);
     int (*part)(struct rt_worker *w, double *out);
     double (*finish)(const struct ptm_run *run, double sum);
+    /* The sum of every worker's part (over all ranks) at the parameters
+     * as they are, when the update has computed it already (logreg_sgd's
+     * TRON sums the loss at the point it takes): true and *sum, and the
+     * evaluation makes no pass over the data. NULL, or false: a pass. */
+    bool (*known)(const struct ptm_run *run, double *sum);
     void (*release)(struct ptm_run *run);
     /* Checkpoints: what the objective keeps from one evaluation to the
      * next (as rt_rule's state). NULL: nothing. */

@@ -282,13 +282,17 @@ static int evaluate_now(struct ptm_run *run, const struct rt_round *pending, cha
     }
     if (run->holder && !run->rule->sync && rt_gather_blocks(run) != 0)
         return PTM_ENOMEM;
-    struct rt_work wk = {.apply = pending, .objective = true,
-                         .alone = run->rule->alone && run->rule->alone(run, NULL)};
-    int rc = phase(run, &wk, err, errlen);
-    if (rc != 0)
-        return rc;
-    double part = run->backend->reduce_part(run);
-    ptm_comm_sum_to_root(&part, 1);
+    double part;
+    int rc;
+    /* every rank decides alike: what the update computed is the same on all */
+    if (pending || !run->obj->known || !run->obj->known(run, &part)) {
+        struct rt_work wk = {.apply = pending, .objective = true,
+                             .alone = run->rule->alone && run->rule->alone(run, NULL)};
+        if ((rc = phase(run, &wk, err, errlen)) != 0)
+            return rc;
+        part = run->backend->reduce_part(run);
+        ptm_comm_sum_to_root(&part, 1);
+    }
     if (run->rank == 0) { /* rank 0 keeps the history */
         double f = run->obj->finish(run, part);
         if (!isfinite(f)) {

@@ -307,8 +307,7 @@ double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double
 /* ---- second order (method = tron) ------------------------------------------- */
 
 double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                          const double *w, const double *bias, double *D, double *g, double *h,
-                          double *gb, double *hb)
+                          const double *w, const double *bias, double *D, double *gh, double *ghb)
 {
     double b0 = bias ? *bias : 0, loss = 0, sg = 0, sh = 0;
     for (int64_t i = lo; i < hi; i++) {
@@ -316,21 +315,50 @@ double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, 
         const int32_t *ci = x->colind + at;
         const double *v = x->val + at;
         double m = row_dot(ci, v, len, w) + b0;
-        loss += logreg_loss(y[i], m);
-        double c = loss_slope(y[i], m), e = exp(-fabs(m)), q = e / ((1 + e) * (1 + e));
+        /* one exp a row: with z = -y m (loss = log(1 + exp(z))) and
+         * e = exp(-|z|), the loss as logreg_loss() computes it, the
+         * slope -y sigmoid(z) and D_i = sigmoid(z) sigmoid(-z) */
+        double z = y[i] > 0 ? -m : m, e = exp(-fabs(z)), r = 1 / (1 + e);
+        loss += (z > 0 ? z : 0) + log1p(e);
+        double sz = z >= 0 ? r : e * r, c = y[i] > 0 ? -sz : sz, q = e * r * r;
         D[i] = q; /* p (1 - p), without overflow */
         sg += c;
         sh += q;
-        for (int64_t k = 0; k < len; k++) {
-            g[ci[k]] += c * v[k];
-            h[ci[k]] += q * v[k] * v[k];
+        int64_t k = 0;
+        for (; k + 2 <= len; k += 2) { /* a row's columns are distinct */
+            double *p = gh + 2 * (int64_t)ci[k], *p1 = gh + 2 * (int64_t)ci[k + 1];
+            double v0 = v[k], v1 = v[k + 1];
+            p[0] += c * v0;
+            p[1] += q * v0 * v0;
+            p1[0] += c * v1;
+            p1[1] += q * v1 * v1;
+        }
+        for (; k < len; k++) {
+            double *p = gh + 2 * (int64_t)ci[k];
+            p[0] += c * v[k];
+            p[1] += q * v[k] * v[k];
         }
     }
-    if (gb)
-        *gb += sg;
-    if (hb)
-        *hb += sh;
+    if (ghb) {
+        ghb[0] += sg;
+        ghb[1] += sh;
+    }
     return loss;
+}
+
+/* hv[ci[k]] += t v[k] over a row's non-zeros (its columns are distinct). */
+static inline void row_axpy(const int32_t *restrict ci, const double *restrict v, int64_t len,
+                            double t, double *restrict hv)
+{
+    int64_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        hv[ci[k]] += t * v[k];
+        hv[ci[k + 1]] += t * v[k + 1];
+        hv[ci[k + 2]] += t * v[k + 2];
+        hv[ci[k + 3]] += t * v[k + 3];
+    }
+    for (; k < len; k++)
+        hv[ci[k]] += t * v[k];
 }
 
 void logreg_hv_part(const struct ptm_csr *x, int64_t lo, int64_t hi, const double *D,
@@ -343,8 +371,7 @@ void logreg_hv_part(const struct ptm_csr *x, int64_t lo, int64_t hi, const doubl
         const double *xv = x->val + at;
         double t = D[i] * (row_dot(ci, xv, len, v) + b0);
         sb += t;
-        for (int64_t k = 0; k < len; k++)
-            hv[ci[k]] += t * xv[k];
+        row_axpy(ci, xv, len, t, hv);
     }
     if (hvb)
         *hvb += sb;

@@ -232,13 +232,13 @@ double logreg_kkt(const double *g, const double *w, int64_t d, int64_t n, double
  * l1 must be 0 (F must be smooth). */
 
 /* For rows lo .. hi-1 of x at w and intercept *bias (NULL: none): returns
- * the sum of their losses; D[i] = D_i; g[j] += the sum of dloss_i/dw_j
- * and h[j] += the sum of D_i x_ij^2 (g and h have x->ncols elements); with
- * gb and hb (not NULL) *gb += the sum of dloss_i/db, *hb += the sum of
- * D_i. */
+ * the sum of their losses; D[i] = D_i; gh[2j] += the sum of dloss_i/dw_j
+ * and gh[2j + 1] += the sum of D_i x_ij^2 (gh has 2 x->ncols elements: a
+ * column's two sums side by side, in one cache line); with ghb (not NULL)
+ * ghb[0] += the sum of dloss_i/db, ghb[1] += the sum of D_i. One exp and
+ * one log1p a row. */
 double logreg_newton_part(const struct ptm_csr *x, const double *y, int64_t lo, int64_t hi,
-                          const double *w, const double *bias, double *D, double *g, double *h,
-                          double *gb, double *hb);
+                          const double *w, const double *bias, double *D, double *gh, double *ghb);
 /* hv[j] += the sum over rows lo .. hi-1 of x_ij D_i (x_i . v + vb) (vb: the
  * intercept's part of the vector, NULL: none) and, unless hvb is NULL,
  * *hvb += the sum of D_i (x_i . v + vb): summed over all rows and divided

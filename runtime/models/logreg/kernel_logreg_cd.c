@@ -1,16 +1,24 @@
 /*
- * kernel_logreg_cd.c - CDN's coordinate step for L1 logistic regression
- * (kernel_logreg_cd.h).
+ * kernel_logreg_cd.c - CDN's coordinate step for L1 logistic regression,
+ * and newGLMNET's step on a block of coordinates (kernel_logreg_cd.h).
  *
- * DESIGN: a step is one pass over the column's non-zeros for the two
+ * DESIGN: a CDN step is one pass over the column's non-zeros for the two
  * derivatives (an exp a non-zero; s_i kept in the scratch array), then a
  * pass for each trial of the line search (an expm1 and a log1p a
  * non-zero). Near the optimum the first trial is accepted, so a step costs
- * about three transcendental functions a non-zero.
+ * about three transcendental functions a non-zero. The block step costs
+ * a division a non-zero for the derivatives (from exp(-y m), kept), then
+ * multiply-adds a non-zero of the coordinates that move, in each inner
+ * pass, and an expm1 and a log1p a touched row in each trial of its one
+ * line search.
  */
 #include "kernel_logreg_cd.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ptm.h"
 
 double lcd_loss(double y, double m)
 {
@@ -151,6 +159,183 @@ double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, co
         }
     }
     return wj;
+}
+
+int lcd_block_init(struct lcd_block *b, int64_t nrows, int64_t ncoords)
+{
+    memset(b, 0, sizeof(*b));
+    size_t n = (size_t)(nrows > 0 ? nrows : 1), c = (size_t)(ncoords > 0 ? ncoords : 1);
+    b->rd = ptm_malloc(2 * n * sizeof(double));
+    b->sv = ptm_malloc(n * sizeof(double));
+    b->mark = ptm_malloc(n);
+    b->rows = ptm_malloc(n * sizeof(int32_t));
+    b->g = ptm_malloc(c * sizeof(double));
+    b->h = ptm_malloc(c * sizeof(double));
+    b->live = ptm_malloc(c * sizeof(size_t));
+    b->inner = 1;
+    b->nrows = nrows > 0 ? nrows : 0;
+    if (!b->rd || !b->sv || !b->mark || !b->rows || !b->g || !b->h || !b->live)
+        return PTM_ENOMEM;
+    memset(b->rd, 0, 2 * n * sizeof(double));
+    memset(b->mark, 0, n);
+    return 0;
+}
+
+void lcd_block_release(struct lcd_block *b)
+{
+    ptm_free(b->rd);
+    ptm_free(b->sv);
+    ptm_free(b->mark);
+    ptm_free(b->rows);
+    ptm_free(b->g);
+    ptm_free(b->h);
+    ptm_free(b->live);
+    memset(b, 0, sizeof(*b));
+}
+
+/* r += z x_j over column j's rows, listing (with their s_i and D_i) the
+ * rows it touches first. */
+static void block_move(struct lcd_block *b, const int32_t *restrict ri, const double *restrict xv,
+                       int64_t lo, int64_t hi, double z, const double *restrict q, size_t *nr)
+{
+    double *restrict rd = b->rd;
+    for (int64_t e = lo; e < hi; e++) {
+        int32_t i = ri[e];
+        if (!b->mark[i]) {
+            b->mark[i] = 1;
+            b->rows[(*nr)++] = i;
+            double si = wrong(q[i]);
+            b->sv[i] = si;
+            rd[2 * (int64_t)i + 1] = si * (1 - si);
+        }
+        rd[2 * (int64_t)i] += z * xv[e];
+    }
+}
+
+double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_t *js, size_t nj,
+                      const double *w, double *out, double *m, double *q, const double *ys,
+                      const struct lcd_pen *p)
+{
+    const int32_t *restrict ri = x->rowind;
+    const double *restrict xv = x->val;
+    double *restrict rd = b->rd, *restrict sv = b->sv;
+    double nn = (double)p->n;
+    size_t nr = 0;
+    /* G and the curvature (from q: no exp); the coordinates
+     * that can move at u = 0 are those not at 0 and those whose |G| is
+     * above l1 (the others are left for a later block, as liblinear's
+     * shrinking leaves them) */
+    size_t nlive = 0;
+    for (size_t k = 0; k < nj; k++) {
+        int64_t j = js[k];
+        double g = 0, h = 0;
+        for (int64_t e = x->colptr[j]; e < x->colptr[j + 1]; e++) {
+            int32_t i = ri[e];
+            double si = wrong(q[i]), xe = xv[e];
+            g -= ys[i] * si * xe;
+            h += si * (1 - si) * xe * xe;
+        }
+        b->g[k] = g / nn + p->l2 * w[j];
+        h = h / nn + p->l2;
+        b->h[k] = h > 1e-12 ? h : 1e-12; /* a column whose rows are all certain */
+        out[k] = w[j];
+        if (w[j] != 0 || fabs(b->g[k]) > p->l1)
+            b->live[nlive++] = k;
+    }
+    /* coordinate descent on the model: out[k] = w_j + u_j; r and D are
+     * read on the listed rows only (elsewhere both are 0). A coordinate's
+     * violation is |z| h, its step's size in Q's metric; after a pass, the
+     * coordinates at 0 that did not move are left out. */
+    int pass = 0;
+    while (pass < LCD_INNER_MAX && nlive > 0) {
+        double most = 0;
+        size_t keep = 0;
+        for (size_t t = 0; t < nlive; t++) {
+            size_t k = b->live[t];
+            int64_t j = js[k], lo = x->colptr[j], hi = x->colptr[j + 1];
+            double gq = 0;
+            for (int64_t e = lo; nr > 0 && e < hi; e++) {
+                const double *c = rd + 2 * (int64_t)ri[e];
+                gq += c[1] * xv[e] * c[0];
+            }
+            double h = b->h[k], u = out[k] - w[j];
+            double z = direction(b->g[k] + gq / nn + p->l2 * u, h, out[k], p->l1);
+            if (z != 0 && isfinite(z)) {
+                out[k] += z;
+                block_move(b, ri, xv, lo, hi, z, q, &nr);
+                most = fmax(most, fabs(z) * h);
+            } else {
+                z = 0;
+            }
+            if (out[k] != 0 || z != 0)
+                b->live[keep++] = k;
+        }
+        nlive = keep;
+        pass++;
+        if (!(b->vmax0 > 0))
+            b->vmax0 = most;
+        if (!(most > b->inner * b->vmax0))
+            break;
+    }
+    if (pass == 1)
+        b->inner *= 0.25; /* one pass met the tolerance: a tighter one next */
+    /* many rows: listed again in order, by a scan of the marks, so that
+     * what follows reads the rows' arrays in order (from memory, not at
+     * random) */
+    if ((int64_t)nr > b->nrows / 8) {
+        nr = 0;
+        for (int64_t i = 0; i < b->nrows; i++)
+            if (b->mark[i])
+                b->rows[nr++] = (int32_t)i;
+    }
+    /* the line search along u on F, over the rows u moves; the accepted
+     * trial's expm1 is kept in D's place (no longer needed) to move q */
+    double base = 0, l1 = 0, sq = 0;
+    for (size_t k = 0; k < nj; k++) {
+        double wj = w[js[k]];
+        base += b->g[k] * (out[k] - wj);
+        l1 += fabs(out[k]) - fabs(wj);
+    }
+    base += p->l1 * l1;
+    double t = 0;
+    if (base < 0 && nr > 0) {
+        double a = 1;
+        for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
+            double loss = 0;
+            l1 = sq = 0;
+            for (size_t k = 0; k < nj; k++) {
+                double wj = w[js[k]], nw = wj + a * (out[k] - wj);
+                l1 += fabs(nw) - fabs(wj);
+                sq += nw * nw - wj * wj;
+            }
+            for (size_t t2 = 0; t2 < nr; t2++) {
+                int32_t i = b->rows[t2];
+                double u = expm1(-ys[i] * a * rd[2 * (int64_t)i]);
+                rd[2 * (int64_t)i + 1] = u;
+                loss += log1p(sv[i] * u);
+            }
+            double df = loss / nn + p->l1 * l1 + 0.5 * p->l2 * sq;
+            if (df <= LCD_SIGMA * a * base) {
+                t = a;
+                break;
+            }
+        }
+    }
+    for (size_t t2 = 0; t2 < nr; t2++) {
+        int32_t i = b->rows[t2];
+        double *c = rd + 2 * (int64_t)i;
+        if (t > 0) {
+            m[i] += t * c[0];
+            q[i] *= 1 + c[1];
+        }
+        c[0] = c[1] = 0;
+        b->mark[i] = 0;
+    }
+    for (size_t k = 0; k < nj; k++) {
+        double wj = w[js[k]];
+        out[k] = t > 0 ? wj + t * (out[k] - wj) : wj;
+    }
+    return t;
 }
 
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q)

@@ -64,8 +64,65 @@ double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const doubl
  * non-zeros. Returns the new w_j. */
 double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
                     double wj, const struct lcd_pen *p, double *s, double *dec);
+
 /* q_i = exp(-y_i m_i) over nrows rows. */
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
+
+/* ---- a block of coordinates at once (newGLMNET) ----
+ *
+ * The step of Yuan, Ho and Lin ("An improved GLMNET for L1-regularized
+ * logistic regression", JMLR 2012; liblinear -s 6) on a block J of
+ * coordinates: at the block's start, with D_i = s_i (1 - s_i), the loss's
+ * quadratic model along J,
+ *
+ *     Q(u) = G'u + u' (X_J' D X_J / n + l2 I) u / 2 + l1 |w_J + u|_1,
+ *
+ * G the gradient of F's smooth part in J, is minimized by coordinate
+ * descent (each coordinate's step exact on Q; r = X_J u kept on the
+ * touched rows: multiply-adds, no exp) over the coordinates of J that are
+ * not 0 or whose |G_j| exceeds l1 (the others stay for a later block, as
+ * liblinear's shrinking leaves them), in passes, each after the first
+ * over those not at 0 or moved, at most LCD_INNER_MAX, until the largest
+ * violation of a pass (|step| times the curvature) is below a tolerance
+ * that tightens as liblinear's does (struct lcd_block). Then w_J moves by
+ * t u, t = 1, 1/2, ... the first with
+ *     F(w + t u) - F(w) <= LCD_SIGMA t (G'u + l1 (|w_J + u|_1 - |w_J|_1))
+ * (an expm1 and a log1p a touched row a trial). A coordinate thus costs
+ * multiply-adds over its column, and the exps are a row's, not a
+ * non-zero's. */
+#define LCD_INNER_MAX 4
+
+/* Scratch of lcd_block_step for nrows rows and blocks of up to ncoords
+ * coordinates, allocated once. */
+struct lcd_block {
+    double *rd;          /* 2 nrows: r_i = (X_J u)_i and D_i side by side (one cache
+                            line), on the touched rows; 0 elsewhere */
+    double *sv;          /* nrows: s_i at the block's start, touched rows */
+    unsigned char *mark; /* nrows: the row is touched */
+    int32_t *rows;       /* the touched rows */
+    double *g, *h;       /* ncoords: G_j and Q's second derivative in u_j */
+    size_t *live;        /* ncoords: the coordinates of the next inner pass */
+    /* the inner passes' tolerance: they stop at a largest violation (|z| h)
+     * below inner times vmax0, the first pass's of the first block; inner
+     * starts at 1 and is quartered after a block that one pass met */
+    double inner, vmax0;
+    int64_t nrows;
+};
+
+/* Returns 0 or PTM_ENOMEM; release with lcd_block_release (also after a
+ * failure). */
+int lcd_block_init(struct lcd_block *b, int64_t nrows, int64_t ncoords);
+void lcd_block_release(struct lcd_block *b);
+
+/* The step above on coordinates js[0 .. nj) of x (distinct) from their
+ * values in w, with q_i = exp(-y_i m_i) kept for every row (the
+ * derivatives need no exp; the accepted trial's expm1 moves q): out[k]
+ * receives the new value of coordinate js[k]; m and q follow the step.
+ * Returns the step t taken (0: none, every out[k] the
+ * old value). */
+double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_t *js, size_t nj,
+                      const double *w, double *out, double *m, double *q, const double *ys,
+                      const struct lcd_pen *p);
 
 /* The same step for the intercept, a column of ones over all x->nrows
  * rows that no penalty touches: the change of b (0 when the line search

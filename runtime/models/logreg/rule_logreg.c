@@ -76,6 +76,11 @@ struct logreg_state {
     struct tron t;
     double *D[2];   /* the rank's rows: D_i at the point taken (D[cur]), at the candidate */
     int cur;
+    /* the loss summed over all rows at the last candidate, and at the point
+     * taken (known: since set-up), which the objective logloss reads
+     * rather than making a pass of its own */
+    double loss_cand, loss_at;
+    bool loss_known;
     double *floor;  /* cols: l2 for the weights, 0 for the intercept */
     double *sum;    /* 2 cols + 1: the workers' sums, summed */
     const double *pt; /* the point (TRON_FGD) or vector (TRON_HV) of the pass */
@@ -89,7 +94,8 @@ struct logreg_worker {
     double *inc;  /* cols */
     int64_t next; /* the shard row the next minibatch starts at */
     double *g;    /* svrg: the anchor's loss gradient over the shard (cols) */
-    double *z;    /* tron: its shard's sums of a pass (2 cols + 1) */
+    double *z;    /* tron: its shard's sums of a pass (2 cols + 1: gradient and diagonal
+                     side by side, then the loss) */
     int64_t own_lo, own_hi; /* svrg: the columns it zeroes (logreg_owned) */
 };
 
@@ -450,7 +456,9 @@ static int lr_sync(struct ptm_run *run)
  * same steps, and the results depend on the number of workers only by the
  * order of the sums. D_i, kept for the rank's rows, is written by the
  * pass at a candidate into the array not in use and becomes current when
- * the candidate is taken. */
+ * the candidate is taken. So does the candidate's loss: the objective
+ * logloss of the same X, w and intercept reads it (ll_known) and makes no
+ * pass of its own. */
 
 enum { TRON_FGD, TRON_HV };
 
@@ -465,8 +473,8 @@ static int lr_map(struct rt_worker *w, int op)
     if (op == TRON_FGD) {
         memset(k->z, 0, (size_t)(2 * c + 1) * sizeof(double));
         k->z[2 * c] = logreg_newton_part(&X->csr, X->labels.val, w->lo, w->hi, s->pt,
-                                         ib ? s->pt + d : NULL, s->D[!s->cur], k->z, k->z + c,
-                                         ib ? k->z + d : NULL, ib ? k->z + c + d : NULL);
+                                         ib ? s->pt + d : NULL, s->D[!s->cur], k->z,
+                                         ib ? k->z + 2 * d : NULL);
     } else {
         memset(k->z, 0, (size_t)c * sizeof(double));
         logreg_hv_part(&X->csr, w->lo, w->hi, s->D[s->cur], s->pt, ib ? s->pt + d : NULL, k->z,
@@ -497,7 +505,7 @@ static int tron_pass(struct ptm_run *run, int op, const double *v, int64_t len)
 static int tron_fgd(void *ud, const double *w, double *f, double *g, double *diag)
 {
     struct ptm_run *run = ud;
-    const struct logreg_state *s = run->rule_state;
+    struct logreg_state *s = run->rule_state;
     int64_t c = s->cols, d = s->d;
     int rc = tron_pass(run, TRON_FGD, w, 2 * c + 1);
     if (rc != 0)
@@ -505,12 +513,13 @@ static int tron_fgd(void *ud, const double *w, double *f, double *g, double *dia
     double n = (double)s->n, sq = 0;
     for (int64_t j = 0; j < c; j++) {
         double l2 = j < d ? s->l2 : 0;
-        g[j] = s->sum[j] / n + l2 * w[j];
-        diag[j] = s->sum[c + j] / n + l2;
+        g[j] = s->sum[2 * j] / n + l2 * w[j];
+        diag[j] = s->sum[2 * j + 1] / n + l2;
     }
     for (int64_t j = 0; j < d; j++)
         sq += w[j] * w[j];
-    *f = s->sum[2 * c] / n + 0.5 * s->l2 * sq;
+    s->loss_cand = s->sum[2 * c];
+    *f = s->loss_cand / n + 0.5 * s->l2 * sq;
     return 0;
 }
 
@@ -532,6 +541,8 @@ static void tron_take(void *ud)
     struct ptm_run *run = ud;
     struct logreg_state *s = run->rule_state;
     s->cur ^= 1;
+    s->loss_at = s->loss_cand;
+    s->loss_known = true;
 }
 
 static int lr_batch(struct ptm_run *run, char *err, size_t errlen)
@@ -705,6 +716,22 @@ static int ll_part(struct rt_worker *w, double *out)
     return 0;
 }
 
+/* Under method = tron, the loss at the point taken, which the iteration
+ * summed in the same order as the workers' parts would (their rows, in
+ * worker order, then over the ranks): when the weights are the ones TRON
+ * keeps (the same X, w and intercept) and it has taken a point since
+ * set-up. The objective's own penalty is added by ll_finish. */
+static bool ll_known(const struct ptm_run *run, double *sum)
+{
+    const struct logloss_state *o = run->obj_state;
+    const struct logreg_state *u = run->rule_state;
+    if (run->rule != &rule_ops || !u || !u->tron || !u->loss_known || o->x != u->x ||
+        o->w != u->w || o->b != u->b)
+        return false;
+    *sum = u->loss_at;
+    return true;
+}
+
 /* method = sgd: after the evaluation f, the stall note (STALL_EVALS). */
 static void stall_note(const struct ptm_run *run, struct logloss_state *s, double f)
 {
@@ -756,6 +783,7 @@ static const struct rt_objective objective_ops = {
     .setup = ll_setup,
     .part = ll_part,
     .finish = ll_finish,
+    .known = ll_known,
     .release = ll_release,
 };
 

@@ -13,11 +13,20 @@
  * DESIGN: how the workers share a round depends on `within` and on P
  * (enum mode):
  *
- * - SEQ1 (within = sequential, one worker): CDN itself, one coordinate
- *   after the other, each step on the margins its predecessors left.
- *   Every step lowers F, so nothing is damped. The worker also keeps
- *   exp(-y_i m_i) for every row (lcd_step_own), which saves the exp of a
- *   non-zero in every step, computed afresh once a sweep.
+ * - SEQ1 (within = sequential, one worker): every step on the margins
+ *   its predecessors left, so every round lowers F and nothing is damped.
+ *   A round whose columns hold more non-zeros than X has rows (columns
+ *   that share rows: dense ones, or many) is one step of newGLMNET on its
+ *   coordinates (lcd_block_step, kernel_logreg_cd.h): coordinate descent
+ *   on the loss's quadratic model, then one line search on F, so its
+ *   exps are a touched row's rather than a non-zero's. Any other round is
+ *   CDN itself, one coordinate after the other (lcd_step_own): its exps,
+ *   a non-zero's of the coordinates that move, are fewer than the
+ *   touched rows', and it reads only its columns' rows. (On text-like
+ *   data, ptm gen logreg --hard, the rounds over the frequent words took
+ *   4 times fewer instructions as newGLMNET steps; on uniform sparse
+ *   columns, CDN's rounds ran 1.1 to 1.6 times faster.) The worker keeps
+ *   exp(-y_i m_i) for every row, computed afresh once a sweep.
  * - PAR (within = parallel): each worker computes the step of every
  *   coordinate of its share from the margins at the round's start, as if
  *   it were alone, and adds its change times the column into an array of
@@ -83,9 +92,10 @@ struct lcd_state {
     int64_t nrows;
     double *ys;          /* +1 or -1, every row */
     double *m;           /* the margins, every row */
-    double *q;           /* SEQ1: exp(-y_i m_i), every row (lcd_step_own) */
+    double *q;           /* SEQ1: exp(-y_i m_i), every row (lcd_block_step) */
     int64_t qups, qdue;  /* SEQ1: updates so far; when q is computed afresh (its products
                             drift from exp(-y m) by rounding) */
+    struct lcd_block blk; /* SEQ1: the block step's scratch */
     double *xd;          /* PAR, SEQP: X delta of the round, on the touched rows */
     unsigned char *gmark;/* xd[i] holds a sum */
     double *sv;          /* the probability of the wrong label at the round's start
@@ -204,7 +214,8 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
     for (size_t p = 0; p < P; p++)
         if (!(k->s[p] = rt_zalloc(2 * (size_t)most, sizeof(double))))
             return PTM_ENOMEM;
-    if (k->mode == SEQ1 && !(k->q = rt_zalloc(m, sizeof(double))))
+    if (k->mode == SEQ1 && (!(k->q = rt_zalloc(m, sizeof(double))) ||
+                            lcd_block_init(&k->blk, k->nrows, k->csc->ncols) != 0))
         return PTM_ENOMEM;
     if (k->mode != SEQ1) {
         k->xd = rt_zalloc(m, sizeof(double));
@@ -257,6 +268,7 @@ static void lcd_release(struct ptm_run *run)
     ptm_free(k->xd);
     ptm_free(k->gmark);
     ptm_free(k->sv);
+    lcd_block_release(&k->blk);
     ptm_free(k);
     run->rule_state = NULL;
 }
@@ -333,19 +345,28 @@ static int lcd_push(struct rt_worker *w, const struct rt_round *rd)
     struct lcd_state *k = run->rule_state;
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     const double *beta = run->params[k->w].val;
-    double *s = k->s[w->id], dec;
     if (k->mode == SEQ1) {
         if (k->qups >= k->qdue) { /* once a sweep */
             lcd_exps(k->nrows, k->m, k->ys, k->q);
             k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
         }
         k->qups += v1 - v0;
+        int64_t nnz = 0;
+        for (int64_t v = v0; v < v1; v++)
+            nnz += k->csc->colptr[rd->vars[v] + 1] - k->csc->colptr[rd->vars[v]];
+        if (nnz > k->nrows) { /* see DESIGN */
+            lcd_block_step(&k->blk, k->csc, rd->vars + v0, (size_t)(v1 - v0), beta,
+                           run->newval + v0, k->m, k->q, k->ys, &k->pen);
+            return 0;
+        }
+        double *s = k->s[w->id], dec;
         for (int64_t v = v0; v < v1; v++) {
             int64_t j = rd->vars[v];
             run->newval[v] = lcd_step_own(k->csc, j, k->m, k->q, k->ys, beta[j], &k->pen, s, &dec);
         }
         return 0;
     }
+    double *s = k->s[w->id], dec;
     struct lcd_w *o = &k->wk[w->id];
     o->nl = 0; /* the last round's list was read by every gather before this phase */
     const double *dm = k->mode == SEQP ? o->dm : NULL;
@@ -467,7 +488,8 @@ static double lcd_damp(struct ptm_run *run, const struct rt_round *rd, double *r
 }
 
 /* Checkpoints (rt_rule's state), between rounds: the margins and the
- * intercept's counters; SEQ1's exps as they drifted, and their counters. Everything else a round writes it also clears
+ * intercept's counters; SEQ1's exps as they drifted, their counters and
+ * the block step's inner tolerance. Everything else a round writes it also clears
  * (dm, the marks, xd's touched rows) or writes before it reads (the
  * lists, sv, the workers' scratch); ys and the columns come from the
  * data at set-up. */
@@ -475,7 +497,7 @@ static void lcd_state(struct ptm_run *run, struct ptm_ckpt *ck)
 {
     struct lcd_state *k = run->rule_state;
     static const char *const tags[] = {[PAR] = "rule logreg_cd parallel",
-                                       [SEQ1] = "rule logreg_cd seq1",
+                                       [SEQ1] = "rule logreg_cd seq1 block",
                                        [SEQP] = "rule logreg_cd seqp"};
     ptm_ck_tag(ck, tags[k->mode]);
     ptm_ck_size(ck, run->P, "workers");
@@ -490,6 +512,12 @@ static void lcd_state(struct ptm_run *run, struct ptm_ckpt *ck)
         PTM_CK_ARRAY(ck, k->q, k->nrows);
         PTM_CK(ck, k->qups);
         PTM_CK(ck, k->qdue);
+        PTM_CK(ck, k->blk.inner);
+        PTM_CK(ck, k->blk.vmax0);
+        if (ck->load && !ck->err &&
+            (!(k->blk.inner > 0 && k->blk.inner <= 1) || !(k->blk.vmax0 >= 0) ||
+             !isfinite(k->blk.vmax0)))
+            ptm_ck_fail(ck, PTM_EDATA, "logreg_cd's state in the checkpoint is damaged");
     }
 }
 
