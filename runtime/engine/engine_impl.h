@@ -54,7 +54,7 @@ struct rt_round {
     size_t n;        /* blocks */
     int64_t *blocks; /* n of the scheduled block set, 0-based */
     int64_t *off;    /* n + 1: block i's variables are vars[off[i] .. off[i+1]) */
-    int64_t *vars;   /* element indices of the scheduled parameter */
+    int64_t *vars;   /* element indices of the scheduled parameter (a rotation: none, nvars 0) */
     size_t nvars;
     double *change; /* nvars: new - old, once committed */
     size_t *part;   /* G + 1: the scheduler gives worker g (of run->G) blocks

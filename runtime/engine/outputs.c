@@ -175,9 +175,18 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
     return t->len;
 }
 
+/* Rows of cols values, a row a line, tab-separated. */
+static void write_rows(FILE *f, const double *v, int64_t rows, int64_t cols)
+{
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            fprintf(f, "%.17g%c", v[i * cols + j], j + 1 < cols ? '\t' : '\n');
+}
+
 /* Write one parameter to path via a temporary file: a row a line, the
  * columns of a matrix separated by tabs. With several ranks every rank
- * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes. */
+ * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes;
+ * otherwise the values are written where they are, with no copy. */
 static int write_tsv(const struct ptm_run *run, int32_t param, const char *path, char *err,
                      size_t errlen)
 {
@@ -185,15 +194,16 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     bool gather = run->nranks > 1 && t->shard_like >= 0;
     if (run->nranks > 1 && !gather && run->rank != 0)
         return 0;
-    double *v = rt_zalloc((size_t)t->len, sizeof(double));
-    double *mine = gather ? rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double)) : NULL;
-    if (!v || (gather && !mine)) {
-        ptm_free(v);
-        ptm_free(mine);
-        snprintf(err, errlen, "cannot write '%s': out of memory", path);
-        return PTM_ENOMEM;
-    }
+    double *v = NULL;
     if (gather) {
+        v = rt_zalloc((size_t)t->len, sizeof(double));
+        double *mine = rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double));
+        if (!v || !mine) {
+            ptm_free(v);
+            ptm_free(mine);
+            snprintf(err, errlen, "cannot write '%s': out of memory", path);
+            return PTM_ENOMEM;
+        }
         ptm_run_param(run, param, mine, run->nrows * t->cols);
         ptm_comm_gather(mine, run->nrows * t->cols, v);
         ptm_free(mine);
@@ -201,15 +211,16 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
             ptm_free(v);
             return 0;
         }
-    } else {
-        ptm_run_param(run, param, v, t->len);
     }
     struct ptm_wfile w;
     int rc = ptm_wfile_open(&w, path);
     if (rc == 0) {
-        for (int64_t i = 0; i < t->rows; i++)
-            for (int64_t j = 0; j < t->cols; j++)
-                fprintf(w.f, "%.17g%c", v[i * t->cols + j], j + 1 < t->cols ? '\t' : '\n');
+        if (v || t->val) {
+            write_rows(w.f, v ? v : t->val, t->rows, t->cols);
+        } else {
+            for (int p = 0; p < run->P; p++)
+                write_rows(w.f, run->w[p].local[param], run->w[p].hi - run->w[p].lo, t->cols);
+        }
         rc = ptm_wfile_commit(&w);
     } else {
         ptm_wfile_abort(&w);
@@ -221,30 +232,45 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     return rc;
 }
 
+/* Count the values of v[0 .. n) that are not finite, element `base` of
+ * the parameter first; the first such in *first and *at. */
+static void count_bad(const double *v, int64_t n, int64_t base, int64_t *bad, int64_t *first,
+                      double *at)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) {
+            if (*first < 0) {
+                *first = base + i;
+                *at = v[i];
+            }
+            (*bad)++;
+        }
+}
+
 /* Every value an output would write is a finite number: else nothing is
- * written (a NaN from a hook, an update that diverged). A collective call
+ * written (a NaN from a hook, an update that diverged). Read where the
+ * values are (ptm_run_param()'s order), with no copy. A collective call
  * under MPI (the count is summed over ranks). */
 static int check_finite(const struct ptm_run *run, char *err, size_t errlen)
 {
     for (uint32_t k = 0; k < run->plan->noutputs; k++) {
         int32_t param = run->plan->outputs[k].param;
         const struct rt_param *t = &run->params[param];
-        int64_t held = run->nranks > 1 && t->shard_like >= 0 ? run->nrows * t->cols : t->len;
-        double *v = rt_zalloc((size_t)(held ? held : 1), sizeof(double));
-        if (!v) {
-            snprintf(err, errlen, "out of memory");
-            return PTM_ENOMEM;
-        }
-        ptm_run_param(run, param, v, held);
         int64_t bad = 0, first = -1;
-        for (int64_t i = 0; i < held; i++)
-            if (!isfinite(v[i])) {
-                if (first < 0)
-                    first = i;
-                bad++;
+        double at = 0;
+        if (t->val) {
+            /* a sharded parameter holds this rank's rows */
+            int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
+            count_bad(t->val, held, 0, &bad, &first, &at);
+        } else {
+            int64_t base = 0;
+            for (int p = 0; p < run->P; p++) {
+                const struct rt_worker *w = &run->w[p];
+                int64_t m = (w->hi - w->lo) * t->cols;
+                count_bad(w->local[param], m, base, &bad, &first, &at);
+                base += m;
             }
-        double at = first >= 0 ? v[first] : 0;
-        ptm_free(v);
+        }
         int64_t total = run->nranks > 1 ? ptm_comm_sum_i64(bad) : bad;
         if (total == 0)
             continue;

@@ -476,8 +476,8 @@ double mf_sqerr_grid(const struct mf_grid *g, const double *W, const double *H, 
         struct cellv c = cellv_of(g, b);
         for (int64_t i = 0; i < c.nrows; i++)
             for (int64_t t = c.s0[i]; t < c.s1[i]; t++) {
-                double d = c.val[t] - ptm_dot4(W + (size_t)i * (size_t)rank,
-                                               Hb + (size_t)(c.col[t] - c.jlo) * (size_t)rank, rank);
+                const double *h = Hb + (size_t)(c.col[t] - c.jlo) * (size_t)rank;
+                double d = c.val[t] - ptm_dot4(W + (size_t)i * (size_t)rank, h, rank);
                 s += d * d;
             }
     }
