@@ -209,8 +209,10 @@ void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, doubl
 
 /* As sgd_run(), with a step per row of W and per row of H: rate / sqrt(G),
  * G the row's accumulated mean squared gradient (from 1), then G grows by
- * this step's. The same elementwise vectors, so the same bits on every
- * width. */
+ * this step's. One pass sums w . h, |w|^2 and |h|^2; the squared
+ * gradients follow from those three (no second sum), and the update is a
+ * scaled sum of the old rows, as sgd_run()'s. The same elementwise
+ * vectors, so the same bits on every width. */
 static inline __attribute__((always_inline)) void
 ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
         const double *restrict rw, const double *restrict rhb, double *restrict gw,
@@ -250,28 +252,27 @@ ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
                 aw /= q;
                 ah /= q;
             }
-            ptm_v4d ve = {err, err, err, err}, vaw = {aw, aw, aw, aw}, vah = {ah, ah, ah, ah};
-            ptm_v4d vcw = {cw, cw, cw, cw}, vch = {ch, ch, ch, ch};
-            ptm_v4d qw = {0, 0, 0, 0}, qh = {0, 0, 0, 0};
+            /* |dw|^2 and |dh|^2 from the sums above, not summed again:
+             * dw = e h - cw w gives e^2 |h|^2 - 2 e cw w.h + cw^2 |w|^2 */
+            double qw = err * err * hh - 2 * err * cw * dot + cw * cw * ww;
+            double qh = err * err * ww - 2 * err * ch * dot + ch * ch * hh;
+            /* w + aw dw = (1 - aw cw) w + aw e h, and so for h */
+            double sw = 1 - aw * cw, sh = 1 - ah * ch, fw = aw * err, fh = ah * err;
+            ptm_v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh};
+            ptm_v4d vfw = {fw, fw, fw, fw}, vfh = {fh, fh, fh, fh};
             for (k = 0; k + 4 <= rank; k += 4) {
                 ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
-                ptm_v4d dw = ve * hk - vcw * wk, dh = ve * wk - vch * hk;
-                *(ptm_v4d *)(w + k) = wk + vaw * dw;
-                *(ptm_v4d *)(h + k) = hk + vah * dh;
-                qw += dw * dw;
-                qh += dh * dh;
+                *(ptm_v4d *)(w + k) = vsw * wk + vfw * hk;
+                *(ptm_v4d *)(h + k) = vsh * hk + vfh * wk;
             }
-            double sw = (qw[0] + qw[1]) + (qw[2] + qw[3]), sh = (qh[0] + qh[1]) + (qh[2] + qh[3]);
             for (; k < rank; k++) {
                 double wk = w[k], hk = h[k];
-                double dw = err * hk - cw * wk, dh = err * wk - ch * hk;
-                w[k] = wk + aw * dw;
-                h[k] = hk + ah * dh;
-                sw += dw * dw;
-                sh += dh * dh;
+                w[k] = sw * wk + fw * hk;
+                h[k] = sh * hk + fh * wk;
             }
-            gw[i] += sw * inv;
-            gh[j] += sh * inv;
+            /* rounding can take a square a hair below 0 */
+            gw[i] += (qw > 0 ? qw : 0) * inv;
+            gh[j] += (qh > 0 ? qh : 0) * inv;
         }
     }
 }
