@@ -209,9 +209,11 @@ void mf_sgd_cell(const struct mf_grid *g, int b, int64_t rank, double eta, doubl
 
 /* As sgd_run(), with a step per row of W and per row of H: rate / sqrt(G),
  * G the row's accumulated mean squared gradient (from 1), then G grows by
- * this step's. One pass sums w . h, |w|^2 and |h|^2; the squared
- * gradients follow from those three (no second sum), and the update is a
- * scaled sum of the old rows, as sgd_run()'s. The same elementwise
+ * this step's. One pass sums w . h and |h|^2; |w|^2 is summed once a
+ * row and carried from step to step (w changes by a scaled sum of w and
+ * h, whose square follows from the three); the squared gradients follow
+ * from them too (no second sum), and the update is a scaled sum of the
+ * old rows, as sgd_run()'s. The same elementwise
  * vectors, so the same bits on every width. */
 static inline __attribute__((always_inline)) void
 ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
@@ -224,23 +226,24 @@ ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
     const double *restrict val = c->val;
     for (int64_t i = 0; i < c->nrows; i++) {
         double *restrict w = W + (size_t)i * (size_t)rank;
+        if (s0[i] == s1[i])
+            continue;
+        /* |w|^2 once a row; each step below carries it forward */
+        double ww = ptm_dot4(w, w, rank);
         for (int64_t t = s0[i]; t < s1[i]; t++) {
             int64_t j = col[t] - c->jlo;
             double *restrict h = Hb + (size_t)j * (size_t)rank;
-            /* w . h, |w|^2 and |h|^2 in one pass */
-            ptm_v4d pd = {0, 0, 0, 0}, pw = {0, 0, 0, 0}, ph = {0, 0, 0, 0};
+            /* w . h and |h|^2 in one pass */
+            ptm_v4d pd = {0, 0, 0, 0}, ph = {0, 0, 0, 0};
             int64_t k = 0;
             for (; k + 4 <= rank; k += 4) {
                 ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
                 pd += wk * hk;
-                pw += wk * wk;
                 ph += hk * hk;
             }
-            double dot = (pd[0] + pd[1]) + (pd[2] + pd[3]), ww = (pw[0] + pw[1]) + (pw[2] + pw[3]),
-                   hh = (ph[0] + ph[1]) + (ph[2] + ph[3]);
+            double dot = (pd[0] + pd[1]) + (pd[2] + pd[3]), hh = (ph[0] + ph[1]) + (ph[2] + ph[3]);
             for (; k < rank; k++) {
                 dot += w[k] * h[k];
-                ww += w[k] * w[k];
                 hh += h[k] * h[k];
             }
             double err = val[t] - dot;
@@ -270,7 +273,9 @@ ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
                 w[k] = sw * wk + fw * hk;
                 h[k] = sh * hk + fh * wk;
             }
-            /* rounding can take a square a hair below 0 */
+            /* |(1 - aw cw) w + aw e h|^2; rounding can take a square a hair below 0 */
+            ww = sw * sw * ww + 2 * sw * fw * dot + fw * fw * hh;
+            ww = ww > 0 ? ww : 0;
             gw[i] += (qw > 0 ? qw : 0) * inv;
             gh[j] += (qh > 0 ? qh : 0) * inv;
         }
