@@ -12,7 +12,8 @@
  * constants, and once for any rank: the instances compute the same
  * numbers in the same order. The ratings are read where R's CSR has them
  * (a 32-bit column and a double, in sequence, row by row): the grid adds
- * an index of (P + 1) positions a row and no copy. CCD++ touches one column of W and H per
+ * an index of P + 1 positions a row and no copy, so a run holds the
+ * ratings once, as LIBMF does. CCD++ touches one column of W and H per
  * pass; it gathers the held block's column into a contiguous scratch
  * once a round, so that the pass over the cell reads H with unit stride.
  */

@@ -23,9 +23,9 @@
  * A worker's ratings are indexed once, before the first round, by a
  * struct mf_grid: for each block b, where each row of the shard's CSR
  * enters and leaves b (a "cell" is those runs, row by row); the ratings
- * stay in R, not copied. Kernels then run over one cell a call, touching only the
- * shard's rows of W and the held block's rows of H: two workers in one
- * round never write the same variable, and no call takes a lock.
+ * stay in R, not copied. Kernels then run over one cell a call, touching
+ * only the shard's rows of W and the held block's rows of H: two workers
+ * in one round never write the same variable, and no call takes a lock.
  *
  * SGD (mf_sgd). The sum splits into one term per observed entry,
  *     f = sum over (i, j) of (r_ij - w_i . h_j)^2
