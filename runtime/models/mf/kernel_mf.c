@@ -141,6 +141,7 @@ sgd_run(const struct cellv *c, int64_t rank, double eta, double *W, double *Hb,
             double sh = 1 - eta * rhb[j];
             ptm_v4d vsh = {sh, sh, sh, sh}, vg = {g, g, g, g};
             int64_t k = 0;
+#pragma GCC unroll 8
             for (; k + 4 <= rank; k += 4) {
                 ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
                 *(ptm_v4d *)(w + k) = vsw * wk + vg * hk;
@@ -237,6 +238,7 @@ ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
             /* w . h and |h|^2 in one pass */
             ptm_v4d pd = {0, 0, 0, 0}, ph = {0, 0, 0, 0};
             int64_t k = 0;
+#pragma GCC unroll 8
             for (; k + 4 <= rank; k += 4) {
                 ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
                 pd += wk * hk;
@@ -264,6 +266,7 @@ ada_run(const struct cellv *c, int64_t rank, double rate, double *W, double *Hb,
             double sw = 1 - aw * cw, sh = 1 - ah * ch, fw = aw * err, fh = ah * err;
             ptm_v4d vsw = {sw, sw, sw, sw}, vsh = {sh, sh, sh, sh};
             ptm_v4d vfw = {fw, fw, fw, fw}, vfh = {fh, fh, fh, fh};
+#pragma GCC unroll 8
             for (k = 0; k + 4 <= rank; k += 4) {
                 ptm_v4d wk = *(ptm_v4d *)(w + k), hk = *(ptm_v4d *)(h + k);
                 *(ptm_v4d *)(w + k) = vsw * wk + vfw * hk;
