@@ -369,7 +369,8 @@ struct ptm_run {
     int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
     int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
     bool batch;               /* RT_CLOCKS: rounds are the rule's batch() calls */
-    double *last_delta; /* every variable's last change (kept under track_delta) */
+    double *last_delta; /* every variable's last change (kept under track_delta; a
+                           rotation without it has none: NULL) */
     double *bchange;    /* each of a round's blocks: the Euclidean norm of its changes */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */

@@ -249,6 +249,11 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EINVAL;
         }
     }
+    if (run->track_delta && !run->last_delta) { /* see make_blocks() */
+        run->last_delta = rt_zalloc((size_t)run->params[run->sparam].len, sizeof(double));
+        if (!run->last_delta)
+            return PTM_ENOMEM;
+    }
     if (!need)
         return 0;
     int rc = sched_env_init(&run->senv, plan, run->data);
