@@ -6,7 +6,7 @@
  * runs the kernels as the engine will call them in a rotation, the P
  * workers simulated one after another on this thread (each worker's shard
  * and grid are its own, so a round touches what a worker would): for P in
- * 1, 2, 4 and 8 and both entry orders, RUNS runs of EPOCHS sweeps of
+ * 1, 2, 4 and 8 (entries by row within a cell), RUNS runs of EPOCHS sweeps of
  * mf_sgd_cell from W, H uniform in [-0.1, 0.1] (seed 1), rate 0.05, decay
  * 0.95, reg 0.05 (mf_sgd's fixed steps); the same with adaptive steps
  * (mf_sgd_ada_cell, rate 0.2, mf_sgd's defaults) at P = 1 and 2; then
@@ -76,8 +76,7 @@ struct run {
     double *W, *H;
 };
 
-static void run_init(struct run *r, const struct ptm_csr *R, int P, int64_t rank,
-                     enum mf_order order)
+static void run_init(struct run *r, const struct ptm_csr *R, int P, int64_t rank)
 {
     memset(r, 0, sizeof(*r));
     r->P = P;
@@ -85,7 +84,7 @@ static void run_init(struct run *r, const struct ptm_csr *R, int P, int64_t rank
     ptm_shard_by_nnz(R->rowptr, R->nrows, P, r->bounds);
     int64_t *cnt = calloc((size_t)R->ncols, sizeof(*cnt));
     for (int p = 0; p < P; p++) {
-        if (mf_grid_build(&r->g[p], R, r->bounds[p], r->bounds[p + 1], P, order, 7 + (uint64_t)p)) {
+        if (mf_grid_build(&r->g[p], R, r->bounds[p], r->bounds[p + 1], P)) {
             fprintf(stderr, "mf_bench: out of memory\n");
             exit(1);
         }
@@ -135,10 +134,10 @@ static double test_rmse(struct run *r, const struct ptm_csr *T)
 }
 
 static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, int64_t rank,
-                      enum mf_order order, bool ada, int epochs, int runs)
+                      bool ada, int epochs, int runs)
 {
     struct run r;
-    run_init(&r, R, P, rank, order);
+    run_init(&r, R, P, rank);
     double med[MAX_RUNS], first = 0, last = 0;
     double *sweep = malloc((size_t)epochs * sizeof(double));
     for (int run = 0; run < runs; run++) {
@@ -163,7 +162,7 @@ static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
         med[run] = (double)R->nnz / bench_median(sweep, epochs) / 1e6;
     }
     last = test_rmse(&r, T);
-    printf("%s %d %s %.1f %.4f %.4f", ada ? "sgd_ada" : "sgd", P, order == MF_ORDER_ROWS ? "rows" : "shuffle",
+    printf("%s %d %s %.1f %.4f %.4f", ada ? "sgd_ada" : "sgd", P, "rows",
            bench_median(med, runs), first, last);
     for (int run = 0; run < runs; run++)
         printf(" %.1f", med[run]);
@@ -176,7 +175,7 @@ static void bench_sgd(const struct ptm_csr *R, const struct ptm_csr *T, int P, i
 static void bench_ccd(const struct ptm_csr *R, const struct ptm_csr *T, int P, int64_t rank)
 {
     struct run r;
-    run_init(&r, R, P, rank, MF_ORDER_ROWS);
+    run_init(&r, R, P, rank);
     run_reset(&r, R);
     struct mf_ccd s[MAX_P];
     double *hacc = malloc((size_t)(2 * R->ncols) * sizeof(double));
@@ -247,11 +246,10 @@ int main(int argc, char **argv)
     fflush(stdout);
     static const int Ps[] = {1, 2, 4, 8};
     for (size_t k = 0; k < PTM_ARRAY_LEN(Ps); k++) {
-        bench_sgd(R, T, Ps[k], rank, MF_ORDER_ROWS, false, epochs, runs);
-        bench_sgd(R, T, Ps[k], rank, MF_ORDER_SHUFFLE, false, epochs, runs);
+        bench_sgd(R, T, Ps[k], rank, false, epochs, runs);
     }
-    bench_sgd(R, T, 1, rank, MF_ORDER_ROWS, true, epochs, runs);
-    bench_sgd(R, T, 2, rank, MF_ORDER_ROWS, true, epochs, runs);
+    bench_sgd(R, T, 1, rank, true, epochs, runs);
+    bench_sgd(R, T, 2, rank, true, epochs, runs);
     bench_ccd(R, T, 1, rank);
     bench_ccd(R, T, 4, rank);
     ptm_dataset_free(rd);

@@ -648,6 +648,10 @@ static const struct reject_row reject_rows[] = {
      .msgs = "in.mtx:4: error: file ends after 2 of the 3 entries declared on line 2 (truncated?)"},
     {.in = MTX(0, MM_BANNER "2 3 3\n1 1 1\n2 2 2\n1 1 2.5"),
      .msgs = "in.mtx:5: error: duplicate entry (1, 1), first on line 3"},
+    /* the lines of entries in order, with comments between, kept as runs
+     * until an entry out of order */
+    {.in = MTX(0, MM_BANNER "3 3 5\n1 1 1\n%% c\n1 2 2\n\n%% d\n2 1 3\n3 3 5\n1 2 4\n"),
+     .msgs = "in.mtx:10: error: duplicate entry (1, 2), first on line 5"},
     {.in = MTX(0, MM_SYM "3 3 4\n2 1 1\n3 3 2\n2 1 3\n3 3 4\n"),
      .msgs = "in.mtx:5: error: duplicate entry (2, 1), first on line 3\n"
              "in.mtx:6: error: duplicate entry (3, 3), first on line 4"},

@@ -260,8 +260,7 @@ struct sim {
 
 #define INIT_SCALE 0.5
 
-static void sim_init(struct sim *s, const struct problem *pb, int P, double reg,
-                     enum mf_order order)
+static void sim_init(struct sim *s, const struct problem *pb, int P, double reg)
 {
     memset(s, 0, sizeof(*s));
     const struct ptm_csr *R = pb->R;
@@ -273,7 +272,7 @@ static void sim_init(struct sim *s, const struct problem *pb, int P, double reg,
     int64_t *cnt = calloc((size_t)R->ncols, sizeof(*cnt));
     for (int p = 0; p < P; p++) {
         ck_assert_int_eq(
-            mf_grid_build(&s->g[p], R, s->bounds[p], s->bounds[p + 1], P, order, 100 + (uint64_t)p),
+            mf_grid_build(&s->g[p], R, s->bounds[p], s->bounds[p + 1], P),
             0);
         s->rw[p] = malloc((size_t)(s->g[p].nrows + 1) * sizeof(double));
         mf_reg_rows(&s->g[p], reg, s->rw[p]);
@@ -386,15 +385,16 @@ static double sim_residual_error(struct sim *s, int64_t k)
         const struct mf_grid *g = &s->g[p];
         for (int b = 0; b < g->nblocks; b++) {
             const double *Hb = sim_Hb(s, p, b);
-            for (int64_t t = g->cell[b]; t < g->cell[b + 1]; t++) {
-                const double *w = sim_W(s, p) + (int64_t)g->e[t].i * r;
-                const double *h = Hb + (int64_t)g->e[t].j * r;
-                double d = g->e[t].r;
-                for (int64_t c = 0; c < r; c++)
-                    if (c != k)
-                        d -= w[c] * h[c];
-                most = fmax(most, fabs(s->ccd[p].res[t] - d));
-            }
+            for (int64_t i = 0; i < g->nrows; i++)
+                for (int64_t t = mf_cell_lo(g, b, i); t < mf_cell_hi(g, b, i); t++) {
+                    const double *w = sim_W(s, p) + i * r;
+                    const double *h = Hb + (g->col[t] - g->block_lo[b]) * r;
+                    double d = g->val[t];
+                    for (int64_t c = 0; c < r; c++)
+                        if (c != k)
+                            d -= w[c] * h[c];
+                    most = fmax(most, fabs(s->ccd[p].res[t] - d));
+                }
         }
     }
     return most;
@@ -420,7 +420,10 @@ static const struct {
     int64_t cell[4];
     /* (i, j, r) in order */
     int ne;
-    struct mf_entry e[9];
+    struct {
+        uint32_t i, j; /* row in the shard, column in the block */
+        double r;
+    } e[9];
 } grid_rows[] = {
     /* one block: the rows in order */
     {0, 4, 1, {0, 5}, {0, 9}, 9,
@@ -442,7 +445,7 @@ START_TEST(test_grid_by_hand)
     struct ptm_csr R = {4, 5, 9, hand_rowptr, hand_colind, hand_val};
     struct mf_grid g;
     ck_assert_int_eq(mf_grid_build(&g, &R, grid_rows[_i].lo, grid_rows[_i].hi,
-                                   grid_rows[_i].nblocks, MF_ORDER_ROWS, 0),
+                                   grid_rows[_i].nblocks),
                      0);
     ck_assert_int_eq(g.nrows, grid_rows[_i].hi - grid_rows[_i].lo);
     ck_assert_int_eq(g.ncols, 5);
@@ -451,11 +454,19 @@ START_TEST(test_grid_by_hand)
         ck_assert_int_eq(g.block_lo[b], grid_rows[_i].block_lo[b]);
         ck_assert_int_eq(g.cell[b], grid_rows[_i].cell[b]);
     }
-    for (int t = 0; t < grid_rows[_i].ne; t++) {
-        const struct mf_entry *want = &grid_rows[_i].e[t];
-        ck_assert_msg(g.e[t].i == want->i && g.e[t].j == want->j && g.e[t].r == want->r,
-                      "row %d entry %d: (%u, %u, %g)", _i, t, g.e[t].i, g.e[t].j, g.e[t].r);
-    }
+    /* Cell by cell, row by row: the entries as listed. */
+    int t = 0;
+    for (int b = 0; b < g.nblocks; b++)
+        for (int64_t i = 0; i < g.nrows; i++)
+            for (int64_t k = mf_cell_lo(&g, b, i); k < mf_cell_hi(&g, b, i); k++, t++) {
+                ck_assert_int_lt(t, grid_rows[_i].ne);
+                int64_t j = g.col[k] - g.block_lo[b];
+                ck_assert_msg(grid_rows[_i].e[t].i == i && grid_rows[_i].e[t].j == j &&
+                                  grid_rows[_i].e[t].r == g.val[k],
+                              "row %d entry %d: (%lld, %lld, %g)", _i, t, (long long)i,
+                              (long long)j, g.val[k]);
+            }
+    ck_assert_int_eq(t, grid_rows[_i].ne);
     /* Column counts and regularization weights. */
     int64_t cnt[5] = {0};
     mf_col_counts_part(&g, cnt);
@@ -474,54 +485,43 @@ START_TEST(test_grid_by_hand)
 }
 END_TEST
 
-static int cmp64(const void *p, const void *q)
-{
-    int64_t a = *(const int64_t *)p, b = *(const int64_t *)q;
-    return (a > b) - (a < b);
-}
-
-/* A shuffled grid holds the same entries in each cell, in another order,
- * the same for the same seed. */
-START_TEST(test_grid_shuffle)
+/* On a problem's ratings: every entry of the shard falls in exactly one
+ * cell, the one of its column's block, once; the cells' sizes add up. */
+START_TEST(test_grid_cells)
 {
     struct problem pb;
     problem_load(0, &pb);
-    struct mf_grid a, b, c;
-    ck_assert_int_eq(mf_grid_build(&a, pb.R, 100, 700, 3, MF_ORDER_ROWS, 0), 0);
-    ck_assert_int_eq(mf_grid_build(&b, pb.R, 100, 700, 3, MF_ORDER_SHUFFLE, 5), 0);
-    ck_assert_int_eq(mf_grid_build(&c, pb.R, 100, 700, 3, MF_ORDER_SHUFFLE, 5), 0);
-    ck_assert_int_eq(a.nnz, pb.R->rowptr[700] - pb.R->rowptr[100]);
-    ck_assert(memcmp(b.e, c.e, (size_t)b.nnz * sizeof(*b.e)) == 0);
-    mf_grid_release(&c);
-    int64_t moved = 0;
-    for (int k = 0; k < 3; k++) {
-        ck_assert_int_eq(a.cell[k], b.cell[k]);
-        /* The same multiset: sort b's cell by (i, j) and compare. */
-        int64_t n = a.cell[k + 1] - a.cell[k];
-        int64_t *key = malloc((size_t)n * sizeof(*key));
-        for (int64_t t = 0; t < n; t++) {
-            const struct mf_entry *x = &b.e[b.cell[k] + t];
-            key[t] = (int64_t)x->i * 1000000 + x->j;
-            moved += x->i != a.e[a.cell[k] + t].i || x->j != a.e[a.cell[k] + t].j;
-        }
-        qsort(key, (size_t)n, sizeof(*key), cmp64);
-        for (int64_t t = 0; t < n; t++) {
-            const struct mf_entry *x = &a.e[a.cell[k] + t];
-            EXPECT(key[t] == (int64_t)x->i * 1000000 + x->j);
-        }
-        free(key);
+    struct mf_grid a, c;
+    const struct ptm_csr *R = pb.R;
+    ck_assert_int_eq(mf_grid_build(&a, R, 100, 700, 3), 0);
+    ck_assert_int_eq(a.nnz, R->rowptr[700] - R->rowptr[100]);
+    char *seen = calloc((size_t)a.nnz + 1, 1);
+    int64_t total = 0;
+    for (int b = 0; b < 3; b++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < a.nrows; i++)
+            for (int64_t k = mf_cell_lo(&a, b, i); k < mf_cell_hi(&a, b, i); k++, n++) {
+                int64_t at = R->rowptr[100] + k; /* R's own position */
+                EXPECT(at >= R->rowptr[100 + i] && at < R->rowptr[100 + i + 1]);
+                EXPECT(a.col[k] >= a.block_lo[b] && a.col[k] < a.block_lo[b + 1]);
+                EXPECT(a.val[k] == R->val[at] && a.col[k] == R->colind[at]);
+                EXPECT(!seen[k]);
+                seen[k] = 1;
+            }
+        ck_assert_int_eq(n, a.cell[b + 1] - a.cell[b]);
+        total += n;
     }
-    ck_assert_int_gt(moved, a.nnz / 2);
+    ck_assert_int_eq(total, a.nnz);
+    free(seen);
     /* Bad ranges and block counts; an empty shard is fine. */
-    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 0, 4, MF_ORDER_ROWS, 0), 0);
+    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 0, 4), 0);
     ck_assert_int_eq(c.nnz, 0);
     mf_grid_release(&c);
-    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 10, 0, MF_ORDER_ROWS, 0), PTM_EINVAL);
-    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 10, 501, MF_ORDER_ROWS, 0), PTM_EINVAL);
-    ck_assert_int_eq(mf_grid_build(&c, pb.R, 10, 5, 2, MF_ORDER_ROWS, 0), PTM_EINVAL);
-    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 1001, 2, MF_ORDER_ROWS, 0), PTM_EINVAL);
+    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 10, 0), PTM_EINVAL);
+    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 10, 501), PTM_EINVAL);
+    ck_assert_int_eq(mf_grid_build(&c, pb.R, 10, 5, 2), PTM_EINVAL);
+    ck_assert_int_eq(mf_grid_build(&c, pb.R, 0, 1001, 2), PTM_EINVAL);
     mf_grid_release(&a);
-    mf_grid_release(&b);
     problem_release(&pb);
 }
 END_TEST
@@ -549,7 +549,7 @@ START_TEST(test_sgd_by_hand)
     }
     struct ptm_csr R = {6, 7, 42, rowptr, colind, val};
     struct mf_grid grid;
-    ck_assert_int_eq(mf_grid_build(&grid, &R, 2, 6, 2, MF_ORDER_SHUFFLE, 3), 0);
+    ck_assert_int_eq(mf_grid_build(&grid, &R, 2, 6, 2), 0);
     double *W = malloc((size_t)(4 * rank) * sizeof(double));
     double *H = malloc((size_t)(7 * rank) * sizeof(double));
     double *Wr = malloc((size_t)(4 * rank) * sizeof(double));
@@ -568,17 +568,18 @@ START_TEST(test_sgd_by_hand)
         int64_t lo = grid.block_lo[b];
         mf_sgd_cell(&grid, b, rank, eta, W, H + lo * rank, rw, rh + lo);
         mf_sgd_cell_base(&grid, b, rank, eta, Wb, Hb + lo * rank, rw, rh + lo);
-        for (int64_t t = grid.cell[b]; t < grid.cell[b + 1]; t++) {
-            int64_t i = grid.e[t].i, j = lo + grid.e[t].j;
-            double *w = Wr + i * rank, *h = Hr + j * rank, e = grid.e[t].r;
-            for (int64_t c = 0; c < rank; c++)
-                e -= w[c] * h[c];
-            for (int64_t c = 0; c < rank; c++) {
-                double wc = w[c], hc = h[c];
-                w[c] = wc + eta * (e * hc - rw[i] * wc);
-                h[c] = hc + eta * (e * wc - rh[j] * hc);
+        for (int64_t i = 0; i < grid.nrows; i++)
+            for (int64_t t = mf_cell_lo(&grid, b, i); t < mf_cell_hi(&grid, b, i); t++) {
+                int64_t j = grid.col[t];
+                double *w = Wr + i * rank, *h = Hr + j * rank, e = grid.val[t];
+                for (int64_t c = 0; c < rank; c++)
+                    e -= w[c] * h[c];
+                for (int64_t c = 0; c < rank; c++) {
+                    double wc = w[c], hc = h[c];
+                    w[c] = wc + eta * (e * hc - rw[i] * wc);
+                    h[c] = hc + eta * (e * wc - rh[j] * hc);
+                }
             }
-        }
     }
     double most = 0;
     for (int64_t k = 0; k < 4 * rank; k++)
@@ -620,7 +621,7 @@ START_TEST(test_sgd_ada_by_hand)
     }
     struct ptm_csr R = {6, 7, 42, rowptr, colind, val};
     struct mf_grid grid;
-    ck_assert_int_eq(mf_grid_build(&grid, &R, 2, 6, 2, MF_ORDER_SHUFFLE, 3), 0);
+    ck_assert_int_eq(mf_grid_build(&grid, &R, 2, 6, 2), 0);
     size_t nw = (size_t)(4 * rank), nh = (size_t)(7 * rank);
     double *W = malloc(nw * sizeof(double)), *H = malloc(nh * sizeof(double));
     double *Wr = malloc(nw * sizeof(double)), *Hr = malloc(nh * sizeof(double));
@@ -646,32 +647,33 @@ START_TEST(test_sgd_ada_by_hand)
             mf_sgd_ada_cell(&grid, b, rank, rate, W, H + lo * rank, rw, rh + lo, gw, gh + lo);
             mf_sgd_ada_cell_base(&grid, b, rank, rate, Wb, Hb + lo * rank, rw, rh + lo, gwb,
                                  ghb + lo);
-            for (int64_t t = grid.cell[b]; t < grid.cell[b + 1]; t++) {
-                int64_t i = grid.e[t].i, j = lo + grid.e[t].j;
-                double *w = Wr + i * rank, *h = Hr + j * rank, e = grid.e[t].r, ww = 0, hh = 0;
-                for (int64_t c = 0; c < rank; c++) {
-                    e -= w[c] * h[c];
-                    ww += w[c] * w[c];
-                    hh += h[c] * h[c];
+            for (int64_t i = 0; i < grid.nrows; i++)
+                for (int64_t t = mf_cell_lo(&grid, b, i); t < mf_cell_hi(&grid, b, i); t++) {
+                    int64_t j = grid.col[t];
+                    double *w = Wr + i * rank, *h = Hr + j * rank, e = grid.val[t], ww = 0, hh = 0;
+                    for (int64_t c = 0; c < rank; c++) {
+                        e -= w[c] * h[c];
+                        ww += w[c] * w[c];
+                        hh += h[c] * h[c];
+                    }
+                    double aw = rate / sqrt(gwr[i]), ah = rate / sqrt(ghr[j]);
+                    if (aw * hh + ah * ww > 1) {
+                        double q = aw * hh + ah * ww;
+                        aw /= q;
+                        ah /= q;
+                        guarded++;
+                    }
+                    double sw = 0, sh = 0;
+                    for (int64_t c = 0; c < rank; c++) {
+                        double dw = e * h[c] - rw[i] * w[c], dh = e * w[c] - rh[j] * h[c];
+                        w[c] += aw * dw;
+                        h[c] += ah * dh;
+                        sw += dw * dw;
+                        sh += dh * dh;
+                    }
+                    gwr[i] += sw / (double)rank;
+                    ghr[j] += sh / (double)rank;
                 }
-                double aw = rate / sqrt(gwr[i]), ah = rate / sqrt(ghr[j]);
-                if (aw * hh + ah * ww > 1) {
-                    double q = aw * hh + ah * ww;
-                    aw /= q;
-                    ah /= q;
-                    guarded++;
-                }
-                double sw = 0, sh = 0;
-                for (int64_t c = 0; c < rank; c++) {
-                    double dw = e * h[c] - rw[i] * w[c], dh = e * w[c] - rh[j] * h[c];
-                    w[c] += aw * dw;
-                    h[c] += ah * dh;
-                    sw += dw * dw;
-                    sh += dh * dh;
-                }
-                gwr[i] += sw / (double)rank;
-                ghr[j] += sh / (double)rank;
-            }
         }
     double most = 0;
     for (size_t k = 0; k < nw; k++)
@@ -705,7 +707,7 @@ START_TEST(test_objective_parts)
     struct problem pb;
     problem_load(0, &pb);
     struct sim s;
-    sim_init(&s, &pb, P, 0.3, MF_ORDER_ROWS);
+    sim_init(&s, &pb, P, 0.3);
     double f = sim_objective(&s), fr = objective_ref(&pb, s.W, s.H, 0.3);
     ck_assert_msg(fabs(f - fr) <= 1e-12 * fr, "%.17g vs %.17g", f, fr);
     /* Over CSR rows: the training ratings shard by shard, and the held-out ones. */
@@ -767,7 +769,7 @@ START_TEST(test_ccd_serial_match)
     struct problem pb;
     problem_load(pi, &pb);
     struct sim s;
-    sim_init(&s, &pb, P, reg, MF_ORDER_ROWS);
+    sim_init(&s, &pb, P, reg);
     int64_t nw = pb.R->nrows * pb.rank, nh = pb.R->ncols * pb.rank;
     double *Wr = malloc((size_t)nw * sizeof(double)), *Hr = malloc((size_t)nh * sizeof(double));
     memcpy(Wr, s.W, (size_t)nw * sizeof(double));
@@ -823,7 +825,7 @@ START_TEST(test_ccd_converges)
     struct problem pb;
     problem_load(pi, &pb);
     struct sim s;
-    sim_init(&s, &pb, P, reg, MF_ORDER_ROWS);
+    sim_init(&s, &pb, P, reg);
     double g0 = grad_ref(&pb, s.W, s.H, reg);
     sim_ccd_start(&s);
     int64_t sweeps = 2 * pb.rank * CCD_OUTER;
@@ -851,7 +853,7 @@ END_TEST
 #define SGD_RATE 0.02
 #define SGD_DECAY 0.93
 
-/* SGD on P = 1, 2, 3 workers in both entry orders, against CCD++ run to
+/* SGD on P = 1, 2, 3 workers, against CCD++ run to
  * convergence on the same objective (once per problem: it is the costly
  * part). */
 START_TEST(test_sgd_converges)
@@ -861,18 +863,16 @@ START_TEST(test_sgd_converges)
     struct problem pb;
     problem_load(pi, &pb);
     struct sim c;
-    sim_init(&c, &pb, 1, reg, MF_ORDER_ROWS);
+    sim_init(&c, &pb, 1, reg);
     sim_ccd_start(&c);
     for (int64_t e = 0; e < 2 * pb.rank * CCD_OUTER; e++)
         sim_ccd_sweep(&c, 1);
     double fc = objective_ref(&pb, c.W, c.H, reg);
     sim_release(&c);
-    for (int v = 0; v < 2 * MAXP; v++) {
-        int P = v % MAXP + 1;
-        enum mf_order order = v / MAXP ? MF_ORDER_SHUFFLE : MF_ORDER_ROWS;
-        const char *oname = order == MF_ORDER_ROWS ? "rows" : "shuffle";
+    for (int P = 1; P <= MAXP; P++) {
+        const char *oname = "rows";
         struct sim s;
-        sim_init(&s, &pb, P, reg, order);
+        sim_init(&s, &pb, P, reg);
         double f0 = objective_ref(&pb, s.W, s.H, reg), f = f0, worst_rise = 0;
         double hist[SGD_SWEEPS];
         for (int e = 0; e < SGD_SWEEPS; e++) {
@@ -992,7 +992,7 @@ START_TEST(test_ccd_als)
     struct problem pb;
     problem_load_row(&dense_row, &pb);
     struct sim s;
-    sim_init(&s, &pb, P, reg, MF_ORDER_ROWS);
+    sim_init(&s, &pb, P, reg);
     int64_t nw = pb.R->nrows * pb.rank, nh = pb.R->ncols * pb.rank;
     double *Wa = malloc((size_t)nw * sizeof(double)), *Ha = malloc((size_t)nh * sizeof(double));
     memcpy(Wa, s.W, (size_t)nw * sizeof(double));
@@ -1039,7 +1039,7 @@ START_TEST(test_sgd_ada_stable)
     struct problem pb;
     problem_load(0, &pb);
     struct sim s;
-    sim_init(&s, &pb, P, reg, MF_ORDER_ROWS);
+    sim_init(&s, &pb, P, reg);
     int64_t nw = pb.R->nrows * pb.rank, nh = pb.R->ncols * pb.rank;
     double f0 = objective_ref(&pb, s.W, s.H, reg), t0 = rmse_ref(pb.T, s.W, s.H, pb.rank);
     double at[4] = {f0, 0, 0, 0};
@@ -1080,11 +1080,11 @@ START_TEST(test_fault)
     struct mf_grid g;
     for (unsigned long nth = 1;; nth++) {
         ptm_fault_inject(nth);
-        rc = mf_grid_build(&g, pb.R, 10, 300, 3, MF_ORDER_SHUFFLE, 1);
+        rc = mf_grid_build(&g, pb.R, 10, 300, 3);
         ptm_fault_inject(0);
         if (rc != PTM_ENOMEM)
             break;
-        ck_assert_ptr_null(g.e);
+        ck_assert_ptr_null(g.at);
         ck_assert_ptr_null(g.cell);
     }
     ck_assert_int_eq(rc, 0);
@@ -1114,7 +1114,7 @@ static Suite *mf_suite(void)
     tc = tcase_create("kernel");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_grid_by_hand, 0, (int)PTM_ARRAY_LEN(grid_rows));
-    tcase_add_test(tc, test_grid_shuffle);
+    tcase_add_test(tc, test_grid_cells);
     tcase_add_loop_test(tc, test_sgd_by_hand, 0, (int)PTM_ARRAY_LEN(sgd_ranks));
     tcase_add_loop_test(tc, test_sgd_ada_by_hand, 0, 2 * (int)PTM_ARRAY_LEN(sgd_ranks));
     tcase_add_loop_test(tc, test_objective_parts, 0, MAXP);

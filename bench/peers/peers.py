@@ -32,6 +32,7 @@ its cheapest fit that reached it, an oracle's choice of tolerance.
 """
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -123,10 +124,19 @@ def check(cmd):
 
 
 def wall(cmd):
-    """Wall seconds of a whole command, and its CompletedProcess."""
-    t0 = time.perf_counter()
-    r = sh(cmd)
-    return time.perf_counter() - t0, r
+    """Wall seconds of a whole command, and its CompletedProcess, whose
+    maxrss_mb is the command's peak resident set (MB, from wait4)."""
+    with tempfile.TemporaryFile("w+") as fo, tempfile.TemporaryFile("w+") as fe:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, text=True)
+        _, status, ru = os.wait4(p.pid, 0)
+        t = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        r = subprocess.CompletedProcess(cmd, p.returncode, fo.read(), fe.read())
+    r.maxrss_mb = ru.ru_maxrss / 1024
+    return t, r
 
 
 def lines_of(out, key):
@@ -158,7 +168,8 @@ class Ptm:
         pts = [(int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)))
                for m in PROGRESS.finditer(r.stderr)]
         err = [l for l in r.stderr.splitlines() if "error" in l][-1:] if r.returncode else []
-        return {"points": pts, "wall": t, "rc": r.returncode, "error": err[0] if err else None}
+        return {"points": pts, "wall": t, "rc": r.returncode, "error": err[0] if err else None,
+                "rss": r.maxrss_mb}
 
 
 def gen_opt(args, name):
@@ -1161,11 +1172,13 @@ def mf_libmf(p, cfg, ddir, info, md):
     mtrain, mpred = os.path.join(bindir, "mf-train"), os.path.join(bindir, "mf-predict")
     model = os.path.join(p.tmp, "libmf.model")
 
-    def libmf(k, threads, l2, iters):
+    def libmf(k, threads, l2, iters, rss=None):
         cmd = [mtrain, "-k", str(k), "-t", str(iters), "-s", str(threads), "--quiet"]
         t, r = wall(cmd + (["-l2", l2] if l2 else []) + [train, model])
         if r.returncode != 0:
             raise SystemExit("peers: LIBMF failed: %s" % r.stderr[-500:])
+        if rss is not None:
+            rss.append(r.maxrss_mb)
         return t
 
     def libmf_rmse():
@@ -1198,15 +1211,20 @@ def mf_libmf(p, cfg, ddir, info, md):
            "held-out RMSE evaluated before the first round and after the last only. LIBMF: the wall "
            "seconds of `mf-train -t %d` less those of `mf-train -t 1` (reading and set-up), over "
            "%d iterations; RMSE from mf-predict on the held-out file. Both start from random "
-           "factors; neither is tuned to this data beyond its defaults. Load average when it "
-           "started: %s on %d cores (a shared machine: medians)." % (
-               os.environ.get("PTM_LIBMF_VERSION", ""), it, RUNS, it, it - 1, load, os.cpu_count()),
+           "factors; neither is tuned to this data beyond its defaults. Peak RSS: the whole "
+           "process's largest resident set (wait4's ru_maxrss), reading the ratings included (ptm "
+           "also reads the held-out file, LIBMF's mf-train does not); Linux counts in it the "
+           "forking Python's own, %.0f MB here, a floor below which the figure says nothing. "
+           "Load average when it started: %s on %d cores (a shared machine: medians)." % (
+               os.environ.get("PTM_LIBMF_VERSION", ""), it, RUNS, it, it - 1,
+               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, load, os.cpu_count()),
            "", "| system | rank | threads | held-out RMSE (median) | M rating updates/s (median) "
-           "| runs (s) |", "|---|---|---|---|---|---|"]
+           "| peak RSS (MB, median) | runs (s) |", "|---|---|---|---|---|---|---|"]
     for k in (16, 64):
         for threads in (1, 2):
             secs = {n: [] for n, _, _ in systems}
             rmse = {n: [] for n, _, _ in systems}
+            rss = {n: [] for n, _, _ in systems}
             for _ in range(RUNS):
                 t1 = libmf(k, threads, None, 1)
                 for name, kind, opt in systems:
@@ -1216,14 +1234,15 @@ def mf_libmf(p, cfg, ddir, info, md):
                             raise SystemExit("peers: ptm failed: %s" % r["error"])
                         secs[name].append(r["points"][-1][3])
                         rmse[name].append(r["points"][-1][2])
+                        rss[name].append(r["rss"])
                     else:
-                        secs[name].append(libmf(k, threads, opt, it) - t1)
+                        secs[name].append(libmf(k, threads, opt, it, rss[name]) - t1)
                         rmse[name].append(libmf_rmse())
             for name, kind, _ in systems:
                 m = med(secs[name])
                 upd = (it if kind == "ptm" else it - 1) * ntrain / m / 1e6 if m > 0 else float("nan")
-                md.append("| %s | %d | %d | %.4f | %.1f | %s |" % (
-                    name, k, threads, med(rmse[name]), upd, fmt_runs(secs[name])))
+                md.append("| %s | %d | %d | %.4f | %.1f | %.0f | %s |" % (
+                    name, k, threads, med(rmse[name]), upd, med(rss[name]), fmt_runs(secs[name])))
             log("mf: LIBMF, rank %d, %d thread(s) done" % (k, threads))
     md.append("")
 

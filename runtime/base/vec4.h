@@ -20,6 +20,7 @@ static inline __attribute__((always_inline)) double ptm_dot4(const double *restr
 {
     ptm_v4d s = {0, 0, 0, 0};
     int64_t k = 0;
+#pragma GCC unroll 8
     for (; k + 4 <= n; k += 4)
         s += *(const ptm_v4d *)(w + k) * *(const ptm_v4d *)(h + k);
     double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];

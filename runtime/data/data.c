@@ -535,9 +535,37 @@ int data_coo_push_slow(struct data_coo *c)
     if (data_grow((void **)&c->val, &ncap, cap, sizeof(*c->val)))
         return PTM_ENOMEM;
     ncap = c->cap;
-    if (data_grow((void **)&c->line, &ncap, cap, sizeof(*c->line)))
+    if (c->line && data_grow((void **)&c->line, &ncap, cap, sizeof(*c->line)))
         return PTM_ENOMEM;
     c->cap = cap;
+    return 0;
+}
+
+int data_coo_line_slow(struct data_coo *c, int64_t line)
+{
+    if (!c->unsorted_rc) { /* a new run */
+        int64_t need = 2 * (c->nruns + 1), rcap = 2 * c->runcap;
+        if (data_grow((void **)&c->runs, &rcap, need, sizeof(*c->runs)))
+            return PTM_ENOMEM;
+        c->runcap = rcap / 2;
+        c->runs[2 * c->nruns] = c->n;
+        c->runs[2 * c->nruns + 1] = line;
+        c->nruns++;
+        return 0;
+    }
+    /* out of order: a line an entry from now on */
+    int rc = data_alloc((void **)&c->line, c->cap, sizeof(*c->line));
+    if (rc)
+        return rc;
+    for (int64_t r = 0; r < c->nruns; r++) {
+        int64_t end = r + 1 < c->nruns ? c->runs[2 * r + 2] : c->n;
+        for (int64_t k = c->runs[2 * r]; k < end; k++)
+            c->line[k] = c->runs[2 * r + 1] + (k - c->runs[2 * r]);
+    }
+    ptm_free(c->runs);
+    c->runs = NULL;
+    c->nruns = c->runcap = 0;
+    c->line[c->n] = line;
     return 0;
 }
 
@@ -547,6 +575,7 @@ void data_coo_release(struct data_coo *c)
     ptm_free(c->col);
     ptm_free(c->val);
     ptm_free(c->line);
+    ptm_free(c->runs);
     memset(c, 0, sizeof(*c));
 }
 

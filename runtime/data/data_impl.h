@@ -233,11 +233,17 @@ void data_shrink(void **p, int64_t n, size_t elem);
 
 /* ---- COO ---------------------------------------------------------------- */
 
-/* Entries in file order, with the line of each for duplicate reports. */
+/* Entries in file order, with the line of each for duplicate reports.
+ * While the entries come in strict (row, col) order (a CSR as it is, no
+ * duplicate) the lines are kept as runs of consecutive lines, a few for a
+ * whole file; the first entry out of that order turns them into a line an
+ * entry, which the sort then needs. */
 struct data_coo {
     int32_t *row, *col;
     double *val;
-    int64_t *line;
+    int64_t *line;    /* cap: entry k's line, once unsorted_rc; else NULL */
+    int64_t *runs;    /* 2 nruns: (first entry, its line) of each run, until then */
+    int64_t nruns, runcap;
     int64_t n, cap;
     int64_t hint;     /* expected final n (the header's); growth stops there first */
     bool unsorted_rc; /* not strictly increasing by (row, col) */
@@ -245,6 +251,9 @@ struct data_coo {
 };
 
 int data_coo_push_slow(struct data_coo *c);
+/* The line of entry n when it does not continue the last run, or when the
+ * entries just left (row, col) order. Returns 0 or PTM_ENOMEM. */
+int data_coo_line_slow(struct data_coo *c, int64_t line);
 static inline int data_coo_push(struct data_coo *c, int32_t r, int32_t k, double v, int64_t line)
 {
     if (c->n == c->cap) {
@@ -257,10 +266,17 @@ static inline int data_coo_push(struct data_coo *c, int32_t r, int32_t k, double
         c->unsorted_rc |= r < pr || (r == pr && k <= pk);
         c->unsorted_cr |= k < pk || (k == pk && r <= pr);
     }
+    if (c->line) {
+        c->line[c->n] = line;
+    } else if (c->unsorted_rc || c->nruns == 0 ||
+               line != c->runs[2 * c->nruns - 1] + (c->n - c->runs[2 * c->nruns - 2])) {
+        int rc = data_coo_line_slow(c, line);
+        if (rc)
+            return rc;
+    }
     c->row[c->n] = r;
     c->col[c->n] = k;
     c->val[c->n] = v;
-    c->line[c->n] = line;
     c->n++;
     return 0;
 }

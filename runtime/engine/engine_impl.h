@@ -54,7 +54,7 @@ struct rt_round {
     size_t n;        /* blocks */
     int64_t *blocks; /* n of the scheduled block set, 0-based */
     int64_t *off;    /* n + 1: block i's variables are vars[off[i] .. off[i+1]) */
-    int64_t *vars;   /* element indices of the scheduled parameter */
+    int64_t *vars;   /* element indices of the scheduled parameter (a rotation: none, nvars 0) */
     size_t nvars;
     double *change; /* nvars: new - old, once committed */
     size_t *part;   /* G + 1: the scheduler gives worker g (of run->G) blocks
@@ -388,7 +388,8 @@ struct ptm_run {
     int64_t clock_period;     /* RT_CLOCKS: the longest phase, or 0 (no bound) */
     int64_t anchor_every;     /* RT_CLOCKS: sweeps between the rule's anchors, or 0 */
     bool batch;               /* RT_CLOCKS: rounds are the rule's batch() calls */
-    double *last_delta; /* every variable's last change (kept under track_delta) */
+    double *last_delta; /* every variable's last change (kept under track_delta; a
+                           rotation without it has none: NULL) */
     double *bchange;    /* each of a round's blocks: the Euclidean norm of its changes */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */

@@ -175,25 +175,18 @@ int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int
     return t->len;
 }
 
-/* On one rank, row i of a parameter where it lives: its table, or the
- * worker's rows that hold it (*q, the worker of the last row asked for,
- * starts at 0; rows are asked for in order). No copy is made, so writing
- * a large table takes no memory of its own. */
-static const double *held_row(const struct ptm_run *run, const struct rt_param *t, int32_t param,
-                              int64_t i, int *q)
+/* Rows of cols values, a row a line, tab-separated. */
+static void write_rows(FILE *f, const double *v, int64_t rows, int64_t cols)
 {
-    if (t->val)
-        return t->val + i * t->cols;
-    while (*q < run->P - 1 && i >= run->w[*q].hi)
-        (*q)++;
-    const struct rt_worker *w = &run->w[*q];
-    return w->local[param] + (i - w->lo) * t->cols;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            fprintf(f, "%.17g%c", v[i * cols + j], j + 1 < cols ? '\t' : '\n');
 }
 
 /* Write one parameter to path via a temporary file: a row a line, the
  * columns of a matrix separated by tabs. With several ranks every rank
  * calls it (a sharded parameter is gathered to rank 0) and rank 0 writes;
- * on one rank the values are written from where they are. */
+ * otherwise the values are written where they are, with no copy. */
 static int write_tsv(const struct ptm_run *run, int32_t param, const char *path, char *err,
                      size_t errlen)
 {
@@ -202,10 +195,19 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     if (run->nranks > 1 && !gather && run->rank != 0)
         return 0;
     double *v = NULL;
-    if (run->nranks > 1) {
+    if (gather) {
         v = rt_zalloc((size_t)t->len, sizeof(double));
-        double *mine = gather ? rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double)) : NULL;
-        if (!v || (gather && !mine)) {
+        double *mine = rt_zalloc((size_t)(run->nrows * t->cols), sizeof(double));
+        if (!v || !mine) {
+            ptm_free(v);
+            ptm_free(mine);
+            snprintf(err, errlen, "cannot write '%s': out of memory", path);
+            return PTM_ENOMEM;
+        }
+        ptm_run_param(run, param, mine, run->nrows * t->cols);
+        ptm_comm_gather(mine, run->nrows * t->cols, v);
+        ptm_free(mine);
+        if (run->rank != 0) {
             ptm_free(v);
             ptm_free(mine);
             snprintf(err, errlen, "cannot write '%s': out of memory", path);
@@ -226,11 +228,11 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     struct ptm_wfile w;
     int rc = ptm_wfile_open(&w, path);
     if (rc == 0) {
-        int q = 0;
-        for (int64_t i = 0; i < t->rows; i++) {
-            const double *row = v ? v + i * t->cols : held_row(run, t, param, i, &q);
-            for (int64_t j = 0; j < t->cols; j++)
-                fprintf(w.f, "%.17g%c", row[j], j + 1 < t->cols ? '\t' : '\n');
+        if (v || t->val) {
+            write_rows(w.f, v ? v : t->val, t->rows, t->cols);
+        } else {
+            for (int p = 0; p < run->P; p++)
+                write_rows(w.f, run->w[p].local[param], run->w[p].hi - run->w[p].lo, t->cols);
         }
         rc = ptm_wfile_commit(&w);
     } else {
@@ -243,8 +245,24 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
     return rc;
 }
 
+/* Count the values of v[0 .. n) that are not finite, element `base` of
+ * the parameter first; the first such in *first and *at. */
+static void count_bad(const double *v, int64_t n, int64_t base, int64_t *bad, int64_t *first,
+                      double *at)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) {
+            if (*first < 0) {
+                *first = base + i;
+                *at = v[i];
+            }
+            (*bad)++;
+        }
+}
+
 /* Every value an output would write is a finite number: else nothing is
- * written (a NaN from a hook, an update that diverged). A collective call
+ * written (a NaN from a hook, an update that diverged). Read where the
+ * values are (ptm_run_param()'s order), with no copy. A collective call
  * under MPI (the count is summed over ranks). */
 static int check_finite(const struct ptm_run *run, char *err, size_t errlen)
 {
@@ -253,35 +271,18 @@ static int check_finite(const struct ptm_run *run, char *err, size_t errlen)
         const struct rt_param *t = &run->params[param];
         int64_t bad = 0, first = -1;
         double at = 0;
-        if (run->nranks == 1) { /* where the values are, without a copy */
-            int q = 0;
-            for (int64_t i = 0; i < t->rows; i++) {
-                const double *row = held_row(run, t, param, i, &q);
-                for (int64_t j = 0; j < t->cols; j++)
-                    if (!isfinite(row[j])) {
-                        if (first < 0) {
-                            first = i * t->cols + j;
-                            at = row[j];
-                        }
-                        bad++;
-                    }
-            }
-        } else {
+        if (t->val) {
+            /* a sharded parameter holds this rank's rows */
             int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
-            double *v = rt_zalloc((size_t)(held ? held : 1), sizeof(double));
-            if (!v) {
-                snprintf(err, errlen, "out of memory");
-                return PTM_ENOMEM;
+            count_bad(t->val, held, 0, &bad, &first, &at);
+        } else {
+            int64_t base = 0;
+            for (int p = 0; p < run->P; p++) {
+                const struct rt_worker *w = &run->w[p];
+                int64_t m = (w->hi - w->lo) * t->cols;
+                count_bad(w->local[param], m, base, &bad, &first, &at);
+                base += m;
             }
-            ptm_run_param(run, param, v, held);
-            for (int64_t i = 0; i < held; i++)
-                if (!isfinite(v[i])) {
-                    if (first < 0)
-                        first = i;
-                    bad++;
-                }
-            at = first >= 0 ? v[first] : 0;
-            ptm_free(v);
         }
         int64_t total = run->nranks > 1 ? ptm_comm_sum_i64(bad) : bad;
         if (total == 0)

@@ -808,7 +808,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             to_policy_order(run, rd);
         if (run->expand_late) { /* each worker fills its share: expand_share() */
             rd->nvars = rd->n;
-        } else if (run->rule->kind == RT_ROTATION) { /* blocks alone (rt_make_schedule) */
+        } else if (run->rule->kind == RT_ROTATION) { /* no list: see rt_make_schedule() */
             rd->nvars = 0;
         } else {
             rt_expand_round(run, rd);

@@ -249,9 +249,10 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
             return PTM_EINVAL;
         }
     }
-    if (!run->track_delta) { /* nothing reads the last changes: no room for them */
-        ptm_free(run->last_delta);
-        run->last_delta = NULL;
+    if (run->track_delta && !run->last_delta) { /* see make_blocks() */
+        run->last_delta = rt_zalloc((size_t)run->params[run->sparam].len, sizeof(double));
+        if (!run->last_delta)
+            return PTM_ENOMEM;
     }
     if (!need)
         return 0;
@@ -446,17 +447,17 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         return rc;
     }
     size_t cap = run->sched->cap(run->sched_state);
-    /* A rotation's round is its blocks alone: each worker writes the block
-     * it holds, so no round lists its variables or their new values (for
-     * LDA and MF those lists would be as large as the scheduled parameter,
-     * three times over). */
-    size_t maxvars = run->rule->kind == RT_ROTATION ? 0 : cap * (size_t)run->bvars;
+    size_t maxvars = cap * (size_t)run->bvars;
+    /* A rotation's workers write the blocks they hold in place: its rounds
+     * list no variables, changes or new values (as large as the scheduled
+     * parameter, three times over). */
+    size_t listed = run->rule->kind == RT_ROTATION ? 0 : maxvars;
     for (int i = 0; i < 3; i++) {
         struct rt_round *rd = i < 2 ? &run->rounds[i] : &run->canon;
         rd->blocks = rt_zalloc(cap, sizeof(int64_t));
         rd->off = rt_zalloc(cap + 1, sizeof(int64_t));
-        rd->vars = rt_zalloc(maxvars, sizeof(int64_t));
-        rd->change = rt_zalloc(maxvars, sizeof(double));
+        rd->vars = rt_zalloc(listed, sizeof(int64_t));
+        rd->change = rt_zalloc(listed, sizeof(double));
         rd->part = rt_zalloc((size_t)run->G + 1, sizeof(size_t));
         rd->order = rt_zalloc(cap, sizeof(size_t));
         if (!rd->blocks || !rd->off || !rd->vars || !rd->change || !rd->part || !rd->order)
@@ -467,7 +468,7 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
     run->bchange = rt_zalloc(cap, sizeof(double));
     if (run->nranks > 1) {
         run->say_cap = cap;
-        run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1 + maxvars, sizeof(int64_t));
+        run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1 + listed, sizeof(int64_t));
         if (!run->say)
             return PTM_ENOMEM;
     }
@@ -479,7 +480,7 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         for (int64_t b = 0; b < run->nblocks; b++)
             run->holder[b] = -1;
     }
-    run->newval = rt_zalloc(maxvars, sizeof(double));
+    run->newval = rt_zalloc(listed, sizeof(double));
     run->zcap = run->rule->zcap(run, cap, maxvars);
     run->zsum = rt_zalloc(run->zcap, sizeof(double));
     if (!run->bchange || !run->newval || !run->zsum)

@@ -743,6 +743,10 @@ static int make_blocks(struct ptm_run *run, char *err, size_t errlen)
                     : run->bs->axis == PLAN_AXIS_ROWS ? t->cols
                                                        : t->rows;
     run->bvars = run->bsize * width; /* the most variables a block has */
+    /* A rotation commits no changes: its last changes are kept only when
+     * the schedule reads them (rt_make_schedule() allocates them then). */
+    if (run->rule && run->rule->kind == RT_ROTATION && !run->split)
+        return 0;
     run->last_delta = rt_zalloc((size_t)t->len, sizeof(double));
     return run->last_delta ? 0 : PTM_ENOMEM;
 }

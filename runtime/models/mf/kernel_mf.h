@@ -20,12 +20,12 @@
  * block b = (p + t) mod P alone; a sweep is P rounds, in which every
  * (shard, block) pair meets once.
  *
- * A worker's ratings are grouped once, before the first round, into a
- * struct mf_grid: for each block b, the entries of the shard whose column
- * falls in b (a "cell"), with row and column local to the shard and the
- * block. Kernels then run over one cell a call, touching only the
- * shard's rows of W and the held block's rows of H: two workers in one
- * round never write the same variable, and no call takes a lock.
+ * A worker's ratings are indexed once, before the first round, by a
+ * struct mf_grid: for each block b, where each row of the shard's CSR
+ * enters and leaves b (a "cell" is those runs, row by row); the ratings
+ * stay in R, not copied. Kernels then run over one cell a call, touching
+ * only the shard's rows of W and the held block's rows of H: two workers
+ * in one round never write the same variable, and no call takes a lock.
  *
  * SGD (mf_sgd). The sum splits into one term per observed entry,
  *     f = sum over (i, j) of (r_ij - w_i . h_j)^2
@@ -39,9 +39,8 @@
  * which is -eta/2 times the gradient of the entry's term (the factor 2 is
  * in eta, as LIBMF writes it). The step size of sweep e (e = t / P sweeps
  * completed) is eta = rate * decay^e (mf_step()). A cell's entries are
- * visited in the grid's order: by row, then column (MF_ORDER_ROWS, the
- * cache-friendly order LIBMF uses within a block) or shuffled once with a
- * fixed seed (MF_ORDER_SHUFFLE, DSGD's order). Per round, worker p:
+ * visited in the grid's order: by row, then column (the cache-friendly
+ * order LIBMF uses within a block). Per round, worker p:
  *     mf_sgd_cell(&grid_p, b, rank, mf_step(rate, decay, t / P),
  *                 W_p, H + block_lo[b] * rank, rw_p, rh + block_lo[b])
  * with rw_p and rh from mf_reg_rows() and mf_reg_cols() (set-up). Under
@@ -110,41 +109,43 @@
 #include "data.h"
 #include "vec4.h"
 
-/* One rating of a cell. */
-struct mf_entry {
-    uint32_t i; /* row within the shard: W_p[i] */
-    uint32_t j; /* column within the block: Hb[j] */
-    double r;   /* the rating */
-};
-
-/* The order of the entries within a cell. */
-enum mf_order {
-    MF_ORDER_ROWS,    /* by row, then column */
-    MF_ORDER_SHUFFLE, /* shuffled once, from a seed */
-};
-
-/* One worker's ratings by column block. */
+/* One worker's ratings by column block: no copy of them, an index into
+ * the rows lo .. hi-1 of R's CSR. Within a row the columns increase, so
+ * the ratings of row i that fall in block b are one run of the row:
+ * positions at[b * nrows + i] .. at[(b + 1) * nrows + i] - 1 of col and
+ * val. Cell b (the shard against block b) is those runs, row by row. */
 struct mf_grid {
     int64_t nrows;      /* rows of the shard */
     int64_t ncols;      /* columns of R */
     int64_t nnz;        /* entries of the shard */
     int nblocks;        /* P */
     int64_t *block_lo;  /* nblocks + 1: block b is columns block_lo[b] .. block_lo[b+1]-1; owned */
-    int64_t *cell;      /* nblocks + 1: cell b is e[cell[b] .. cell[b+1]); owned */
-    struct mf_entry *e; /* nnz; owned */
+    int64_t *cell;      /* nblocks + 1: cell b has cell[b+1] - cell[b] entries; owned */
+    int64_t *at;        /* (nblocks + 1) * nrows: where row i enters block b (above); owned */
+    const int32_t *col; /* nnz: R's columns of the shard (global), from R->colind; borrowed */
+    const double *val;  /* nnz: its ratings, from R->val; borrowed */
 };
+
+/* The first and one past the last position of row i's ratings in cell b,
+ * into g->col and g->val. */
+static inline int64_t mf_cell_lo(const struct mf_grid *g, int b, int64_t i)
+{
+    return g->at[(int64_t)b * g->nrows + i];
+}
+static inline int64_t mf_cell_hi(const struct mf_grid *g, int b, int64_t i)
+{
+    return g->at[(int64_t)(b + 1) * g->nrows + i];
+}
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-/* Group rows lo .. hi-1 of R (0 <= lo <= hi <= R->nrows) into nblocks
- * column blocks cut as ptm_shard_even(R->ncols, nblocks) cuts them, in
- * `order` (MF_ORDER_SHUFFLE: a Fisher-Yates shuffle of each cell from
- * seed; the same seed gives the same order everywhere). Time and memory
- * linear in the shard's entries. Returns 0, PTM_EINVAL (nblocks < 1 or
- * more blocks than columns, a bad range) or PTM_ENOMEM; g is then empty.
- * Caller frees with mf_grid_release(). */
-int mf_grid_build(struct mf_grid *g, const struct ptm_csr *R, int64_t lo, int64_t hi, int nblocks,
-                  enum mf_order order, uint64_t seed);
+/* Index rows lo .. hi-1 of R (0 <= lo <= hi <= R->nrows) by the nblocks
+ * column blocks ptm_shard_even(R->ncols, nblocks) cuts. The grid borrows
+ * R's columns and ratings: R must outlive it, unchanged. Time linear in
+ * the shard's entries, memory (nblocks + 1) * (hi - lo) indexes. Returns
+ * 0, PTM_EINVAL (nblocks < 1 or more blocks than columns, a bad range) or
+ * PTM_ENOMEM; g is then empty. Caller frees with mf_grid_release(). */
+int mf_grid_build(struct mf_grid *g, const struct ptm_csr *R, int64_t lo, int64_t hi, int nblocks);
 void mf_grid_release(struct mf_grid *g);
 
 /* rw[i] = reg / n_i for the shard's rows, n_i the row's ratings (0 for an
@@ -210,10 +211,10 @@ struct mf_ccd_phase {
  * at t = 0) for P workers, a rank and `inner` passes per factor (>= 1). */
 void mf_ccd_phase(int64_t t, int P, int64_t rank, int inner, struct mf_ccd_phase *ph);
 
-/* A worker's CCD++ state: the residual of each grid entry, and the
+/* A worker's CCD++ state: the residual of each rating, and the
  * accumulators of its rows. */
 struct mf_ccd {
-    double *res;  /* g->nnz: r_ij minus the factors not open; owned */
+    double *res;  /* g->nnz: r_ij minus the factors not open, as g->val is laid out; owned */
     double *wacc; /* 2 nrows: numerator, denominator per row; owned */
     double *hk;   /* 2 * the largest block: H[:, k] and H[:, prev] of the held block; owned */
 };

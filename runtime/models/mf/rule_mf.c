@@ -9,7 +9,8 @@
  * (p + t) mod P, and the worker runs the kernel over the ratings of its
  * shard in that block, writing its rows of W and the block's rows of H:
  * no two workers write the same variable in a round, so there is no pull
- * and no lock. The ratings are grouped by block once, at set-up.
+ * and no lock. The ratings are indexed by block once, at set-up, where R
+ * holds them (no copy: R lives as long as the run).
  */
 #include <math.h>
 #include <stdio.h>
@@ -115,8 +116,7 @@ static int mf_setup(struct ptm_run *run, char *err, size_t errlen)
             break;
         }
         wk->kernel = m;
-        rc = mf_grid_build(&m->g, &R->csr, wk->lo, wk->hi, run->G, MF_ORDER_ROWS,
-                           run->seed + (uint64_t)wk->gid);
+        rc = mf_grid_build(&m->g, &R->csr, wk->lo, wk->hi, run->G);
         if (rc != 0)
             break;
         m->rw = rt_zalloc((size_t)(wk->hi - wk->lo), sizeof(double));
@@ -237,8 +237,8 @@ static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 
 /* Checkpoints (rt_rule's state), between rounds. SGD with fixed steps
  * keeps nothing of its own that changes: W and H are the engine's, the
- * step size follows from run->round, and the grid's order (a shuffle from
- * the seed, if any) and the penalties' weights are set-up's. With adaptive
+ * step size follows from run->round, and the grid's index and the
+ * penalties' weights are set-up's. With adaptive
  * steps it keeps the accumulated squared gradients of every worker's rows
  * of W and of every row of H (the latter travel with H's blocks, as CCD++'s
  * H accumulators below). CCD++ keeps, per worker, the
@@ -252,7 +252,7 @@ static int mf_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 static void mf_state(struct ptm_run *run, struct ptm_ckpt *ck)
 {
     struct mf_state *s = run->rule_state;
-    ptm_ck_tag(ck, s->ccd ? "rule mf_ccd" : "rule mf_sgd");
+    ptm_ck_tag(ck, s->ccd ? "rule mf_ccd, residuals in R's order" : "rule mf_sgd");
     ptm_ck_size(ck, run->P, "workers");
     ptm_ck_size(ck, s->rank, "rank");
     if (!s->ccd)
