@@ -24,7 +24,7 @@ static const struct builtin_opt lasso_cd_opts[] = {
     OPT_WORD("within", "parallel", "parallel|sequential"),
     /* within = sequential on several workers: the fewest non-zeros of a
      * round's columns for it to be split among them (rule_lasso.c) */
-    OPT_WHOLE("split_min", "262144", 0, 1e15),
+    OPT_WHOLE("split_min", "16777216", 0, 1e15),
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("beta", BOPT_PARAM, "beta"),

@@ -178,9 +178,13 @@ struct lasso_rk {
  * split saves at most a quarter of a round on two workers, and pays three
  * meetings of the workers (the phase and two barriers, tens of
  * microseconds each on a virtual machine) and the shares' interference.
- * The default, 2^18 non-zeros, is about half a millisecond of work, of
- * which a split saves at most 0.13 ms. */
-#define SPLIT_MIN_NNZ ((int64_t)1 << 18)
+ * On two virtual cores no split was measured to pay (bench/RESULTS.md,
+ * Schedulers / Workers: the tall data's rounds of 320,000 and 1.6 million
+ * non-zeros ran 1.2 to 1.6 times slower split than alone), so the default,
+ * 2^24 non-zeros (about 30 ms of work alone), leaves only rounds so large
+ * that every fixed cost of a split is amortized; split_min = 0 or a lower
+ * value tries more. */
+#define SPLIT_MIN_NNZ ((int64_t)1 << 24)
 
 /* The residual worker w reads and writes. */
 static double *resid(const struct lasso_state *k, const struct rt_worker *w)
