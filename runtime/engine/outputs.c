@@ -209,20 +209,7 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
         ptm_free(mine);
         if (run->rank != 0) {
             ptm_free(v);
-            ptm_free(mine);
-            snprintf(err, errlen, "cannot write '%s': out of memory", path);
-            return PTM_ENOMEM;
-        }
-        if (gather) {
-            ptm_run_param(run, param, mine, run->nrows * t->cols);
-            ptm_comm_gather(mine, run->nrows * t->cols, v);
-            ptm_free(mine);
-            if (run->rank != 0) {
-                ptm_free(v);
-                return 0;
-            }
-        } else {
-            ptm_run_param(run, param, v, t->len);
+            return 0;
         }
     }
     struct ptm_wfile w;
