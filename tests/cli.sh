@@ -838,6 +838,24 @@ output beta to "beta.tsv"
 EOF
 limited() { (case "$PTM" in *build/*) ;; *) ulimit -v 4000000 ;; esac; "$PTM" "$@") >"$T/out" 2>"$T/err"; rc=$?; }
 
+begin "run: the memory plan counts a rotation's scheduled parameter once (a rotation keeps no changes of it)"
+mkdir -p "$T/rot"
+printf '%%%%MatrixMarket matrix coordinate real general\n1 100000000 1\n1 1 3.5\n' >"$T/rot/r.mtx"
+cat >"$T/rot/j.ptm" <<'EOF'
+job mf
+data R : sparse matrix from "r.mtx" format mm shard rows
+param W : matrix[rows(R), 10] = random(0.1) shard like R
+param H : matrix[cols(R), 10] = random(0.1)
+blocks hb = H rows into workers
+schedule rotation over hb
+update builtin mf_sgd { rate = 0.2, reg = 0.05 }
+stop when sweeps >= 1
+EOF
+limited run --workers 1 --memory-limit 1G "$T/rot/j.ptm"
+want_rc 1
+err_has "the job needs 8.2 GiB (the largest part, parameter 'H': 100000000 x 10 values, 7.45 GiB), more than the 1 GiB --memory-limit allows"
+end
+
 begin "run: a 15-byte libsvm file that claims 2^31 columns (or 10^8 without --memory-limit) is refused by the memory plan, with its largest part"
 limited run --workers 1 --memory-limit 1G "$T/claim/j.ptm"
 want_rc 1

@@ -473,9 +473,13 @@ void ptm_mem_param(struct ptm_mem *m, const struct ptm_plan *plan, int32_t p, do
     int32_t over = plan->schedule.over;
     bool sched = over >= 0 && (uint32_t)over < plan->nblocksets &&
                  plan->blocksets[over].param == p;
-    ptm_mem_add(m, rows * cols * sizeof(double) * (sched ? 2 : 1),
+    /* the scheduled one's last changes, which a rotation does not keep
+     * (make_blocks; unless its schedule reads delta(), rare enough for a
+     * floor) */
+    bool twice = sched && plan->schedule.policy != PLAN_POLICY_ROTATION;
+    ptm_mem_add(m, rows * cols * sizeof(double) * (twice ? 2 : 1),
                 "parameter '%s': %.0f x %.0f values%s", pp->name, rows, cols,
-                sched ? " and their changes" : "");
+                twice ? " and their changes" : "");
     if (!sched || plan->schedule.policy == PLAN_POLICY_DATA_PARALLEL || !(count >= 1))
         return;
     /* the blocks as make_blocks cuts them */
@@ -496,9 +500,9 @@ double ptm_mem_claim_cap(double data_bytes)
 
 /* The memory plan: after the data is read and before anything is sized
  * by it, what the parameter tables (a sharded one this rank's rows; the
- * scheduled one twice, for the changes kept of it), the schedule's state
- * of its blocks and the column indexes of the sparse data will take on
- * this process, against --memory-limit or the memory the machine has
+ * scheduled one twice, for the changes kept of it, but under rotation),
+ * the schedule's state of its blocks and the column indexes of the sparse
+ * data will take on this process, against --memory-limit or the memory the machine has
  * available. Over it, the run is refused with the estimate and its
  * largest part. Without --memory-limit, a job whose data files are small
  * may not claim much more (ptm_mem_claim_cap: a 15-byte libsvm row can
