@@ -497,11 +497,7 @@ static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sch
     out->alone = false;
     if (ptm_sched_alone(s->alone, s->P, kept, nk)) {
         /* the caller runs it on the first worker alone: nothing to deal */
-        memcpy(out->blocks, kept, nk * sizeof(int64_t));
-        out->part[0] = 0;
-        for (size_t p = 1; p <= P; p++)
-            out->part[p] = nk;
-        out->alone = true;
+        ptm_sched_deal_first(out, kept, nk, s->P);
     } else if (P == 1 || !(s->balance && s->cost)) {
         /* one worker; or balance false, or equal costs, where the least
          * loaded worker is always the next one in turn: kept[i] goes to

@@ -611,6 +611,15 @@ static int64_t split_min(const struct lasso_state *k)
     return k->x->nrows > k->split_min ? k->x->nrows : k->split_min;
 }
 
+/* SEQP: whether the columns vars[0 .. n) hold fewer non-zeros than
+ * split_min(); n columns of at most col_max non-zeros need no sum when
+ * that is few. */
+static bool small_round(const struct lasso_state *k, const int64_t *vars, size_t n)
+{
+    return (double)n * (double)k->col_max < (double)split_min(k) ||
+           cols_nnz(k->x, vars, n) < split_min(k);
+}
+
 /* SEQP: the round on the first worker alone, on r, one column after the
  * other in the policy's order (with a variable a block; else as dealt),
  * so that a run whose rounds all run alone takes the steps one worker
@@ -985,7 +994,7 @@ static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
         return k->wk[0].solo;
     if (k->solo_left > 0 || rd->alone)
         return true;
-    return cols_nnz(k->x, run->expand_late ? rd->blocks : rd->vars, rd->nvars) < split_min(k);
+    return small_round(k, run->expand_late ? rd->blocks : rd->vars, rd->nvars);
 }
 
 /* SEQP with a variable a block: a round whose columns hold fewer
@@ -994,11 +1003,7 @@ static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
 static bool lasso_alone_blocks(const struct ptm_run *run, const int64_t *blocks, size_t n)
 {
     const struct lasso_state *k = run->rule_state;
-    if (k->mode != SEQP)
-        return false;
-    /* n columns of at most col_max non-zeros: no sum needed when that is few */
-    double most = (double)n * (double)k->col_max;
-    return most < (double)split_min(k) || cols_nnz(k->x, blocks, n) < split_min(k);
+    return k->mode == SEQP && small_round(k, blocks, n);
 }
 
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
