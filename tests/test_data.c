@@ -32,6 +32,7 @@
 #include "data_impl.h"
 #include "ptm.h"
 #include "testutil.h"
+#include "wfile.h"
 
 /* A string literal and its length (it may hold NUL bytes). */
 #define LIT(s) s, sizeof(s) - 1
@@ -1103,6 +1104,50 @@ START_TEST(test_numbers_random)
 }
 END_TEST
 
+START_TEST(test_put_num)
+{
+    /* Outputs write numbers with ptm_fput_num: the text of "%.17g" for
+     * whole numbers (its own digits) and any other value, and that text
+     * reads back to the same bits. */
+    static const double edge[] = {0.0, -0.0, 1, -1, 9, 10, 99, 100, -12345, 1e15, -1e15,
+                                  9007199254740991.0, -9007199254740991.0, 9007199254740992.0,
+                                  9007199254740994.0, 1e16, 1e17, 1e300, -1e300, 0.5, -0.5,
+                                  0.1, 1.0000000000000002, 4294967296.0, 2147483648.0,
+                                  5e-324, 2.5e-308, 123456789012345.0};
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    double v[4096];
+    size_t n = 0;
+    for (size_t i = 0; i < PTM_ARRAY_LEN(edge); i++)
+        v[n++] = edge[i];
+    uint64_t s = 0x2545f4914f6cdd1du;
+    while (n < PTM_ARRAY_LEN(v)) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        int kind = (int)(s % 4);
+        uint64_t u = s >> 8;
+        double x = kind == 0 ? (double)(u % 1000)               /* small counts */
+                   : kind == 1 ? (double)(int64_t)(u >> 2) - 1e15 /* large, both signs */
+                   : kind == 2 ? ldexp((double)(u >> 11), -(int)(s % 60)) /* fractions */
+                               : (double)(u % 2000000) / 7.0;
+        v[n++] = x;
+    }
+    for (size_t i = 0; i < n; i++)
+        ptm_fput_num(f, v[i], i % 3 == 2 ? '\n' : '\t');
+    rewind(f);
+    for (size_t i = 0; i < n; i++) {
+        char want[64], got[64];
+        snprintf(want, sizeof(want), "%.17g%c", v[i], i % 3 == 2 ? '\n' : '\t');
+        size_t len = strlen(want);
+        ck_assert_uint_eq(fread(got, 1, len, f), len);
+        got[len] = '\0';
+        ck_assert_msg(strcmp(got, want) == 0, "%.17g: wrote '%s'", v[i], got);
+        ck_assert(same_bits(strtod(got, NULL), v[i]));
+    }
+    ck_assert_int_eq(fgetc(f), EOF);
+    fclose(f);
+}
+END_TEST
+
 /* ---- conversions and sharding ------------------------------------------- */
 
 START_TEST(test_convert)
@@ -1419,6 +1464,7 @@ static Suite *data_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_numbers);
     tcase_add_loop_test(tc, test_numbers_random, 0, 4);
+    tcase_add_test(tc, test_put_num);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("label column");

@@ -6,8 +6,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -168,4 +170,26 @@ void ptm_wfile_abort(struct ptm_wfile *w)
         remove(w->tmp);
     release(w);
     errno = saved;
+}
+
+void ptm_fput_num(FILE *f, double v, char end)
+{
+    /* |v| < 2^53: 16 digits at most, which %.17g writes in full, with
+     * neither a point nor an exponent */
+    if (!(fabs(v) < 9007199254740992.0) || v != (double)(int64_t)v) {
+        fprintf(f, "%.17g%c", v, end);
+        return;
+    }
+    char buf[24], *p = buf + sizeof(buf);
+    *--p = end;
+    int64_t i = (int64_t)v;
+    uint64_t u = i < 0 ? (uint64_t)-i : (uint64_t)i;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (signbit(v)) /* -0 too, as %.17g writes it */
+        *--p = '-';
+    while (p < buf + sizeof(buf)) /* one writer: no lock a character */
+        putc_unlocked(*p++, f);
 }

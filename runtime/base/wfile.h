@@ -35,4 +35,10 @@ int ptm_wfile_commit(struct ptm_wfile *w);
 /* Give up: close, remove the temporary file, free. Keeps errno. */
 void ptm_wfile_abort(struct ptm_wfile *w);
 
+/* v as "%.17g" writes it (read back, the same bits), then the character
+ * end. A whole number below 2^53 (counts, indices) is written without
+ * printf, which spends a microsecond a number on the conversion: the
+ * same text, at a tenth of the cost. */
+void ptm_fput_num(FILE *f, double v, char end);
+
 #endif

@@ -180,7 +180,7 @@ static void write_rows(FILE *f, const double *v, int64_t rows, int64_t cols)
 {
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++)
-            fprintf(f, "%.17g%c", v[i * cols + j], j + 1 < cols ? '\t' : '\n');
+            ptm_fput_num(f, v[i * cols + j], j + 1 < cols ? '\t' : '\n');
 }
 
 /* Write one parameter to path via a temporary file: a row a line, the

@@ -14,6 +14,7 @@
 #include "engine_impl.h"
 #include "model.h"
 #include "ptm.h"
+#include "wfile.h"
 
 int ptm_predict_init(struct ptm_predict *pr, struct ptm_data_diags *dg)
 {
@@ -393,6 +394,6 @@ int ptm_predict_write(struct ptm_predict *pr, const double *v, int64_t n)
     if (!pr->out)
         return 0;
     for (int64_t i = 0; i < n; i++)
-        fprintf(pr->out, "%.17g\n", v[i]);
+        ptm_fput_num(pr->out, v[i], '\n');
     return ferror(pr->out) ? PTM_EIO : 0;
 }
