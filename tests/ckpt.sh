@@ -486,7 +486,7 @@ if $mpi_tests; then
     mkdir -p "$M/a" "$M/b" "$M/k"
     # the pid of rank R of the run whose checkpoints go to DIR (a word of its command line)
     rank_pid() {
-        for p in $(pgrep -f "ptm run.*$2"); do
+        for p in $(pgrep -f "${PTM##*/} run.*$2"); do
             tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
                 echo "$p" && return
         done

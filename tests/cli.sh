@@ -3407,7 +3407,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         >"$T/out" 2>"$T/err" &
     mpid=$!
     sleep 2
-    victim=$(pgrep -f "ptm run --quiet --workers 1 $T/mpi/long.ptm" | tail -n 1)
+    victim=$(pgrep -f "${PTM##*/} run --quiet --workers 1 $T/mpi/long.ptm" | tail -n 1)
     [ -n "$victim" ] && kill -9 "$victim"
     t0=$(date +%s)
     wait "$mpid"
