@@ -624,53 +624,83 @@ START_TEST(test_lda)
              "output nwk to \"nwk.tsv\"\n",
              LDA_TOPICS, lda_cases[_i].consistency, lda_cases[_i].sampler);
     struct ptm_plan *plan = compile_text(text);
-    struct ptm_run *run = run_plan(plan, lda_cases[_i].P);
-    size_t nh;
-    const double *h = ptm_run_history(run, &nh);
-    ck_assert_uint_ge(nh, 3);
-    ck_assert_msg(h[nh - 1] > h[0] + 0.1, "log-likelihood per token %g -> %g", h[0], h[nh - 1]);
-
-    /* learned topics, matched greedily to the planted ones */
+    /* Two chains (seeds 1 and 2): on a corpus this small a Gibbs chain
+     * may settle in a mode that merges two planted topics (one chain in 10
+     * to 15 on 2 workers, in 20 on 1), a local maximum of lower
+     * likelihood; the chain of higher log-likelihood must have found the
+     * planted topics, and every chain's log-likelihood must rise. */
     static double nwk[LDA_WORDS * LDA_TOPICS], truth[LDA_TOPICS][LDA_WORDS];
-    ck_assert_int_eq(ptm_run_param(run, 0, nwk, LDA_WORDS * LDA_TOPICS), LDA_WORDS * LDA_TOPICS);
     FILE *f = fopen("lda/topics_true.tsv", "r");
     ck_assert_ptr_nonnull(f);
     for (int k = 0; k < LDA_TOPICS; k++)
         for (int w = 0; w < LDA_WORDS; w++)
             ck_assert_int_eq(fscanf(f, "%lf", &truth[k][w]), 1);
     fclose(f);
-    double learned[LDA_TOPICS][LDA_WORDS];
-    for (int k = 0; k < LDA_TOPICS; k++) {
-        double sum = 0;
-        for (int w = 0; w < LDA_WORDS; w++)
-            sum += nwk[w * LDA_TOPICS + k];
-        for (int w = 0; w < LDA_WORDS; w++)
-            learned[k][w] = sum > 0 ? nwk[w * LDA_TOPICS + k] / sum : 0;
-    }
-    bool used[LDA_TOPICS] = {false};
-    double total = 0;
-    for (int t = 0; t < LDA_TOPICS; t++) {
-        double best = 2;
-        int bk = -1;
+    struct ptm_run *best = NULL;
+    double best_ll = -INFINITY, best_tv = 2;
+    for (int chain = 0; chain < 2; chain++) {
+        struct ptm_run_opts o = {.workers = lda_cases[_i].P, .has_seed = true,
+                                 .seed = (uint64_t)chain + 1};
+        struct ptm_run *run = tu_run_new(plan, &o);
+        char msg[4096];
+        ck_assert_msg(ptm_run_exec(run, msg, sizeof(msg)) == 0, "ptm_run_exec: %s", msg);
+        size_t nh;
+        const double *h = ptm_run_history(run, &nh);
+        ck_assert_uint_ge(nh, 3);
+        ck_assert_msg(h[nh - 1] > h[0] + 0.1, "log-likelihood per token %g -> %g", h[0],
+                      h[nh - 1]);
+
+        /* learned topics, matched greedily to the planted ones */
+        ck_assert_int_eq(ptm_run_param(run, 0, nwk, LDA_WORDS * LDA_TOPICS),
+                         LDA_WORDS * LDA_TOPICS);
+        double learned[LDA_TOPICS][LDA_WORDS];
         for (int k = 0; k < LDA_TOPICS; k++) {
-            if (used[k])
-                continue;
-            double tv = 0;
+            double sum = 0;
             for (int w = 0; w < LDA_WORDS; w++)
-                tv += fabs(truth[t][w] - learned[k][w]);
-            if (tv / 2 < best) {
-                best = tv / 2;
-                bk = k;
-            }
+                sum += nwk[w * LDA_TOPICS + k];
+            for (int w = 0; w < LDA_WORDS; w++)
+                learned[k][w] = sum > 0 ? nwk[w * LDA_TOPICS + k] / sum : 0;
         }
-        used[bk] = true;
-        total += best;
+        bool used[LDA_TOPICS] = {false};
+        double total = 0;
+        for (int t = 0; t < LDA_TOPICS; t++) {
+            double bt = 2;
+            int bk = -1;
+            for (int k = 0; k < LDA_TOPICS; k++) {
+                if (used[k])
+                    continue;
+                double tv = 0;
+                for (int w = 0; w < LDA_WORDS; w++)
+                    tv += fabs(truth[t][w] - learned[k][w]);
+                if (tv / 2 < bt) {
+                    bt = tv / 2;
+                    bk = k;
+                }
+            }
+            used[bk] = true;
+            total += bt;
+        }
+        double mean_tv = total / LDA_TOPICS;
+        if (tu_verbose())
+            printf("lda %s %s P=%d seed %d: log-likelihood a token %.4f -> %.4f, topics matched "
+                   "at mean TV %.4f\n",
+                   lda_cases[_i].sampler, lda_cases[_i].consistency, lda_cases[_i].P, chain + 1,
+                   h[0], h[nh - 1], mean_tv);
+        if (h[nh - 1] > best_ll) {
+            best_ll = h[nh - 1];
+            best_tv = mean_tv;
+            ptm_run_free(best);
+            best = run;
+        } else {
+            ptm_run_free(run);
+        }
     }
-    double mean_tv = total / LDA_TOPICS;
-    ck_assert_msg(mean_tv < 0.15, "%s P=%d: planted topics matched with mean total variation %g",
-                  lda_cases[_i].sampler, lda_cases[_i].P, mean_tv);
+    ck_assert_msg(best_tv < 0.15,
+                  "%s P=%d: the chain of higher log-likelihood (%g) matched the planted topics "
+                  "with mean total variation %g",
+                  lda_cases[_i].sampler, lda_cases[_i].P, best_ll, best_tv);
     char err[512];
-    ck_assert_int_eq(ptm_run_write_outputs(run, err, sizeof(err)), 0);
+    ck_assert_int_eq(ptm_run_write_outputs(best, err, sizeof(err)), 0);
     f = fopen("nwk.tsv.top", "r");
     ck_assert_ptr_nonnull(f);
     int lines = 0, c;
@@ -678,12 +708,7 @@ START_TEST(test_lda)
         lines += c == '\n';
     fclose(f);
     ck_assert_int_eq(lines, LDA_TOPICS);
-    if (tu_verbose())
-        printf("lda %s %s P=%d: log-likelihood a token %.4f -> %.4f, topics matched at mean TV "
-               "%.4f\n",
-               lda_cases[_i].sampler, lda_cases[_i].consistency, lda_cases[_i].P, h[0], h[nh - 1],
-               mean_tv);
-    ptm_run_free(run);
+    ptm_run_free(best);
     plan_free(plan);
 }
 END_TEST

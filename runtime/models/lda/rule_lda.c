@@ -25,6 +25,7 @@
 #include "arena.h"
 #include "builtins.h"
 #include "ckpt.h"
+#include "comm.h"
 #include "engine_impl.h"
 #include "gen_lda.h"
 #include "kernel_lda.h"
@@ -123,7 +124,20 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     s->delta = rt_zalloc((size_t)s->K, sizeof(double));
     if (!s->bounds || !s->nwk || !s->base || !s->delta)
         return PTM_ENOMEM;
-    ptm_shard_even(s->W, run->G, s->bounds);
+    { /* blocks of about as many tokens, over all ranks */
+        int64_t *cnt = rt_zalloc((size_t)s->W + 1, sizeof(int64_t));
+        if (!cnt)
+            return PTM_ENOMEM;
+        const struct ptm_csr *c = &D->csr;
+        for (int64_t e = 0; e < c->rowptr[c->nrows]; e++)
+            cnt[c->colind[e] + 1] += (int64_t)c->val[e];
+        if (run->nranks > 1)
+            ptm_comm_sum_all_i64v(cnt + 1, (size_t)s->W);
+        for (int64_t w = 0; w < s->W; w++)
+            cnt[w + 1] += cnt[w];
+        ptm_shard_by_nnz(cnt, s->W, run->G, s->bounds);
+        ptm_free(cnt);
+    }
     const struct plan_option *od = rt_option(u, "ndk");
     if (od && od->kind == PLAN_VALUE_PARAM && od->ref >= 0 &&
         (uint32_t)od->ref < run->plan->nparams) {
