@@ -1237,6 +1237,23 @@ START_TEST(test_shard)
             ck_assert_msg(dev <= (double)maxrow * P, "P %d shard %d: %g nnz, ideal %g", P, p, shard,
                           (double)nnz / P);
         }
+        /* blocks for a rotation: never empty when there are enough items,
+         * and off the balanced cut only where it had an empty block */
+        int64_t cut[10];
+        ptm_cut_blocks(rowptr, r->nrows, P, cut);
+        ck_assert_int_eq(cut[0], 0);
+        ck_assert_int_eq(cut[P], r->nrows);
+        bool empty = false;
+        for (int p = 0; p < P; p++)
+            empty |= bounds[p + 1] == bounds[p];
+        for (int p = 0; p < P; p++) {
+            if (r->nrows >= P)
+                ck_assert_int_lt(cut[p], cut[p + 1]);
+            else
+                ck_assert_int_le(cut[p], cut[p + 1]);
+            if (!empty || r->nrows < P)
+                ck_assert_int_eq(cut[p + 1], bounds[p + 1]);
+        }
     }
     free(rowptr);
 }

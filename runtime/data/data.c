@@ -925,6 +925,19 @@ void ptm_shard_by_nnz(const int64_t *rowptr, int64_t nrows, int P, int64_t *boun
     bounds[P] = nrows;
 }
 
+void ptm_cut_blocks(const int64_t *cum, int64_t n, int P, int64_t *bounds)
+{
+    ptm_shard_by_nnz(cum, n, P, bounds);
+    if (n < P)
+        return;
+    for (int p = 1; p < P; p++) /* at least one item before each boundary */
+        if (bounds[p] < bounds[p - 1] + 1)
+            bounds[p] = bounds[p - 1] + 1;
+    for (int p = P - 1; p >= 1; p--) /* and one after it */
+        if (bounds[p] > bounds[p + 1] - 1)
+            bounds[p] = bounds[p + 1] - 1;
+}
+
 /* ---- data sets ---------------------------------------------------------- */
 
 int64_t ptm_dataset_rows(const struct ptm_dataset *ds)

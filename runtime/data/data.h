@@ -150,6 +150,12 @@ void ptm_shard_by_nnz(const int64_t *rowptr, int64_t nrows, int P, int64_t *boun
 /* The split of `shard rows` in spec/language.md: the first n mod P shards
  * hold ceil(n / P) rows, the others floor(n / P). */
 void ptm_shard_even(int64_t n, int P, int64_t *bounds);
+/* Blocks of consecutive items weighed by cum (prefix sums of their
+ * weights, n + 1 entries): as ptm_shard_by_nnz() cuts them, then moved
+ * just enough that no block is empty when n >= P (a heavy item may hold
+ * more than a P-th of the weight). For a rotation's blocks, which every
+ * worker must hold in turn. */
+void ptm_cut_blocks(const int64_t *cum, int64_t n, int P, int64_t *bounds);
 
 /* ---- data sets ---------------------------------------------------------- */
 

@@ -135,7 +135,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
             ptm_comm_sum_all_i64v(cnt + 1, (size_t)s->W);
         for (int64_t w = 0; w < s->W; w++)
             cnt[w + 1] += cnt[w];
-        ptm_shard_by_nnz(cnt, s->W, run->G, s->bounds);
+        ptm_cut_blocks(cnt, s->W, run->G, s->bounds);
         ptm_free(cnt);
     }
     const struct plan_option *od = rt_option(u, "ndk");
