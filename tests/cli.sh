@@ -903,6 +903,20 @@ esac
 [ "$(wc -l <"$T/claim/dense-beta.tsv")" -eq 12000 ] || no "beta.tsv does not have 12000 lines"
 end
 
+begin "run: lasso_cd with a cos() dependency says what finding the conflicts may cost; under within = sequential, that it needs none"
+awk 'BEGIN { srand(2); for (i = 1; i <= 2; i++) { printf "%d", i; for (j = 1; j <= 400; j++) printf " %d:%.3f", j, rand(); printf "\n" } }' \
+    >"$T/claim/wide2.svm"
+sed -e 's|"dense.svm"|"wide2.svm"|' -e 's|"dense-beta.tsv"|"wide2-beta.tsv"|' "$T/claim/dense.ptm" >"$T/claim/wide2.ptm"
+run run --quiet --workers 1 "$T/claim/wide2.ptm"
+want_rc 0
+err_has "note: the dependencies of 'coef' may cost up to 1.6e+05 products of X'X, about 100 sweeps of lasso_cd's updates (two passes over X's 800 non-zeros a sweep); with updates this cheap, within = sequential and no depend reaches the optimum sooner"
+sed -e 's|lambda = 0.1 }|lambda = 0.1, within = sequential }|' "$T/claim/wide2.ptm" >"$T/claim/wide2-seq.ptm"
+run run --quiet --workers 2 "$T/claim/wide2-seq.ptm"
+want_rc 0
+err_has "note: update lasso_cd with within = sequential takes a round's coefficients one after the other (a split round's shares damped), which needs no dependencies: those of 'coef' only cost time (up to 1.6e+05 products of X'X, about 100 sweeps of updates); remove the depend"
+err_lacks "may cost up to"
+end
+
 begin "check --data: the memory ptm run counts, its largest part, and a warning when the machine has less"
 limited check --data "$T/claim/j.ptm"
 want_rc 0

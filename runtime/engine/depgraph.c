@@ -874,6 +874,12 @@ const struct sched_pairs *depgraph_lazy_ops(const struct depgraph_lazy *z)
     return &z->ops;
 }
 
+void depgraph_lazy_price(const struct depgraph_lazy *z, double *products, int64_t *nnz)
+{
+    *products = z->cost;
+    *nnz = z->c->colptr[z->c->ncols];
+}
+
 const struct depgraph_info *depgraph_lazy_built(const struct depgraph_lazy *z)
 {
     return z->built ? &z->ginfo : NULL;

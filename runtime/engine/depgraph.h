@@ -76,5 +76,8 @@ void depgraph_lazy_free(struct depgraph_lazy *z);
 const struct sched_pairs *depgraph_lazy_ops(const struct depgraph_lazy *z);
 /* The whole graph's cost once the filter has built it, else NULL. */
 const struct depgraph_info *depgraph_lazy_built(const struct depgraph_lazy *z);
+/* What the whole graph would cost, in products of X'X (the sum over X's
+ * rows of nnz^2 / 2), and X's non-zeros. */
+void depgraph_lazy_price(const struct depgraph_lazy *z, double *products, int64_t *nnz);
 
 #endif

@@ -150,6 +150,41 @@ static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
  * the graph once that costs less); across ranks, the graph of all rows,
  * when small enough; else the filter evaluates the predicate per pair,
  * and ptm says why when it would cost much. */
+static int make_depgraph(struct ptm_run *run, char *err, size_t errlen);
+
+/* A built-in coordinate update (lasso_cd, logreg_cd) costs about two
+ * passes over a column's non-zeros: computing the conflicts its
+ * dependencies name can cost many sweeps of them (spec/language.md 5.6,
+ * "When it pays"), and under within = sequential they never matter. The
+ * user is told once, at set-up, with the figures. */
+static void depend_note(const struct ptm_run *run)
+{
+    const struct plan_hook *u = &run->plan->update;
+    if (run->rank != 0 || !run->opts.log || !u->builtin ||
+        (strcmp(u->builtin, "lasso_cd") != 0 && strcmp(u->builtin, "logreg_cd") != 0))
+        return;
+    const struct plan_option *ow = rt_option(u, "within");
+    bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
+    double products;
+    int64_t nnz;
+    depgraph_lazy_price(run->lazy, &products, &nnz);
+    double sweeps = nnz > 0 ? products / (2.0 * (double)nnz) : 0;
+    if (seq)
+        fprintf(run->opts.log,
+                "note: update %s with within = sequential takes a round's coefficients one "
+                "after the other (a split round's shares damped), which needs no "
+                "dependencies: those of '%s' only cost time (up to %.3g products of X'X, about "
+                "%.0f sweeps of updates); remove the depend\n",
+                u->builtin, run->bs->name, products, sweeps);
+    else if (sweeps >= 10)
+        fprintf(run->opts.log,
+                "note: the dependencies of '%s' may cost up to %.3g products of X'X, about %.0f "
+                "sweeps of %s's updates (two passes over X's %lld non-zeros a sweep); with "
+                "updates this cheap, within = sequential and no depend reaches the optimum "
+                "sooner (spec/language.md 5.6)\n",
+                run->bs->name, products, sweeps, u->builtin, (long long)nnz);
+}
+
 static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_blockset *bs = run->bs;
@@ -170,8 +205,10 @@ static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
                      ptm_strerror(rc));
             return rc;
         }
-        if (rc == 0)
+        if (rc == 0) {
+            depend_note(run);
             return 0;
+        }
         /* not of the shape: per pair, as below says */
     }
     if (k >= 0 && run->nranks > 1 && k == run->rowdata) {
