@@ -359,6 +359,10 @@ static void lda_ckpt(struct ptm_run *run, struct ptm_ckpt *ck)
     ptm_ck_size(ck, s->W, "number of words");
     ptm_ck_size(ck, run->G, "number of blocks of words");
     ptm_ck_size(ck, run->P, "number of workers");
+    /* the shards hold their tokens block by block: a cut of the vocabulary
+     * other than this run's would misplace every topic */
+    for (int b = 1; b < run->G; b++)
+        ptm_ck_size(ck, s->bounds[b], "first word of a block of the vocabulary");
     PTM_CK_ARRAY(ck, s->nwk, s->W * s->K);
     PTM_CK_ARRAY(ck, s->base, s->K);
     pstore_state(s->ps, ck);
