@@ -78,8 +78,8 @@ void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
  *     Q(u) = G'u + u' (X_J' D X_J / n + l2 I) u / 2 + l1 |w_J + u|_1,
  *
  * G the gradient of F's smooth part in J, is minimized by coordinate
- * descent (each coordinate's step exact on Q; r = X_J u kept on the
- * touched rows: multiply-adds, no exp) over the coordinates of J that are
+ * descent (each coordinate's step exact on Q; r = X_J u kept for every
+ * row: multiply-adds, no exp) over the coordinates of J that are
  * not 0 or whose |G_j| exceeds l1 (the others stay for a later block, as
  * liblinear's shrinking leaves them), in passes, each after the first
  * over those not at 0 or moved, at most LCD_INNER_MAX, until the largest
@@ -89,17 +89,18 @@ void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
  *     F(w + t u) - F(w) <= LCD_SIGMA t (G'u + l1 (|w_J + u|_1 - |w_J|_1))
  * (an expm1 and a log1p a touched row a trial). A coordinate thus costs
  * multiply-adds over its column, and the exps are a row's, not a
- * non-zero's. */
+ * non-zero's. s_i and D_i are computed for every row first (a division a
+ * row), and the line search and the move scan every row for those u
+ * touched: a step costs O(rows) besides its columns' non-zeros, which is
+ * why it is for blocks of more non-zeros than rows. */
 #define LCD_INNER_MAX 4
 
 /* Scratch of lcd_block_step for nrows rows and blocks of up to ncoords
  * coordinates, allocated once. */
 struct lcd_block {
     double *rd;          /* 2 nrows: r_i = (X_J u)_i and D_i side by side (one cache
-                            line), on the touched rows; 0 elsewhere */
-    double *sv;          /* nrows: s_i at the block's start, touched rows */
-    unsigned char *mark; /* nrows: the row is touched */
-    int32_t *rows;       /* the touched rows */
+                            line); r is 0 between steps */
+    double *sv;          /* nrows: y_i s_i at the block's start */
     double *g, *h;       /* ncoords: G_j and Q's second derivative in u_j */
     size_t *live;        /* ncoords: the coordinates of the next inner pass */
     /* the inner passes' tolerance: they stop at a largest violation (|z| h)
