@@ -104,29 +104,29 @@ double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const doubl
     return wj + d;
 }
 
-/* The probability of the wrong label from q = exp(-y m), for any q in
- * [0, inf]. */
+/* The probability of the wrong label from q = y exp(-y m), for any |q|
+ * in [0, inf]. */
 static inline double wrong(double q)
 {
+    q = fabs(q);
     return q > 1 ? 1 / (1 + 1 / q) : q / (1 + q);
 }
 
-double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
-                    double wj, const struct lcd_pen *p, double *s, double *dec)
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, double wj,
+                    const struct lcd_pen *p, double *s, double *dec)
 {
     int64_t at = x->colptr[j], len = x->colptr[j + 1] - at;
     if (len == 0)
-        return lcd_step(x, j, m, NULL, ys, wj, p, s, dec);
+        return lcd_step(x, j, m, NULL, NULL, wj, p, s, dec);
     const int32_t *restrict ri = x->rowind + at;
     const double *restrict v = x->val + at;
     double *restrict u = s + len;
     *dec = 0;
     double g = 0, h = 0, nn = (double)p->n;
     for (int64_t k = 0; k < len; k++) {
-        int32_t i = ri[k];
-        double si = wrong(q[i]), xv = v[k];
-        s[k] = si;
-        g -= ys[i] * si * xv;
+        double qi = q[ri[k]], si = wrong(qi), xv = v[k];
+        s[k] = copysign(si, qi); /* y s: the label is q's sign */
+        g -= s[k] * xv;
         h += si * (1 - si) * xv * xv;
     }
     g = g / nn + p->l2 * wj;
@@ -143,8 +143,8 @@ double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, co
     for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
         double ad = a * d, loss = 0;
         for (int64_t k = 0; k < len; k++) {
-            u[k] = expm1(-ys[ri[k]] * ad * v[k]);
-            loss += log1p(s[k] * u[k]);
+            u[k] = expm1(-copysign(1.0, s[k]) * ad * v[k]);
+            loss += log1p(fabs(s[k]) * u[k]);
         }
         double nw = wj + ad;
         double df = loss / nn + p->l1 * (fabs(nw) - fabs(wj)) + 0.5 * p->l2 * (nw * nw - wj * wj);
@@ -201,7 +201,7 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
     /* every row's s and D, from q (a division a row, not a non-zero) */
     for (int64_t i = 0; i < nrows; i++) {
         double si = wrong(q[i]);
-        sv[i] = y[i] * si;
+        sv[i] = copysign(si, q[i]);
         rd[2 * i + 1] = si * (1 - si);
     }
     /* G and the curvature; the coordinates that can move at u = 0 are
@@ -319,7 +319,7 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q)
 {
     for (int64_t i = 0; i < nrows; i++)
-        q[i] = exp(-ys[i] * m[i]);
+        q[i] = ys[i] * exp(-ys[i] * m[i]);
 }
 
 double lcd_bias_step(int64_t nrows, const double *m, const double *ys, int64_t n, double *s)

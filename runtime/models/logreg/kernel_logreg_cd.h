@@ -58,14 +58,15 @@ double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const doubl
                 const double *ys, double wj, const struct lcd_pen *p, double *s, double *dec);
 
 /* lcd_step on one worker's own margins, which it then moves: with q_i =
- * exp(-y_i m_i) kept for every row, the derivatives need no exp, and the
- * accepted trial's expm1 moves q too. m and q follow the step (m_i += d
- * x_ij, q_i *= exp(-y_i d x_ij)); s is scratch of twice the column's
- * non-zeros. Returns the new w_j. */
-double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
-                    double wj, const struct lcd_pen *p, double *s, double *dec);
+ * y_i exp(-y_i m_i) kept for every row (the label in its sign, so that a
+ * non-zero reads one array at its row, not two), the derivatives need no
+ * exp, and the accepted trial's expm1 moves q too. m and q follow the
+ * step (m_i += d x_ij, q_i *= exp(-y_i d x_ij)); s is scratch of twice
+ * the column's non-zeros. Returns the new w_j. */
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, double wj,
+                    const struct lcd_pen *p, double *s, double *dec);
 
-/* q_i = exp(-y_i m_i) over nrows rows. */
+/* q_i = y_i exp(-y_i m_i) over nrows rows. */
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
 
 /* ---- a block of coordinates at once (newGLMNET) ----
@@ -116,7 +117,7 @@ int lcd_block_init(struct lcd_block *b, int64_t nrows, int64_t ncoords);
 void lcd_block_release(struct lcd_block *b);
 
 /* The step above on coordinates js[0 .. nj) of x (distinct) from their
- * values in w, with q_i = exp(-y_i m_i) kept for every row (the
+ * values in w, with q_i = y_i exp(-y_i m_i) kept for every row (the
  * derivatives need no exp; the accepted trial's expm1 moves q): out[k]
  * receives the new value of coordinate js[k]; m and q follow the step.
  * Returns the step t taken (0: none, every out[k] the

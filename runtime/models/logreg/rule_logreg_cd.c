@@ -26,7 +26,7 @@
  *   data, ptm gen logreg --hard, the rounds over the frequent words took
  *   4 times fewer instructions as newGLMNET steps; on uniform sparse
  *   columns, CDN's rounds ran 1.1 to 1.6 times faster.) The worker keeps
- *   exp(-y_i m_i) for every row, computed afresh once a sweep.
+ *   y_i exp(-y_i m_i) for every row, computed afresh once a sweep.
  * - SEQP (within = sequential, P > 1 workers): a round whose columns
  *   hold fewer than split_min non-zeros (2^24 by default, at least X's
  *   rows) runs as under SEQ1 on the first worker alone, the others not
@@ -112,7 +112,7 @@ struct lcd_state {
     int64_t nrows;
     double *ys;          /* +1 or -1, every row */
     double *m;           /* the margins, every row */
-    double *q;           /* SEQ1, SEQP: exp(-y_i m_i), every row (lcd_block_step) */
+    double *q;           /* SEQ1, SEQP: y_i exp(-y_i m_i), every row (lcd_step_own) */
     int64_t qups, qdue;  /* SEQ1, SEQP: updates so far; when q is computed afresh (its
                             products drift from exp(-y m) by rounding) */
     struct lcd_block blk; /* SEQ1, SEQP: the block step's scratch */
@@ -400,7 +400,7 @@ static void push_seq(struct ptm_run *run, struct lcd_state *k, const int64_t *va
     double *s = k->s[0], dec;
     for (size_t v = 0; v < n; v++) {
         int64_t j = vars[v];
-        out[v] = lcd_step_own(k->csc, j, k->m, k->q, k->ys, beta[j], &k->pen, s, &dec);
+        out[v] = lcd_step_own(k->csc, j, k->m, k->q, beta[j], &k->pen, s, &dec);
     }
 }
 
@@ -519,7 +519,7 @@ static double round_step(struct ptm_run *run, const struct rt_round *rd, double 
             int32_t i = o->own[q];
             k->m[i] += t * k->xd[i];
             if (k->q)
-                k->q[i] = exp(-k->ys[i] * k->m[i]);
+                k->q[i] = k->ys[i] * exp(-k->ys[i] * k->m[i]);
             k->gmark[i] = 0;
         }
         o->no = 0;
@@ -588,7 +588,7 @@ bool lcd_known_loss(const struct ptm_run *run, int32_t x, int32_t y, int32_t w, 
         double z = -k->ys[i] * k->m[i], e = exp(z);
         s += z > 0 ? z + log1p(1 / e) : log1p(e);
         if (k->q)
-            k->q[i] = e;
+            k->q[i] = k->ys[i] * e;
     }
     if (k->q) /* computed afresh: the next round need not */
         k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
@@ -606,8 +606,8 @@ static void lcd_state(struct ptm_run *run, struct ptm_ckpt *ck)
 {
     struct lcd_state *k = run->rule_state;
     static const char *const tags[] = {[PAR] = "rule logreg_cd parallel",
-                                       [SEQ1] = "rule logreg_cd seq1 block",
-                                       [SEQP] = "rule logreg_cd seqp alone"};
+                                       [SEQ1] = "rule logreg_cd seq1 signed",
+                                       [SEQP] = "rule logreg_cd seqp signed"};
     ptm_ck_tag(ck, tags[k->mode]);
     ptm_ck_size(ck, run->P, "workers");
     ptm_ck_size(ck, k->nrows, "rows of X");
