@@ -105,11 +105,12 @@ double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const doubl
 }
 
 /* The probability of the wrong label from q = y exp(-y m), for any |q|
- * in [0, inf]. */
+ * in [0, inf]: one division (q / (1 + q) rounds to 1 long before q
+ * overflows; only inf itself would give inf / inf). */
 static inline double wrong(double q)
 {
     q = fabs(q);
-    return q > 1 ? 1 / (1 + 1 / q) : q / (1 + q);
+    return q < HUGE_VAL ? q / (1 + q) : 1;
 }
 
 double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, double wj,
