@@ -697,6 +697,22 @@ want_rc 0
 err_empty
 end
 
+begin "plan: logreg_cd's sequential rounds of few non-zeros go to worker 1 alone; split_min is for within = sequential"
+mkdir -p "$T/l1"
+"$PTM" gen logreg --seed 3 --out "$T/l1/data" --rows 400 --cols 200 --density 0.05 >/dev/null 2>&1
+cp examples/logreg/logreg_l1.ptm "$T/l1/l1.ptm"
+run plan --workers 2 --rounds 5 "$T/l1/l1.ptm"
+want_rc 0; out_has "5 of the 5 rounds run on worker 1 alone"
+[ "$(awk '$1 == 2 && $2 == 0 && $3 == "100%"' "$T/out" | wc -l)" -eq 5 ] || no "worker 2 is not idle in every round"
+sed 's/within = sequential }/within = sequential, split_min = 0 }/' "$T/l1/l1.ptm" >"$T/l1/split.ptm"
+run plan --workers 2 --rounds 5 "$T/l1/split.ptm"
+want_rc 0; grep -q "alone" "$T/out" && no "rounds of 4000 non-zeros on 400 rows split, yet the plan says alone"
+sed 's/within = sequential }/within = parallel, split_min = 0 }/' "$T/l1/l1.ptm" >"$T/l1/par.ptm"
+run check "$T/l1/par.ptm"
+want_rc 3
+err_has "par.ptm:26:1: error: logreg_cd: option 'split_min' is for within = sequential"
+end
+
 begin "gen logreg --hard: unit-norm positive rows, popular columns, partner pairs, few positives, deterministic"
 run gen logreg --seed 3 --out "$T/gh" --rows 4000 --cols 400 --density 0.05 --nonzeros 40 --hard
 want_rc 0

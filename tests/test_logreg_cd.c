@@ -15,6 +15,11 @@
  * each to 1e-6 l1. The objective's history must be finite and never rise
  * (damped rounds and CDN's line search both promise it), and the answer
  * must hold zeros and non-zeros (l1 is chosen so that it does).
+ * within = sequential on 2 workers runs once as a job does (its rounds,
+ * of fewer non-zeros than split_min, on the first worker alone) and once
+ * with split_min = 0 (every round of more non-zeros than X has rows is
+ * split and damped). The first must give the weights 1 worker gives, to
+ * the bit: the same steps in the same order.
  *
  * Set PTM_TEST_VERBOSE=1 to print the figures measured.
  */
@@ -47,7 +52,18 @@ static const char *const schedules[] = {
     "round_robin { per_round 50 }",
     "random { per_round 20 }",
 };
-static const char *const withins[] = {"parallel", "sequential"};
+/* how a worker goes through its share, and on how many workers */
+static const struct {
+    const char *within;
+    int P;
+} ways[] = {
+    {"parallel", 1},
+    {"parallel", 2},
+    {"sequential", 1},
+    {"sequential", 2},
+    {"sequential, split_min = 0", 2},
+};
+#define NWAYS (sizeof(ways) / sizeof(ways[0]))
 
 static char job_text[4096];
 
@@ -97,8 +113,9 @@ static void kkt(const struct ptm_dataset *X, const double *w, double b, double l
     *worst_b = fabs(gb / (double)n) / l1;
 }
 
-/* Run the job on P workers; w (d values) and b out, the history checked. */
-static void run_job(int P, double *w, int64_t d, double *b)
+/* Run the job on P workers; w (d values), b and the rounds damped out,
+ * the history checked. */
+static void run_job(int P, double *w, int64_t d, double *b, int64_t *damped)
 {
     struct ptm_plan *plan = tu_compile("t.ptm", job_text, ".", true);
     struct ptm_run_opts o = {.workers = P};
@@ -120,21 +137,27 @@ static void run_job(int P, double *w, int64_t d, double *b)
     for (int64_t j = 0; j < d; j++)
         ck_assert_msg(isfinite(w[j]), "w[%lld] is %g", (long long)j, w[j]);
     ck_assert(isfinite(*b));
+    struct ptm_run_stats st;
+    ptm_run_stats(run, &st);
+    *damped = st.damped;
     ptm_run_free(run);
     plan_free(plan);
 }
 
-#define NCASES (2 * 3 * 2 * 2)
+#define NCASES (2 * 3 * (int)NWAYS)
 
 START_TEST(test_kkt)
 {
-    int prob = _i / 12, sched = _i / 4 % 3, within = _i / 2 % 2, P = 1 + _i % 2;
+    int prob = _i / (3 * (int)NWAYS), sched = _i / (int)NWAYS % 3, way = _i % (int)NWAYS;
+    int P = ways[way].P;
+    const char *within = ways[way].within;
     const struct ptm_dataset *X = probs[prob];
     int64_t d = X->csr.ncols;
-    make_job(prob, schedules[sched], withins[within], prob == 0 ? 100 : 500);
+    make_job(prob, schedules[sched], within, prob == 0 ? 100 : 500);
     double *w = calloc((size_t)d, sizeof(double)), b = 0;
     ck_assert_ptr_nonnull(w);
-    run_job(P, w, d, &b);
+    int64_t damped;
+    run_job(P, w, d, &b, &damped);
     double vw, vb;
     kkt(X, w, b, l1s[prob], l2s[prob], &vw, &vb);
     int64_t nz = 0;
@@ -142,13 +165,44 @@ START_TEST(test_kkt)
         nz += w[j] != 0;
     if (tu_verbose())
         printf("%s %-40s %-10s P=%d: KKT/l1 %.2e (w), %.2e (b); %lld of %lld non-zero\n",
-               dirs[prob], schedules[sched], withins[within], P, vw, vb, (long long)nz,
+               dirs[prob], schedules[sched], within, P, vw, vb, (long long)nz,
                (long long)d);
     ck_assert_msg(vw <= 1e-6 && vb <= 1e-6, "%s, %s, within = %s, %d workers: the optimality "
                   "conditions are violated by %.3g l1 (weights), %.3g l1 (intercept)",
-                  dirs[prob], schedules[sched], withins[within], P, vw, vb);
+                  dirs[prob], schedules[sched], within, P, vw, vb);
     ck_assert(nz > 0 && nz < d);
     free(w);
+}
+END_TEST
+
+/* within = sequential: 2 workers give 1 worker's weights and intercept,
+ * bit for bit, and the run of 2 took no damped round. */
+START_TEST(test_two_as_one)
+{
+    int prob = _i / 3, sched = _i % 3;
+    int64_t d = probs[prob]->csr.ncols;
+    make_job(prob, schedules[sched], "sequential", 20);
+    double *w1 = calloc((size_t)d, sizeof(double)), *w2 = calloc((size_t)d, sizeof(double));
+    double b1 = 0, b2 = 0;
+    int64_t damped1, damped2;
+    ck_assert(w1 && w2);
+    run_job(1, w1, d, &b1, &damped1);
+    run_job(2, w2, d, &b2, &damped2);
+    ck_assert_msg(damped1 == 0 && damped2 == 0, "damped rounds: %lld on 1 worker, %lld on 2",
+                  (long long)damped1, (long long)damped2);
+    int64_t differ = 0;
+    for (int64_t j = 0; j < d; j++)
+        differ += memcmp(&w1[j], &w2[j], sizeof(double)) != 0;
+    ck_assert_msg(differ == 0 && memcmp(&b1, &b2, sizeof(double)) == 0,
+                  "%s, %s: 2 workers' weights differ from 1 worker's in %lld of %lld places "
+                  "(intercept %.17g and %.17g)", dirs[prob], schedules[sched], (long long)differ,
+                  (long long)d, b1, b2);
+    int64_t nz = 0;
+    for (int64_t j = 0; j < d; j++)
+        nz += w1[j] != 0;
+    ck_assert(nz > 0 && nz < d);
+    free(w1);
+    free(w2);
 }
 END_TEST
 
@@ -158,6 +212,10 @@ static Suite *logreg_cd_suite(void)
     TCase *tc = tcase_create("kkt");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_kkt, 0, NCASES);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("workers");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_two_as_one, 0, 2 * 3);
     suite_add_tcase(s, tc);
     return s;
 }

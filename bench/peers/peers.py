@@ -61,11 +61,12 @@ FULL = {
     "logreg_hard": {"gen": "--seed 1 --rows 60000 --cols 18000 --density 0.0015 --nonzeros 2000 --hard",
                     "cols": 18000, "C": 1 / (60000 * 1e-5), "cap": 25, "cap_example": 8, "sweeps": 30,
                     "sgd_epochs": 30, "sgd_cap": 30, "hard": True},
-    # L1 logistic regression (logreg_cd against liblinear -s 6) on the same two shapes
+    # L1 logistic regression (logreg_cd against liblinear -s 6) on the same two shapes; 5
+    # rounds: liblinear's fit is a difference of two commands' times, tenths of a second
     "logreg_l1": {"gen": "--seed 1 --rows 500000 --cols 50000 --density 0.00078 --nonzeros 5000",
-                  "cols": 50000, "l1": 1e-4, "sweeps": 100},
+                  "cols": 50000, "l1": 1e-4, "sweeps": 100, "runs": 5},
     "logreg_l1_hard": {"gen": "--seed 1 --rows 60000 --cols 18000 --density 0.0015 --nonzeros 2000 --hard",
-                       "cols": 18000, "l1": 1e-4, "sweeps": 100, "hard": True},
+                       "cols": 18000, "l1": 1e-4, "sweeps": 100, "hard": True, "runs": 5},
     "lda": {"gen": "--seed 1 --docs 5000 --words 5000 --topics 20 --length 100", "K": 20,
             "ptm": [5, 10, 20, 50, 100], "sklearn": [1, 2, 4, 8, 12], "gensim": [1, 2, 4, 8]},
     "mf": {"gen": "--seed 1 --rows 50000 --cols 10000 --ratings 5000000 --rank 20", "sweeps": 30,
@@ -896,7 +897,7 @@ def logreg_l1(p, cfg, svgdir, md):
     cpus = {k: [] for k in runs}
     lib_fit, lib_t, lib_read, lib_cpu = [], [], [], []
     w_out = {k: os.path.join(p.tmp, "w.l1.%d.%s.tsv" % k) for k in runs}
-    for rep in range(RUNS):
+    for rep in range(cfg.get("runs", RUNS)):
         t, c, _ = liblinear("0.01", lib_model)
         tr, cr, _ = liblinear("1e9", read_model)
         lib_t.append(t)
@@ -935,8 +936,8 @@ def logreg_l1(p, cfg, svgdir, md):
            "- ptm: examples/logreg/logreg_l1.ptm without its intercept, `within` as shown, "
            "`stop when objective <= TARGET or sweeps >= %d`, `ptm run --workers P --set l1=%g "
            "JOB`; time = the progress line's seconds at the first objective at or below the "
-           "target (the objective is evaluated every sweep, a pass over the data, and that "
-           "is included; reading the file is not)." % (cfg["sweeps"], l1),
+           "target (the objective is evaluated every sweep, from the margins logreg_cd keeps: a "
+           "pass over the rows, included; reading the file is not)." % (cfg["sweeps"], l1),
            "- CPU seconds (user + system, of the command's process and threads): liblinear's "
            "command minus its `-e 1e9` command; ptm's run minus the same run with `stop when "
            "sweeps >= 0` (reading and set-up, one objective evaluation), so ptm's include the "
@@ -944,7 +945,7 @@ def logreg_l1(p, cfg, svgdir, md):
            "barriers. On a loaded machine the CPU seconds vary far less than the wall seconds.",
            "- %d rounds, each liblinear then the four ptm settings, the settings' order "
            "alternating between rounds. Load average %s at the start, %s at the end, on %d "
-           "cores." % (RUNS, load0, load1, os.cpu_count()), "",
+           "cores." % (cfg.get("runs", RUNS), load0, load1, os.cpu_count()), "",
            "| system | setting | time to target, s (median) | runs (s) | sweeps | objective "
            "reached (objective.py) | non-zero weights | / liblinear fit | CPU s to target (median; runs) "
            "| / liblinear CPU |",

@@ -284,8 +284,9 @@ static int evaluate_now(struct ptm_run *run, const struct rt_round *pending, cha
         return PTM_ENOMEM;
     double part;
     int rc;
-    /* every rank decides alike: what the update computed is the same on all */
-    if (pending || !run->obj->known || !run->obj->known(run, &part)) {
+    /* every rank decides alike: what the update computed is the same on all
+     * (a round pending for a rule without apply has nothing left to do) */
+    if ((pending && run->rule->apply) || !run->obj->known || !run->obj->known(run, &part)) {
         struct rt_work wk = {.apply = pending, .objective = true,
                              .alone = run->rule->alone && run->rule->alone(run, NULL)};
         if ((rc = phase(run, &wk, err, errlen)) != 0)

@@ -37,12 +37,34 @@ static const struct builtin_opt logreg_cd_opts[] = {
     OPT_NUM("l1", "0", 0, HUGE_VAL),
     OPT_NUM("l2", "0", 0, HUGE_VAL),
     OPT_WORD("within", "parallel", "parallel|sequential"),
+    /* within = sequential on several workers: the fewest non-zeros of a
+     * round's columns for it to be split among them (rule_logreg_cd.c) */
+    OPT_WHOLE("split_min", "16777216", 0, 1e15),
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("w", BOPT_PARAM, "w"),
     OPT_SCALAR("intercept"), /* b, unpenalised; absent: none */
     OPT_END,
 };
+
+/* split_min is about splitting sequential rounds: given with within =
+ * parallel it would do nothing */
+static const char *logreg_cd_check(const struct plan_hook *h, const bool *given)
+{
+    bool seq = false, split = false;
+    for (uint32_t i = 0; i < h->noptions; i++) {
+        const struct plan_option *o = &h->options[i];
+        if (!o->key)
+            continue;
+        if (strcmp(o->key, "within") == 0 && o->kind == PLAN_VALUE_STR)
+            seq = o->str && strcmp(o->str, "sequential") == 0;
+        split |= given[i] && strcmp(o->key, "split_min") == 0;
+    }
+    if (split && !seq)
+        return "option 'split_min' is for within = sequential (a round computed together is "
+               "always split among the workers)";
+    return NULL;
+}
 
 /* method = tron (the default) takes a smooth objective and no step. */
 static const char *logreg_check(const struct plan_hook *h, const bool *given)
@@ -70,7 +92,7 @@ static const char *logreg_check(const struct plan_hook *h, const bool *given)
 
 const struct builtin ptm_builtins_logreg[] = {
     {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD or trust-region Newton", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL), "logloss|accuracy|auc", logreg_check},
-    {"logreg_cd", BUILTIN_UPDATE, "L1 logistic regression by coordinate descent (CDN)", logreg_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "logloss|accuracy|auc", NULL},
+    {"logreg_cd", BUILTIN_UPDATE, "L1 logistic regression by coordinate descent (CDN)", logreg_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "logloss|accuracy|auc", logreg_cd_check},
     {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

@@ -7,10 +7,10 @@
  * pass for each trial of the line search (an expm1 and a log1p a
  * non-zero). Near the optimum the first trial is accepted, so a step costs
  * about three transcendental functions a non-zero. The block step costs
- * a division a non-zero for the derivatives (from exp(-y m), kept), then
- * multiply-adds a non-zero of the coordinates that move, in each inner
- * pass, and an expm1 and a log1p a touched row in each trial of its one
- * line search.
+ * a division a row for s and D (from exp(-y m), kept), multiply-adds a
+ * non-zero for the derivatives and then of the coordinates that move, in
+ * each inner pass, and an expm1 and a log1p a touched row in each trial
+ * of its one line search.
  */
 #include "kernel_logreg_cd.h"
 
@@ -104,29 +104,30 @@ double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const doubl
     return wj + d;
 }
 
-/* The probability of the wrong label from q = exp(-y m), for any q in
- * [0, inf]. */
+/* The probability of the wrong label from q = y exp(-y m), for any |q|
+ * in [0, inf]: one division (q / (1 + q) rounds to 1 long before q
+ * overflows; only inf itself would give inf / inf). */
 static inline double wrong(double q)
 {
-    return q > 1 ? 1 / (1 + 1 / q) : q / (1 + q);
+    q = fabs(q);
+    return q < HUGE_VAL ? q / (1 + q) : 1;
 }
 
-double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
-                    double wj, const struct lcd_pen *p, double *s, double *dec)
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, double wj,
+                    const struct lcd_pen *p, double *s, double *dec)
 {
     int64_t at = x->colptr[j], len = x->colptr[j + 1] - at;
     if (len == 0)
-        return lcd_step(x, j, m, NULL, ys, wj, p, s, dec);
+        return lcd_step(x, j, m, NULL, NULL, wj, p, s, dec);
     const int32_t *restrict ri = x->rowind + at;
     const double *restrict v = x->val + at;
     double *restrict u = s + len;
     *dec = 0;
     double g = 0, h = 0, nn = (double)p->n;
     for (int64_t k = 0; k < len; k++) {
-        int32_t i = ri[k];
-        double si = wrong(q[i]), xv = v[k];
-        s[k] = si;
-        g -= ys[i] * si * xv;
+        double qi = q[ri[k]], si = wrong(qi), xv = v[k];
+        s[k] = copysign(si, qi); /* y s: the label is q's sign */
+        g -= s[k] * xv;
         h += si * (1 - si) * xv * xv;
     }
     g = g / nn + p->l2 * wj;
@@ -143,8 +144,8 @@ double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, co
     for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
         double ad = a * d, loss = 0;
         for (int64_t k = 0; k < len; k++) {
-            u[k] = expm1(-ys[ri[k]] * ad * v[k]);
-            loss += log1p(s[k] * u[k]);
+            u[k] = expm1(-copysign(1.0, s[k]) * ad * v[k]);
+            loss += log1p(fabs(s[k]) * u[k]);
         }
         double nw = wj + ad;
         double df = loss / nn + p->l1 * (fabs(nw) - fabs(wj)) + 0.5 * p->l2 * (nw * nw - wj * wj);
@@ -167,17 +168,14 @@ int lcd_block_init(struct lcd_block *b, int64_t nrows, int64_t ncoords)
     size_t n = (size_t)(nrows > 0 ? nrows : 1), c = (size_t)(ncoords > 0 ? ncoords : 1);
     b->rd = ptm_malloc(2 * n * sizeof(double));
     b->sv = ptm_malloc(n * sizeof(double));
-    b->mark = ptm_malloc(n);
-    b->rows = ptm_malloc(n * sizeof(int32_t));
     b->g = ptm_malloc(c * sizeof(double));
     b->h = ptm_malloc(c * sizeof(double));
     b->live = ptm_malloc(c * sizeof(size_t));
     b->inner = 1;
     b->nrows = nrows > 0 ? nrows : 0;
-    if (!b->rd || !b->sv || !b->mark || !b->rows || !b->g || !b->h || !b->live)
+    if (!b->rd || !b->sv || !b->g || !b->h || !b->live)
         return PTM_ENOMEM;
     memset(b->rd, 0, 2 * n * sizeof(double));
-    memset(b->mark, 0, n);
     return 0;
 }
 
@@ -185,31 +183,10 @@ void lcd_block_release(struct lcd_block *b)
 {
     ptm_free(b->rd);
     ptm_free(b->sv);
-    ptm_free(b->mark);
-    ptm_free(b->rows);
     ptm_free(b->g);
     ptm_free(b->h);
     ptm_free(b->live);
     memset(b, 0, sizeof(*b));
-}
-
-/* r += z x_j over column j's rows, listing (with their s_i and D_i) the
- * rows it touches first. */
-static void block_move(struct lcd_block *b, const int32_t *restrict ri, const double *restrict xv,
-                       int64_t lo, int64_t hi, double z, const double *restrict q, size_t *nr)
-{
-    double *restrict rd = b->rd;
-    for (int64_t e = lo; e < hi; e++) {
-        int32_t i = ri[e];
-        if (!b->mark[i]) {
-            b->mark[i] = 1;
-            b->rows[(*nr)++] = i;
-            double si = wrong(q[i]);
-            b->sv[i] = si;
-            rd[2 * (int64_t)i + 1] = si * (1 - si);
-        }
-        rd[2 * (int64_t)i] += z * xv[e];
-    }
 }
 
 double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_t *js, size_t nj,
@@ -219,21 +196,27 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
     const int32_t *restrict ri = x->rowind;
     const double *restrict xv = x->val;
     double *restrict rd = b->rd, *restrict sv = b->sv;
+    const double *restrict y = ys;
     double nn = (double)p->n;
-    size_t nr = 0;
-    /* G and the curvature (from q: no exp); the coordinates
-     * that can move at u = 0 are those not at 0 and those whose |G| is
-     * above l1 (the others are left for a later block, as liblinear's
-     * shrinking leaves them) */
+    int64_t nrows = b->nrows;
+    /* every row's s and D, from q (a division a row, not a non-zero) */
+    for (int64_t i = 0; i < nrows; i++) {
+        double si = wrong(q[i]);
+        sv[i] = copysign(si, q[i]);
+        rd[2 * i + 1] = si * (1 - si);
+    }
+    /* G and the curvature; the coordinates that can move at u = 0 are
+     * those not at 0 and those whose |G| is above l1 (the others are left
+     * for a later block, as liblinear's shrinking leaves them) */
     size_t nlive = 0;
     for (size_t k = 0; k < nj; k++) {
         int64_t j = js[k];
         double g = 0, h = 0;
         for (int64_t e = x->colptr[j]; e < x->colptr[j + 1]; e++) {
             int32_t i = ri[e];
-            double si = wrong(q[i]), xe = xv[e];
-            g -= ys[i] * si * xe;
-            h += si * (1 - si) * xe * xe;
+            double xe = xv[e];
+            g -= sv[i] * xe;
+            h += rd[2 * (int64_t)i + 1] * xe * xe;
         }
         b->g[k] = g / nn + p->l2 * w[j];
         h = h / nn + p->l2;
@@ -242,11 +225,11 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
         if (w[j] != 0 || fabs(b->g[k]) > p->l1)
             b->live[nlive++] = k;
     }
-    /* coordinate descent on the model: out[k] = w_j + u_j; r and D are
-     * read on the listed rows only (elsewhere both are 0). A coordinate's
-     * violation is |z| h, its step's size in Q's metric; after a pass, the
-     * coordinates at 0 that did not move are left out. */
+    /* coordinate descent on the model: out[k] = w_j + u_j, r = X_J u. A
+     * coordinate's violation is |z| h, its step's size in Q's metric;
+     * after a pass, the coordinates at 0 that did not move are left out. */
     int pass = 0;
+    bool moved = false; /* r is not 0 */
     while (pass < LCD_INNER_MAX && nlive > 0) {
         double most = 0;
         size_t keep = 0;
@@ -254,7 +237,7 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
             size_t k = b->live[t];
             int64_t j = js[k], lo = x->colptr[j], hi = x->colptr[j + 1];
             double gq = 0;
-            for (int64_t e = lo; nr > 0 && e < hi; e++) {
+            for (int64_t e = lo; moved && e < hi; e++) {
                 const double *c = rd + 2 * (int64_t)ri[e];
                 gq += c[1] * xv[e] * c[0];
             }
@@ -262,7 +245,9 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
             double z = direction(b->g[k] + gq / nn + p->l2 * u, h, out[k], p->l1);
             if (z != 0 && isfinite(z)) {
                 out[k] += z;
-                block_move(b, ri, xv, lo, hi, z, q, &nr);
+                for (int64_t e = lo; e < hi; e++)
+                    rd[2 * (int64_t)ri[e]] += z * xv[e];
+                moved = true;
                 most = fmax(most, fabs(z) * h);
             } else {
                 z = 0;
@@ -279,17 +264,9 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
     }
     if (pass == 1)
         b->inner *= 0.25; /* one pass met the tolerance: a tighter one next */
-    /* many rows: listed again in order, by a scan of the marks, so that
-     * what follows reads the rows' arrays in order (from memory, not at
-     * random) */
-    if ((int64_t)nr > b->nrows / 8) {
-        nr = 0;
-        for (int64_t i = 0; i < b->nrows; i++)
-            if (b->mark[i])
-                b->rows[nr++] = (int32_t)i;
-    }
-    /* the line search along u on F, over the rows u moves; the accepted
-     * trial's expm1 is kept in D's place (no longer needed) to move q */
+    /* the line search along u on F, over the rows u moves (r != 0); the
+     * accepted trial's expm1 is kept in D's place (no longer needed) to
+     * move q */
     double base = 0, l1 = 0, sq = 0;
     for (size_t k = 0; k < nj; k++) {
         double wj = w[js[k]];
@@ -298,7 +275,7 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
     }
     base += p->l1 * l1;
     double t = 0;
-    if (base < 0 && nr > 0) {
+    if (base < 0 && moved) {
         double a = 1;
         for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
             double loss = 0;
@@ -308,11 +285,13 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
                 l1 += fabs(nw) - fabs(wj);
                 sq += nw * nw - wj * wj;
             }
-            for (size_t t2 = 0; t2 < nr; t2++) {
-                int32_t i = b->rows[t2];
-                double u = expm1(-ys[i] * a * rd[2 * (int64_t)i]);
-                rd[2 * (int64_t)i + 1] = u;
-                loss += log1p(sv[i] * u);
+            for (int64_t i = 0; i < nrows; i++) {
+                double r = rd[2 * i];
+                if (r == 0)
+                    continue;
+                double u = expm1(-y[i] * a * r);
+                rd[2 * i + 1] = u;
+                loss += log1p(y[i] * sv[i] * u); /* y s y = s */
             }
             double df = loss / nn + p->l1 * l1 + 0.5 * p->l2 * sq;
             if (df <= LCD_SIGMA * a * base) {
@@ -321,15 +300,15 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
             }
         }
     }
-    for (size_t t2 = 0; t2 < nr; t2++) {
-        int32_t i = b->rows[t2];
-        double *c = rd + 2 * (int64_t)i;
+    for (int64_t i = 0; moved && i < nrows; i++) {
+        double *c = rd + 2 * i;
+        if (c[0] == 0)
+            continue;
         if (t > 0) {
             m[i] += t * c[0];
             q[i] *= 1 + c[1];
         }
-        c[0] = c[1] = 0;
-        b->mark[i] = 0;
+        c[0] = 0;
     }
     for (size_t k = 0; k < nj; k++) {
         double wj = w[js[k]];
@@ -341,7 +320,7 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q)
 {
     for (int64_t i = 0; i < nrows; i++)
-        q[i] = exp(-ys[i] * m[i]);
+        q[i] = ys[i] * exp(-ys[i] * m[i]);
 }
 
 double lcd_bias_step(int64_t nrows, const double *m, const double *ys, int64_t n, double *s)

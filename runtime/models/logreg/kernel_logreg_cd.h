@@ -58,14 +58,15 @@ double lcd_step(const struct ptm_csc *x, int64_t j, const double *m, const doubl
                 const double *ys, double wj, const struct lcd_pen *p, double *s, double *dec);
 
 /* lcd_step on one worker's own margins, which it then moves: with q_i =
- * exp(-y_i m_i) kept for every row, the derivatives need no exp, and the
- * accepted trial's expm1 moves q too. m and q follow the step (m_i += d
- * x_ij, q_i *= exp(-y_i d x_ij)); s is scratch of twice the column's
- * non-zeros. Returns the new w_j. */
-double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, const double *ys,
-                    double wj, const struct lcd_pen *p, double *s, double *dec);
+ * y_i exp(-y_i m_i) kept for every row (the label in its sign, so that a
+ * non-zero reads one array at its row, not two), the derivatives need no
+ * exp, and the accepted trial's expm1 moves q too. m and q follow the
+ * step (m_i += d x_ij, q_i *= exp(-y_i d x_ij)); s is scratch of twice
+ * the column's non-zeros. Returns the new w_j. */
+double lcd_step_own(const struct ptm_csc *x, int64_t j, double *m, double *q, double wj,
+                    const struct lcd_pen *p, double *s, double *dec);
 
-/* q_i = exp(-y_i m_i) over nrows rows. */
+/* q_i = y_i exp(-y_i m_i) over nrows rows. */
 void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
 
 /* ---- a block of coordinates at once (newGLMNET) ----
@@ -78,8 +79,8 @@ void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
  *     Q(u) = G'u + u' (X_J' D X_J / n + l2 I) u / 2 + l1 |w_J + u|_1,
  *
  * G the gradient of F's smooth part in J, is minimized by coordinate
- * descent (each coordinate's step exact on Q; r = X_J u kept on the
- * touched rows: multiply-adds, no exp) over the coordinates of J that are
+ * descent (each coordinate's step exact on Q; r = X_J u kept for every
+ * row: multiply-adds, no exp) over the coordinates of J that are
  * not 0 or whose |G_j| exceeds l1 (the others stay for a later block, as
  * liblinear's shrinking leaves them), in passes, each after the first
  * over those not at 0 or moved, at most LCD_INNER_MAX, until the largest
@@ -89,17 +90,18 @@ void lcd_exps(int64_t nrows, const double *m, const double *ys, double *q);
  *     F(w + t u) - F(w) <= LCD_SIGMA t (G'u + l1 (|w_J + u|_1 - |w_J|_1))
  * (an expm1 and a log1p a touched row a trial). A coordinate thus costs
  * multiply-adds over its column, and the exps are a row's, not a
- * non-zero's. */
+ * non-zero's. s_i and D_i are computed for every row first (a division a
+ * row), and the line search and the move scan every row for those u
+ * touched: a step costs O(rows) besides its columns' non-zeros, which is
+ * why it is for blocks of more non-zeros than rows. */
 #define LCD_INNER_MAX 4
 
 /* Scratch of lcd_block_step for nrows rows and blocks of up to ncoords
  * coordinates, allocated once. */
 struct lcd_block {
     double *rd;          /* 2 nrows: r_i = (X_J u)_i and D_i side by side (one cache
-                            line), on the touched rows; 0 elsewhere */
-    double *sv;          /* nrows: s_i at the block's start, touched rows */
-    unsigned char *mark; /* nrows: the row is touched */
-    int32_t *rows;       /* the touched rows */
+                            line); r is 0 between steps */
+    double *sv;          /* nrows: y_i s_i at the block's start */
     double *g, *h;       /* ncoords: G_j and Q's second derivative in u_j */
     size_t *live;        /* ncoords: the coordinates of the next inner pass */
     /* the inner passes' tolerance: they stop at a largest violation (|z| h)
@@ -115,7 +117,7 @@ int lcd_block_init(struct lcd_block *b, int64_t nrows, int64_t ncoords);
 void lcd_block_release(struct lcd_block *b);
 
 /* The step above on coordinates js[0 .. nj) of x (distinct) from their
- * values in w, with q_i = exp(-y_i m_i) kept for every row (the
+ * values in w, with q_i = y_i exp(-y_i m_i) kept for every row (the
  * derivatives need no exp; the accepted trial's expm1 moves q): out[k]
  * receives the new value of coordinate js[k]; m and q follow the step.
  * Returns the step t taken (0: none, every out[k] the

@@ -716,7 +716,8 @@ static int ll_part(struct rt_worker *w, double *out)
     return 0;
 }
 
-/* Under method = tron, the loss at the point taken, which the iteration
+/* Under logreg_cd, the loss at the margins it keeps (lcd_known_loss).
+ * Under method = tron, the loss at the point taken, which the iteration
  * summed in the same order as the workers' parts would (their rows, in
  * worker order, then over the ranks): when the weights are the ones TRON
  * keeps (the same X, w and intercept) and it has taken a point since
@@ -725,6 +726,8 @@ static bool ll_known(const struct ptm_run *run, double *sum)
 {
     const struct logloss_state *o = run->obj_state;
     const struct logreg_state *u = run->rule_state;
+    if (run->rule == &logreg_cd_rule) /* logreg_cd's margins */
+        return lcd_known_loss(run, o->x, o->y, o->w, o->b, sum);
     if (run->rule != &rule_ops || !u || !u->tron || !u->loss_known || o->x != u->x ||
         o->w != u->w || o->b != u->b)
         return false;

@@ -26,12 +26,22 @@
  *   data, ptm gen logreg --hard, the rounds over the frequent words took
  *   4 times fewer instructions as newGLMNET steps; on uniform sparse
  *   columns, CDN's rounds ran 1.1 to 1.6 times faster.) The worker keeps
- *   exp(-y_i m_i) for every row, computed afresh once a sweep.
+ *   y_i exp(-y_i m_i) for every row, computed afresh once a sweep.
+ * - SEQP (within = sequential, P > 1 workers): a round whose columns
+ *   hold fewer than split_min non-zeros (2^24 by default, at least X's
+ *   rows) runs as under SEQ1 on the first worker alone, the others not
+ *   woken (rt_rule.alone; the scheduler deals such a round to it whole,
+ *   alone_blocks), so a job of such rounds takes the steps one worker
+ *   takes. Split, the rounds of the bench's data ran 5 to 15 times
+ *   slower than alone: each share is CDN without the kept exps (an exp a
+ *   non-zero), and the shares' changes are gathered over every row and
+ *   damped on the coordinator. A larger round is split as under PAR,
+ *   but each step reads m + dm, so a worker's share is CDN on its own
+ *   view; the kept exps then follow the margins on the rows it touched.
  * - PAR (within = parallel): each worker computes the step of every
  *   coordinate of its share from the margins at the round's start, as if
  *   it were alone, and adds its change times the column into an array of
- *   its own (dm); SEQP (within = sequential, P > 1 workers): the same,
- *   but each step reads m + dm, so a worker's share is CDN on its own view.
+ *   its own (dm).
  *   Then, after a barrier, worker p sums every worker's dm over its rows
  *   (lo .. hi-1) into xd (X delta of the whole round) and its part of the
  *   loss's change at step 1 over them. The coordinator (damp) adds the
@@ -48,6 +58,12 @@
  * one more coordinate, unpenalised, stepped by the coordinator between
  * rounds: at set-up and after each round that completes a sweep (as many
  * updates as blocks), a CDN step over all rows (a column of ones).
+ *
+ * OBJECTIVE. The objective logloss of the same X, y, w and intercept is
+ * the loss at the margins the rule keeps (lcd_known_loss): a pass over
+ * the rows (an exp and a log1p a row), not over the non-zeros. Under
+ * SEQ1 and SEQP it also computes the kept exps afresh, which the next
+ * round would otherwise do.
  *
  * One rank: the margins of every row must be in one process (a step reads
  * every row of its column). Under mpirun the rule refuses to start.
@@ -72,6 +88,10 @@
 
 enum mode { PAR, SEQ1, SEQP };
 
+/* SEQP: the fewest non-zeros of a split round (option split_min), as
+ * lasso_cd's. */
+#define SPLIT_MIN_NNZ ((int64_t)1 << 24)
+
 /* A worker's own (PAR, SEQP). */
 struct lcd_w {
     double *dm;          /* its share's change of the margins, every row */
@@ -92,10 +112,13 @@ struct lcd_state {
     int64_t nrows;
     double *ys;          /* +1 or -1, every row */
     double *m;           /* the margins, every row */
-    double *q;           /* SEQ1: exp(-y_i m_i), every row (lcd_block_step) */
-    int64_t qups, qdue;  /* SEQ1: updates so far; when q is computed afresh (its products
-                            drift from exp(-y m) by rounding) */
-    struct lcd_block blk; /* SEQ1: the block step's scratch */
+    double *q;           /* SEQ1, SEQP: y_i exp(-y_i m_i), every row (lcd_step_own) */
+    int64_t qups, qdue;  /* SEQ1, SEQP: updates so far; when q is computed afresh (its
+                            products drift from exp(-y m) by rounding) */
+    struct lcd_block blk; /* SEQ1, SEQP: the block step's scratch */
+    int64_t split_min;   /* SEQP: the fewest non-zeros of a split round */
+    int64_t col_max;     /* the most non-zeros of a column */
+    bool solo;           /* SEQP: the round in flight runs on the first worker alone */
     double *xd;          /* PAR, SEQP: X delta of the round, on the touched rows */
     unsigned char *gmark;/* xd[i] holds a sum */
     double *sv;          /* the probability of the wrong label at the round's start
@@ -197,6 +220,7 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct plan_option *ow = rt_option(&run->plan->update, "within");
     bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
     k->mode = !seq ? PAR : run->P == 1 ? SEQ1 : SEQP;
+    k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min", SPLIT_MIN_NNZ);
     run->apply_dealt = true; /* apply does nothing */
     run->damps = k->mode != SEQ1 || k->b >= 0;
     run->step = 1;
@@ -205,6 +229,7 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
     for (int64_t j = 0; j < k->csc->ncols; j++)
         if (k->csc->colptr[j + 1] - k->csc->colptr[j] > most)
             most = k->csc->colptr[j + 1] - k->csc->colptr[j];
+    k->col_max = most;
     k->ys = rt_zalloc(m, sizeof(double));
     k->m = rt_zalloc(m, sizeof(double));
     k->sv = rt_zalloc(m, sizeof(double));
@@ -214,7 +239,7 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
     for (size_t p = 0; p < P; p++)
         if (!(k->s[p] = rt_zalloc(2 * (size_t)most, sizeof(double))))
             return PTM_ENOMEM;
-    if (k->mode == SEQ1 && (!(k->q = rt_zalloc(m, sizeof(double))) ||
+    if (k->mode != PAR && (!(k->q = rt_zalloc(m, sizeof(double))) ||
                             lcd_block_init(&k->blk, k->nrows, k->csc->ncols) != 0))
         return PTM_ENOMEM;
     if (k->mode != SEQ1) {
@@ -339,6 +364,46 @@ static void gather(struct rt_worker *w, struct lcd_state *k)
     o->d2 = d2;
 }
 
+/* The non-zeros of columns vars[0 .. n). */
+static int64_t cols_nnz(const struct ptm_csc *x, const int64_t *vars, size_t n)
+{
+    int64_t nnz = 0;
+    for (size_t v = 0; v < n; v++)
+        nnz += x->colptr[vars[v] + 1] - x->colptr[vars[v]];
+    return nnz;
+}
+
+/* SEQP: whether columns vars[0 .. n) hold too few non-zeros to split
+ * (fewer than split_min, and at most X's rows); n columns of at most
+ * col_max non-zeros need no sum when that is few. */
+static bool small_round(const struct lcd_state *k, const int64_t *vars, size_t n)
+{
+    int64_t least = k->nrows > k->split_min ? k->nrows : k->split_min;
+    return (double)n * (double)k->col_max < (double)least || cols_nnz(k->csc, vars, n) < least;
+}
+
+/* SEQ1, and SEQP's rounds alone: the steps of vars[0 .. n) one after
+ * the other on the margins, their new values into out (see DESIGN). */
+static void push_seq(struct ptm_run *run, struct lcd_state *k, const int64_t *vars, size_t n,
+                     double *out)
+{
+    const double *beta = run->params[k->w].val;
+    if (k->qups >= k->qdue) { /* once a sweep */
+        lcd_exps(k->nrows, k->m, k->ys, k->q);
+        k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
+    }
+    k->qups += (int64_t)n;
+    if (cols_nnz(k->csc, vars, n) > k->nrows) { /* see DESIGN */
+        lcd_block_step(&k->blk, k->csc, vars, n, beta, out, k->m, k->q, k->ys, &k->pen);
+        return;
+    }
+    double *s = k->s[0], dec;
+    for (size_t v = 0; v < n; v++) {
+        int64_t j = vars[v];
+        out[v] = lcd_step_own(k->csc, j, k->m, k->q, beta[j], &k->pen, s, &dec);
+    }
+}
+
 static int lcd_push(struct rt_worker *w, const struct rt_round *rd)
 {
     struct ptm_run *run = w->run;
@@ -346,26 +411,17 @@ static int lcd_push(struct rt_worker *w, const struct rt_round *rd)
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     const double *beta = run->params[k->w].val;
     if (k->mode == SEQ1) {
-        if (k->qups >= k->qdue) { /* once a sweep */
-            lcd_exps(k->nrows, k->m, k->ys, k->q);
-            k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
-        }
-        k->qups += v1 - v0;
-        int64_t nnz = 0;
-        for (int64_t v = v0; v < v1; v++)
-            nnz += k->csc->colptr[rd->vars[v] + 1] - k->csc->colptr[rd->vars[v]];
-        if (nnz > k->nrows) { /* see DESIGN */
-            lcd_block_step(&k->blk, k->csc, rd->vars + v0, (size_t)(v1 - v0), beta,
-                           run->newval + v0, k->m, k->q, k->ys, &k->pen);
-            return 0;
-        }
-        double *s = k->s[w->id], dec;
-        for (int64_t v = v0; v < v1; v++) {
-            int64_t j = rd->vars[v];
-            run->newval[v] = lcd_step_own(k->csc, j, k->m, k->q, k->ys, beta[j], &k->pen, s, &dec);
-        }
+        push_seq(run, k, rd->vars + v0, (size_t)(v1 - v0), run->newval + v0);
         return 0;
     }
+    if (k->mode == SEQP && run->work.alone) {
+        /* the others sleep (lcd_alone): every share's variables are in rd */
+        k->solo = true;
+        push_seq(run, k, rd->vars, rd->nvars, run->newval);
+        return 0;
+    }
+    if (w->id == 0)
+        k->solo = false;
     double *s = k->s[w->id], dec;
     struct lcd_w *o = &k->wk[w->id];
     o->nl = 0; /* the last round's list was read by every gather before this phase */
@@ -462,6 +518,8 @@ static double round_step(struct ptm_run *run, const struct rt_round *rd, double 
         for (size_t q = 0; q < o->no; q++) {
             int32_t i = o->own[q];
             k->m[i] += t * k->xd[i];
+            if (k->q)
+                k->q[i] = k->ys[i] * exp(-k->ys[i] * k->m[i]);
             k->gmark[i] = 0;
         }
         o->no = 0;
@@ -474,7 +532,7 @@ static double lcd_damp(struct ptm_run *run, const struct rt_round *rd, double *r
     struct lcd_state *k = run->rule_state;
     double t = 1;
     *rise = 0;
-    if (k->mode != SEQ1)
+    if (k->mode == PAR || (k->mode == SEQP && !k->solo))
         t = round_step(run, rd, rise);
     if (k->b >= 0) {
         k->ups += (int64_t)rd->n;
@@ -487,9 +545,60 @@ static double lcd_damp(struct ptm_run *run, const struct rt_round *rd, double *r
     return t;
 }
 
+/* SEQP: a round of few non-zeros runs on the first worker alone (see
+ * DESIGN); the objective's phase, when it has one, is split. */
+static bool lcd_alone(const struct ptm_run *run, const struct rt_round *rd)
+{
+    const struct lcd_state *k = run->rule_state;
+    return k->mode == SEQP && rd &&
+           small_round(k, run->expand_late ? rd->blocks : rd->vars, rd->nvars);
+}
+
+/* SEQP with a variable a block: such a round the scheduler deals whole to
+ * the first worker. */
+static bool lcd_alone_blocks(const struct ptm_run *run, const int64_t *blocks, size_t n)
+{
+    const struct lcd_state *k = run->rule_state;
+    return k->mode == SEQP && small_round(k, blocks, n);
+}
+
+/* The dry run's alone_blocks: from the plan's options and X's columns. */
+static bool lcd_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
+{
+    const struct plan_hook *u = &run->plan->update;
+    const struct plan_option *ow = rt_option(u, "within"), *ox = rt_option(u, "X");
+    const struct ptm_csc *x = NULL;
+    if (run->P < 2 || !ow || ow->kind != PLAN_VALUE_STR || strcmp(ow->str, "sequential") != 0 ||
+        !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
+        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
+        !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
+        return false;
+    int64_t least = (int64_t)rt_option_num(u, "split_min", SPLIT_MIN_NNZ);
+    return cols_nnz(x, blocks, n) < (x->nrows > least ? x->nrows : least);
+}
+
+bool lcd_known_loss(const struct ptm_run *run, int32_t x, int32_t y, int32_t w, int32_t b,
+                    double *sum)
+{
+    struct lcd_state *k = run->rule_state;
+    if (run->rule != &logreg_cd_rule || !k || x != k->x || y != k->y || w != k->w || b != k->b)
+        return false;
+    double s = 0;
+    for (int64_t i = 0; i < k->nrows; i++) {
+        double z = -k->ys[i] * k->m[i], e = exp(z);
+        s += z > 0 ? z + log1p(1 / e) : log1p(e);
+        if (k->q)
+            k->q[i] = k->ys[i] * e;
+    }
+    if (k->q) /* computed afresh: the next round need not */
+        k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
+    *sum = s;
+    return true;
+}
+
 /* Checkpoints (rt_rule's state), between rounds: the margins and the
- * intercept's counters; SEQ1's exps as they drifted, their counters and
- * the block step's inner tolerance. Everything else a round writes it also clears
+ * intercept's counters; under SEQ1 and SEQP the exps as they drifted,
+ * their counters and the block step's inner tolerance. Everything else a round writes it also clears
  * (dm, the marks, xd's touched rows) or writes before it reads (the
  * lists, sv, the workers' scratch); ys and the columns come from the
  * data at set-up. */
@@ -497,8 +606,8 @@ static void lcd_state(struct ptm_run *run, struct ptm_ckpt *ck)
 {
     struct lcd_state *k = run->rule_state;
     static const char *const tags[] = {[PAR] = "rule logreg_cd parallel",
-                                       [SEQ1] = "rule logreg_cd seq1 block",
-                                       [SEQP] = "rule logreg_cd seqp"};
+                                       [SEQ1] = "rule logreg_cd seq1 signed",
+                                       [SEQP] = "rule logreg_cd seqp signed"};
     ptm_ck_tag(ck, tags[k->mode]);
     ptm_ck_size(ck, run->P, "workers");
     ptm_ck_size(ck, k->nrows, "rows of X");
@@ -530,5 +639,8 @@ const struct rt_rule logreg_cd_rule = {
     .zcap = lcd_zcap,
     .push = lcd_push,
     .damp = lcd_damp,
+    .alone = lcd_alone,
+    .alone_blocks = lcd_alone_blocks,
+    .alone_dry = lcd_alone_dry,
     .state = lcd_state,
 };
