@@ -1258,6 +1258,7 @@ static int cmd_run(int argc, char **argv)
         .checkpoint_seconds = f.has_every ? f.every_seconds : 0,
         .resume = f.resume,
         .trace_blocks = f.trace_blocks,
+        .outputs_only = true,
     };
     for (size_t k = 0; k < f.nstragglers; k++)
         if (f.stragglers[k].worker > o.workers) {

@@ -48,6 +48,13 @@ void *ptm_malloc(size_t size)
     return malloc(size ? size : 1);
 }
 
+void *ptm_calloc(size_t n, size_t size)
+{
+    if (fault_hit())
+        return NULL;
+    return n && size ? calloc(n, size) : calloc(1, 1);
+}
+
 void *ptm_realloc(void *p, size_t size)
 {
     if (fault_hit())

@@ -29,10 +29,14 @@ char *arena_strndup(struct arena *a, const char *s, size_t len);
 
 /* Allocation with fault injection: tests make the Nth call fail. */
 void *ptm_malloc(size_t size);
+/* n zeroed elements of size bytes (calloc: the pages of a large block are
+ * the system's zero pages until written, so a table nothing writes takes
+ * no memory); n or size 0 gives one zeroed byte. */
+void *ptm_calloc(size_t n, size_t size);
 void *ptm_realloc(void *p, size_t size);
 void ptm_free(void *p);
 
-/* Make the nth future ptm_malloc/ptm_realloc call (1-based) and every one
+/* Make the nth future ptm_malloc/ptm_calloc/ptm_realloc call (1-based) and every one
  * after it fail; 0 turns injection off. Returns the number of calls counted
  * since the last reset (calls are counted only while injection is on).
  * For tests; set it before starting threads. */

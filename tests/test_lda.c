@@ -306,7 +306,7 @@ static int32_t *sim_check(const struct sim *m)
     int32_t *nwk = calloc((size_t)(W * K), sizeof(*nwk));
     for (int p = 0; p < m->P; p++) {
         const struct lda_shard *s = &m->sh[p];
-        int32_t *ndk = calloc((size_t)(s->ndocs * K + 1), sizeof(*ndk));
+        uint16_t *ndk = calloc((size_t)(s->ndocs * K + 1), sizeof(*ndk));
         for (int64_t d = 0; d < s->ndocs; d++)
             for (int32_t pos = s->dptr[d]; pos < s->dptr[d + 1]; pos++) {
                 EXPECT(s->z[pos] >= 0 && s->z[pos] < K);

@@ -45,10 +45,7 @@ void *rt_zalloc(size_t n, size_t size)
         n = 1;
     if (n > SIZE_MAX / size)
         return NULL;
-    void *p = ptm_malloc(n * size);
-    if (p)
-        memset(p, 0, n * size);
-    return p;
+    return ptm_calloc(n, size);
 }
 
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key)

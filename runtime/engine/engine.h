@@ -98,6 +98,11 @@ struct ptm_run_opts {
     /* The trace lists each round's blocks, and each worker's (ptm run
      * --trace-blocks); else a round has its counts and seconds only. */
     bool trace_blocks;
+    /* After the run only the plan's outputs read the parameter tables (ptm
+     * run): a rule that keeps its own state may leave a table no output
+     * names as set-up made it (lda_gibbs: nwk and ndk, as doubles the
+     * largest of its tables); ptm_run_param() then reads that. */
+    bool outputs_only;
 };
 
 struct ptm_run;

@@ -343,6 +343,10 @@ struct ptm_run {
     bool expand_late;          /* each worker fills its share of a round's off
                                 * and vars (rounds.c: expand_share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
+    bool sync_final;           /* during the sync after the last round, which the
+                                * outputs read: a rule whose tables only the
+                                * outputs and metrics read may fill them there
+                                * alone (rule_lda.c) */
     bool damps;                /* set by a rule's setup: rounds go through its damp
                                 * and are committed on the coordinator */
     int64_t damped;            /* rounds damped so far */

@@ -1095,6 +1095,7 @@ int ptm_run_exec(struct ptm_run *run, char *err, size_t errlen)
             snprintf(err, errlen, "cannot write trace '%s': %s", run->opts.trace,
                      ptm_strerror(rc));
         /* the outputs read the parameter tables */
+        run->sync_final = true;
         if (rc == 0 && run->rule->sync && run->rule->sync(run) != 0) {
             snprintf(err, errlen, "the parameter store failed");
             rc = PTM_EINVAL;

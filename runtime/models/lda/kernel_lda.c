@@ -136,10 +136,10 @@ static inline double u32(uint32_t r)
 #define PF 8
 
 /* Cache lines of a row of n_dk the samplers fetch ahead: all of it up to
- * K = 112, the first 8 beyond. */
+ * K = 224, the first 8 beyond. */
 static int row_lines(int32_t K)
 {
-    int64_t n = (int64_t)K * (int64_t)sizeof(int32_t) / 64 + 1;
+    int64_t n = (int64_t)K * (int64_t)sizeof(uint16_t) / 64 + 1;
     return n < 8 ? (int)n : 8;
 }
 
@@ -215,7 +215,7 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
             nd += (int64_t)v;
         }
         ntok += nd;
-        if (ntok > INT32_MAX)
+        if (ntok > INT32_MAX || nd > LDA_DOC_MAX)
             return PTM_ETOOBIG;
         dnzcap += nd < K ? nd : K;
     }
@@ -238,7 +238,9 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->tok = alloc_n((size_t)ntok, sizeof(*s->tok));
     s->dnzp = alloc_n((size_t)D + 1, sizeof(*s->dnzp));
     s->dnzn = alloc_n((size_t)D, sizeof(*s->dnzn));
-    s->dnz = alloc_n((size_t)dnzcap, sizeof(*s->dnz));
+    /* calloc: only the sparse sampler writes the lists, and until then
+     * their pages take no memory */
+    s->dnz = ptm_calloc(dnzcap ? (size_t)dnzcap : 1, sizeof(*s->dnz));
     s->sc_w = alloc_n(nk, sizeof(*s->sc_w));
     s->sc_c = alloc_n(nk, sizeof(*s->sc_c));
     s->sc_f = alloc_n(2 * dense_len(K), sizeof(*s->sc_f));
@@ -392,7 +394,7 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
         int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
-            int32_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
+            uint16_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
             int32_t old = s->zw[j];
             nd[old]--;
             nw[old]--;
@@ -499,7 +501,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
     const int steps = o->mh_steps;
     int32_t *restrict z = s->z;
     int32_t *restrict zw = s->zw;
-    int32_t *restrict ndk = s->ndk;
+    uint16_t *restrict ndk = s->ndk;
     int32_t *restrict mine = s->sc_nz; /* the shard's tokens of the word by topic; 0 between */
     const int32_t *restrict dptr = s->dptr;
     const struct lda_tok *restrict tok = s->tok;
@@ -533,7 +535,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
         const double own = (double)(m - 1), wtotal = own + (double)F + kbeta;
         for (int32_t j = j0; j < jend; j++) {
             const int32_t d = tok[j].doc, pos = tok[j].pos;
-            int32_t *restrict nd = ndk + (int64_t)d * K;
+            uint16_t *restrict nd = ndk + (int64_t)d * K;
             const int32_t old = zw[j], d0 = dptr[d], at_d = pos - d0, at_w = j - j0;
             const double others = (double)(dptr[d + 1] - d0 - 1);
             const uint64_t *rr = ring + (size_t)(j & (PF - 1)) * (size_t)steps;
@@ -615,7 +617,7 @@ static void dnz_rebuild(struct lda_shard *s)
 {
     const int32_t K = s->K;
     for (int64_t d = 0; d < s->ndocs; d++) {
-        const int32_t *nd = s->ndk + d * K;
+        const uint16_t *nd = s->ndk + d * K;
         int32_t *list = s->dnz + s->dnzp[d], n = 0;
         for (int32_t k = 0; k < K; k++)
             if (nd[k] > 0)
@@ -674,7 +676,7 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
                     __builtin_prefetch(row + 64 * l);
             }
             const int32_t d = tok[j].doc, pos = tok[j].pos;
-            int32_t *restrict nd = s->ndk + (int64_t)d * K;
+            uint16_t *restrict nd = s->ndk + (int64_t)d * K;
             int32_t *restrict list = s->dnz + s->dnzp[d];
             int32_t n = s->dnzn[d];
             const int32_t old = s->zw[j];
@@ -770,12 +772,13 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
  * has no 512-bit registers it lowers 64-byte vectors through memory). */
 typedef float vf8 __attribute__((vector_size(8 * sizeof(float)), aligned(4)));
 typedef int32_t vi8 __attribute__((vector_size(8 * sizeof(int32_t)), aligned(4)));
+typedef uint16_t vu8 __attribute__((vector_size(8 * sizeof(uint16_t)), aligned(2)));
 
 /* Half h of vector v of the products (n_dk + alpha) c_k (a macro: a
  * function that returns a vector changes its calling convention with the
  * target). */
 #define PRODUCT(nd, cw, v, h, va)                                                                  \
-    ((__builtin_convertvector(*(const vi8 *)((nd) + (v) * DLANES + (h) * 8), vf8) + (va)) *        \
+    ((__builtin_convertvector(*(const vu8 *)((nd) + (v) * DLANES + (h) * 8), vf8) + (va)) *        \
      *(const vf8 *)((cw) + (v) * DLANES + (h) * 8))
 
 /* One step of the running sums across the 16 lanes (lo, hi): lane i adds
@@ -825,7 +828,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
                     __builtin_prefetch(row + 64 * l);
             }
             const int32_t d = tok[j].doc, pos = tok[j].pos;
-            int32_t *restrict nd = s->ndk + (int64_t)d * K;
+            uint16_t *restrict nd = s->ndk + (int64_t)d * K;
             const int32_t old = zw[j];
             nd[old]--;
             nw[old]--;
@@ -1019,7 +1022,7 @@ double lda_loglik_docs(const struct lda_shard *s, double alpha)
     lgam_table(alpha, tab);
     double sum = 0;
     for (int64_t d = 0; d < s->ndocs; d++) {
-        const int32_t *nd = s->ndk + d * K;
+        const uint16_t *nd = s->ndk + d * K;
         double part = lka - lgam(s->dptr[d + 1] - s->dptr[d] + K * alpha);
         for (int32_t k = 0; k < K; k++)
             part += lgam_count(tab, nd[k], alpha, la);

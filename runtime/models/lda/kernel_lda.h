@@ -75,9 +75,11 @@
  * of tokens it is lda_loglik's value.
  *
  * Plain functions on arrays; allocation only in lda_shard_init(). Counts
- * are int32 (n_dk, n_wk) and int64 (n_k); a shard holds at most INT32_MAX
- * tokens, and the engine must refuse a corpus in which a word has more
- * than INT32_MAX tokens (an n_wk could overflow).
+ * are uint16 (n_dk: a document has at most LDA_DOC_MAX tokens, so that the
+ * largest table of a shard, D x K, takes 2 bytes a count), int32 (n_wk)
+ * and int64 (n_k); a shard holds at most INT32_MAX tokens, and the engine
+ * must refuse a corpus in which a word has more than INT32_MAX tokens (an
+ * n_wk could overflow).
  */
 #ifndef PTM_KERNEL_LDA_H
 #define PTM_KERNEL_LDA_H
@@ -94,6 +96,8 @@
 #define LDA_MH_STEPS 2
 /* The most the alias sampler takes. */
 #define LDA_MH_STEPS_MAX 16
+/* The most tokens a document may have (its counts n_dk are 16-bit). */
+#define LDA_DOC_MAX 65535
 
 /* The `sampler` option: "sparse", "alias", "plain", "dense". */
 enum lda_sampler {
@@ -133,7 +137,7 @@ struct lda_shard {
     /* By document: tokens of local document d are z[dptr[d] .. dptr[d+1]). */
     int32_t *dptr; /* ndocs + 1 */
     int32_t *z;    /* ntokens: the topics */
-    int32_t *ndk;  /* ndocs x K, row-major: n_dk */
+    uint16_t *ndk; /* ndocs x K, row-major: n_dk (at most LDA_DOC_MAX) */
 
     /* By block, word, document: block b's words are wlist[bw[b] .. bw[b+1])
      * (ascending, only those the shard has), and word entry i's tokens are
@@ -167,8 +171,8 @@ struct lda_shard {
  * `nwk rows into workers` cuts it). Topics are unassigned and n_dk is zero
  * until lda_init_block() has run for every block. Returns 0, PTM_EINVAL (K
  * < 1, bad bounds or range, a count that is not a whole number in
- * 0 .. INT32_MAX), PTM_ETOOBIG (more than INT32_MAX tokens, or ndocs * K
- * beyond memory sizes) or PTM_ENOMEM; s is then empty. Caller frees with
+ * 0 .. INT32_MAX), PTM_ETOOBIG (more than INT32_MAX tokens, a document of
+ * more than LDA_DOC_MAX, or ndocs * K beyond memory sizes) or PTM_ENOMEM; s is then empty. Caller frees with
  * lda_shard_release(). */
 int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi, int32_t K,
                    const int64_t *bounds, int nblocks);

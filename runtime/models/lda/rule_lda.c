@@ -49,6 +49,8 @@ struct lda_state {
     double *delta;   /* and room for the change since */
 };
 
+static const struct rt_objective objective_ops;
+
 struct lda_worker {
     struct lda_shard s;
     bool has_shard;
@@ -178,7 +180,9 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
         rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->G);
         if (rc != 0) {
             snprintf(err, errlen, "update lda_gibbs: the documents of worker %d: %s", p + 1,
-                     rc == PTM_ETOOBIG ? "too many tokens" : ptm_strerror(rc));
+                     rc == PTM_ETOOBIG ? "too many tokens (at most 2147483647 a worker and "
+                                         "65535 a document)"
+                                       : ptm_strerror(rc));
             break;
         }
         k->has_shard = true;
@@ -304,6 +308,27 @@ static int lda_exchange(struct ptm_run *run)
     return pstore_write_row(s->ps, 0, 0, s->base);
 }
 
+/* Whether anything reads parameter table p now: metrics or an objective
+ * other than lda_loglik (which reads the kernel's counts) during the run;
+ * after it (the last sync) an output of p, or anyone when the run was
+ * not told that only the outputs read the tables. Otherwise nwk and ndk
+ * are left as they are, and untouched they take no memory (rt_zalloc's
+ * calloc): as doubles nwk is twice the kernel's int32 n_wk, ndk 8 D K
+ * bytes. */
+static bool table_read(const struct ptm_run *run, int32_t p)
+{
+    if (run->plan->nmetrics > 0 || run->obj != &objective_ops)
+        return true;
+    if (!run->sync_final)
+        return false;
+    if (!run->opts.outputs_only)
+        return true;
+    for (uint32_t k = 0; k < run->plan->noutputs; k++)
+        if (run->plan->outputs[k].param == p)
+            return true;
+    return false;
+}
+
 /* The parameter tables from the kernel's counts; across ranks, n_wk made
  * whole from the blocks each rank holds. */
 static int lda_sync(struct ptm_run *run)
@@ -319,11 +344,12 @@ static int lda_sync(struct ptm_run *run)
         }
         ptm_comm_sum_all_i32v(s->nwk, (size_t)(s->W * s->K));
     }
-    int64_t n = s->W * s->K;
+    int64_t n = table_read(run, s->nwk_p) ? s->W * s->K : 0;
     for (int64_t i = 0; i < n; i++)
         nwk[i] = s->nwk[i];
     /* each worker's documents into its rows of ndk */
-    for (int p = 0; s->ndk_p >= 0 && p < run->P; p++) {
+    bool ndk = s->ndk_p >= 0 && table_read(run, s->ndk_p);
+    for (int p = 0; ndk && p < run->P; p++) {
         const struct lda_worker *k = run->w[p].kernel;
         double *dst = run->w[p].local[s->ndk_p];
         int64_t m = k->s.ndocs * s->K;
