@@ -343,6 +343,9 @@ struct ptm_run {
     bool expand_late;          /* each worker fills its share of a round's off
                                 * and vars (rounds.c: expand_share) */
     bool columns_only;         /* nothing reads rows: the CSR becomes the CSC */
+    bool dropped;              /* rt_data_drop_entries() freed the entries of the
+                                * data sharded by rows: dropped_sum is their sum */
+    double dropped_sum;
     bool sync_final;           /* during the sync after the last round, which the
                                 * outputs read: a rule whose tables only the
                                 * outputs and metrics read may fill them there
@@ -511,6 +514,12 @@ const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
 double rt_option_num(const struct plan_hook *h, const char *key, double dflt);
 /* calloc through ptm_malloc; n == 0 gives one zeroed element. */
 void *rt_zalloc(size_t n, size_t size);
+/* For a rule's setup that has taken what it needs of data k (sparse, by
+ * rows): free its entries (column indexes and values; the row pointers
+ * and the sizes stay), and every worker's view of them, when nothing
+ * reads them later (a metric on k, or the scheduler's X[i, j]). Returns
+ * whether it did. */
+bool rt_data_drop_entries(struct ptm_run *run, int32_t k);
 
 /* ---- between the engine's files ------------------------------------------- */
 

@@ -380,6 +380,8 @@ static void count_sweep_units(struct ptm_run *run)
             u = (double)ds->csr.nnz;
         else if (run->rule->unit_of == RT_UNIT_ROWS)
             u = (double)ds->csr.nrows;
+        else if (run->rule->unit_of == RT_UNIT_VALUES && run->dropped)
+            u = run->dropped_sum;
         else if (run->rule->unit_of == RT_UNIT_VALUES)
             for (int64_t e = 0; e < ds->csr.nnz; e++)
                 u += ds->csr.val[e];

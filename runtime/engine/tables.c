@@ -442,6 +442,35 @@ static int init_from_file(struct ptm_run *run, int32_t p, struct ptm_data_diags 
     return 0;
 }
 
+bool rt_data_drop_entries(struct ptm_run *run, int32_t k)
+{
+    const struct ptm_plan *plan = run->plan;
+    struct ptm_dataset *ds = run->data[k];
+    if (!ds || !ds->sparse || ds->csc || rt_sched_reads_entries(plan))
+        return false;
+    for (uint32_t q = 0; q < plan->nmetrics; q++)
+        if (plan->metrics[q].data == k)
+            return false;
+    for (int p = 0; p < run->P; p++)
+        if (run->w[p].shard[k].own_csc)
+            return false; /* a rule by rows reads them */
+    for (int p = 0; p < run->P; p++) {
+        run->w[p].shard[k].csr.colind = NULL;
+        run->w[p].shard[k].csr.val = NULL;
+    }
+    if (k == run->rowdata) { /* count_sweep_units() reads their sum */
+        run->dropped = true;
+        run->dropped_sum = 0;
+        for (int64_t e = 0; e < ds->csr.nnz; e++)
+            run->dropped_sum += ds->csr.val[e];
+    }
+    ptm_free(ds->csr.colind);
+    ptm_free(ds->csr.val);
+    ds->csr.colind = NULL;
+    ds->csr.val = NULL;
+    return true;
+}
+
 /* What a block costs the policy and the engine beyond the parameter
  * tables, measured with ptm run and ptm plan on 10^8 blocks of one
  * coefficient (peak resident memory): 87 bytes under dynamic (its sampling

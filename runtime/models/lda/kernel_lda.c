@@ -230,10 +230,13 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->bounds = alloc_n((size_t)nblocks + 1, sizeof(*s->bounds));
     s->dptr = alloc_n((size_t)D + 1, sizeof(*s->dptr));
     s->z = alloc_n((size_t)ntok, sizeof(*s->z));
-    s->zw = alloc_n((size_t)ntok, sizeof(*s->zw));
+    /* calloc: only the alias sampler writes zw, and until then its pages
+     * take no memory */
+    s->zw = ptm_calloc(ntok ? (size_t)ntok : 1, sizeof(*s->zw));
     /* n_dk with DLANES more values: the dense sampler reads a row's last
-     * vector whole, up to DLANES - 1 values past the row. */
-    s->ndk = alloc_n((size_t)D * nk + DLANES, sizeof(*s->ndk));
+     * vector whole, up to DLANES - 1 values past the row. calloc: its
+     * pages are taken as lda_init_block() first counts into them. */
+    s->ndk = ptm_calloc((size_t)D * nk + DLANES, sizeof(*s->ndk));
     s->bw = alloc_n((size_t)nblocks + 1, sizeof(*s->bw));
     s->tok = alloc_n((size_t)ntok, sizeof(*s->tok));
     s->dnzp = alloc_n((size_t)D + 1, sizeof(*s->dnzp));
@@ -262,9 +265,7 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
         return PTM_ENOMEM;
     }
     memcpy(s->bounds, bounds, ((size_t)nblocks + 1) * sizeof(*bounds));
-    memset(s->ndk, 0, ((size_t)D * nk + DLANES) * sizeof(*s->ndk));
     memset(s->z, 0, (size_t)ntok * sizeof(*s->z));
-    memset(s->zw, 0, (size_t)ntok * sizeof(*s->zw));
     memset(at, 0, (size_t)W * sizeof(*at));
 
     /* Documents: their token ranges and their topic lists' room. */
@@ -326,6 +327,7 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     }
     ptm_free(at);
     s->dnz_fresh = false;
+    s->zw_fresh = false;
     return 0;
 }
 
@@ -339,7 +341,6 @@ void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             int32_t t = below(ptm_rng_next(rng), K);
             s->z[s->tok[j].pos] = t;
-            s->zw[j] = t;
             s->ndk[(int64_t)s->tok[j].doc * K + t]++;
             nw[t]++;
             nk[t]++;
@@ -347,6 +348,7 @@ void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk,
         }
     }
     s->dnz_fresh = false;
+    s->zw_fresh = false;
 }
 
 /* ---- checkpoints ---------------------------------------------------------------- */
@@ -378,8 +380,7 @@ void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck)
     if (!ck->load || ck->err)
         return;
     s->dnz_fresh = fresh != 0;
-    for (int64_t j = 0; j < s->ntokens; j++)
-        s->zw[j] = s->z[s->tok[j].pos];
+    s->zw_fresh = false;
 }
 
 /* ---- plain ------------------------------------------------------------------------ */
@@ -395,7 +396,7 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
         int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             uint16_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
-            int32_t old = s->zw[j];
+            int32_t old = s->z[s->tok[j].pos];
             nd[old]--;
             nw[old]--;
             nk[old]--;
@@ -415,12 +416,12 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
                 nk_delta[old]--;
                 nk_delta[t]++;
                 s->z[s->tok[j].pos] = t;
-                s->zw[j] = t;
                 changed++;
             }
         }
     }
     s->dnz_fresh = false;
+    s->zw_fresh = false;
     return changed;
 }
 
@@ -511,6 +512,11 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
     int64_t changed = 0;
     const int32_t first = s->wptr[s->bw[b]], end = s->wptr[s->bw[b + 1]];
     memset(mine, 0, (size_t)K * sizeof(*mine));
+    if (!s->zw_fresh) {
+        for (int64_t j = 0; j < s->ntokens; j++)
+            zw[j] = z[tok[j].pos];
+        s->zw_fresh = true;
+    }
 
     for (int32_t j = first; j < end && j < first + PF; j++)
         prime(s, j, steps, kalpha, ring, g);
@@ -679,7 +685,7 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
             uint16_t *restrict nd = s->ndk + (int64_t)d * K;
             int32_t *restrict list = s->dnz + s->dnzp[d];
             int32_t n = s->dnzn[d];
-            const int32_t old = s->zw[j];
+            const int32_t old = z[pos];
 
             /* Take the token out. */
             S -= ab * inv[old];
@@ -758,10 +764,10 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
             nk_delta[old]--;
             nk_delta[t]++;
             z[pos] = t;
-            s->zw[j] = t;
             changed += t != old;
         }
     }
+    s->zw_fresh = false;
     return changed;
 }
 
@@ -805,7 +811,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
     double *restrict inv = s->sc_s;              /* 1 / (n_k + W beta) */
     float *restrict cw = s->sc_f;                /* (n_wk + beta) / (n_k + W beta), 0 past K */
     float *restrict cum = s->sc_f + nv * DLANES; /* by lane, running sums down the vectors */
-    int32_t *restrict z = s->z, *restrict zw = s->zw;
+    int32_t *restrict z = s->z;
     const struct lda_tok *restrict tok = s->tok;
     const int32_t end = s->wptr[s->bw[b + 1]];
     const int lines = row_lines(K);
@@ -829,7 +835,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
             }
             const int32_t d = tok[j].doc, pos = tok[j].pos;
             uint16_t *restrict nd = s->ndk + (int64_t)d * K;
-            const int32_t old = zw[j];
+            const int32_t old = z[pos];
             nd[old]--;
             nw[old]--;
             nk[old]--;
@@ -921,11 +927,11 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
             nk_delta[old]--;
             nk_delta[t]++;
             z[pos] = t;
-            zw[j] = t;
             changed += t != old;
         }
     }
     s->dnz_fresh = false;
+    s->zw_fresh = false;
     return changed;
 }
 

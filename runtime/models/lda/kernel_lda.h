@@ -146,7 +146,10 @@ struct lda_shard {
     int32_t *wlist;      /* distinct words of the shard */
     int32_t *wptr;       /* entries + 1 */
     struct lda_tok *tok; /* ntokens */
-    int32_t *zw;         /* ntokens: zw[j] = z[tok[j].pos], the topics in this order */
+    int32_t *zw;         /* ntokens: zw[j] = z[tok[j].pos], the topics in this order,
+                          * when zw_fresh: the alias sampler's (the others read
+                          * z[tok[j].pos], and leave zw stale) */
+    bool zw_fresh;
 
     /* The sparse sampler's lists of each document's topics with n_dk > 0:
      * dnz[dnzp[d] .. dnzp[d] + dnzn[d]), room for min(K, n_d). Rebuilt from
@@ -193,7 +196,7 @@ struct ptm_ckpt;
  * from round to round: the topics z, n_dk and, when they are current, the
  * sparse sampler's topic lists, whose order decides the order of its sums
  * and so its draws. The rest (the token layout, the scratch) set-up
- * rebuilds, and zw is recomputed from z on load. A shard of other
+ * rebuilds, and zw is rebuilt from z when the alias sampler next runs. A shard of other
  * documents or another K fails the load (ck->err). */
 void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck);
 

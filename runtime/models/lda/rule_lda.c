@@ -188,6 +188,15 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
         k->has_shard = true;
         s->ntokens += k->s.ntokens;
         ptm_rng_seed(&k->rng, run->seed ^ (0x6c64610000000000ull + (uint64_t)w->gid)); /* "lda" */
+    }
+    /* The shards have the documents: their entries can go before the
+     * counts are first written (until then n_dk and n_wk take no pages),
+     * so that the two never take memory together; unless an objective of
+     * the job's own may read them. */
+    if (rc == 0 && (!run->obj || run->obj == &objective_ops))
+        rt_data_drop_entries(run, s->d);
+    for (int p = 0; p < run->P && rc == 0; p++) {
+        struct lda_worker *k = run->w[p].kernel;
         for (int b = 0; b < run->G; b++)
             lda_init_block(&k->s, b, s->nwk + s->bounds[b] * s->K, nk0, scratch, &k->rng);
     }
