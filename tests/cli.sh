@@ -1015,11 +1015,27 @@ ndk_ok() {
     colsum='{ for (i = 1; i <= NF; i++) c[i] += $i } END { for (i = 1; i <= 4; i++) print c[i] }'
     [ "$(awk "$colsum" "$T/ndk/dt.tsv")" = "$(awk "$colsum" "$T/ndk/wt.tsv")" ] ||
         no "a topic's documents and words disagree"
+    # and wt.tsv (filled from the kernel's counts only for the output) has
+    # a row per word summing to its tokens
+    awk 'NR == 2 { W = $1 } NR > 3 { n[$2] += $3 } END { for (w = 1; w <= W; w++) print n[w] + 0 }' \
+        "$T/ndk/docword.txt" >"$T/ndk/wlen"
+    awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }' "$T/ndk/wt.tsv" | cmp -s - "$T/ndk/wlen" ||
+        no "a row of wt.tsv does not add up to its word's tokens"
 }
 begin "run: lda_gibbs with ndk: the document-topic counts, consistent with the tokens and nwk"
 run run --quiet --workers 2 "$T/ndk.ptm"
 want_rc 0
 ndk_ok
+end
+
+begin "run: lda_gibbs with a document of more than 65535 tokens: exit 1, the limit"
+mkdir -p "$T/long"
+printf '2\n3\n3\n1 1 70000\n1 2 1\n2 3 5\n' >"$T/long/docword.txt"
+sed -e "s|$T/ndk/|$T/long/|g" -e 's| vocab "[^"]*"||' "$T/ndk.ptm" >"$T/long.ptm"
+run run --quiet --workers 1 "$T/long.ptm"
+want_rc 1
+err_has "update lda_gibbs: the documents of worker 1: too many tokens (at most 2147483647 a worker and 65535 a document)"
+[ -e "$T/long/wt.tsv" ] && no "a refused job wrote its outputs"
 end
 
 begin "run: lda_gibbs with an ndk of the wrong shape: exit 1, the shape wanted"

@@ -780,11 +780,20 @@ typedef float vf8 __attribute__((vector_size(8 * sizeof(float)), aligned(4)));
 typedef int32_t vi8 __attribute__((vector_size(8 * sizeof(int32_t)), aligned(4)));
 typedef uint16_t vu8 __attribute__((vector_size(8 * sizeof(uint16_t)), aligned(2)));
 
+/* 8 16-bit counts as int32: each interleaved with a zero (little-endian
+ * lanes), which GCC makes one zero-extension, where a conversion of the
+ * vector goes value by value. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define widen(x) ((vi8)__builtin_shufflevector((x), (vu8){0}, 0, 8, 1, 8, 2, 8, 3, 8, 4, 8, 5, 8, 6, 8, 7, 8))
+#else
+#define widen(x) __builtin_convertvector((x), vi8)
+#endif
+
 /* Half h of vector v of the products (n_dk + alpha) c_k (a macro: a
  * function that returns a vector changes its calling convention with the
  * target). */
 #define PRODUCT(nd, cw, v, h, va)                                                                  \
-    ((__builtin_convertvector(*(const vu8 *)((nd) + (v) * DLANES + (h) * 8), vf8) + (va)) *        \
+    ((__builtin_convertvector(widen(*(const vu8 *)((nd) + (v) * DLANES + (h) * 8)), vf8) + (va)) * \
      *(const vf8 *)((cw) + (v) * DLANES + (h) * 8))
 
 /* One step of the running sums across the 16 lanes (lo, hi): lane i adds

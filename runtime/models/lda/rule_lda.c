@@ -10,8 +10,10 @@
  * are a table of the parameter store with nk's consistency: after its
  * round a worker adds its changes to them, ends its clock and reads them
  * back, at most s clocks stale. The kernel counts in integers, in arrays of
- * this rule's; `sync` copies them into the parameter tables nwk and nk
- * before the objective and the outputs read those.
+ * this rule's; `sync` copies them into the parameter tables nwk, ndk and
+ * nk before the objective and the outputs read those, nwk and ndk only
+ * when something reads them (table_read). Once the shards hold the
+ * documents, the data's entries are freed (rt_data_drop_entries).
  *
  * Across ranks, worker p of rank r is worker r * P + p of the rotation;
  * the blocks of n_wk go from rank to rank with the rotation, each rank has
@@ -379,7 +381,7 @@ static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 }
 
 /* Checkpoints: the word-topic counts (this rule's integers, of which the
- * table nwk is the last sync's image), the store of the topic totals,
+ * table nwk is the last filling sync's image, if any), the store of the topic totals,
  * n_k as of the last exchange across ranks, and every worker's shard
  * (topics, n_dk, the sparse sampler's lists), copy of n_k, increments not
  * yet pushed and generator. Across ranks each rank saves its own: its n_wk
