@@ -630,7 +630,21 @@ START_TEST(test_lda)
      * likelihood; the chain of higher log-likelihood must have found the
      * planted topics, and every chain's log-likelihood must rise. */
     static double nwk[LDA_WORDS * LDA_TOPICS], truth[LDA_TOPICS][LDA_WORDS];
-    FILE *f = fopen("lda/topics_true.tsv", "r");
+    /* each word's tokens in the corpus, which its row of nwk (filled
+     * from the kernel's counts after the run) must add up to */
+    static double wtok[LDA_WORDS];
+    memset(wtok, 0, sizeof(wtok));
+    FILE *f = fopen("lda/docword.txt", "r");
+    ck_assert_ptr_nonnull(f);
+    long hdr[3], dw[3];
+    ck_assert_int_eq(fscanf(f, "%ld %ld %ld", &hdr[0], &hdr[1], &hdr[2]), 3);
+    ck_assert_int_eq(hdr[1], LDA_WORDS);
+    while (fscanf(f, "%ld %ld %ld", &dw[0], &dw[1], &dw[2]) == 3) {
+        ck_assert(dw[1] >= 1 && dw[1] <= LDA_WORDS);
+        wtok[dw[1] - 1] += (double)dw[2];
+    }
+    fclose(f);
+    f = fopen("lda/topics_true.tsv", "r");
     ck_assert_ptr_nonnull(f);
     for (int k = 0; k < LDA_TOPICS; k++)
         for (int w = 0; w < LDA_WORDS; w++)
@@ -653,6 +667,13 @@ START_TEST(test_lda)
         /* learned topics, matched greedily to the planted ones */
         ck_assert_int_eq(ptm_run_param(run, 0, nwk, LDA_WORDS * LDA_TOPICS),
                          LDA_WORDS * LDA_TOPICS);
+        for (int w = 0; w < LDA_WORDS; w++) {
+            double row = 0;
+            for (int k = 0; k < LDA_TOPICS; k++)
+                row += nwk[w * LDA_TOPICS + k];
+            ck_assert_msg(row == wtok[w], "word %d: nwk's row adds up to %g, its tokens %g", w + 1,
+                          row, wtok[w]);
+        }
         double learned[LDA_TOPICS][LDA_WORDS];
         for (int k = 0; k < LDA_TOPICS; k++) {
             double sum = 0;
