@@ -185,6 +185,9 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
                      rc == PTM_ETOOBIG ? "too many tokens (at most 2147483647 a worker and "
                                          "65535 a document)"
                                        : ptm_strerror(rc));
+            /* said here: the command reports PTM_ETOOBIG as bad data
+             * without the message */
+            rc = rc == PTM_ETOOBIG ? PTM_EINVAL : rc;
             break;
         }
         k->has_shard = true;
