@@ -1034,7 +1034,7 @@ printf '2\n3\n3\n1 1 70000\n1 2 1\n2 3 5\n' >"$T/long/docword.txt"
 sed -e "s|$T/ndk/|$T/long/|g" -e 's| vocab "[^"]*"||' "$T/ndk.ptm" >"$T/long.ptm"
 run run --quiet --workers 1 "$T/long.ptm"
 want_rc 1
-err_has "update lda_gibbs: the documents of worker 1: too many tokens (at most 2147483647 a worker and 65535 a document)"
+err_has "update lda_gibbs: document 1 of 'D' has 70001 tokens, more than the 65535 a document may hold: split it into documents of at most 65535 tokens"
 [ -e "$T/long/wt.tsv" ] && no "a refused job wrote its outputs"
 end
 

@@ -165,6 +165,21 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
         ptm_free(scratch);
         return PTM_ENOMEM;
     }
+    /* n_dk counts in 16 bits: a longer document is named, as a user
+     * would split it */
+    for (int64_t i = 0; i < D->csr.nrows && rc == 0; i++) {
+        double t = 0;
+        for (int64_t e = D->csr.rowptr[i]; e < D->csr.rowptr[i + 1]; e++)
+            t += D->csr.val[e];
+        if (t > LDA_DOC_MAX) {
+            snprintf(err, errlen,
+                     "update lda_gibbs: document %lld of '%s' has %.0f tokens, more than the %d "
+                     "a document may hold: split it into documents of at most %d tokens",
+                     (long long)(run->row0 + i + 1), run->plan->data[s->d].name, t, LDA_DOC_MAX,
+                     LDA_DOC_MAX);
+            rc = PTM_EINVAL;
+        }
+    }
     for (int p = 0; p < run->P && rc == 0; p++) {
         struct rt_worker *w = &run->w[p];
         struct lda_worker *k = rt_zalloc(1, sizeof(*k));
