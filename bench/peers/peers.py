@@ -768,7 +768,7 @@ def logreg(p, cfg, svgdir, md):
     r_lib = ratio(ptm_t, lib_fit)
     r_libc = ratio(ptm_wall, lib_t)
     r_sgd = ratio(ptm_t, sgd_t)
-    # the stricter target: liblinear's objective itself, by TRON on
+    # the stricter target: liblinear's objective itself, by TRON on
     # 1 and 2 workers, in alternating pairs (curve runs: an objective pass
     # every round included)
     tron = ("tron", 0.5, 1.0, 1000)
