@@ -565,7 +565,7 @@ if command -v mpirun > /dev/null 2>&1; then
         echo "grows with the blocks a round and linearly with the ranks, not with the model's size."
     } >> "$out"
 
-    # matrix factorization on a rotation: the shape (50,000 x 20,000,
+    # matrix factorization on a rotation: the reference shape (50,000 x 20,000,
     # 5M ratings, rank 20), mf_sgd, RMSE every sweep, 12 sweeps
     "$ptm" gen mf --seed 1 --out "$tmp/mf" --rows 50000 --cols 20000 --rank 20 \
         --ratings 5000000 > /dev/null
