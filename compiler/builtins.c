@@ -34,3 +34,20 @@ size_t builtin_names(enum builtin_role role, const char **out, size_t cap)
                 out[n++] = b->name;
     return n;
 }
+
+const char *builtin_check_split_min(const struct plan_hook *h, const bool *given)
+{
+    bool seq = false, split = false;
+    for (uint32_t i = 0; i < h->noptions; i++) {
+        const struct plan_option *o = &h->options[i];
+        if (!o->key)
+            continue;
+        if (strcmp(o->key, "within") == 0 && o->kind == PLAN_VALUE_STR)
+            seq = o->str && strcmp(o->str, "sequential") == 0;
+        split |= given[i] && strcmp(o->key, "split_min") == 0;
+    }
+    if (split && !seq)
+        return "option 'split_min' is for within = sequential (a round computed together is "
+               "always split among the workers)";
+    return NULL;
+}

@@ -65,6 +65,11 @@ struct builtin {
     const char *(*check)(const struct plan_hook *h, const bool *given);
 };
 
+/* The check of a coordinate-descent rule with options `within` and
+ * `split_min` (lasso_cd, logreg_cd): split_min is about splitting
+ * sequential rounds, and given with within = parallel would do nothing. */
+const char *builtin_check_split_min(const struct plan_hook *h, const bool *given);
+
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their
  * range (OPT_POS: lo excluded; OPT_WHOLE: whole numbers), references to a
  * data source or parameter (OPT_DERIVED: a parameter the rule computes,

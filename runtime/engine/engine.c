@@ -66,6 +66,28 @@ double rt_option_num(const struct plan_hook *h, const char *key, double dflt)
     return o && o->kind == PLAN_VALUE_NUM ? o->num : dflt;
 }
 
+int64_t rt_cols_nnz(const struct ptm_csc *x, const int64_t *cols, size_t n)
+{
+    int64_t nnz = 0;
+    for (size_t v = 0; v < n; v++)
+        nnz += x->colptr[cols[v] + 1] - x->colptr[cols[v]];
+    return nnz;
+}
+
+bool rt_seq_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t split_min)
+{
+    const struct plan_hook *u = &run->plan->update;
+    const struct plan_option *ow = rt_option(u, "within"), *ox = rt_option(u, "X");
+    const struct ptm_csc *x = NULL;
+    if (run->P < 2 || !ow || ow->kind != PLAN_VALUE_STR || strcmp(ow->str, "sequential") != 0 ||
+        !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
+        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
+        !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
+        return false;
+    int64_t least = (int64_t)rt_option_num(u, "split_min", (double)split_min);
+    return rt_cols_nnz(x, blocks, n) < (x->nrows > least ? x->nrows : least);
+}
+
 void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)
 {
     va_list ap;

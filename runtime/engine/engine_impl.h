@@ -512,6 +512,14 @@ static inline void rt_end_clock(struct rt_worker *w)
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
 /* The number option key of hook h, or dflt when it has none. */
 double rt_option_num(const struct plan_hook *h, const char *key, double dflt);
+/* The non-zeros of columns cols[0 .. n) of x. */
+int64_t rt_cols_nnz(const struct ptm_csc *x, const int64_t *cols, size_t n);
+/* A dry run's rt_rule.alone_dry for a coordinate-descent rule with options
+ * X, within and split_min (default split_min): with within = sequential
+ * on several workers, whether the columns blocks[0 .. n) (a variable a
+ * block) hold fewer non-zeros than split_min and than X has rows, so that
+ * the round runs on the first worker alone. */
+bool rt_seq_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t split_min);
 /* calloc through ptm_malloc; n == 0 gives one zeroed element. */
 void *rt_zalloc(size_t n, size_t size);
 /* For a rule's setup that has taken what it needs of data k (sparse, by

@@ -33,27 +33,8 @@ static const struct builtin_opt lasso_cd_opts[] = {
     OPT_END,
 };
 
-/* split_min is about splitting sequential rounds: given with within =
- * parallel it would do nothing */
-static const char *lasso_cd_check(const struct plan_hook *h, const bool *given)
-{
-    bool seq = false, split = false;
-    for (uint32_t i = 0; i < h->noptions; i++) {
-        const struct plan_option *o = &h->options[i];
-        if (!o->key)
-            continue;
-        if (strcmp(o->key, "within") == 0 && o->kind == PLAN_VALUE_STR)
-            seq = o->str && strcmp(o->str, "sequential") == 0;
-        split |= given[i] && strcmp(o->key, "split_min") == 0;
-    }
-    if (split && !seq)
-        return "option 'split_min' is for within = sequential (a round computed together is "
-               "always split among the workers)";
-    return NULL;
-}
-
 const struct builtin ptm_builtins_lasso[] = {
-    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2", lasso_cd_check},
+    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2", builtin_check_split_min},
     {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta - b|^2 + lambda |beta|_1", lasso_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

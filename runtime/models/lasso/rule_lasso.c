@@ -526,15 +526,6 @@ static void share_changes(const struct ptm_run *run, const struct lasso_state *k
         rd->change[v0 + (int64_t)v] = run->newval[v0 + (int64_t)v] - beta[rd->vars[v0 + (int64_t)v]];
 }
 
-/* The non-zeros of the columns vars[0 .. n). */
-static int64_t cols_nnz(const struct ptm_csc *x, const int64_t *vars, size_t n)
-{
-    int64_t nnz = 0;
-    for (size_t v = 0; v < n; v++)
-        nnz += x->colptr[vars[v] + 1] - x->colptr[vars[v]];
-    return nnz;
-}
-
 /* xd += X delta of cols[0 .. n) on worker p's rows, listed in its rows
  * (lasso_scatter_rows, with the cut tables when there are some). */
 static void scatter_own(const struct ptm_run *run, const struct lasso_state *k, int p,
@@ -572,7 +563,7 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
      * a copy taken in one sweep (the other workers' rows sit in their
      * caches; fetched by the push's scattered reads, one line at a time,
      * they cost more than the whole copy) */
-    int64_t nnz = cols_nnz(k->x, rd->vars + v0, nv), n = k->x->nrows;
+    int64_t nnz = rt_cols_nnz(k->x, rd->vars + v0, nv), n = k->x->nrows;
     rt_barrier(w); /* every worker's rows of r hold the last round */
     const double *r = k->r;
     if (run->P > 1 && nnz >= n) {
@@ -617,7 +608,7 @@ static int64_t split_min(const struct lasso_state *k)
 static bool small_round(const struct lasso_state *k, const int64_t *vars, size_t n)
 {
     return (double)n * (double)k->col_max < (double)split_min(k) ||
-           cols_nnz(k->x, vars, n) < split_min(k);
+           rt_cols_nnz(k->x, vars, n) < split_min(k);
 }
 
 /* SEQP: the round on the first worker alone, on r, one column after the
@@ -657,7 +648,7 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     /* alone: the engine woke no other worker (lasso_alone) */
     d->solo = run->work.alone || k->solo_left > 0;
     if (!d->solo) { /* a round of few non-zeros runs alone too */
-        d->nnz = cols_nnz(k->x, rd->vars + v0, nv);
+        d->nnz = rt_cols_nnz(k->x, rd->vars + v0, nv);
         rt_barrier(w); /* r holds the last round; every share's variables are in rd */
         split_before = false;
         int64_t nnz = 0;
@@ -1009,16 +1000,7 @@ static bool lasso_alone_blocks(const struct ptm_run *run, const int64_t *blocks,
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
 static bool lasso_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
 {
-    const struct plan_hook *u = &run->plan->update;
-    const struct plan_option *ow = rt_option(u, "within"), *ox = rt_option(u, "X");
-    const struct ptm_csc *x = NULL;
-    if (run->P < 2 || !ow || ow->kind != PLAN_VALUE_STR || strcmp(ow->str, "sequential") != 0 ||
-        !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
-        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
-        !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
-        return false;
-    int64_t least = (int64_t)rt_option_num(u, "split_min", SPLIT_MIN_NNZ);
-    return cols_nnz(x, blocks, n) < (x->nrows > least ? x->nrows : least);
+    return rt_seq_alone_dry(run, blocks, n, SPLIT_MIN_NNZ);
 }
 
 /* Checkpoints (rt_rule's state), between rounds with every worker's

@@ -47,25 +47,6 @@ static const struct builtin_opt logreg_cd_opts[] = {
     OPT_END,
 };
 
-/* split_min is about splitting sequential rounds: given with within =
- * parallel it would do nothing */
-static const char *logreg_cd_check(const struct plan_hook *h, const bool *given)
-{
-    bool seq = false, split = false;
-    for (uint32_t i = 0; i < h->noptions; i++) {
-        const struct plan_option *o = &h->options[i];
-        if (!o->key)
-            continue;
-        if (strcmp(o->key, "within") == 0 && o->kind == PLAN_VALUE_STR)
-            seq = o->str && strcmp(o->str, "sequential") == 0;
-        split |= given[i] && strcmp(o->key, "split_min") == 0;
-    }
-    if (split && !seq)
-        return "option 'split_min' is for within = sequential (a round computed together is "
-               "always split among the workers)";
-    return NULL;
-}
-
 /* method = tron (the default) takes a smooth objective and no step. */
 static const char *logreg_check(const struct plan_hook *h, const bool *given)
 {
@@ -92,7 +73,7 @@ static const char *logreg_check(const struct plan_hook *h, const bool *given)
 
 const struct builtin ptm_builtins_logreg[] = {
     {"logreg_sgd", BUILTIN_UPDATE, "logistic regression by SGD or trust-region Newton", logreg_opts, BUILTIN_POLICY(DATA_PARALLEL), "logloss|accuracy|auc", logreg_check},
-    {"logreg_cd", BUILTIN_UPDATE, "L1 logistic regression by coordinate descent (CDN)", logreg_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "logloss|accuracy|auc", logreg_cd_check},
+    {"logreg_cd", BUILTIN_UPDATE, "L1 logistic regression by coordinate descent (CDN)", logreg_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "logloss|accuracy|auc", builtin_check_split_min},
     {"logloss", BUILTIN_OBJECTIVE, "mean logistic loss plus penalties", logloss_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

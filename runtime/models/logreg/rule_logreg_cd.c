@@ -364,22 +364,13 @@ static void gather(struct rt_worker *w, struct lcd_state *k)
     o->d2 = d2;
 }
 
-/* The non-zeros of columns vars[0 .. n). */
-static int64_t cols_nnz(const struct ptm_csc *x, const int64_t *vars, size_t n)
-{
-    int64_t nnz = 0;
-    for (size_t v = 0; v < n; v++)
-        nnz += x->colptr[vars[v] + 1] - x->colptr[vars[v]];
-    return nnz;
-}
-
 /* SEQP: whether columns vars[0 .. n) hold too few non-zeros to split
  * (fewer than split_min, and at most X's rows); n columns of at most
  * col_max non-zeros need no sum when that is few. */
 static bool small_round(const struct lcd_state *k, const int64_t *vars, size_t n)
 {
     int64_t least = k->nrows > k->split_min ? k->nrows : k->split_min;
-    return (double)n * (double)k->col_max < (double)least || cols_nnz(k->csc, vars, n) < least;
+    return (double)n * (double)k->col_max < (double)least || rt_cols_nnz(k->csc, vars, n) < least;
 }
 
 /* SEQ1, and SEQP's rounds alone: the steps of vars[0 .. n) one after
@@ -393,7 +384,7 @@ static void push_seq(struct ptm_run *run, struct lcd_state *k, const int64_t *va
         k->qdue = k->qups + (run->nblocks > 0 ? run->nblocks : 1);
     }
     k->qups += (int64_t)n;
-    if (cols_nnz(k->csc, vars, n) > k->nrows) { /* see DESIGN */
+    if (rt_cols_nnz(k->csc, vars, n) > k->nrows) { /* see DESIGN */
         lcd_block_step(&k->blk, k->csc, vars, n, beta, out, k->m, k->q, k->ys, &k->pen);
         return;
     }
@@ -565,16 +556,7 @@ static bool lcd_alone_blocks(const struct ptm_run *run, const int64_t *blocks, s
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
 static bool lcd_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
 {
-    const struct plan_hook *u = &run->plan->update;
-    const struct plan_option *ow = rt_option(u, "within"), *ox = rt_option(u, "X");
-    const struct ptm_csc *x = NULL;
-    if (run->P < 2 || !ow || ow->kind != PLAN_VALUE_STR || strcmp(ow->str, "sequential") != 0 ||
-        !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
-        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
-        !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
-        return false;
-    int64_t least = (int64_t)rt_option_num(u, "split_min", SPLIT_MIN_NNZ);
-    return cols_nnz(x, blocks, n) < (x->nrows > least ? x->nrows : least);
+    return rt_seq_alone_dry(run, blocks, n, SPLIT_MIN_NNZ);
 }
 
 bool lcd_known_loss(const struct ptm_run *run, int32_t x, int32_t y, int32_t w, int32_t b,
