@@ -1028,6 +1028,13 @@ want_rc 0
 ndk_ok
 end
 
+begin "run: lda_gibbs with sampler = sparse, counts = sparse: ndk from the documents' topic lists and nwk from the words' lists, consistent with the tokens"
+sed -e "s|sampler = dense|sampler = sparse, counts = sparse|" "$T/ndk.ptm" >"$T/ndk-sparse.ptm"
+run run --quiet --workers 2 "$T/ndk-sparse.ptm"
+want_rc 0
+ndk_ok
+end
+
 begin "run: lda_gibbs with a document of more than 65535 tokens: exit 1, the limit"
 mkdir -p "$T/long"
 printf '2\n3\n3\n1 1 70000\n1 2 1\n2 3 5\n' >"$T/long/docword.txt"
@@ -3624,6 +3631,26 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     mpirun_ptm 2 run --quiet --workers 1 "$T/ndk.ptm"
     want_rc 0
     ndk_ok
+    end
+
+    # the word-topic counts kept sparse travel with their blocks in their
+    # words' room and are summed a chunk at a time: the same draws as dense
+    for form in dense sparse; do
+        sed -e "s|sampler = dense|sampler = sparse, counts = $form|" -e "s|ssp 1|bsp|" \
+            -e "s|topics = 5|topics = 60|" -e "s|^stop when .*|stop when sweeps >= 8|" \
+            -e "s|\"$T/mpi/wt.tsv\"|\"$T/mpi/wt-$form.tsv\"|" -e "s|\"$T/mpi/dt.tsv\"|\"$T/mpi/dt-$form.tsv\"|" \
+            "$T/mpi/lda.ptm" >"$T/mpi/lda-$form.ptm"
+    done
+    begin "mpirun -np 2, lda_gibbs with counts = sparse (bsp): the word-topic counts, top words and document-topic counts of counts = dense"
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/lda-dense.ptm"
+    want_rc 0
+    mpirun_ptm 2 run --quiet --workers 1 "$T/mpi/lda-sparse.ptm"
+    want_rc 0
+    cmp -s "$T/mpi/wt-dense.tsv" "$T/mpi/wt-sparse.tsv" || no "the word-topic counts differ"
+    cmp -s "$T/mpi/wt-dense.tsv.top" "$T/mpi/wt-sparse.tsv.top" || no "the top words differ"
+    cmp -s "$T/mpi/dt-dense.tsv" "$T/mpi/dt-sparse.tsv" || no "the document-topic counts differ"
+    sum=$(awk '{ for (i = 1; i <= NF; i++) n += $i } END { print n }' "$T/mpi/wt-sparse.tsv")
+    [ "$sum" = "$tokens" ] || no "the word-topic counts add up to $sum, not $tokens tokens"
     end
 
     # the Lua rules of the examples under rotation and data_parallel

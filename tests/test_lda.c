@@ -173,7 +173,8 @@ struct sim {
     int64_t dbounds[MAXP + 1], wbounds[MAXP + 1];
     struct lda_shard sh[MAXP];
     struct ptm_rng rng[MAXP];
-    int32_t *nwk;    /* W x K */
+    struct lda_wk wk; /* n_wk */
+    int32_t *row;     /* K: scratch of lda_wk_read(), zero */
     int64_t *G, *G0; /* the master copy of n_k; as initialized */
     int64_t *snap;   /* (s + 1) x K: G after round r, at r mod (s + 1) */
     int64_t *own;    /* P x (s + 1) x K: worker p's increments of round r */
@@ -182,8 +183,18 @@ struct sim {
     int64_t changed; /* tokens moved in the last round */
 };
 
-static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum lda_sampler kind,
-                     double alpha, double beta, uint64_t seed)
+/* Each word's tokens in c (W of them; caller frees). */
+static int64_t *word_tokens(const struct corpus *c)
+{
+    int64_t *n = calloc((size_t)c->W + 1, sizeof(*n));
+    for (int64_t e = 0; e < c->d->rowptr[c->d->nrows]; e++)
+        n[c->d->colind[e]] += (int64_t)c->d->val[e];
+    return n;
+}
+
+/* n_wk as form (LDA_WK_DENSE, LDA_WK_SPARSE, or -1: as the rule chooses). */
+static void sim_init_form(struct sim *m, const struct corpus *c, int P, int s,
+                          enum lda_sampler kind, double alpha, double beta, uint64_t seed, int form)
 {
     memset(m, 0, sizeof(*m));
     m->c = c;
@@ -194,7 +205,11 @@ static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum l
     int32_t K = c->K;
     ptm_shard_even(c->D, P, m->dbounds);
     ptm_shard_even(c->W, P, m->wbounds);
-    m->nwk = calloc((size_t)(c->W * K), sizeof(*m->nwk));
+    int64_t *wt = word_tokens(c);
+    ck_assert_int_eq(lda_wk_init(&m->wk, c->W, K, wt, form), 0);
+    ck_assert(form < 0 || (int)m->wk.form == form);
+    free(wt);
+    m->row = calloc((size_t)K, sizeof(*m->row));
     m->G = calloc((size_t)K, sizeof(int64_t));
     m->G0 = calloc((size_t)K, sizeof(int64_t));
     int depth = s >= 0 ? s + 1 : 1;
@@ -202,16 +217,69 @@ static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum l
     m->own = calloc((size_t)(P * depth * K), sizeof(int64_t));
     for (int p = 0; p < P; p++) {
         ck_assert_int_eq(
-            lda_shard_init(&m->sh[p], c->d, m->dbounds[p], m->dbounds[p + 1], K, m->wbounds, P), 0);
+            lda_shard_init(&m->sh[p], c->d, m->dbounds[p], m->dbounds[p + 1], K, m->wbounds, P,
+                           kind == LDA_SAMPLER_SPARSE),
+            0);
         ptm_rng_seed(&m->rng[p], seed * 1000 + (uint64_t)p);
         m->nk[p] = calloc((size_t)K, sizeof(int64_t));
         m->delta[p] = calloc((size_t)K, sizeof(int64_t));
         /* The initial epoch, on the master copy. */
         for (int b = 0; b < P; b++)
-            lda_init_block(&m->sh[p], b, m->nwk + m->wbounds[b] * K, m->G, m->delta[p], &m->rng[p]);
+            lda_init_block(&m->sh[p], b, &m->wk, m->G, m->delta[p], &m->rng[p]);
         memset(m->delta[p], 0, (size_t)K * sizeof(int64_t));
     }
     memcpy(m->G0, m->G, (size_t)K * sizeof(int64_t));
+}
+
+static void sim_init(struct sim *m, const struct corpus *c, int P, int s, enum lda_sampler kind,
+                     double alpha, double beta, uint64_t seed)
+{
+    sim_init_form(m, c, P, s, kind, alpha, beta, seed, -1);
+}
+
+/* n_wk of word w, topic k. */
+static int32_t sim_nwk(const struct sim *m, int64_t w, int32_t k)
+{
+    return lda_wk_get(&m->wk, w, k);
+}
+
+/* One token of shard s's document d moved from topic a to b in n_dk. */
+static void shard_move(struct lda_shard *s, int64_t d, int32_t a, int32_t b)
+{
+    if (!s->sparse_docs) {
+        s->ndk[d * s->K + a]--;
+        s->ndk[d * s->K + b]++;
+        return;
+    }
+    int32_t *list = s->dnz + s->dnzp[d];
+    uint16_t *cnt = s->dnc + s->dnzp[d];
+    int32_t m = 0;
+    while (list[m] != a)
+        m++;
+    if (--cnt[m] == 0) {
+        int32_t last = --s->dnzn[d];
+        list[m] = list[last];
+        cnt[m] = cnt[last];
+    }
+    for (m = 0; m < s->dnzn[d] && list[m] != b; m++)
+        ;
+    if (m == s->dnzn[d]) {
+        list[m] = b;
+        cnt[m] = 0;
+        s->dnzn[d]++;
+    }
+    cnt[m]++;
+}
+
+/* n_dk of shard s's document d, topic k (from its list under sparse_docs). */
+static int32_t shard_ndk(const struct lda_shard *s, int64_t d, int32_t k)
+{
+    if (!s->sparse_docs)
+        return s->ndk[d * s->K + k];
+    for (int32_t m = s->dnzp[d]; m < s->dnzp[d] + s->dnzn[d]; m++)
+        if (s->dnz[m] == k)
+            return s->dnc[m];
+    return 0;
 }
 
 static void sim_release(struct sim *m)
@@ -221,7 +289,8 @@ static void sim_release(struct sim *m)
         free(m->nk[p]);
         free(m->delta[p]);
     }
-    free(m->nwk);
+    lda_wk_release(&m->wk);
+    free(m->row);
     free(m->G);
     free(m->G0);
     free(m->snap);
@@ -249,9 +318,8 @@ static void sim_round(struct sim *m)
     m->changed = 0;
     for (int p = 0; p < m->P; p++) {
         int b = (int)((p + t) % m->P);
-        int32_t *block = m->nwk + m->wbounds[b] * K;
         if (m->s < 0) {
-            m->changed += lda_sample(&m->sh[p], b, &m->o, block, m->G, m->delta[p], &m->rng[p]);
+            m->changed += lda_sample(&m->sh[p], b, &m->o, &m->wk, m->G, m->delta[p], &m->rng[p]);
             continue;
         }
         sim_view(m, p, t, m->nk[p]);
@@ -260,11 +328,11 @@ static void sim_round(struct sim *m)
         for (int32_t k = 0; k < K; k++) {
             int64_t mine = 0;
             for (int64_t d = 0; d < m->sh[p].ndocs; d++)
-                mine += m->sh[p].ndk[d * K + k];
+                mine += shard_ndk(&m->sh[p], d, k);
             EXPECT(m->nk[p][k] >= mine);
         }
         memset(m->delta[p], 0, (size_t)K * sizeof(int64_t));
-        m->changed += lda_sample(&m->sh[p], b, &m->o, block, m->nk[p], m->delta[p], &m->rng[p]);
+        m->changed += lda_sample(&m->sh[p], b, &m->o, &m->wk, m->nk[p], m->delta[p], &m->rng[p]);
         memcpy(m->own + ((int64_t)p * (m->s + 1) + t % (m->s + 1)) * K, m->delta[p],
                (size_t)K * sizeof(int64_t));
     }
@@ -290,8 +358,7 @@ static double sim_loglik(const struct sim *m)
     for (int p = 0; p < m->P; p++)
         l += lda_loglik_docs(&m->sh[p], m->o.alpha);
     for (int b = 0; b < m->P; b++)
-        l += lda_loglik_words(m->nwk + m->wbounds[b] * m->K, m->wbounds[b + 1] - m->wbounds[b],
-                              m->K, m->o.beta);
+        l += lda_loglik_words(&m->wk, m->wbounds[b], m->wbounds[b + 1], m->o.beta);
     l += lda_loglik_topics(m->G, m->K, m->c->W, m->o.beta);
     return l / (double)m->c->tokens;
 }
@@ -312,27 +379,42 @@ static int32_t *sim_check(const struct sim *m)
                 EXPECT(s->z[pos] >= 0 && s->z[pos] < K);
                 ndk[d * K + s->z[pos]]++;
             }
-        EXPECT(memcmp(ndk, s->ndk, (size_t)(s->ndocs * K) * sizeof(*ndk)) == 0);
+        if (!s->sparse_docs)
+            EXPECT(memcmp(ndk, s->ndk, (size_t)(s->ndocs * K) * sizeof(*ndk)) == 0);
+        else /* each topic in use once in its document's list, with its count */
+            for (int64_t d = 0; d < s->ndocs; d++) {
+                int32_t n = 0;
+                for (int32_t k = 0; k < K; k++)
+                    n += ndk[d * K + k] > 0;
+                EXPECT(s->dnzn[d] == n && n <= s->dnzp[d + 1] - s->dnzp[d]);
+                for (int32_t k = 0; k < K; k++)
+                    EXPECT(shard_ndk(s, d, k) == ndk[d * K + k]);
+            }
         for (int64_t i = 0; i < s->bw[s->nblocks]; i++)
             for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
                 EXPECT(!s->zw_fresh || s->zw[j] == s->z[s->tok[j].pos]);
                 nwk[(int64_t)s->wlist[i] * K + s->z[s->tok[j].pos]]++;
             }
-        if (s->dnz_fresh)
-            for (int64_t d = 0; d < s->ndocs; d++) {
-                int32_t n = 0;
-                for (int32_t k = 0; k < K; k++)
-                    n += ndk[d * K + k] > 0;
-                EXPECT(s->dnzn[d] == n);
-                for (int32_t i = 0; i < s->dnzn[d]; i++)
-                    EXPECT(ndk[d * K + s->dnz[s->dnzp[d] + i]] > 0);
-            }
         free(ndk);
     }
-    EXPECT(memcmp(nwk, m->nwk, (size_t)(W * K) * sizeof(*nwk)) == 0);
-    int64_t *nk = calloc((size_t)K, sizeof(*nk));
-    lda_topic_totals(nwk, W, K, nk);
+    for (int64_t w = 0; w < W; w++) {
+        for (int32_t k = 0; k < K; k++)
+            EXPECT(sim_nwk(m, w, k) == nwk[w * K + k]);
+        if (m->wk.form == LDA_WK_SPARSE) { /* each topic in use once, in the word's room */
+            int32_t n = 0;
+            for (int32_t k = 0; k < K; k++)
+                n += nwk[w * K + k] > 0;
+            EXPECT(m->wk.len[w] == n && n <= m->wk.off[w + 1] - m->wk.off[w]);
+        }
+    }
+    int64_t *nk = calloc((size_t)K, sizeof(*nk)), *nk2 = calloc((size_t)K, sizeof(*nk2));
+    for (int64_t w = 0; w < W; w++)
+        for (int32_t k = 0; k < K; k++)
+            nk[k] += nwk[w * K + k];
     EXPECT(memcmp(nk, m->G, (size_t)K * sizeof(*nk)) == 0);
+    lda_topic_totals(&m->wk, nk2);
+    EXPECT(memcmp(nk, nk2, (size_t)K * sizeof(*nk)) == 0);
+    free(nk2);
     int64_t total = 0;
     for (int32_t k = 0; k < K; k++)
         total += nk[k];
@@ -498,7 +580,7 @@ START_TEST(test_init_rows)
     corpus_text(init_rows[_i].docword, init_rows[_i].K, &c);
     struct lda_shard s;
     int rc = lda_shard_init(&s, c.d, init_rows[_i].lo, init_rows[_i].hi, init_rows[_i].K,
-                            init_rows[_i].bounds, init_rows[_i].nblocks);
+                            init_rows[_i].bounds, init_rows[_i].nblocks, _i % 2 == 1);
     ck_assert_msg(rc == init_rows[_i].want, "row %d: got %d, want %d", _i, rc, init_rows[_i].want);
     if (rc == 0) {
         int64_t t = 0;
@@ -521,13 +603,13 @@ START_TEST(test_init_values)
     struct lda_shard s;
     double *v = c.ds->csr.val;
     v[1] = 0.5;
-    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), PTM_EINVAL);
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1, false), PTM_EINVAL);
     v[1] = -1;
-    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), PTM_EINVAL);
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1, false), PTM_EINVAL);
     v[1] = NAN;
-    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), PTM_EINVAL);
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1, false), PTM_EINVAL);
     v[1] = 0;
-    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1), 0);
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 2, 2, bounds, 1, false), 0);
     ck_assert_int_eq(s.ntokens, 3);
     ck_assert_int_eq(s.bw[1], 2); /* words 0 and 2 */
     lda_shard_release(&s);
@@ -544,7 +626,7 @@ START_TEST(test_fault)
     for (unsigned long nth = 1;; nth++) {
         struct lda_shard s;
         ptm_fault_inject(nth);
-        rc = lda_shard_init(&s, c.d, 10, 100, 4, bounds, 2);
+        rc = lda_shard_init(&s, c.d, 10, 100, 4, bounds, 2, nth % 2 == 1);
         ptm_fault_inject(0);
         if (rc != PTM_ENOMEM) {
             ck_assert_int_eq(rc, 0);
@@ -565,11 +647,13 @@ END_TEST
  * count equals its recount from z after every round. */
 START_TEST(test_invariants)
 {
-    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    /* loop index: sampler, P, then n_wk dense or sparse */
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS % MAXP + 1;
+    int form = _i / (NSAMPLERS * MAXP) ? LDA_WK_SPARSE : LDA_WK_DENSE;
     struct corpus c;
     corpus_gen("small", &small_opts, &c);
     struct sim m;
-    sim_init(&m, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 2);
+    sim_init_form(&m, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 2, form);
     free(sim_check(&m));
     int64_t moved = 0;
     for (int r = 0; r < 6 * P; r++) {
@@ -580,6 +664,111 @@ START_TEST(test_invariants)
     ck_assert_int_gt(moved, 0);
     sim_release(&m);
     corpus_release(&c);
+}
+END_TEST
+
+/* n_wk kept sparse makes the same draws as dense, bit for bit: every
+ * sampler, 2 workers, totals one round stale, K = 100 (more topics than
+ * most words have tokens, where the sparse form saves), three sweeps from
+ * the same start, the two runs' topics and counts alike after each. */
+START_TEST(test_wk_forms)
+{
+    int kind = _i;
+    static const struct gen_lda_opts o = {16, 120, 400, 100, 25, 0.3, 0.1};
+    struct corpus c;
+    corpus_gen("forms", &o, &c);
+    struct sim a, b;
+    sim_init_form(&a, &c, 2, 1, (enum lda_sampler)kind, 0.1, 0.01, 4, LDA_WK_DENSE);
+    sim_init_form(&b, &c, 2, 1, (enum lda_sampler)kind, 0.1, 0.01, 4, LDA_WK_SPARSE);
+    ck_assert_int_lt(lda_wk_bytes(&b.wk), lda_wk_bytes(&a.wk));
+    int64_t *wt = word_tokens(&c);
+    struct lda_wk chosen;
+    ck_assert_int_eq(lda_wk_init(&chosen, c.W, c.K, wt, -1), 0);
+    ck_assert_int_eq(chosen.form, LDA_WK_SPARSE); /* the rule's choice here */
+    lda_wk_release(&chosen);
+    free(wt);
+    for (int sw = 0; sw < 3; sw++) {
+        sim_sweep(&a);
+        sim_sweep(&b);
+        ck_assert_int_eq(a.changed, b.changed);
+        for (int p = 0; p < 2; p++)
+            ck_assert(memcmp(a.sh[p].z, b.sh[p].z, (size_t)a.sh[p].ntokens * sizeof(int32_t)) == 0);
+        for (int64_t w = 0; w < c.W; w++)
+            for (int32_t k = 0; k < c.K; k++)
+                EXPECT(sim_nwk(&a, w, k) == sim_nwk(&b, w, k));
+        free(sim_check(&b));
+        ck_assert(sim_loglik(&a) == sim_loglik(&b));
+    }
+    sim_release(&a);
+    sim_release(&b);
+    corpus_release(&c);
+}
+END_TEST
+
+/* The other rank's counts for wk_sum_other(): n int32 of them, consumed in
+ * order as lda_wk_sum() hands its chunks over. */
+static const int32_t *other_rank;
+static size_t other_at;
+
+static void wk_sum_other(int32_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] += other_rank[other_at + i];
+    other_at += n;
+}
+
+/* Across ranks: a rank that cleared the words it does not hold and summed
+ * with a rank that holds only those ends with every count, in both forms;
+ * the sparse form a chunk at a time (K = 3000: a chunk of 349 words). */
+START_TEST(test_wk_sum)
+{
+    const int64_t W = 1000;
+    const int32_t K = _i ? 3000 : 7;
+    int64_t *wt = calloc((size_t)W, sizeof(*wt));
+    int32_t *full = calloc((size_t)(W * K), sizeof(*full)), *other = calloc((size_t)(W * K), sizeof(*other));
+    int32_t *row = calloc((size_t)K, sizeof(*row)), *scratch = malloc(LDA_WK_CHUNK * sizeof(int32_t));
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 5);
+    for (int64_t w = 0; w < W; w++) {
+        wt[w] = (int64_t)(ptm_rng_next(&g) % 9);
+        for (int64_t n = 0; n < wt[w]; n++)
+            full[w * K + (int32_t)(ptm_rng_next(&g) % (uint64_t)K)]++;
+    }
+    for (int form = LDA_WK_DENSE; form <= LDA_WK_SPARSE; form++) {
+        struct lda_wk wk;
+        ck_assert_int_eq(lda_wk_init(&wk, W, K, wt, form), 0);
+        for (int64_t w = 0; w < W; w++) {
+            int32_t *r = (int32_t *)lda_wk_read(&wk, w, row);
+            memcpy(r, full + w * K, (size_t)K * sizeof(*r));
+            if (wk.form == LDA_WK_SPARSE) {
+                wk.len[w] = 0;
+                for (int32_t k = 0; k < K; k++)
+                    if (r[k] > 0)
+                        wk.ent[wk.off[w] + wk.len[w]++] = (struct lda_wk_ent){k, r[k]};
+                memset(row, 0, (size_t)K * sizeof(*row));
+            }
+        }
+        /* this rank holds words 0 .. 399 and 700 .. 999, the other the rest */
+        lda_wk_clear(&wk, 400, 700);
+        memset(other, 0, (size_t)(W * K) * sizeof(*other));
+        memcpy(other + 400 * K, full + 400 * K, (size_t)(300 * K) * sizeof(*other));
+        for (int64_t w = 400; w < 700; w++)
+            for (int32_t k = 0; k < K; k++)
+                EXPECT(lda_wk_get(&wk, w, k) == 0);
+        other_rank = other;
+        other_at = 0;
+        lda_wk_sum(&wk, wk_sum_other, scratch);
+        ck_assert_uint_eq(other_at, (size_t)(W * K));
+        for (int64_t w = 0; w < W; w++)
+            for (int32_t k = 0; k < K; k++)
+                EXPECT(lda_wk_get(&wk, w, k) == full[w * K + k]);
+        lda_wk_release(&wk);
+    }
+    free(wt);
+    free(full);
+    free(other);
+    free(row);
+    free(scratch);
 }
 END_TEST
 
@@ -685,8 +874,9 @@ START_TEST(test_loglik_large_counts)
         double got = sim_loglik(&m), want = loglik_ref(&m);
         ck_assert_msg(fabs(got - want) <= 1e-12 * fabs(want), "P %d: %.17g vs %.17g", m.P, got,
                       want);
-        for (int64_t i = 0; i < c.W * 2; i++)
-            large |= m.nwk[i] >= 256;
+        for (int64_t w = 0; w < c.W; w++)
+            for (int32_t k = 0; k < 2; k++)
+                large |= sim_nwk(&m, w, k) >= 256;
         sim_sweep(&m);
     }
     ck_assert_msg(large, "no count reached the table's end");
@@ -744,13 +934,16 @@ START_TEST(test_single_token)
     corpus_text(docword, K, &c);
     int64_t bounds[3] = {0, 1, 5};
     struct lda_shard s;
-    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 3, K, bounds, 2), 0);
-    int32_t *nwk = calloc((size_t)(5 * K), sizeof(*nwk));
+    ck_assert_int_eq(lda_shard_init(&s, c.d, 0, 3, K, bounds, 2, kind == LDA_SAMPLER_SPARSE), 0);
+    struct lda_wk wk;
+    int64_t wt[5] = {1, 4, 3, 3, 1};
+    ck_assert_int_eq(lda_wk_init(&wk, 5, K, wt, LDA_WK_DENSE), 0);
+    int32_t *nwk = wk.dense;
     int64_t *nk = calloc((size_t)K, sizeof(*nk)), *delta = calloc((size_t)K, sizeof(*delta));
     struct ptm_rng g;
     ptm_rng_seed(&g, 77 + (uint64_t)kind);
-    lda_init_block(&s, 0, nwk, nk, delta, &g);
-    lda_init_block(&s, 1, nwk + K, nk, delta, &g);
+    lda_init_block(&s, 0, &wk, nk, delta, &g);
+    lda_init_block(&s, 1, &wk, nk, delta, &g);
     /* Move the others so that the conditional is not flat: everything of
      * document 1 (0-based) to topic 2, word 2 to topic 1, the rest (beyond
      * K = 3) spread over the topics. */
@@ -765,11 +958,10 @@ START_TEST(test_single_token)
                            : K == 3          ? s.z[s.tok[j].pos]
                                              : (int32_t)((7 * j + 5) % K);
             int32_t *z = &s.z[s.tok[j].pos];
-            s.ndk[s.tok[j].doc * K + *z]--;
+            shard_move(&s, s.tok[j].doc, *z, want);
             nwk[s.wlist[i] * K + *z]--;
             nk[*z]--;
             *z = want;
-            s.ndk[s.tok[j].doc * K + want]++;
             nwk[s.wlist[i] * K + want]++;
             nk[want]++;
         }
@@ -778,7 +970,7 @@ START_TEST(test_single_token)
     int32_t cur = s.z[pos0];
     for (int32_t k = 0; k < K; k++) {
         int e = k == cur;
-        p[k] = (s.ndk[doc0 * K + k] - e + o.alpha) * (nwk[k] - e + o.beta) /
+        p[k] = (shard_ndk(&s, doc0, k) - e + o.alpha) * (nwk[k] - e + o.beta) /
                ((double)nk[k] - e + 5 * o.beta);
         sum += p[k];
     }
@@ -789,7 +981,7 @@ START_TEST(test_single_token)
     int64_t *count = calloc((size_t)K, sizeof(*count));
     for (int64_t n = 0; n < N; n++) {
         for (int r = 0; r < thin; r++)
-            lda_sample(&s, 0, &o, nwk, nk, delta, &g);
+            lda_sample(&s, 0, &o, &wk, nk, delta, &g);
         count[s.z[pos0]]++;
     }
     int df;
@@ -806,7 +998,7 @@ START_TEST(test_single_token)
     free(p);
     free(nk);
     free(delta);
-    free(nwk);
+    lda_wk_release(&wk);
     corpus_release(&c);
 }
 END_TEST
@@ -931,7 +1123,7 @@ static double match_topics(const struct sim *m, int32_t *match, double *worst)
         for (int32_t l = 0; l < K; l++) {
             double s = 0, den = (double)m->G[k] + (double)W * m->o.beta;
             for (int64_t w = 0; w < W; w++)
-                s += fabs((m->nwk[w * K + k] + m->o.beta) / den - m->c->phi[l * W + w]);
+                s += fabs((sim_nwk(m, w, k) + m->o.beta) / den - m->c->phi[l * W + w]);
             tv[k * K + l] = s / 2;
         }
     bool *used_k = calloc(nk, 1), *used_l = calloc(nk, 1);
@@ -984,7 +1176,7 @@ START_TEST(test_recover)
     /* Top 10 words: learned (lda_top_words) against the true topic's. */
     enum { N = 10 };
     int32_t *top = malloc((size_t)(K * N) * sizeof(*top));
-    lda_top_words(m.nwk, W, K, N, top);
+    ck_assert_int_eq(lda_top_words(&m.wk, N, top, m.row), 0);
     int least = N;
     for (int32_t k = 0; k < K; k++) {
         const double *phi = c.phi + match[k] * W;
@@ -1073,7 +1265,13 @@ static void sim_copy(struct sim *b, const struct sim *a)
 {
     int32_t K = a->K;
     int64_t depth = a->s >= 0 ? a->s + 1 : 1;
-    memcpy(b->nwk, a->nwk, (size_t)(a->c->W * K) * sizeof(*b->nwk));
+    ck_assert_int_eq(a->wk.form, b->wk.form);
+    if (a->wk.form == LDA_WK_DENSE) {
+        memcpy(b->wk.dense, a->wk.dense, (size_t)(a->c->W * K) * sizeof(*b->wk.dense));
+    } else {
+        memcpy(b->wk.len, a->wk.len, (size_t)a->c->W * sizeof(*b->wk.len));
+        memcpy(b->wk.ent, a->wk.ent, (size_t)a->wk.off[a->c->W] * sizeof(*b->wk.ent));
+    }
     memcpy(b->G, a->G, (size_t)K * sizeof(*b->G));
     memcpy(b->G0, a->G0, (size_t)K * sizeof(*b->G0));
     memcpy(b->snap, a->snap, (size_t)(depth * K) * sizeof(*b->snap));
@@ -1096,12 +1294,15 @@ static void shards_same(const struct sim *a, const struct sim *b, int p)
     /* zw: a loaded shard rebuilds it when the alias sampler next runs */
     EXPECT(!x->zw_fresh || !y->zw_fresh ||
            memcmp(x->zw, y->zw, (size_t)x->ntokens * sizeof(*x->zw)) == 0);
-    EXPECT(memcmp(x->ndk, y->ndk, (size_t)(x->ndocs * x->K) * sizeof(*x->ndk)) == 0);
-    EXPECT(x->dnz_fresh == y->dnz_fresh);
-    for (int64_t d = 0; x->dnz_fresh && d < x->ndocs; d++) {
+    EXPECT(x->sparse_docs == y->sparse_docs);
+    if (!x->sparse_docs)
+        EXPECT(memcmp(x->ndk, y->ndk, (size_t)(x->ndocs * x->K) * sizeof(*x->ndk)) == 0);
+    for (int64_t d = 0; x->sparse_docs && d < x->ndocs; d++) {
         EXPECT(x->dnzn[d] == y->dnzn[d]);
-        for (int32_t i = 0; i < x->dnzn[d]; i++)
+        for (int32_t i = 0; i < x->dnzn[d]; i++) {
             EXPECT(x->dnz[x->dnzp[d] + i] == y->dnz[y->dnzp[d] + i]);
+            EXPECT(x->dnc[x->dnzp[d] + i] == y->dnc[y->dnzp[d] + i]);
+        }
     }
 }
 
@@ -1121,7 +1322,6 @@ START_TEST(test_ckpt_resume)
     sim_init(&b, &c, P, 1, (enum lda_sampler)kind, 0.1, 0.01, 5);
     for (int r = 0; r < 3 * P + 1; r++)
         sim_round(&a);
-    ck_assert(kind != LDA_SAMPLER_SPARSE || a.sh[0].dnz_fresh);
     bool differ = false;
     for (int p = 0; p < P; p++)
         differ |= memcmp(a.sh[p].z, b.sh[p].z, (size_t)a.sh[p].ntokens * sizeof(int32_t)) != 0;
@@ -1157,7 +1357,9 @@ START_TEST(test_ckpt_resume)
     ck_assert_int_gt(moved, 0);
     for (int p = 0; p < P; p++)
         shards_same(&a, &b, p);
-    EXPECT(memcmp(a.nwk, b.nwk, (size_t)(c.W * a.K) * sizeof(*a.nwk)) == 0);
+    for (int64_t w = 0; w < c.W; w++)
+        for (int32_t k = 0; k < a.K; k++)
+            EXPECT(sim_nwk(&a, w, k) == sim_nwk(&b, w, k));
     EXPECT(memcmp(a.G, b.G, (size_t)a.K * sizeof(*a.G)) == 0);
     sim_release(&a);
     sim_release(&b);
@@ -1297,14 +1499,19 @@ static double ckpt_objective(struct ptm_run *run)
 
 /* Run a saved after some rounds, loaded into run b set up from another
  * seed: both go on alike, bit for bit (the whole state as saved again,
- * the tables after sync, the objective). Every sampler on 1 to 3 workers. */
+ * the tables after sync, the objective). Every sampler on 1 to 3 workers,
+ * the word-topic counts in either form. */
 START_TEST(test_ckpt_rule)
 {
-    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS + 1;
+    /* loop index: sampler, P, then the word-topic counts dense or sparse */
+    int kind = _i % NSAMPLERS, P = _i / NSAMPLERS % MAXP + 1;
     struct corpus c;
     corpus_gen("small", &small_opts, &c);
     corpus_release(&c);
-    struct ptm_plan *plan = ckpt_plan(sampler_name[kind]);
+    char sampler[64];
+    snprintf(sampler, sizeof(sampler), "%s, counts = %s", sampler_name[kind],
+             _i / (NSAMPLERS * MAXP) ? "sparse" : "dense");
+    struct ptm_plan *plan = ckpt_plan(sampler);
     struct ptm_run *a = ckpt_run(plan, P, 21), *b = ckpt_run(plan, P, 22);
     int64_t k = 2 * P + 1;
     ckpt_rounds(a, 0, k);
@@ -1391,18 +1598,40 @@ START_TEST(test_top_words)
         0, 2, /* word 3 */
         7, 0, /* word 4 */
     };
+    /* in either form (loop index), filled by rows as a sampler leaves them */
+    struct lda_wk wk;
+    int64_t wt[5] = {3, 3, 5, 2, 7};
+    ck_assert_int_eq(lda_wk_init(&wk, 5, 2, wt, _i ? LDA_WK_SPARSE : LDA_WK_DENSE), 0);
+    int32_t row[2] = {0, 0};
+    for (int64_t w = 0; w < 5; w++) {
+        int32_t *r = (int32_t *)lda_wk_read(&wk, w, row);
+        r[0] = nwk[2 * w];
+        r[1] = nwk[2 * w + 1];
+        if (wk.form == LDA_WK_SPARSE) { /* packed as lda_sample packs */
+            wk.len[w] = 0;
+            for (int32_t k = 0; k < 2; k++)
+                if (r[k] > 0)
+                    wk.ent[wk.off[w] + wk.len[w]++] = (struct lda_wk_ent){k, r[k]};
+            row[0] = row[1] = 0;
+        }
+    }
+    for (int64_t w = 0; w < 5; w++)
+        for (int32_t k = 0; k < 2; k++)
+            ck_assert_int_eq(lda_wk_get(&wk, w, k), nwk[2 * w + k]);
     int32_t top[2 * 6];
-    lda_top_words(nwk, 5, 2, 3, top);
+    ck_assert_int_eq(lda_top_words(&wk, 3, top, row), 0);
     const int32_t want3[] = {4, 0, 2, /* topic 1 */ 1, 2, 3};
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(top[i], want3[i]);
-    lda_top_words(nwk, 5, 2, 6, top);
+    ck_assert_int_eq(lda_top_words(&wk, 6, top, row), 0);
     const int32_t want6[] = {4, 0, 2, 1, 3, -1, /* topic 1 */ 1, 2, 3, 0, 4, -1};
     for (int i = 0; i < 12; i++)
         ck_assert_int_eq(top[i], want6[i]);
-    lda_top_words(nwk, 5, 2, 1, top);
+    ck_assert_int_eq(lda_top_words(&wk, 1, top, row), 0);
     ck_assert_int_eq(top[0], 4);
     ck_assert_int_eq(top[1], 1);
+    ck_assert(row[0] == 0 && row[1] == 0);
+    lda_wk_release(&wk);
 }
 END_TEST
 
@@ -1420,12 +1649,14 @@ static Suite *lda_suite(void)
     tcase_add_loop_test(tc, test_init_rows, 0, (int)PTM_ARRAY_LEN(init_rows));
     tcase_add_test(tc, test_init_values);
     tcase_add_test(tc, test_fault);
-    tcase_add_test(tc, test_top_words);
+    tcase_add_loop_test(tc, test_top_words, 0, 2);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sample");
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, test_invariants, 0, NSAMPLERS * MAXP);
+    tcase_add_loop_test(tc, test_invariants, 0, 2 * NSAMPLERS * MAXP);
+    tcase_add_loop_test(tc, test_wk_forms, 0, NSAMPLERS);
+    tcase_add_loop_test(tc, test_wk_sum, 0, 2);
     tcase_add_loop_test(tc, test_loglik_parts, 0, MAXP);
     tcase_add_loop_test(tc, test_dense_isa, 0, (int)PTM_ARRAY_LEN(isa_opts));
     tcase_add_loop_test(tc, test_one_topic, 0, 2 * NSAMPLERS);
@@ -1445,7 +1676,7 @@ static Suite *lda_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_ckpt_resume, 0, NSAMPLERS * MAXP);
     tcase_add_test(tc, test_ckpt_mismatch);
-    tcase_add_loop_test(tc, test_ckpt_rule, 0, NSAMPLERS * MAXP);
+    tcase_add_loop_test(tc, test_ckpt_rule, 0, 2 * NSAMPLERS * MAXP);
     tcase_add_test(tc, test_ckpt_rule_workers);
     suite_add_tcase(s, tc);
     return s;

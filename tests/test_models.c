@@ -603,7 +603,7 @@ static const struct {
     int P;
 } lda_cases[] = {
     {"sparse", "ssp 1", 1}, {"sparse", "ssp 1", 2}, {"plain", "bsp", 3}, {"alias", "ssp 1", 2},
-    {"dense", "ssp 1", 2},
+    {"dense", "ssp 1", 2}, {"dense, counts = sparse", "ssp 1", 2},
 };
 
 START_TEST(test_lda)

@@ -153,6 +153,150 @@ static size_t dense_len(int32_t K)
     return ((size_t)K + DLANES - 1) / DLANES * DLANES;
 }
 
+/* ---- the word-topic counts ---------------------------------------------------- */
+
+int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, int form)
+{
+    memset(wk, 0, sizeof(*wk));
+    if (W < 0 || K < 1)
+        return PTM_EINVAL;
+    if (W > 0 && (uint64_t)W > SIZE_MAX / sizeof(int32_t) / (uint64_t)K)
+        return PTM_ETOOBIG;
+    int64_t room = 0;
+    for (int64_t w = 0; w < W; w++)
+        room += tokens[w] < K ? (tokens[w] > 0 ? tokens[w] : 0) : K;
+    if (form < 0) /* sparse when it takes at most half of dense */
+        form = (uint64_t)room * sizeof(struct lda_wk_ent) + (uint64_t)W * 12 <=
+                       (uint64_t)W * (uint64_t)K * sizeof(int32_t) / 2
+                   ? LDA_WK_SPARSE
+                   : LDA_WK_DENSE;
+    wk->form = form == LDA_WK_SPARSE ? LDA_WK_SPARSE : LDA_WK_DENSE;
+    wk->K = K;
+    wk->W = W;
+    if (wk->form == LDA_WK_DENSE) {
+        /* calloc: untouched rows take no memory */
+        wk->dense = ptm_calloc(W ? (size_t)(W * K) : 1, sizeof(*wk->dense));
+        if (!wk->dense)
+            return PTM_ENOMEM;
+        return 0;
+    }
+    wk->off = ptm_malloc(((size_t)W + 1) * sizeof(*wk->off));
+    wk->len = ptm_calloc(W ? (size_t)W : 1, sizeof(*wk->len));
+    wk->ent = ptm_malloc((room ? (size_t)room : 1) * sizeof(*wk->ent));
+    if (!wk->off || !wk->len || !wk->ent) {
+        lda_wk_release(wk);
+        return PTM_ENOMEM;
+    }
+    int64_t at = 0;
+    for (int64_t w = 0; w < W; w++) {
+        wk->off[w] = at;
+        at += tokens[w] < K ? (tokens[w] > 0 ? tokens[w] : 0) : K;
+    }
+    wk->off[W] = at;
+    return 0;
+}
+
+void lda_wk_release(struct lda_wk *wk)
+{
+    ptm_free(wk->dense);
+    ptm_free(wk->off);
+    ptm_free(wk->len);
+    ptm_free(wk->ent);
+    memset(wk, 0, sizeof(*wk));
+}
+
+size_t lda_wk_bytes(const struct lda_wk *wk)
+{
+    if (wk->form == LDA_WK_DENSE)
+        return (size_t)(wk->W * wk->K) * sizeof(int32_t);
+    return (size_t)wk->W * (sizeof(*wk->off) + sizeof(*wk->len)) +
+           (size_t)wk->off[wk->W] * sizeof(*wk->ent);
+}
+
+int32_t lda_wk_get(const struct lda_wk *wk, int64_t w, int32_t k)
+{
+    if (wk->form == LDA_WK_DENSE)
+        return wk->dense[w * wk->K + k];
+    const struct lda_wk_ent *e = wk->ent + wk->off[w];
+    for (int32_t m = 0; m < wk->len[w]; m++)
+        if (e[m].k == k)
+            return e[m].n;
+    return 0;
+}
+
+/* Word w's row to read and change: wk's own, or spread into row (zero). */
+static inline int32_t *wk_open(const struct lda_wk *wk, int64_t w, int32_t *row)
+{
+    if (wk->form == LDA_WK_DENSE)
+        return wk->dense + w * wk->K;
+    const struct lda_wk_ent *e = wk->ent + wk->off[w];
+    for (int32_t m = 0, n = wk->len[w]; m < n; m++)
+        row[e[m].k] = e[m].n;
+    return row;
+}
+
+/* Word w's row back from wk_open(): packed into w's room, row left zero. */
+static inline void wk_close(struct lda_wk *wk, int64_t w, int32_t *row)
+{
+    if (wk->form == LDA_WK_DENSE)
+        return;
+    struct lda_wk_ent *e = wk->ent + wk->off[w];
+    const int32_t K = wk->K;
+    int32_t n = 0;
+    for (int32_t k = 0; k < K; k++)
+        if (row[k] != 0) {
+            PTM_ASSERT(n < wk->off[w + 1] - wk->off[w]);
+            e[n++] = (struct lda_wk_ent){k, row[k]};
+            row[k] = 0;
+        }
+    wk->len[w] = n;
+}
+
+const int32_t *lda_wk_read(const struct lda_wk *wk, int64_t w, int32_t *row)
+{
+    return wk_open(wk, w, row);
+}
+
+void lda_wk_done(const struct lda_wk *wk, int64_t w, int32_t *row)
+{
+    if (wk->form == LDA_WK_DENSE)
+        return;
+    const struct lda_wk_ent *e = wk->ent + wk->off[w];
+    for (int32_t m = 0; m < wk->len[w]; m++)
+        row[e[m].k] = 0;
+}
+
+void lda_wk_clear(struct lda_wk *wk, int64_t lo, int64_t hi)
+{
+    if (lo >= hi)
+        return;
+    if (wk->form == LDA_WK_DENSE)
+        memset(wk->dense + lo * wk->K, 0, (size_t)((hi - lo) * wk->K) * sizeof(*wk->dense));
+    else
+        memset(wk->len + lo, 0, (size_t)(hi - lo) * sizeof(*wk->len));
+}
+
+void lda_wk_sum(struct lda_wk *wk, void (*sum)(int32_t *values, size_t n), int32_t *scratch)
+{
+    const int32_t K = wk->K;
+    if (wk->form == LDA_WK_DENSE) {
+        sum(wk->dense, (size_t)(wk->W * K));
+        return;
+    }
+    /* words a chunk at a time, spread, summed and packed back */
+    int64_t per = (int64_t)(LDA_WK_CHUNK / (size_t)K);
+    per = per > 0 ? per : 1;
+    for (int64_t lo = 0; lo < wk->W; lo += per) {
+        int64_t hi = lo + per < wk->W ? lo + per : wk->W;
+        memset(scratch, 0, (size_t)((hi - lo) * K) * sizeof(*scratch));
+        for (int64_t w = lo; w < hi; w++)
+            wk_open(wk, w, scratch + (w - lo) * K);
+        sum(scratch, (size_t)((hi - lo) * K));
+        for (int64_t w = lo; w < hi; w++)
+            wk_close(wk, w, scratch + (w - lo) * K);
+    }
+}
+
 /* ---- set-up -------------------------------------------------------------------- */
 
 void lda_shard_release(struct lda_shard *s)
@@ -169,6 +313,8 @@ void lda_shard_release(struct lda_shard *s)
     ptm_free(s->dnzp);
     ptm_free(s->dnzn);
     ptm_free(s->dnz);
+    ptm_free(s->dnc);
+    ptm_free(s->sc_row);
     ptm_free(s->sc_w);
     ptm_free(s->sc_c);
     ptm_free(s->sc_f);
@@ -200,7 +346,7 @@ static bool bounds_ok(const int64_t *bounds, int nblocks, int64_t W)
 }
 
 int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi, int32_t K,
-                   const int64_t *bounds, int nblocks)
+                   const int64_t *bounds, int nblocks, bool sparse_docs)
 {
     memset(s, 0, sizeof(*s));
     if (K < 1 || lo < 0 || lo > hi || hi > d->nrows || !bounds_ok(bounds, nblocks, d->ncols))
@@ -226,6 +372,7 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->ndocs = D;
     s->nwords = W;
     s->ntokens = ntok;
+    s->sparse_docs = sparse_docs;
     size_t nk = (size_t)K;
     s->bounds = alloc_n((size_t)nblocks + 1, sizeof(*s->bounds));
     s->dptr = alloc_n((size_t)D + 1, sizeof(*s->dptr));
@@ -235,15 +382,19 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->zw = ptm_calloc(ntok ? (size_t)ntok : 1, sizeof(*s->zw));
     /* n_dk with DLANES more values: the dense sampler reads a row's last
      * vector whole, up to DLANES - 1 values past the row. calloc: its
-     * pages are taken as lda_init_block() first counts into them. */
-    s->ndk = ptm_calloc((size_t)D * nk + DLANES, sizeof(*s->ndk));
+     * pages are taken as lda_init_block() first counts into them. Or the
+     * lists, with room for min(K, n_d) topics a document. */
+    if (!sparse_docs) {
+        s->ndk = ptm_calloc((size_t)D * nk + DLANES, sizeof(*s->ndk));
+    } else {
+        s->dnzp = alloc_n((size_t)D + 1, sizeof(*s->dnzp));
+        s->dnzn = alloc_n((size_t)D, sizeof(*s->dnzn));
+        s->dnz = alloc_n((size_t)dnzcap, sizeof(*s->dnz));
+        s->dnc = alloc_n((size_t)dnzcap, sizeof(*s->dnc));
+    }
     s->bw = alloc_n((size_t)nblocks + 1, sizeof(*s->bw));
     s->tok = alloc_n((size_t)ntok, sizeof(*s->tok));
-    s->dnzp = alloc_n((size_t)D + 1, sizeof(*s->dnzp));
-    s->dnzn = alloc_n((size_t)D, sizeof(*s->dnzn));
-    /* calloc: only the sparse sampler writes the lists, and until then
-     * their pages take no memory */
-    s->dnz = ptm_calloc(dnzcap ? (size_t)dnzcap : 1, sizeof(*s->dnz));
+    s->sc_row = ptm_calloc(nk, sizeof(*s->sc_row));
     s->sc_w = alloc_n(nk, sizeof(*s->sc_w));
     s->sc_c = alloc_n(nk, sizeof(*s->sc_c));
     s->sc_f = alloc_n(2 * dense_len(K), sizeof(*s->sc_f));
@@ -257,9 +408,10 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->sc_nzpos = alloc_n(nk, sizeof(*s->sc_nzpos));
     /* Per word of the vocabulary while building: tokens, then the cursor. */
     int32_t *at = alloc_n((size_t)W, sizeof(*at));
-    if (!s->bounds || !s->dptr || !s->z || !s->zw || !s->ndk || !s->bw || !s->tok || !s->dnzp ||
-        !s->dnzn || !s->dnz || !s->sc_w || !s->sc_c || !s->sc_f || !s->sc_s || !s->sc_p || !s->sc_alias ||
-        !s->sc_ring || !s->sc_lo || !s->sc_hi || !s->sc_nz || !s->sc_nzpos || !at) {
+    bool docs = sparse_docs ? s->dnzp && s->dnzn && s->dnz && s->dnc : s->ndk != NULL;
+    if (!s->bounds || !s->dptr || !s->z || !s->zw || !docs || !s->bw || !s->tok || !s->sc_row ||
+        !s->sc_w || !s->sc_c || !s->sc_f || !s->sc_s || !s->sc_p || !s->sc_alias || !s->sc_ring ||
+        !s->sc_lo || !s->sc_hi || !s->sc_nz || !s->sc_nzpos || !at) {
         ptm_free(at);
         lda_shard_release(s);
         return PTM_ENOMEM;
@@ -272,8 +424,10 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     int64_t t = 0, c = 0;
     for (int64_t r = lo; r < hi; r++) {
         s->dptr[r - lo] = (int32_t)t;
-        s->dnzp[r - lo] = (int32_t)c;
-        s->dnzn[r - lo] = 0;
+        if (sparse_docs) {
+            s->dnzp[r - lo] = (int32_t)c;
+            s->dnzn[r - lo] = 0;
+        }
         int64_t nd = 0;
         for (int64_t e = d->rowptr[r]; e < d->rowptr[r + 1]; e++) {
             nd += (int64_t)d->val[e];
@@ -283,7 +437,8 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
         c += nd < K ? nd : K;
     }
     s->dptr[D] = (int32_t)t;
-    s->dnzp[D] = (int32_t)c;
+    if (sparse_docs)
+        s->dnzp[D] = (int32_t)c;
 
     /* The shard's words in order, which is block order; at[w] becomes the
      * first place of word w's tokens. */
@@ -326,28 +481,51 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
         }
     }
     ptm_free(at);
-    s->dnz_fresh = false;
     s->zw_fresh = false;
     return 0;
 }
 
-void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+/* Document d's count of topic t, one up, in its list (kept ascending
+ * while the initialization fills it: the order the sampler first sums). */
+static void list_add(struct lda_shard *s, int64_t d, int32_t t)
+{
+    int32_t *list = s->dnz + s->dnzp[d];
+    uint16_t *cnt = s->dnc + s->dnzp[d];
+    int32_t n = s->dnzn[d], m = 0;
+    while (m < n && list[m] < t)
+        m++;
+    if (m < n && list[m] == t) {
+        cnt[m]++;
+        return;
+    }
+    PTM_ASSERT(n < s->dnzp[d + 1] - s->dnzp[d]);
+    memmove(list + m + 1, list + m, (size_t)(n - m) * sizeof(*list));
+    memmove(cnt + m + 1, cnt + m, (size_t)(n - m) * sizeof(*cnt));
+    list[m] = t;
+    cnt[m] = 1;
+    s->dnzn[d] = n + 1;
+}
+
+void lda_init_block(struct lda_shard *s, int b, struct lda_wk *wk, int64_t *nk, int64_t *nk_delta,
                     struct ptm_rng *rng)
 {
     PTM_ASSERT(b >= 0 && b < s->nblocks);
     const int32_t K = s->K;
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
-        int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        int32_t *nw = wk_open(wk, s->wlist[i], s->sc_row);
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             int32_t t = below(ptm_rng_next(rng), K);
             s->z[s->tok[j].pos] = t;
-            s->ndk[(int64_t)s->tok[j].doc * K + t]++;
+            if (s->sparse_docs)
+                list_add(s, s->tok[j].doc, t);
+            else
+                s->ndk[(int64_t)s->tok[j].doc * K + t]++;
             nw[t]++;
             nk[t]++;
             nk_delta[t]++;
         }
+        wk_close(wk, s->wlist[i], nw);
     }
-    s->dnz_fresh = false;
     s->zw_fresh = false;
 }
 
@@ -359,14 +537,12 @@ void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck)
     ptm_ck_size(ck, K, "number of topics of a shard");
     ptm_ck_size(ck, s->ndocs, "documents of a shard");
     ptm_ck_size(ck, s->ntokens, "tokens of a shard");
+    ptm_ck_size(ck, s->sparse_docs, "document counts as lists (the sparse sampler's)");
     PTM_CK_ARRAY(ck, s->z, s->ntokens);
-    PTM_CK_ARRAY(ck, s->ndk, s->ndocs * K);
-    /* The topic lists: only when current (else the next sparse round
-     * rebuilds them from n_dk, in ascending order). Each document's list
-     * alone: the room past it holds nothing. */
-    uint8_t fresh = s->dnz_fresh;
-    PTM_CK(ck, fresh);
-    if (fresh) {
+    if (!s->sparse_docs) {
+        PTM_CK_ARRAY(ck, s->ndk, s->ndocs * K);
+    } else {
+        /* each document's list alone: the room past it holds nothing */
         PTM_CK_ARRAY(ck, s->dnzn, s->ndocs);
         for (int64_t d = 0; ck->load && !ck->err && d < s->ndocs; d++)
             if (s->dnzn[d] < 0 || s->dnzn[d] > s->dnzp[d + 1] - s->dnzp[d])
@@ -374,26 +550,27 @@ void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck)
                             "the checkpoint's topic list of document %lld of a shard has %d "
                             "topics where it has room for %d",
                             (long long)d, (int)s->dnzn[d], (int)(s->dnzp[d + 1] - s->dnzp[d]));
-        for (int64_t d = 0; !ck->err && d < s->ndocs; d++)
+        for (int64_t d = 0; !ck->err && d < s->ndocs; d++) {
             PTM_CK_ARRAY(ck, s->dnz + s->dnzp[d], s->dnzn[d]);
+            PTM_CK_ARRAY(ck, s->dnc + s->dnzp[d], s->dnzn[d]);
+        }
     }
     if (!ck->load || ck->err)
         return;
-    s->dnz_fresh = fresh != 0;
     s->zw_fresh = false;
 }
 
 /* ---- plain ------------------------------------------------------------------------ */
 
 static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o,
-                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
+                            struct lda_wk *wk, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
     const int32_t K = s->K;
     const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
     double *p = s->sc_p;
     int64_t changed = 0;
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
-        int32_t *nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        int32_t *nw = wk_open(wk, s->wlist[i], s->sc_row);
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             uint16_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
             int32_t old = s->z[s->tok[j].pos];
@@ -419,8 +596,8 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
                 changed++;
             }
         }
+        wk_close(wk, s->wlist[i], nw);
     }
-    s->dnz_fresh = false;
     s->zw_fresh = false;
     return changed;
 }
@@ -494,7 +671,7 @@ static inline void prime(const struct lda_shard *s, int32_t j, int steps, double
 }
 
 static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o,
-                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
+                            struct lda_wk *wk, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
     const int32_t K = s->K;
     const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
@@ -521,7 +698,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
     for (int32_t j = first; j < end && j < first + PF; j++)
         prime(s, j, steps, kalpha, ring, g);
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
-        int32_t *restrict nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        int32_t *restrict nw = wk_open(wk, s->wlist[i], s->sc_row);
         const int32_t j0 = s->wptr[i], jend = s->wptr[i + 1], m = jend - j0;
         /* The word's other tokens: m - 1 of them here, F in other shards,
          * whose counts n_wk - mine_k do not move this round. */
@@ -611,33 +788,19 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
                 changed++;
             }
         }
+        wk_close(wk, s->wlist[i], nw);
     }
-    s->dnz_fresh = false;
     return changed;
 }
 
 /* ---- sparse ----------------------------------------------------------------------- */
 
-/* Every document's list of topics with n_dk > 0, from n_dk. */
-static void dnz_rebuild(struct lda_shard *s)
-{
-    const int32_t K = s->K;
-    for (int64_t d = 0; d < s->ndocs; d++) {
-        const uint16_t *nd = s->ndk + d * K;
-        int32_t *list = s->dnz + s->dnzp[d], n = 0;
-        for (int32_t k = 0; k < K; k++)
-            if (nd[k] > 0)
-                list[n++] = k;
-        s->dnzn[d] = n;
-    }
-    s->dnz_fresh = true;
-}
-
+/* Each document's counts are its list (sparse_docs): the topics in use and
+ * their counts side by side. */
 static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *o,
-                             int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
+                             struct lda_wk *wk, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
-    if (!s->dnz_fresh)
-        dnz_rebuild(s);
+    PTM_ASSERT(s->sparse_docs);
     const int32_t K = s->K;
     const double alpha = o->alpha, beta = o->beta, wbeta = (double)s->nwords * beta;
     const double ab = alpha * beta;
@@ -649,12 +812,11 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
     int32_t *restrict z = s->z;
     const struct lda_tok *restrict tok = s->tok;
     const int32_t end = s->wptr[s->bw[b + 1]];
-    const int lines = row_lines(K);
     int64_t changed = 0;
     for (int32_t k = 0; k < K; k++)
         inv[k] = 1 / ((double)nk[k] + wbeta);
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
-        int32_t *restrict nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        int32_t *restrict nw = wk_open(wk, s->wlist[i], s->sc_row);
         double S = 0, R = 0;
         int32_t nwz = 0;
         for (int32_t k = 0; k < K; k++) {
@@ -672,25 +834,22 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
         R *= alpha;
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             if (j + PF < end) {
-                /* what token j + PF will read: its n_dk row and topic list */
+                /* what token j + PF will read: its topic list and counts */
                 const struct lda_tok ahead = tok[j + PF];
-                const char *row = (const char *)(s->ndk + (int64_t)ahead.doc * K);
                 __builtin_prefetch(&s->dnzn[ahead.doc]);
                 __builtin_prefetch(s->dnz + s->dnzp[ahead.doc]);
+                __builtin_prefetch(s->dnc + s->dnzp[ahead.doc]);
                 __builtin_prefetch(z + ahead.pos, 1);
-                for (int l = 0; l < lines; l++)
-                    __builtin_prefetch(row + 64 * l);
             }
             const int32_t d = tok[j].doc, pos = tok[j].pos;
-            uint16_t *restrict nd = s->ndk + (int64_t)d * K;
             int32_t *restrict list = s->dnz + s->dnzp[d];
+            uint16_t *restrict cnt = s->dnc + s->dnzp[d];
             int32_t n = s->dnzn[d];
             const int32_t old = z[pos];
 
             /* Take the token out. */
             S -= ab * inv[old];
             R -= alpha * nw[old] * inv[old];
-            nd[old]--;
             nw[old]--;
             nk[old]--;
             inv[old] = 1 / ((double)nk[old] + wbeta);
@@ -703,26 +862,31 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
                 wpos[last] = at;
                 wpos[old] = -1;
             }
-            if (nd[old] == 0) {
+            {
                 int32_t m = 0;
                 while (list[m] != old)
                     m++;
-                list[m] = list[--n];
+                if (--cnt[m] == 0) {
+                    n--;
+                    list[m] = list[n];
+                    cnt[m] = cnt[n];
+                }
             }
 
             /* Q, then the draw. */
             double Q = 0;
             for (int32_t m = 0; m < n; m++) {
-                Q += nd[list[m]] * cw[list[m]];
+                Q += cnt[m] * cw[list[m]];
                 cum[m] = Q;
             }
             double u = uniform(g) * (Q + R + S);
-            int32_t t;
+            int32_t t, at = -1;
             if (n > 0 && u < Q) {
                 int32_t m = 0;
                 while (m < n - 1 && cum[m] <= u)
                     m++;
                 t = list[m];
+                at = m;
             } else if (u -= Q, nwz > 0 && u < R) {
                 double acc = 0;
                 int32_t m = 0;
@@ -746,7 +910,6 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
             /* Put it back in topic t. */
             S -= ab * inv[t];
             R -= alpha * nw[t] * inv[t];
-            nd[t]++;
             nw[t]++;
             nk[t]++;
             inv[t] = 1 / ((double)nk[t] + wbeta);
@@ -757,8 +920,18 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
                 wpos[t] = nwz;
                 wnz[nwz++] = t;
             }
-            if (nd[t] == 1)
-                list[n++] = t;
+            if (at < 0)
+                for (int32_t m = 0; m < n; m++)
+                    if (list[m] == t) {
+                        at = m;
+                        break;
+                    }
+            if (at >= 0) {
+                cnt[at]++;
+            } else {
+                list[n] = t;
+                cnt[n++] = 1;
+            }
             s->dnzn[d] = n;
             /* no branch on t (see the dense sampler) */
             nk_delta[old]--;
@@ -766,6 +939,7 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
             z[pos] = t;
             changed += t != old;
         }
+        wk_close(wk, s->wlist[i], nw);
     }
     s->zw_fresh = false;
     return changed;
@@ -810,7 +984,7 @@ typedef uint16_t vu8 __attribute__((vector_size(8 * sizeof(uint16_t)), aligned(2
     } while (0)
 
 static inline __attribute__((always_inline)) int64_t
-dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_block, int64_t *nk,
+dense_run(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *wk, int64_t *nk,
           int64_t *nk_delta, struct ptm_rng *g)
 {
     const int32_t K = s->K;
@@ -831,7 +1005,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
     for (int32_t k = K; k < nv * DLANES; k++)
         cw[k] = 0;
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
-        int32_t *restrict nw = nwk_block + (int64_t)(s->wlist[i] - s->bounds[b]) * K;
+        int32_t *restrict nw = wk_open(wk, s->wlist[i], s->sc_row);
         for (int32_t k = 0; k < K; k++)
             cw[k] = (float)((nw[k] + beta) * inv[k]);
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
@@ -938,64 +1112,65 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_blo
             z[pos] = t;
             changed += t != old;
         }
+        wk_close(wk, s->wlist[i], nw);
     }
-    s->dnz_fresh = false;
     s->zw_fresh = false;
     return changed;
 }
 
-static int64_t dense_base(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_block,
+static int64_t dense_base(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *wk,
                           int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
-    return dense_run(s, b, o, nwk_block, nk, nk_delta, g);
+    return dense_run(s, b, o, wk, nk, nk_delta, g);
 }
 
 #ifdef PTM_ISA_X86
 static __attribute__((target("avx2"))) int64_t dense_avx2(struct lda_shard *s, int b,
                                                         const struct lda_opts *o,
-                                                        int32_t *nwk_block, int64_t *nk,
+                                                        struct lda_wk *wk, int64_t *nk,
                                                         int64_t *nk_delta, struct ptm_rng *g)
 {
-    return dense_run(s, b, o, nwk_block, nk, nk_delta, g);
+    return dense_run(s, b, o, wk, nk, nk_delta, g);
 }
 
 static __attribute__((target("avx512f,avx512vl"))) int64_t dense_avx512(struct lda_shard *s, int b,
                                                              const struct lda_opts *o,
-                                                             int32_t *nwk_block, int64_t *nk,
+                                                             struct lda_wk *wk, int64_t *nk,
                                                              int64_t *nk_delta, struct ptm_rng *g)
 {
-    return dense_run(s, b, o, nwk_block, nk, nk_delta, g);
+    return dense_run(s, b, o, wk, nk, nk_delta, g);
 }
 #endif
 
 static int64_t sample_dense(struct lda_shard *s, int b, const struct lda_opts *o,
-                            int32_t *nwk_block, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
+                            struct lda_wk *wk, int64_t *nk, int64_t *nk_delta, struct ptm_rng *g)
 {
     enum ptm_isa isa = ptm_isa_pick(o->isa);
     PTM_ASSERT(ptm_isa_has(isa));
 #ifdef PTM_ISA_X86
     if (isa == PTM_ISA_AVX512)
-        return dense_avx512(s, b, o, nwk_block, nk, nk_delta, g);
+        return dense_avx512(s, b, o, wk, nk, nk_delta, g);
     if (isa == PTM_ISA_AVX2)
-        return dense_avx2(s, b, o, nwk_block, nk, nk_delta, g);
+        return dense_avx2(s, b, o, wk, nk, nk_delta, g);
 #endif
-    return dense_base(s, b, o, nwk_block, nk, nk_delta, g);
+    return dense_base(s, b, o, wk, nk, nk_delta, g);
 }
 
-int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_block,
+int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *wk,
                    int64_t *nk, int64_t *nk_delta, struct ptm_rng *rng)
 {
     PTM_ASSERT(b >= 0 && b < s->nblocks);
+    PTM_ASSERT(s->sparse_docs == (o->sampler == LDA_SAMPLER_SPARSE));
     switch (o->sampler) {
     case LDA_SAMPLER_SPARSE:
-        return sample_sparse(s, b, o, nwk_block, nk, nk_delta, rng);
+        return sample_sparse(s, b, o, wk, nk, nk_delta, rng);
     case LDA_SAMPLER_ALIAS:
         PTM_ASSERT(o->mh_steps >= 1 && o->mh_steps <= LDA_MH_STEPS_MAX);
-        return sample_alias(s, b, o, nwk_block, nk, nk_delta, rng);
+        return sample_alias(s, b, o, wk, nk, nk_delta, rng);
     case LDA_SAMPLER_PLAIN:
-        return sample_plain(s, b, o, nwk_block, nk, nk_delta, rng);
+        return sample_plain(s, b, o, wk, nk, nk_delta, rng);
     case LDA_SAMPLER_DENSE:
-        return sample_dense(s, b, o, nwk_block, nk, nk_delta, rng);
+        return sample_dense(s, b, o, wk, nk, nk_delta, rng);
     }
     PTM_ASSERT(!"unknown sampler");
     return 0;
@@ -1037,26 +1212,39 @@ double lda_loglik_docs(const struct lda_shard *s, double alpha)
     lgam_table(alpha, tab);
     double sum = 0;
     for (int64_t d = 0; d < s->ndocs; d++) {
-        const uint16_t *nd = s->ndk + d * K;
         double part = lka - lgam(s->dptr[d + 1] - s->dptr[d] + K * alpha);
-        for (int32_t k = 0; k < K; k++)
-            part += lgam_count(tab, nd[k], alpha, la);
+        if (s->sparse_docs) {
+            const uint16_t *cnt = s->dnc + s->dnzp[d];
+            for (int32_t m = 0; m < s->dnzn[d]; m++)
+                part += lgam_count(tab, cnt[m], alpha, la);
+        } else {
+            const uint16_t *nd = s->ndk + d * K;
+            for (int32_t k = 0; k < K; k++)
+                part += lgam_count(tab, nd[k], alpha, la);
+        }
         sum += part;
     }
     return sum;
 }
 
-double lda_loglik_words(const int32_t *nwk, int64_t nrows, int32_t K, double beta)
+double lda_loglik_words(const struct lda_wk *wk, int64_t lo, int64_t hi, double beta)
 {
+    const int32_t K = wk->K;
     const double lb = lgam(beta);
     double tab[LGAM_TAB];
     lgam_table(beta, tab);
     double sum = 0;
-    for (int64_t w = 0; w < nrows; w++) {
-        const int32_t *nw = nwk + w * K;
+    for (int64_t w = lo; w < hi; w++) {
         double part = 0;
-        for (int32_t k = 0; k < K; k++)
-            part += lgam_count(tab, nw[k], beta, lb);
+        if (wk->form == LDA_WK_DENSE) {
+            const int32_t *nw = wk->dense + w * K;
+            for (int32_t k = 0; k < K; k++)
+                part += lgam_count(tab, nw[k], beta, lb);
+        } else {
+            const struct lda_wk_ent *e = wk->ent + wk->off[w];
+            for (int32_t m = 0; m < wk->len[w]; m++)
+                part += lgam_count(tab, e[m].n, beta, lb);
+        }
         sum += part;
     }
     return sum;
@@ -1071,77 +1259,97 @@ double lda_loglik_topics(const int64_t *nk, int32_t K, int64_t W, double beta)
     return sum;
 }
 
-void lda_topic_totals(const int32_t *nwk, int64_t nrows, int32_t K, int64_t *nk)
+void lda_topic_totals(const struct lda_wk *wk, int64_t *nk)
 {
-    for (int64_t w = 0; w < nrows; w++)
-        for (int32_t k = 0; k < K; k++)
-            nk[k] += nwk[w * K + k];
+    const int32_t K = wk->K;
+    for (int64_t w = 0; w < wk->W; w++) {
+        if (wk->form == LDA_WK_DENSE) {
+            for (int32_t k = 0; k < K; k++)
+                nk[k] += wk->dense[w * K + k];
+        } else {
+            const struct lda_wk_ent *e = wk->ent + wk->off[w];
+            for (int32_t m = 0; m < wk->len[w]; m++)
+                nk[e[m].k] += e[m].n;
+        }
+    }
 }
 
 /* ---- top words ------------------------------------------------------------------------ */
 
-/* Word a ranks below word b in topic k: fewer tokens, or as many and a
- * later word. */
-static inline bool ranks_below(const int32_t *nwk, int32_t K, int32_t k, int32_t a, int32_t b)
+/* An entry of a topic's heap: a word and its count there. */
+struct top_ent {
+    int32_t n, w;
+};
+
+/* Entry a ranks below entry b: fewer tokens, or as many and a later word. */
+static inline bool ranks_below(struct top_ent a, struct top_ent b)
 {
-    int32_t ca = nwk[(int64_t)a * K + k], cb = nwk[(int64_t)b * K + k];
-    return ca < cb || (ca == cb && a > b);
+    return a.n < b.n || (a.n == b.n && a.w > b.w);
 }
 
-/* Restore the heap (lowest-ranked word at the root) of h[0 .. n) below i. */
-static void sift_down(int32_t *h, int32_t n, int32_t i, const int32_t *nwk, int32_t K, int32_t k)
+/* Restore the heap (lowest-ranked entry at the root) of h[0 .. n) below i. */
+static void sift_down(struct top_ent *h, int32_t n, int32_t i)
 {
     for (;;) {
         int32_t l = 2 * i + 1, m = i;
-        if (l < n && ranks_below(nwk, K, k, h[l], h[m]))
+        if (l < n && ranks_below(h[l], h[m]))
             m = l;
-        if (l + 1 < n && ranks_below(nwk, K, k, h[l + 1], h[m]))
+        if (l + 1 < n && ranks_below(h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             return;
-        int32_t tmp = h[i];
+        struct top_ent tmp = h[i];
         h[i] = h[m];
         h[m] = tmp;
         i = m;
     }
 }
 
-void lda_top_words(const int32_t *nwk, int64_t W, int32_t K, int32_t n, int32_t *top)
+int lda_top_words(const struct lda_wk *wk, int32_t n, int32_t *top, int32_t *row)
 {
     if (n <= 0)
-        return;
+        return 0;
+    const int32_t K = wk->K;
+    struct top_ent *heap = ptm_malloc((size_t)K * (size_t)n * sizeof(*heap));
+    if (!heap)
+        return PTM_ENOMEM;
     /* Every row goes to every topic's heap, so all heaps have one size. */
     int32_t size = 0;
-    for (int64_t w = 0; w < W; w++) {
+    for (int64_t w = 0; w < wk->W; w++) {
+        const int32_t *nw = lda_wk_read(wk, w, row);
         for (int32_t k = 0; k < K; k++) {
-            int32_t *h = top + (int64_t)k * n;
+            struct top_ent *h = heap + (int64_t)k * n, e = {nw[k], (int32_t)w};
             if (size < n) {
                 int32_t i = size;
-                h[i] = (int32_t)w;
-                while (i > 0 && ranks_below(nwk, K, k, h[i], h[(i - 1) / 2])) {
-                    int32_t p = (i - 1) / 2, tmp = h[i];
+                h[i] = e;
+                while (i > 0 && ranks_below(h[i], h[(i - 1) / 2])) {
+                    int32_t p = (i - 1) / 2;
+                    struct top_ent tmp = h[i];
                     h[i] = h[p];
                     h[p] = tmp;
                     i = p;
                 }
-            } else if (ranks_below(nwk, K, k, h[0], (int32_t)w)) {
-                h[0] = (int32_t)w;
-                sift_down(h, n, 0, nwk, K, k);
+            } else if (ranks_below(h[0], e)) {
+                h[0] = e;
+                sift_down(h, n, 0);
             }
         }
+        lda_wk_done(wk, w, row);
         if (size < n)
             size++;
     }
-    /* Heap sort: the lowest-ranked word goes last. */
+    /* Heap sort: the lowest-ranked entry goes last. */
     for (int32_t k = 0; k < K; k++) {
-        int32_t *h = top + (int64_t)k * n;
+        struct top_ent *h = heap + (int64_t)k * n;
         for (int32_t m = size - 1; m > 0; m--) {
-            int32_t tmp = h[0];
+            struct top_ent tmp = h[0];
             h[0] = h[m];
             h[m] = tmp;
-            sift_down(h, m, 0, nwk, K, k);
+            sift_down(h, m, 0);
         }
-        for (int32_t m = size; m < n; m++)
-            h[m] = -1;
+        for (int32_t m = 0; m < n; m++)
+            top[(int64_t)k * n + m] = m < size ? h[m].w : -1;
     }
+    ptm_free(heap);
+    return 0;
 }

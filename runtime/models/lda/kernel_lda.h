@@ -28,7 +28,7 @@
  * One round for worker p holding block b (what the engine calls; engine
  * integration is described in full at lda_sample()):
  *
- *   lda_sample(&shard[p], b, &opts, nwk + bounds[b] * K, nk[p], nk_delta[p], &rng[p])
+ *   lda_sample(&shard[p], b, &opts, &nwk, nk[p], nk_delta[p], &rng[p])
  *
  * Samplers (option `sampler` of lda_gibbs, builtins_lda.c):
  *
@@ -74,9 +74,11 @@
  * split into per-worker parts plus one global term; divided by the number
  * of tokens it is lda_loglik's value.
  *
- * Plain functions on arrays; allocation only in lda_shard_init(). Counts
- * are uint16 (n_dk: a document has at most LDA_DOC_MAX tokens, so that the
- * largest table of a shard, D x K, takes 2 bytes a count), int32 (n_wk)
+ * Plain functions on arrays; allocation only in lda_shard_init(),
+ * lda_wk_init() and lda_top_words(). Counts are uint16 (n_dk: a document
+ * has at most LDA_DOC_MAX tokens, so that the largest table of a shard,
+ * D x K, takes 2 bytes a count, and the lists of sparse_docs 4 bytes a
+ * topic in use), int32 (n_wk)
  * and int64 (n_k); a shard holds at most INT32_MAX tokens, and the engine
  * must refuse a corpus in which a word has more than INT32_MAX tokens (an
  * n_wk could overflow).
@@ -120,6 +122,61 @@ struct lda_opts {
                        * draws, bit for bit */
 };
 
+/* The word-topic counts n_wk (W x K), in one of two forms chosen at
+ * set-up (lda_wk_init()) for memory:
+ *
+ *   dense    W x K int32, row-major;
+ *   sparse   each word's topics with n_wk > 0 and their counts, in room
+ *            for min(K, the word's tokens) of them (no word ever has more
+ *            topics in use than tokens), by word: word w's are
+ *            ent[off[w] .. off[w] + len[w]), in no particular order.
+ *
+ * The samplers read and change one word's row at a time, dense: a sparse
+ * row is spread into a K-array of the worker's (zero between words) when
+ * its word comes up and packed back when the word is done
+ * (lda_wk_open()/lda_wk_close()), which costs O(K) a word where the
+ * samplers already spend that much (their per-word sums); O(1) a token as
+ * before. A word's row belongs to the worker holding its block. */
+enum lda_wk_form { LDA_WK_DENSE, LDA_WK_SPARSE };
+
+struct lda_wk_ent {
+    int32_t k, n; /* a topic and its count (> 0) */
+};
+
+struct lda_wk {
+    enum lda_wk_form form;
+    int32_t K;
+    int64_t W;
+    int32_t *dense;         /* dense: W x K */
+    int64_t *off;           /* sparse: W + 1, the words' room */
+    int32_t *len;           /* sparse: W, the topics in use */
+    struct lda_wk_ent *ent; /* sparse: off[W] */
+};
+
+/* Room for the counts of W words and K topics, word w with tokens[w]
+ * tokens over the whole corpus (every rank's): sparse when that takes at
+ * most half the memory of dense (form LDA_WK_DENSE or LDA_WK_SPARSE
+ * forces one; -1 chooses). All counts zero. Returns 0, PTM_ETOOBIG or
+ * PTM_ENOMEM (wk then empty). */
+int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, int form);
+void lda_wk_release(struct lda_wk *wk);
+/* Bytes the counts take. */
+size_t lda_wk_bytes(const struct lda_wk *wk);
+/* n_wk of word w, topic k (O(topics of the word) when sparse). */
+int32_t lda_wk_get(const struct lda_wk *wk, int64_t w, int32_t k);
+/* Word w's row, K counts, read only: wk's own when dense, else spread
+ * into row (K, all zero on entry); lda_wk_done() gives row back zeroed. */
+const int32_t *lda_wk_read(const struct lda_wk *wk, int64_t w, int32_t *row);
+void lda_wk_done(const struct lda_wk *wk, int64_t w, int32_t *row);
+/* Every count of words lo .. hi-1 set to zero. */
+void lda_wk_clear(struct lda_wk *wk, int64_t lo, int64_t hi);
+/* Every count summed over the ranks in place by sum(values, n) (which
+ * adds n int32 values over the ranks and leaves the totals on every
+ * rank); scratch holds at least LDA_WK_CHUNK int32. Each count stays
+ * within its word's room: its tokens over all ranks bound its topics. */
+#define LDA_WK_CHUNK ((size_t)1 << 20)
+void lda_wk_sum(struct lda_wk *wk, void (*sum)(int32_t *values, size_t n), int32_t *scratch);
+
 /* One token in word-major order: its document (local, 0-based) and its
  * place in z. */
 struct lda_tok {
@@ -137,7 +194,8 @@ struct lda_shard {
     /* By document: tokens of local document d are z[dptr[d] .. dptr[d+1]). */
     int32_t *dptr; /* ndocs + 1 */
     int32_t *z;    /* ntokens: the topics */
-    uint16_t *ndk; /* ndocs x K, row-major: n_dk (at most LDA_DOC_MAX) */
+    uint16_t *ndk; /* ndocs x K, row-major: n_dk (at most LDA_DOC_MAX); NULL when
+                    * sparse_docs */
 
     /* By block, word, document: block b's words are wlist[bw[b] .. bw[b+1])
      * (ascending, only those the shard has), and word entry i's tokens are
@@ -151,18 +209,21 @@ struct lda_shard {
                           * z[tok[j].pos], and leave zw stale) */
     bool zw_fresh;
 
-    /* The sparse sampler's lists of each document's topics with n_dk > 0:
-     * dnz[dnzp[d] .. dnzp[d] + dnzn[d]), room for min(K, n_d). Rebuilt from
-     * n_dk when the other samplers (or the initialization) left them stale. */
+    /* sparse_docs (the sparse sampler's form): in place of n_dk, each
+     * document's topics with n_dk > 0 and their counts, dnz[m] and
+     * dnc[m] for m in dnzp[d] .. dnzp[d] + dnzn[d] (room for min(K, n_d)),
+     * in the order the sampler sums them; NULL otherwise. */
+    bool sparse_docs;
     int32_t *dnzp, *dnzn, *dnz;
-    bool dnz_fresh;
+    uint16_t *dnc;
 
-    /* Scratch of the samplers, K each (sc_ring: 8 x LDA_MH_STEPS_MAX); the
-     * worker's own. */
+    /* Scratch of the samplers, K each (sc_ring: 8 x LDA_MH_STEPS_MAX; sc_row:
+     * the word's row of a sparse n_wk, zero between words); the worker's
+     * own. */
     double *sc_w, *sc_c, *sc_s, *sc_p;
     float *sc_f; /* the dense sampler's, 2 x K rounded up to vectors */
     uint64_t *sc_alias, *sc_ring;
-    int32_t *sc_lo, *sc_hi, *sc_nz, *sc_nzpos;
+    int32_t *sc_lo, *sc_hi, *sc_nz, *sc_nzpos, *sc_row;
 };
 
 /* ---- set-up --------------------------------------------------------------- */
@@ -171,40 +232,43 @@ struct lda_shard {
  * as a D x W CSR matrix of counts, as the UCI reader makes it; a count of
  * 0 is no token) for K topics, the vocabulary cut into nblocks blocks by
  * bounds (nblocks + 1 ascending values from 0 to d->ncols, as the block set
- * `nwk rows into workers` cuts it). Topics are unassigned and n_dk is zero
- * until lda_init_block() has run for every block. Returns 0, PTM_EINVAL (K
+ * `nwk rows into workers` cuts it); the documents' counts as lists when
+ * sparse_docs (the sparse sampler's; the others read rows of n_dk). Topics
+ * are unassigned and n_dk is zero until lda_init_block() has run for every
+ * block. Returns 0, PTM_EINVAL (K
  * < 1, bad bounds or range, a count that is not a whole number in
  * 0 .. INT32_MAX), PTM_ETOOBIG (more than INT32_MAX tokens, a document of
  * more than LDA_DOC_MAX, or ndocs * K beyond memory sizes) or PTM_ENOMEM; s is then empty. Caller frees with
  * lda_shard_release(). */
 int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int64_t hi, int32_t K,
-                   const int64_t *bounds, int nblocks);
+                   const int64_t *bounds, int nblocks, bool sparse_docs);
 void lda_shard_release(struct lda_shard *s);
 
 /* Give every token of block b a topic drawn uniformly, and count it into
- * n_dk, the block's rows nwk_block (row bounds[b] first, K columns), nk
- * and nk_delta. Once per block, before any lda_sample() of it; the engine
+ * n_dk, the block's words' counts in wk, nk and nk_delta. Once per block,
+ * before any lda_sample() of it; the engine
  * runs it as an initial epoch of P rotation rounds (or for every (p, b) on
  * one thread before the workers start, on a shared nk). */
-void lda_init_block(struct lda_shard *s, int b, int32_t *nwk_block, int64_t *nk, int64_t *nk_delta,
+void lda_init_block(struct lda_shard *s, int b, struct lda_wk *wk, int64_t *nk, int64_t *nk_delta,
                     struct ptm_rng *rng);
 
 /* ---- checkpoints ------------------------------------------------------------ */
 
 struct ptm_ckpt;
 /* Save or load (ck->load, runtime/base/ckpt.h) what of shard s changes
- * from round to round: the topics z, n_dk and, when they are current, the
- * sparse sampler's topic lists, whose order decides the order of its sums
- * and so its draws. The rest (the token layout, the scratch) set-up
- * rebuilds, and zw is rebuilt from z when the alias sampler next runs. A shard of other
- * documents or another K fails the load (ck->err). */
+ * from round to round: the topics z, and n_dk or, under sparse_docs, the
+ * documents' topic lists with their counts, whose order decides the order
+ * of the sparse sampler's sums and so its draws. The rest (the token
+ * layout, the scratch) set-up rebuilds, and zw is rebuilt from z when the
+ * alias sampler next runs. A shard of other documents, another K or the
+ * other form of n_dk fails the load (ck->err). */
 void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck);
 
 /* ---- one round ------------------------------------------------------------ */
 
 /* Resample the topic of every token of the shard whose word is in block b,
- * word by word, with o->sampler. nwk_block is the held block's rows of n_wk
- * (row bounds[b] first, K int32 columns each), nk the worker's copy of the
+ * word by word, with o->sampler. wk holds n_wk, of which the sampler reads
+ * and changes the block's words' rows only, nk the worker's copy of the
  * topic totals and nk_delta the increments not yet pushed (K each); all
  * three are updated in place, as are z and n_dk. Returns the number of
  * tokens whose topic changed. No allocation; no other worker may touch
@@ -212,12 +276,12 @@ void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck);
  *
  * The engine, per rotation round t, on worker p:
  *   b = (p + t) mod P
- *   lda_sample(&shard[p], b, &opts, nwk + bounds[b] * K, nk, nk_delta, &rng)
+ *   lda_sample(&shard[p], b, &opts, &nwk, nk, nk_delta, &rng)
  *   for k < K: if nk_delta[k]: pstore_inc(w, NK, 0, k, nk_delta[k]); nk_delta[k] = 0
  *   pstore_clock(w)
  *   pstore_row_dense(w, NK, 0, &v); for k < K: nk[k] = (int64_t)v[k]
  * P rounds are a sweep over every token. */
-int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, int32_t *nwk_block,
+int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *wk,
                    int64_t *nk, int64_t *nk_delta, struct ptm_rng *rng);
 
 /* ---- log-likelihood and topics ------------------------------------------- */
@@ -230,21 +294,22 @@ int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, int32_t
  *               + sum_k [ lgamma(W b) - lgamma(n_k + W b) ]              (topics)
  *
  * as three parts: lda_loglik_docs() on every worker's shard,
- * lda_loglik_words() on every block of n_wk (each row once), and
+ * lda_loglik_words() on words lo .. hi-1 of n_wk (each word once), and
  * lda_loglik_topics() once on the true totals (lda_topic_totals() of the
  * whole n_wk, or the store's master copy once every worker has flushed).
  * lda_loglik's value is their sum over the number of tokens (the sum of
  * the shards' ntokens). */
 double lda_loglik_docs(const struct lda_shard *s, double alpha);
-double lda_loglik_words(const int32_t *nwk, int64_t nrows, int32_t K, double beta);
+double lda_loglik_words(const struct lda_wk *wk, int64_t lo, int64_t hi, double beta);
 double lda_loglik_topics(const int64_t *nk, int32_t K, int64_t W, double beta);
 
-/* nk[k] += the sum over rows of nwk[row][k] (nrows x K). */
-void lda_topic_totals(const int32_t *nwk, int64_t nrows, int32_t K, int64_t *nk);
+/* nk[k] += the sum over the words of n_wk. */
+void lda_topic_totals(const struct lda_wk *wk, int64_t *nk);
 
-/* The n words of most tokens in every topic of nwk (W x K): top[k n + i]
- * is topic k's i-th, by count descending and then word ascending; -1 past
- * the W-th. O(W K log n). The engine writes them with the vocabulary. */
-void lda_top_words(const int32_t *nwk, int64_t W, int32_t K, int32_t n, int32_t *top);
+/* The n words of most tokens in every topic of n_wk: top[k n + i] is topic
+ * k's i-th, by count descending and then word ascending; -1 past the W-th.
+ * O(W K log n); row is scratch of K int32, all zero. The engine writes them
+ * with the vocabulary. Returns 0 or PTM_ENOMEM. */
+int lda_top_words(const struct lda_wk *wk, int32_t n, int32_t *top, int32_t *row);
 
 #endif

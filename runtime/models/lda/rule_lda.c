@@ -44,7 +44,9 @@ struct lda_state {
     int64_t W, ntokens;
     struct lda_opts o;
     int64_t *bounds; /* G + 1: the blocks of words */
-    int32_t *nwk;    /* W x K */
+    struct lda_wk wk; /* n_wk */
+    int32_t *row;     /* K: a word's row of a sparse n_wk, zero between uses */
+    int32_t *chunk;   /* across ranks: lda_wk_sum()'s scratch */
     struct pstore *ps;
     int64_t gtokens; /* all ranks' tokens */
     double *base;    /* across ranks: n_k after the last exchange */
@@ -122,13 +124,23 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct plan_option *os = rt_option(u, "sampler");
     int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : LDA_SAMPLER_DENSE;
     s->o.sampler = smp < 0 ? LDA_SAMPLER_DENSE : (enum lda_sampler)smp;
+    const struct plan_option *oc = rt_option(u, "counts");
+    int form = oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "dense") == 0    ? LDA_WK_DENSE
+               : oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "sparse") == 0 ? LDA_WK_SPARSE
+                                                                                    : -1;
     s->bounds = rt_zalloc((size_t)run->G + 1, sizeof(int64_t));
-    s->nwk = rt_zalloc((size_t)(s->W * s->K), sizeof(int32_t));
+    s->row = rt_zalloc((size_t)s->K, sizeof(int32_t));
     s->base = rt_zalloc((size_t)s->K, sizeof(double));
     s->delta = rt_zalloc((size_t)s->K, sizeof(double));
-    if (!s->bounds || !s->nwk || !s->base || !s->delta)
+    if (!s->bounds || !s->row || !s->base || !s->delta)
         return PTM_ENOMEM;
-    { /* blocks of about as many tokens, over all ranks */
+    if (run->nranks > 1) {
+        size_t n = LDA_WK_CHUNK > (size_t)s->K ? LDA_WK_CHUNK : (size_t)s->K;
+        if (!(s->chunk = rt_zalloc(n, sizeof(int32_t))))
+            return PTM_ENOMEM;
+    }
+    { /* each word's tokens over all ranks: the room of its counts, and
+       * blocks of about as many tokens */
         int64_t *cnt = rt_zalloc((size_t)s->W + 1, sizeof(int64_t));
         if (!cnt)
             return PTM_ENOMEM;
@@ -137,10 +149,13 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
             cnt[c->colind[e] + 1] += (int64_t)c->val[e];
         if (run->nranks > 1)
             ptm_comm_sum_all_i64v(cnt + 1, (size_t)s->W);
+        rc = lda_wk_init(&s->wk, s->W, s->K, cnt + 1, form);
         for (int64_t w = 0; w < s->W; w++)
             cnt[w + 1] += cnt[w];
         ptm_cut_blocks(cnt, s->W, run->G, s->bounds);
         ptm_free(cnt);
+        if (rc != 0)
+            return rc;
     }
     const struct plan_option *od = rt_option(u, "ndk");
     if (od && od->kind == PLAN_VALUE_PARAM && od->ref >= 0 &&
@@ -194,7 +209,8 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
             rc = PTM_ENOMEM;
             break;
         }
-        rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->G);
+        rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->G,
+                            s->o.sampler == LDA_SAMPLER_SPARSE);
         if (rc != 0) {
             snprintf(err, errlen, "update lda_gibbs: the documents of worker %d: %s", p + 1,
                      rc == PTM_ETOOBIG ? "too many tokens (at most 2147483647 a worker and "
@@ -218,12 +234,13 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     for (int p = 0; p < run->P && rc == 0; p++) {
         struct lda_worker *k = run->w[p].kernel;
         for (int b = 0; b < run->G; b++)
-            lda_init_block(&k->s, b, s->nwk + s->bounds[b] * s->K, nk0, scratch, &k->rng);
+            lda_init_block(&k->s, b, &s->wk, nk0, scratch, &k->rng);
     }
     ptm_free(scratch);
     if (rc == 0) {
         /* every rank's documents count in n_wk and n_k */
-        ptm_comm_sum_all_i32v(s->nwk, (size_t)(s->W * s->K));
+        if (run->nranks > 1)
+            lda_wk_sum(&s->wk, ptm_comm_sum_all_i32v, s->chunk);
         ptm_comm_sum_all_i64v(nk0, (size_t)s->K);
     }
     s->gtokens = ptm_comm_sum_i64(s->ntokens);
@@ -271,7 +288,9 @@ static void lda_release(struct ptm_run *run)
     if (s) {
         pstore_free(s->ps);
         ptm_free(s->bounds);
-        ptm_free(s->nwk);
+        lda_wk_release(&s->wk);
+        ptm_free(s->row);
+        ptm_free(s->chunk);
         ptm_free(s->base);
         ptm_free(s->delta);
         ptm_free(s);
@@ -292,12 +311,12 @@ static size_t lda_zcap(const struct ptm_run *run, size_t nblocks, size_t nvars)
 static int lda_push(struct rt_worker *w, const struct rt_round *rd)
 {
     struct ptm_run *run = w->run;
-    const struct lda_state *s = run->rule_state;
+    struct lda_state *s = run->rule_state;
     struct lda_worker *k = w->kernel;
     if (rd->part[w->gid + 1] == rd->part[w->gid])
         return 0;
     int b = (int)rd->blocks[rd->part[w->gid]];
-    lda_sample(&k->s, b, &s->o, s->nwk + s->bounds[b] * s->K, k->nk, k->nk_delta, &k->rng);
+    lda_sample(&k->s, b, &s->o, &s->wk, k->nk, k->nk_delta, &k->rng);
     struct pstore_worker *pw = pstore_worker(s->ps, w->id);
     int rc = 0;
     for (int32_t t = 0; t < s->K && rc == 0; t++)
@@ -362,40 +381,59 @@ static bool table_read(const struct ptm_run *run, int32_t p)
  * whole from the blocks each rank holds. */
 static int lda_sync(struct ptm_run *run)
 {
-    const struct lda_state *s = run->rule_state;
+    struct lda_state *s = run->rule_state;
     double *nwk = run->params[s->nwk_p].val, *nk = run->params[s->nk_p].val;
+    const int32_t K = s->K;
     if (run->holder) {
         for (int64_t b = 0; b < run->nblocks; b++) {
             int h = run->holder[b];
             if (h != run->rank && (h >= 0 || run->rank != 0))
-                memset(s->nwk + s->bounds[b] * s->K, 0,
-                       (size_t)((s->bounds[b + 1] - s->bounds[b]) * s->K) * sizeof(int32_t));
+                lda_wk_clear(&s->wk, s->bounds[b], s->bounds[b + 1]);
         }
-        ptm_comm_sum_all_i32v(s->nwk, (size_t)(s->W * s->K));
+        lda_wk_sum(&s->wk, ptm_comm_sum_all_i32v, s->chunk);
     }
-    int64_t n = table_read(run, s->nwk_p) ? s->W * s->K : 0;
-    for (int64_t i = 0; i < n; i++)
-        nwk[i] = s->nwk[i];
+    for (int64_t w = 0, n = table_read(run, s->nwk_p) ? s->W : 0; w < n; w++) {
+        const int32_t *row = lda_wk_read(&s->wk, w, s->row);
+        for (int32_t t = 0; t < K; t++)
+            nwk[w * K + t] = row[t];
+        lda_wk_done(&s->wk, w, s->row);
+    }
     /* each worker's documents into its rows of ndk */
     bool ndk = s->ndk_p >= 0 && table_read(run, s->ndk_p);
     for (int p = 0; ndk && p < run->P; p++) {
-        const struct lda_worker *k = run->w[p].kernel;
+        const struct lda_shard *sh = &((const struct lda_worker *)run->w[p].kernel)->s;
         double *dst = run->w[p].local[s->ndk_p];
-        int64_t m = k->s.ndocs * s->K;
-        for (int64_t i = 0; i < m; i++)
-            dst[i] = k->s.ndk[i];
+        if (!sh->sparse_docs) {
+            for (int64_t i = 0; i < sh->ndocs * K; i++)
+                dst[i] = sh->ndk[i];
+            continue;
+        }
+        memset(dst, 0, (size_t)(sh->ndocs * K) * sizeof(*dst));
+        for (int64_t d = 0; d < sh->ndocs; d++)
+            for (int32_t m = sh->dnzp[d]; m < sh->dnzp[d] + sh->dnzn[d]; m++)
+                dst[d * K + sh->dnz[m]] = sh->dnc[m];
     }
     int rc = pstore_read(s->ps, 0, nk);
     return rc;
 }
 
-/* What travels with block b of words to another rank: its counts. */
+/* What travels with block b of words to another rank: its counts (when
+ * sparse, its words' topics in use with their counts, in the words' room,
+ * and how many each word has). */
 static int lda_spans(struct ptm_run *run, int64_t b, struct rt_span *out)
 {
     const struct lda_state *s = run->rule_state;
-    out[0] = (struct rt_span){s->nwk + s->bounds[b] * s->K,
-                              (size_t)((s->bounds[b + 1] - s->bounds[b]) * s->K) * sizeof(int32_t)};
-    return 1;
+    const struct lda_wk *wk = &s->wk;
+    int64_t lo = s->bounds[b], hi = s->bounds[b + 1];
+    if (wk->form == LDA_WK_DENSE) {
+        out[0] = (struct rt_span){wk->dense + lo * s->K,
+                                  (size_t)((hi - lo) * s->K) * sizeof(int32_t)};
+        return 1;
+    }
+    out[0] = (struct rt_span){wk->ent + wk->off[lo],
+                              (size_t)(wk->off[hi] - wk->off[lo]) * sizeof(*wk->ent)};
+    out[1] = (struct rt_span){wk->len + lo, (size_t)(hi - lo) * sizeof(*wk->len)};
+    return 2;
 }
 
 /* Checkpoints: the word-topic counts (this rule's integers, of which the
@@ -418,7 +456,22 @@ static void lda_ckpt(struct ptm_run *run, struct ptm_ckpt *ck)
      * other than this run's would misplace every topic */
     for (int b = 1; b < run->G; b++)
         ptm_ck_size(ck, s->bounds[b], "first word of a block of the vocabulary");
-    PTM_CK_ARRAY(ck, s->nwk, s->W * s->K);
+    ptm_ck_size(ck, s->wk.form, "form of the word-topic counts (option counts)");
+    if (!ck->err && s->wk.form == LDA_WK_DENSE) {
+        PTM_CK_ARRAY(ck, s->wk.dense, s->W * s->K);
+    } else if (!ck->err) {
+        /* each word's entries alone: its room past them holds nothing */
+        PTM_CK_ARRAY(ck, s->wk.len, s->W);
+        for (int64_t w = 0; ck->load && !ck->err && w < s->W; w++)
+            if (s->wk.len[w] < 0 || s->wk.len[w] > s->wk.off[w + 1] - s->wk.off[w])
+                ptm_ck_fail(ck, PTM_EDATA,
+                            "the checkpoint's counts of word %lld have %d topics where it has "
+                            "room for %lld",
+                            (long long)w + 1, (int)s->wk.len[w],
+                            (long long)(s->wk.off[w + 1] - s->wk.off[w]));
+        for (int64_t w = 0; !ck->err && w < s->W; w++)
+            PTM_CK_ARRAY(ck, s->wk.ent + s->wk.off[w], s->wk.len[w]);
+    }
     PTM_CK_ARRAY(ck, s->base, s->K);
     pstore_state(s->ps, ck);
     for (int p = 0; p < run->P; p++) {
@@ -492,8 +545,8 @@ static double ll_finish(const struct ptm_run *run, double sum)
     const struct loglik_state *s = run->obj_state;
     const struct lda_state *u = run->rule_state;
     memset(s->nk, 0, (size_t)u->K * sizeof(int64_t));
-    lda_topic_totals(u->nwk, u->W, u->K, s->nk);
-    double ll = sum + lda_loglik_words(u->nwk, u->W, u->K, s->beta) +
+    lda_topic_totals(&u->wk, s->nk);
+    double ll = sum + lda_loglik_words(&u->wk, 0, u->W, s->beta) +
                 lda_loglik_topics(s->nk, u->K, u->W, s->beta);
     return u->gtokens ? ll / (double)u->gtokens : 0;
 }
@@ -543,7 +596,11 @@ static int write_top_words(const struct ptm_run *run, const struct plan_output *
         snprintf(err, errlen, "cannot write '%s.top': out of memory", o->path);
         return PTM_ENOMEM;
     }
-    lda_top_words(s->nwk, s->W, K, N, top);
+    if (lda_top_words(&s->wk, N, top, s->row) != 0) {
+        ptm_free(top);
+        snprintf(err, errlen, "cannot write '%s.top': out of memory", o->path);
+        return PTM_ENOMEM;
+    }
     const struct ptm_dataset *D = run->data[run->rowdata];
     char name[4200];
     snprintf(name, sizeof(name), "%s.top", o->path);
