@@ -1006,13 +1006,13 @@ sed -e "s|\"data/|\"$T/ndk/|g" -e "s|topics = 100|topics = 4|" -e "s|^stop when 
     examples/lda/lda.ptm >"$T/ndk.ptm"
 # ndk_ok: dt.tsv has a row per document summing to its tokens, and each
 # topic's column sums to the word-topic counts' column
-ndk_ok() {
+ndk_ok() { # [TOPICS, 4 by default]
     [ "$(wc -l <"$T/ndk/dt.tsv")" -eq 300 ] || no "dt.tsv does not have 300 rows"
     awk 'NR > 3 { n[$1] += $3 } END { for (d = 1; d <= 300; d++) print n[d] + 0 }' \
         "$T/ndk/docword.txt" >"$T/ndk/len"
     awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }' "$T/ndk/dt.tsv" | cmp -s - "$T/ndk/len" ||
         no "a row of dt.tsv does not add up to its document's tokens"
-    colsum='{ for (i = 1; i <= NF; i++) c[i] += $i } END { for (i = 1; i <= 4; i++) print c[i] }'
+    colsum="{ for (i = 1; i <= NF; i++) c[i] += \$i } END { for (i = 1; i <= ${1:-4}; i++) print c[i] }"
     [ "$(awk "$colsum" "$T/ndk/dt.tsv")" = "$(awk "$colsum" "$T/ndk/wt.tsv")" ] ||
         no "a topic's documents and words disagree"
     # and wt.tsv (filled from the kernel's counts only for the output) has
@@ -1033,6 +1033,20 @@ sed -e "s|sampler = dense|sampler = sparse, counts = sparse|" "$T/ndk.ptm" >"$T/
 run run --quiet --workers 2 "$T/ndk-sparse.ptm"
 want_rc 0
 ndk_ok
+end
+
+begin "run: lda_gibbs without a sampler: sparse with many topics against the documents' length (a note says so), dense with few (no note)"
+sed -e "s|, sampler = dense||" -e "s|topics = 4|topics = 700|" -e "s|^stop when .*|stop when sweeps >= 2|" \
+    "$T/ndk.ptm" >"$T/ndk-auto.ptm"
+run run --workers 1 "$T/ndk-auto.ptm"
+want_rc 0
+grep -q "^note: lda_gibbs samples with sampler = sparse (the default, auto: 700 topics against documents of 30 tokens on average" "$T/err" ||
+    no "no note of the sparse sampler"
+ndk_ok 700
+sed -e "s|topics = 700|topics = 500|" "$T/ndk-auto.ptm" >"$T/ndk-auto2.ptm"
+run run --workers 1 "$T/ndk-auto2.ptm"
+want_rc 0
+! grep -q "^note: lda_gibbs" "$T/err" || no "a note at 500 topics (512 + 2.5 x 30 = 587 take sparse)"
 end
 
 begin "run: lda_gibbs with a document of more than 65535 tokens: exit 1, the limit"

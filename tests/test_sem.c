@@ -1647,11 +1647,11 @@ static const struct sem_row sem_rows[] = {
       "    param ndk : int matrix[rows(D), topics] = from \"doc_topic.tsv\" shard like D\n"
       "          ^^^\n"),
     R(LDA, "update", "update builtin lda_gibbs { sampler = fast }",
-      "t.ptm:8:38: error: option 'sampler' takes one of dense|sparse|alias|plain\n"
+      "t.ptm:8:38: error: option 'sampler' takes one of auto|dense|sparse|alias|plain\n"
       "    update builtin lda_gibbs { sampler = fast }\n"
       "                                         ^^^^\n"),
     R(LDA, "update", "update builtin lda_gibbs { sampler = 3 }",
-      "t.ptm:8:38: error: option 'sampler' takes one of dense|sparse|alias|plain\n"
+      "t.ptm:8:38: error: option 'sampler' takes one of auto|dense|sparse|alias|plain\n"
       "    update builtin lda_gibbs { sampler = 3 }\n"
       "                                         ^\n"),
     R(MF, "update", "update builtin mf_sgd { step = slow }",

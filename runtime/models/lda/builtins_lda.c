@@ -11,7 +11,7 @@
 static const struct builtin_opt lda_opts[] = {
     OPT_POS("alpha", "0.1", HUGE_VAL),
     OPT_POS("beta", "0.01", HUGE_VAL),
-    OPT_WORD("sampler", "dense", "dense|sparse|alias|plain"),
+    OPT_WORD("sampler", "auto", "auto|dense|sparse|alias|plain"),
     OPT_WORD("counts", "auto", "auto|dense|sparse"), /* the word-topic counts' form */
     OPT_REF("D", BOPT_DATA, "D"),
     /* The counts are those of topic assignments drawn at set-up; no output
