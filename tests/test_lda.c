@@ -1586,6 +1586,96 @@ START_TEST(test_ckpt_rule_workers)
 }
 END_TEST
 
+/* ---- tests: outputs -------------------------------------------------------------------- */
+
+/* Whole contents of path (caller frees), its length in *n. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t cap = 0;
+    *n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (*n + 1 >= cap)
+            buf = realloc(buf, cap = cap * 2 + 4096);
+        buf[(*n)++] = (char)c;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* When only the outputs read nwk and ndk (as ptm run tells the engine),
+ * their files are written row by row from the integer counts, with the
+ * tables of doubles never filled; they are the same bytes as when the
+ * tables are filled. Loop index: the sparse sampler with sparse counts,
+ * the dense one with dense counts. */
+START_TEST(test_outputs_streamed)
+{
+    struct corpus c;
+    corpus_gen("small", &small_opts, &c);
+    corpus_release(&c);
+    const char *smp = _i ? "dense, counts = dense" : "sparse, counts = sparse";
+    char *file[2];
+    size_t len[2];
+    for (int k = 0; k < 2; k++) {
+        char text[2048];
+        snprintf(text, sizeof(text),
+                 "job lda\n"
+                 "const topics = 9\n"
+                 "data D : sparse int matrix from \"small/docword.txt\" format uci shard rows\n"
+                 "param nwk : int matrix[cols(D), topics] = 0\n"
+                 "param nk : int vector[topics] = 0 consistency ssp 1\n"
+                 "param ndk : int matrix[rows(D), topics] = 0 shard like D\n"
+                 "blocks words = nwk rows into workers\n"
+                 "schedule rotation over words\n"
+                 "update builtin lda_gibbs { sampler = %s }\n"
+                 "objective builtin lda_loglik every 2 sweeps\n"
+                 "stop when sweeps >= 4\n"
+                 "output nwk to \"out%d_nwk.tsv\"\n"
+                 "output ndk to \"out%d_ndk.tsv\"\n",
+                 smp, k, k);
+        struct ptm_plan *plan = tu_compile("lda.ptm", text, ".", false);
+        /* one worker: the same draws both times */
+        struct ptm_run_opts o = {.workers = 1, .has_seed = true, .seed = 7, .outputs_only = k == 1};
+        struct ptm_run *run = tu_run_new(plan, &o);
+        char msg[512];
+        ck_assert_msg(ptm_run_exec(run, msg, sizeof(msg)) == 0, "%s", msg);
+        ck_assert_msg(ptm_run_write_outputs(run, msg, sizeof(msg)) == 0, "%s", msg);
+        if (k == 1) { /* the tables stayed as set-up made them */
+            double *v = calloc((size_t)(60 * 9), sizeof(double));
+            ck_assert_ptr_nonnull(run->params[0].val);
+            for (int64_t i = 0; i < 60 * 9; i++)
+                EXPECT(run->params[0].val[i] == 0);
+            /* and ptm_run_param() reads the counts */
+            ck_assert_int_eq(ptm_run_param(run, 0, v, 60 * 9), 60 * 9);
+            double sum = 0;
+            for (int64_t i = 0; i < 60 * 9; i++)
+                sum += v[i];
+            ck_assert(sum > 0);
+            free(v);
+        }
+        char path[64];
+        snprintf(path, sizeof(path), "out%d_nwk.tsv", k);
+        file[k] = slurp(path, &len[k]);
+        snprintf(path, sizeof(path), "out%d_ndk.tsv", k);
+        size_t n;
+        char *ndk = slurp(path, &n);
+        file[k] = realloc(file[k], len[k] + n);
+        memcpy(file[k] + len[k], ndk, n);
+        len[k] += n;
+        free(ndk);
+        ptm_run_free(run);
+        plan_free(plan);
+    }
+    ck_assert_uint_eq(len[0], len[1]);
+    ck_assert(memcmp(file[0], file[1], len[0]) == 0);
+    free(file[0]);
+    free(file[1]);
+}
+END_TEST
+
 /* ---- tests: top words ------------------------------------------------------------------ */
 
 START_TEST(test_top_words)
@@ -1678,6 +1768,7 @@ static Suite *lda_suite(void)
     tcase_add_test(tc, test_ckpt_mismatch);
     tcase_add_loop_test(tc, test_ckpt_rule, 0, 2 * NSAMPLERS * MAXP);
     tcase_add_test(tc, test_ckpt_rule_workers);
+    tcase_add_loop_test(tc, test_outputs_streamed, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -154,11 +154,23 @@ int rt_trace_end(FILE *t, const struct ptm_run *run, const char *why, int64_t sw
     return ferror(t) ? PTM_EIO : 0;
 }
 
+/* Whether the rule gives the rows of param itself (rt_rule's rows_own). */
+static bool rows_own(const struct ptm_run *run, int32_t param)
+{
+    return run->nranks == 1 && run->rule && run->rule->rows_own && run->rule->row &&
+           run->rule->rows_own(run, param);
+}
+
 int64_t ptm_run_param(const struct ptm_run *run, int32_t param, double *out, int64_t cap)
 {
     if (param < 0 || (uint32_t)param >= run->plan->nparams)
         return -1;
     const struct rt_param *t = &run->params[param];
+    if (rows_own(run, param)) {
+        for (int64_t i = 0; i < t->rows && (i + 1) * t->cols <= cap; i++)
+            run->rule->row(run, param, i, out + i * t->cols);
+        return t->len;
+    }
     if (t->val) {
         /* a sharded parameter holds this rank's rows */
         int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
@@ -212,10 +224,20 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
             return 0;
         }
     }
+    double *row = NULL;
+    if (rows_own(run, param) && !(row = rt_zalloc((size_t)t->cols, sizeof(double)))) {
+        snprintf(err, errlen, "cannot write '%s': out of memory", path);
+        return PTM_ENOMEM;
+    }
     struct ptm_wfile w;
     int rc = ptm_wfile_open(&w, path);
     if (rc == 0) {
-        if (v || t->val) {
+        if (row) { /* from the rule's state, a row at a time */
+            for (int64_t i = 0; i < t->rows; i++) {
+                run->rule->row(run, param, i, row);
+                write_rows(w.f, row, 1, t->cols);
+            }
+        } else if (v || t->val) {
             write_rows(w.f, v ? v : t->val, t->rows, t->cols);
         } else {
             for (int p = 0; p < run->P; p++)
@@ -229,6 +251,7 @@ static int write_tsv(const struct ptm_run *run, int32_t param, const char *path,
         snprintf(err, errlen, "cannot write '%s': %s", path,
                  rc == PTM_EIO && w.err ? strerror(w.err) : ptm_strerror(rc));
     ptm_free(v);
+    ptm_free(row);
     return rc;
 }
 
@@ -258,7 +281,18 @@ static int check_finite(const struct ptm_run *run, char *err, size_t errlen)
         const struct rt_param *t = &run->params[param];
         int64_t bad = 0, first = -1;
         double at = 0;
-        if (t->val) {
+        if (rows_own(run, param)) {
+            double *row = rt_zalloc((size_t)t->cols, sizeof(double));
+            if (!row) {
+                snprintf(err, errlen, "out of memory");
+                return PTM_ENOMEM;
+            }
+            for (int64_t i = 0; i < t->rows; i++) {
+                run->rule->row(run, param, i, row);
+                count_bad(row, t->cols, i * t->cols, &bad, &first, &at);
+            }
+            ptm_free(row);
+        } else if (t->val) {
             /* a sharded parameter holds this rank's rows */
             int64_t held = t->shard_like >= 0 ? run->nrows * t->cols : t->len;
             count_bad(t->val, held, 0, &bad, &first, &at);

@@ -377,6 +377,17 @@ static int lda_exchange(struct ptm_run *run)
  * are left as they are, and untouched they take no memory (rt_zalloc's
  * calloc): as doubles nwk is twice the kernel's int32 n_wk, ndk 8 D K
  * bytes. */
+/* After the run, on one rank, when only the outputs read the tables: an
+ * output of nwk or ndk writes their rows from the integer counts
+ * (lda_rows_own), and the tables stay unfilled. */
+static bool streamed(const struct ptm_run *run, int32_t p)
+{
+    const struct lda_state *s = run->rule_state;
+    return s && (p == s->nwk_p || (s->ndk_p >= 0 && p == s->ndk_p)) && run->nranks == 1 &&
+           run->sync_final && run->opts.outputs_only && run->plan->nmetrics == 0 &&
+           run->obj == &objective_ops;
+}
+
 static bool table_read(const struct ptm_run *run, int32_t p)
 {
     if (run->plan->nmetrics > 0 || run->obj != &objective_ops)
@@ -385,6 +396,8 @@ static bool table_read(const struct ptm_run *run, int32_t p)
         return false;
     if (!run->opts.outputs_only)
         return true;
+    if (streamed(run, p))
+        return false;
     for (uint32_t k = 0; k < run->plan->noutputs; k++)
         if (run->plan->outputs[k].param == p)
             return true;
@@ -429,6 +442,39 @@ static int lda_sync(struct ptm_run *run)
     }
     int rc = pstore_read(s->ps, 0, nk);
     return rc;
+}
+
+static bool lda_rows_own(const struct ptm_run *run, int32_t p)
+{
+    return streamed(run, p);
+}
+
+/* Row i of nwk (word i's counts) or of ndk (document i's), as doubles. */
+static void lda_row(const struct ptm_run *run, int32_t p, int64_t i, double *out)
+{
+    const struct lda_state *s = run->rule_state;
+    const int32_t K = s->K;
+    if (p == s->nwk_p) {
+        const int32_t *row = lda_wk_read(&s->wk, i, s->row);
+        for (int32_t t = 0; t < K; t++)
+            out[t] = row[t];
+        lda_wk_done(&s->wk, i, s->row);
+        return;
+    }
+    memset(out, 0, (size_t)K * sizeof(*out));
+    for (int w = 0; w < run->P; w++) {
+        if (i < run->w[w].lo || i >= run->w[w].hi)
+            continue;
+        const struct lda_shard *sh = &((const struct lda_worker *)run->w[w].kernel)->s;
+        int64_t d = i - run->w[w].lo;
+        if (!sh->sparse_docs) {
+            for (int32_t t = 0; t < K; t++)
+                out[t] = sh->ndk[d * K + t];
+        } else {
+            for (int32_t m = sh->dnzp[d]; m < sh->dnzp[d] + sh->dnzn[d]; m++)
+                out[sh->dnz[m]] = sh->dnc[m];
+        }
+    }
 }
 
 /* What travels with block b of words to another rank: its counts (when
@@ -511,6 +557,8 @@ static const struct rt_rule rule_ops = {
     .spans = lda_spans,
     .exchange = lda_exchange,
     .state = lda_ckpt,
+    .rows_own = lda_rows_own,
+    .row = lda_row,
 };
 
 /* ---- lda_loglik -------------------------------------------------------------- */
