@@ -810,7 +810,13 @@ static void print_memory(const struct ptm_plan *plan, struct ptm_dataset *const 
         if (over >= 0 && (uint32_t)over < plan->nblocksets &&
             !prog_is_const(&plan->blocksets[over].count, &count))
             count = NAN; /* a count of the data or the workers: its blocks not counted */
-        ptm_mem_param(&mem, plan, (int32_t)p, dims[0], dims[1], count);
+        const struct ptm_model *model = NULL;
+        if (plan->update.builtin)
+            ptm_model_rule(plan->update.builtin, &model);
+        double own = model && model->table_bytes
+                         ? model->table_bytes(plan, (int32_t)p, dims[0], dims[1], sets)
+                         : -1;
+        ptm_mem_param(&mem, plan, (int32_t)p, dims[0], dims[1], count, own);
     }
     for (uint32_t k = 0; k < plan->ndata; k++) {
         const struct ptm_dataset *ds = sets[k];

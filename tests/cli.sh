@@ -1038,7 +1038,8 @@ end
 begin "run: lda_gibbs without a sampler: sparse with many topics against the documents' length (a note says so), dense with few (no note)"
 sed -e "s|, sampler = dense||" -e "s|topics = 4|topics = 700|" -e "s|^stop when .*|stop when sweeps >= 2|" \
     "$T/ndk.ptm" >"$T/ndk-auto.ptm"
-run run --workers 1 "$T/ndk-auto.ptm"
+# nwk and ndk as doubles would take 2.8 MB; the counts and their lists a tenth of that
+run run --workers 1 --memory-limit 1M "$T/ndk-auto.ptm"
 want_rc 0
 grep -q "^note: lda_gibbs samples with sampler = sparse (the default, auto: 700 topics against documents of 30 tokens on average" "$T/err" ||
     no "no note of the sparse sampler"
@@ -1047,6 +1048,12 @@ sed -e "s|topics = 700|topics = 500|" "$T/ndk-auto.ptm" >"$T/ndk-auto2.ptm"
 run run --workers 1 "$T/ndk-auto2.ptm"
 want_rc 0
 ! grep -q "^note: lda_gibbs" "$T/err" || no "a note at 500 topics (512 + 2.5 x 30 = 587 take sparse)"
+end
+
+begin "check --data: lda_gibbs's nwk and ndk counted as the update keeps them (integer counts, a document's topics in use), not as tables of doubles"
+run check --data "$T/ndk-auto.ptm"
+want_rc 0
+grep -q "^memory: .*as the update's counts" "$T/out" || no "the estimate counts doubles: $(grep memory "$T/out")"
 end
 
 begin "run: lda_gibbs with a document of more than 65535 tokens: exit 1, the limit"

@@ -205,11 +205,13 @@ struct ptm_mem {
 void ptm_mem_add(struct ptm_mem *m, double bytes, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Parameter p of rows x cols values (the scheduled one twice, for its
- * changes) and, when it is the scheduled one and count (its block set's
- * count, `each N` or `into N`; NaN or < 1 when unknown) is known, the
- * policy's and the engine's state of its blocks. */
+ * changes; own bytes instead when own >= 0, where the model keeps it in a
+ * form of its own: ptm_model's table_bytes) and, when it is the scheduled
+ * one and count (its block set's count, `each N` or `into N`; NaN or < 1
+ * when unknown) is known, the policy's and the engine's state of its
+ * blocks. */
 void ptm_mem_param(struct ptm_mem *m, const struct ptm_plan *plan, int32_t p, double rows,
-                   double cols, double count);
+                   double cols, double count, double own);
 /* The most a job may take without --memory-limit, for data files of
  * data_bytes: 1 GiB, or 1024 times the data when that is more. */
 double ptm_mem_claim_cap(double data_bytes);

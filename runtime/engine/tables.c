@@ -496,7 +496,7 @@ void ptm_mem_add(struct ptm_mem *m, double bytes, const char *fmt, ...)
 }
 
 void ptm_mem_param(struct ptm_mem *m, const struct ptm_plan *plan, int32_t p, double rows,
-                   double cols, double count)
+                   double cols, double count, double own)
 {
     const struct plan_param *pp = &plan->params[p];
     int32_t over = plan->schedule.over;
@@ -506,9 +506,13 @@ void ptm_mem_param(struct ptm_mem *m, const struct ptm_plan *plan, int32_t p, do
      * (make_blocks; unless its schedule reads delta(), rare enough for a
      * floor) */
     bool twice = sched && plan->schedule.policy != PLAN_POLICY_ROTATION;
-    ptm_mem_add(m, rows * cols * sizeof(double) * (twice ? 2 : 1),
-                "parameter '%s': %.0f x %.0f values%s", pp->name, rows, cols,
-                twice ? " and their changes" : "");
+    if (own >= 0)
+        ptm_mem_add(m, own, "parameter '%s': %.0f x %.0f values, as the update's counts",
+                    pp->name, rows, cols);
+    else
+        ptm_mem_add(m, rows * cols * sizeof(double) * (twice ? 2 : 1),
+                    "parameter '%s': %.0f x %.0f values%s", pp->name, rows, cols,
+                    twice ? " and their changes" : "");
     if (!sched || plan->schedule.policy == PLAN_POLICY_DATA_PARALLEL || !(count >= 1))
         return;
     /* the blocks as make_blocks cuts them */
@@ -560,7 +564,12 @@ static int memory_plan(struct ptm_run *run, char *err, size_t errlen)
             return rc;
         if (pp->shard_like >= 0 && pp->shard_like == run->rowdata && rows == run->grows)
             rows = run->nrows; /* this rank's rows */
-        ptm_mem_param(&m, plan, (int32_t)p, (double)rows, (double)cols, (double)count);
+        double own = run->nranks == 1 && run->opts.outputs_only && run->model &&
+                             run->model->table_bytes
+                         ? run->model->table_bytes(plan, (int32_t)p, (double)rows,
+                                                   (double)cols, run->data)
+                         : -1;
+        ptm_mem_param(&m, plan, (int32_t)p, (double)rows, (double)cols, (double)count, own);
     }
     /* the column index of a sparse matrix (every worker's, for a rule by
      * rows), whatever its content: its size follows the columns it claims */

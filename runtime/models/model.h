@@ -17,10 +17,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct builtin;
 struct plan_output;
 struct ptm_gen;
+struct ptm_dataset;
 struct ptm_plan;
 struct ptm_predict;
 struct ptm_run;
@@ -65,6 +67,14 @@ struct ptm_model {
     const char *const *predict_params;
     /* `ptm gen NAME` (gen.h), or NULL: the model has no generator. */
     const struct ptm_gen *gen;
+    /* For the memory plan: the bytes parameter p of plan (rows x cols of
+     * it on this process) takes in a run on one process whose tables only
+     * the outputs read after it (ptm run), when the model keeps it in a
+     * form of its own rather than the table of doubles (lda_gibbs's
+     * integer counts), data the data sets as read; negative: as doubles.
+     * NULL: always as doubles. */
+    double (*table_bytes)(const struct ptm_plan *plan, int32_t p, double rows, double cols,
+                          struct ptm_dataset *const *data);
 };
 
 /* Each model's, defined in its folder. */

@@ -155,6 +155,33 @@ static size_t dense_len(int32_t K)
 
 /* ---- the word-topic counts ---------------------------------------------------- */
 
+/* Room of word w's sparse counts. */
+static int64_t wk_room(int64_t tokens, int32_t K)
+{
+    return tokens < K ? (tokens > 0 ? tokens : 0) : K;
+}
+
+enum lda_wk_form lda_wk_choose(int64_t W, int32_t K, const int64_t *tokens, int form,
+                               double *bytes)
+{
+    double room = 0;
+    for (int64_t w = 0; w < W; w++)
+        room += (double)wk_room(tokens[w], K);
+    double sparse = room * (double)sizeof(struct lda_wk_ent) +
+                    (double)W * (double)(sizeof(int64_t) + sizeof(int32_t)),
+           dense = (double)W * (double)K * (double)sizeof(int32_t);
+    if (form < 0) /* sparse when it takes at most half of dense */
+        form = sparse <= dense / 2 ? LDA_WK_SPARSE : LDA_WK_DENSE;
+    if (bytes)
+        *bytes = form == LDA_WK_SPARSE ? sparse : dense;
+    return form == LDA_WK_SPARSE ? LDA_WK_SPARSE : LDA_WK_DENSE;
+}
+
+enum lda_sampler lda_sampler_auto(int32_t K, double mean_len)
+{
+    return K >= 512 + 2.5 * mean_len ? LDA_SAMPLER_SPARSE : LDA_SAMPLER_DENSE;
+}
+
 int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, int form)
 {
     memset(wk, 0, sizeof(*wk));
@@ -164,13 +191,8 @@ int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, 
         return PTM_ETOOBIG;
     int64_t room = 0;
     for (int64_t w = 0; w < W; w++)
-        room += tokens[w] < K ? (tokens[w] > 0 ? tokens[w] : 0) : K;
-    if (form < 0) /* sparse when it takes at most half of dense */
-        form = (uint64_t)room * sizeof(struct lda_wk_ent) + (uint64_t)W * 12 <=
-                       (uint64_t)W * (uint64_t)K * sizeof(int32_t) / 2
-                   ? LDA_WK_SPARSE
-                   : LDA_WK_DENSE;
-    wk->form = form == LDA_WK_SPARSE ? LDA_WK_SPARSE : LDA_WK_DENSE;
+        room += wk_room(tokens[w], K);
+    wk->form = lda_wk_choose(W, K, tokens, form, NULL);
     wk->K = K;
     wk->W = W;
     if (wk->form == LDA_WK_DENSE) {
@@ -190,7 +212,7 @@ int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, 
     int64_t at = 0;
     for (int64_t w = 0; w < W; w++) {
         wk->off[w] = at;
-        at += tokens[w] < K ? (tokens[w] > 0 ? tokens[w] : 0) : K;
+        at += wk_room(tokens[w], K);
     }
     wk->off[W] = at;
     return 0;

@@ -111,6 +111,10 @@ enum lda_sampler {
 
 /* The sampler named s, or -1. */
 int lda_sampler_lookup(const char *s);
+/* The sampler `auto` takes for K topics and documents of mean_len tokens
+ * on average: sparse when K >= 512 + 2.5 mean_len (where it measured
+ * faster than dense: spec/language.md, lda_gibbs), else dense. */
+enum lda_sampler lda_sampler_auto(int32_t K, double mean_len);
 
 /* The options of lda_gibbs. */
 struct lda_opts {
@@ -159,6 +163,10 @@ struct lda_wk {
  * forces one; -1 chooses). All counts zero. Returns 0, PTM_ETOOBIG or
  * PTM_ENOMEM (wk then empty). */
 int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, int form);
+/* The form lda_wk_init() takes for these (form: as there), and the bytes
+ * it then keeps in *bytes (when not NULL). */
+enum lda_wk_form lda_wk_choose(int64_t W, int32_t K, const int64_t *tokens, int form,
+                               double *bytes);
 void lda_wk_release(struct lda_wk *wk);
 /* Bytes the counts take. */
 size_t lda_wk_bytes(const struct lda_wk *wk);

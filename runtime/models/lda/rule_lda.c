@@ -157,9 +157,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
          * 35-token documents dense was faster at K = 400 and sparse at
          * 700; on 150-token documents dense at 700 and sparse at 1000) */
         double len = run->grows > 0 ? (double)cnt[s->W] / (double)run->grows : 0;
-        s->o.sampler = smp >= 0                      ? (enum lda_sampler)smp
-                       : s->K >= 512 + 2.5 * len ? LDA_SAMPLER_SPARSE
-                                                     : LDA_SAMPLER_DENSE;
+        s->o.sampler = smp >= 0 ? (enum lda_sampler)smp : lda_sampler_auto(s->K, len);
         if (smp < 0 && s->o.sampler == LDA_SAMPLER_SPARSE && run->rank == 0 && run->opts.log)
             fprintf(run->opts.log,
                     "note: lda_gibbs samples with sampler = sparse (the default, auto: %d topics "
@@ -385,12 +383,12 @@ static bool streamed(const struct ptm_run *run, int32_t p)
     const struct lda_state *s = run->rule_state;
     return s && (p == s->nwk_p || (s->ndk_p >= 0 && p == s->ndk_p)) && run->nranks == 1 &&
            run->sync_final && run->opts.outputs_only && run->plan->nmetrics == 0 &&
-           run->obj == &objective_ops;
+           (!run->obj || run->obj == &objective_ops);
 }
 
 static bool table_read(const struct ptm_run *run, int32_t p)
 {
-    if (run->plan->nmetrics > 0 || run->obj != &objective_ops)
+    if (run->plan->nmetrics > 0 || (run->obj && run->obj != &objective_ops))
         return true;
     if (!run->sync_final)
         return false;
@@ -693,6 +691,63 @@ static int write_top_words(const struct ptm_run *run, const struct plan_output *
 
 /* ---- the model ------------------------------------------------------------ */
 
+/* The memory plan's figure for nwk and ndk when a run on one process
+ * streams their outputs from the counts (streamed()): what lda_gibbs
+ * keeps of them, as it will choose their forms from the data. */
+static double table_bytes(const struct ptm_plan *plan, int32_t p, double rows, double cols,
+                          struct ptm_dataset *const *data)
+{
+    const struct plan_hook *u = &plan->update;
+    const struct plan_hook *o = &plan->objective;
+    if (!u->builtin || strcmp(u->builtin, "lda_gibbs") != 0 || plan->nmetrics > 0 ||
+        (o->present && (!o->builtin || strcmp(o->builtin, "lda_loglik") != 0)))
+        return -1;
+    const struct plan_option *od = rt_option(u, "D"), *ow = rt_option(u, "nwk"),
+                             *on = rt_option(u, "ndk");
+    bool nwk = ow && ow->kind == PLAN_VALUE_PARAM && ow->ref == p,
+         ndk = on && on->kind == PLAN_VALUE_PARAM && on->ref == p;
+    if ((!nwk && !ndk) || !od || od->kind != PLAN_VALUE_DATA || od->ref < 0 ||
+        (uint32_t)od->ref >= plan->ndata || !data[od->ref] || !data[od->ref]->sparse ||
+        !(cols >= 1 && cols <= INT32_MAX))
+        return -1;
+    const struct ptm_csr *c = &data[od->ref]->csr;
+    const int32_t K = (int32_t)cols;
+    double tokens = 0;
+    for (int64_t e = 0; e < c->rowptr[c->nrows]; e++)
+        tokens += c->val[e];
+    if (nwk) {
+        int64_t *tok = ptm_calloc(c->ncols ? (size_t)c->ncols : 1, sizeof(*tok));
+        if (!tok)
+            return -1;
+        for (int64_t e = 0; e < c->rowptr[c->nrows]; e++)
+            tok[c->colind[e]] += (int64_t)c->val[e];
+        const struct plan_option *oc = rt_option(u, "counts");
+        int form = oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "dense") == 0    ? LDA_WK_DENSE
+                   : oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "sparse") == 0 ? LDA_WK_SPARSE
+                                                                                        : -1;
+        double bytes;
+        lda_wk_choose(c->ncols, K, tok, form, &bytes);
+        ptm_free(tok);
+        return bytes;
+    }
+    const struct plan_option *os = rt_option(u, "sampler");
+    int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : -1;
+    if (smp < 0)
+        smp = lda_sampler_auto(K, c->nrows > 0 ? tokens / (double)c->nrows : 0);
+    if (smp != LDA_SAMPLER_SPARSE)
+        return rows * cols * (double)sizeof(uint16_t);
+    /* the lists: a topic and a count for each topic in use, room for
+     * min(K, n_d) a document */
+    double room = 0;
+    for (int64_t d = 0; d < c->nrows; d++) {
+        double n = 0;
+        for (int64_t e = c->rowptr[d]; e < c->rowptr[d + 1]; e++)
+            n += c->val[e];
+        room += n < cols ? n : cols;
+    }
+    return room * (double)(sizeof(int32_t) + sizeof(uint16_t)) + rows * 2 * sizeof(int32_t);
+}
+
 const struct ptm_model ptm_model_lda = {
     .name = "lda",
     .predict = lda_predict,
@@ -703,4 +758,5 @@ const struct ptm_model ptm_model_lda = {
     .objectives =
         (const struct ptm_model_objective[]){{"lda_loglik", &objective_ops}, {NULL, NULL}},
     .write_output = write_top_words,
+    .table_bytes = table_bytes,
 };
