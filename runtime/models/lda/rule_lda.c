@@ -97,6 +97,16 @@ static int refs(const struct ptm_run *run, const struct plan_hook *h, const char
     return 0;
 }
 
+/* The form of n_wk the update's option `counts` asks for: LDA_WK_DENSE,
+ * LDA_WK_SPARSE, or -1 (auto: lda_wk_choose() decides). */
+static int counts_form(const struct plan_hook *u)
+{
+    const struct plan_option *o = rt_option(u, "counts");
+    if (!o || o->kind != PLAN_VALUE_STR || strcmp(o->str, "auto") == 0)
+        return -1;
+    return strcmp(o->str, "sparse") == 0 ? LDA_WK_SPARSE : LDA_WK_DENSE;
+}
+
 static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *u = &run->plan->update;
@@ -123,10 +133,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     s->o.isa = PTM_ISA_BEST; /* dense: the best code this processor has */
     const struct plan_option *os = rt_option(u, "sampler");
     int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : -1;
-    const struct plan_option *oc = rt_option(u, "counts");
-    int form = oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "dense") == 0    ? LDA_WK_DENSE
-               : oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "sparse") == 0 ? LDA_WK_SPARSE
-                                                                                    : -1;
+    int form = counts_form(u);
     s->bounds = rt_zalloc((size_t)run->G + 1, sizeof(int64_t));
     s->row = rt_zalloc((size_t)s->K, sizeof(int32_t));
     s->base = rt_zalloc((size_t)s->K, sizeof(double));
@@ -721,12 +728,8 @@ static double table_bytes(const struct ptm_plan *plan, int32_t p, double rows, d
             return -1;
         for (int64_t e = 0; e < c->rowptr[c->nrows]; e++)
             tok[c->colind[e]] += (int64_t)c->val[e];
-        const struct plan_option *oc = rt_option(u, "counts");
-        int form = oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "dense") == 0    ? LDA_WK_DENSE
-                   : oc && oc->kind == PLAN_VALUE_STR && strcmp(oc->str, "sparse") == 0 ? LDA_WK_SPARSE
-                                                                                        : -1;
         double bytes;
-        lda_wk_choose(c->ncols, K, tok, form, &bytes);
+        lda_wk_choose(c->ncols, K, tok, counts_form(u), &bytes);
         ptm_free(tok);
         return bytes;
     }
