@@ -237,6 +237,12 @@ struct rt_rule {
      * with rd NULL: the first worker's part then covers every row (the
      * others' are 0). NULL: never. */
     bool (*alone)(const struct ptm_run *run, const struct rt_round *rd);
+    /* With damps: a round alone says so is never damped, so the first
+     * worker commits it in its phase (as without damps), and damp is
+     * still called after it, for what the rule keeps (it must return 1),
+     * with run->committed set: the tables hold the new values and
+     * rd->change the changes. */
+    bool alone_undamped;
     /* Split rules with a variable a block (run->expand_late): whether a
      * round of these blocks runs on the first worker alone by its blocks
      * and the data only (alone above says so for it too): the scheduler
@@ -361,6 +367,8 @@ struct ptm_run {
                                 * and are committed on the coordinator */
     int64_t damped;            /* rounds damped so far */
     double step;               /* the step of the last round (1: not damped) */
+    bool committed;            /* in damp: the round is committed already, its changes
+                                * in rd->change (rt_rule's alone_undamped) */
     double damp_sums[RT_DAMP_SUMS]; /* MPI: damp_part's totals over the ranks */
     int64_t nrows;             /* its rows this rank holds */
     int P;                     /* this rank's workers */

@@ -133,10 +133,14 @@ void rt_worker_phase(struct rt_worker *w)
             expand_share((struct rt_round *)wk->push, w->id);
         rc = run->rule->push(w, wk->push);
         /* by blocks: the worker's share is its own to commit, unless the
-         * round's step is decided first */
+         * round's step is decided first; a round alone that is never
+         * damped, all of it */
         if (rc == 0 && run->split && run->nranks == 1 && !run->damps)
             rt_commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
                       wk->push->part[w->id + 1]);
+        else if (rc == 0 && run->split && run->nranks == 1 && wk->alone &&
+                 run->rule->alone_undamped)
+            rt_commit(run, (struct rt_round *)wk->push, 0, wk->push->n);
     }
     if (rc == 0 && wk->objective)
         rc = run->obj->part(w, &w->part);
@@ -845,8 +849,15 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
             double tc = tnow(run);
-            if (run->damps && run->nranks == 1)
+            if (run->damps && run->nranks == 1 && wp.alone && run->rule->alone_undamped) {
+                double rise = 0; /* committed in the phase */
+                run->committed = true;
+                run->step = run->rule->damp(run, rd, &rise);
+                run->committed = false;
+                PTM_ASSERT(run->step == 1);
+            } else if (run->damps && run->nranks == 1) {
                 damp_commit(run, rd);
+            }
             if (run->nranks > 1) {
                 if ((rc = pull_ranks(run, rd, run->rule->zcap(run, rd->n, rd->nvars), err,
                                      errlen)) != 0)

@@ -887,6 +887,9 @@ static double round_moved(const struct ptm_run *run, const struct lasso_state *k
         for (size_t q = 0; q < rd->n; q++)
             for (int64_t v = rd->off[k->pos[q]]; v < rd->off[k->pos[q] + 1]; v++)
                 moved += rd->change[v] * k->csum[rd->vars[v]];
+    } else if (run->committed) { /* a round alone, committed in its phase */
+        for (size_t v = 0; v < rd->nvars; v++)
+            moved += rd->change[v] * k->csum[rd->vars[v]];
     } else {
         const double *beta = run->params[k->o.beta].val;
         for (size_t v = 0; v < rd->nvars; v++)
@@ -1089,6 +1092,7 @@ static const struct rt_rule rule_ops = {
     .damp = lasso_damp,
     .damp_part = lasso_damp_part,
     .alone = lasso_alone,
+    .alone_undamped = true, /* exact steps one after the other (damp_step) */
     .alone_blocks = lasso_alone_blocks,
     .alone_dry = lasso_alone_dry,
     .state = lasso_state,
