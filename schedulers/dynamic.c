@@ -736,8 +736,21 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
         unsigned char *inq = s->inq;
         int64_t *to = s->queue2, n = 0, i = 0, j = 0;
         if (s->full) { /* the last pass was every block (no queue, no rise) */
-            for (int64_t b = 0; b < s->B; b++) {
-                inq[b] = moved[b];
+            /* most blocks rest after a full pass: eight flags a word, and
+             * a word of zeros skipped */
+            memcpy(inq, moved, (size_t)s->B);
+            int64_t b = 0;
+            for (; b + 8 <= s->B; b += 8) {
+                uint64_t w;
+                memcpy(&w, moved + b, sizeof(w));
+                if (w == 0)
+                    continue;
+                for (int64_t c = b; c < b + 8; c++) {
+                    to[n] = c;
+                    n += moved[c];
+                }
+            }
+            for (; b < s->B; b++) {
                 to[n] = b;
                 n += moved[b];
             }
