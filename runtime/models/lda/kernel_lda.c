@@ -337,6 +337,7 @@ void lda_shard_release(struct lda_shard *s)
     ptm_free(s->dnz);
     ptm_free(s->dnc);
     ptm_free(s->sc_row);
+    ptm_free(s->sc_nd);
     ptm_free(s->sc_w);
     ptm_free(s->sc_c);
     ptm_free(s->sc_f);
@@ -417,6 +418,9 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->bw = alloc_n((size_t)nblocks + 1, sizeof(*s->bw));
     s->tok = alloc_n((size_t)ntok, sizeof(*s->tok));
     s->sc_row = ptm_calloc(nk, sizeof(*s->sc_row));
+    /* a document's row spread from its list, read whole by the dense
+     * sampler's vectors: zero past K */
+    s->sc_nd = sparse_docs ? ptm_calloc(dense_len(K) + DLANES, sizeof(*s->sc_nd)) : NULL;
     s->sc_w = alloc_n(nk, sizeof(*s->sc_w));
     s->sc_c = alloc_n(nk, sizeof(*s->sc_c));
     s->sc_f = alloc_n(2 * dense_len(K), sizeof(*s->sc_f));
@@ -430,7 +434,7 @@ int lda_shard_init(struct lda_shard *s, const struct ptm_csr *d, int64_t lo, int
     s->sc_nzpos = alloc_n(nk, sizeof(*s->sc_nzpos));
     /* Per word of the vocabulary while building: tokens, then the cursor. */
     int32_t *at = alloc_n((size_t)W, sizeof(*at));
-    bool docs = sparse_docs ? s->dnzp && s->dnzn && s->dnz && s->dnc : s->ndk != NULL;
+    bool docs = sparse_docs ? s->dnzp && s->dnzn && s->dnz && s->dnc && s->sc_nd : s->ndk != NULL;
     if (!s->bounds || !s->dptr || !s->z || !s->zw || !docs || !s->bw || !s->tok || !s->sc_row ||
         !s->sc_w || !s->sc_c || !s->sc_f || !s->sc_s || !s->sc_p || !s->sc_alias || !s->sc_ring ||
         !s->sc_lo || !s->sc_hi || !s->sc_nz || !s->sc_nzpos || !at) {
@@ -528,6 +532,59 @@ static void list_add(struct lda_shard *s, int64_t d, int32_t t)
     s->dnzn[d] = n + 1;
 }
 
+bool lda_docs_sparse(enum lda_sampler sampler, int32_t K, double mean_len)
+{
+    return sampler == LDA_SAMPLER_SPARSE || K >= 12 * mean_len + 16;
+}
+
+/* Document d's counts as a row of K for the samplers that read rows:
+ * its row of n_dk, or (sparse_docs) its list spread into sc_nd (zero). */
+static inline uint16_t *doc_open(struct lda_shard *s, int64_t d)
+{
+    if (!s->sparse_docs)
+        return s->ndk + d * s->K;
+    uint16_t *row = s->sc_nd;
+    const int32_t *list = s->dnz + s->dnzp[d];
+    const uint16_t *cnt = s->dnc + s->dnzp[d];
+    for (int32_t m = 0, n = s->dnzn[d]; m < n; m++)
+        row[list[m]] = cnt[m];
+    return row;
+}
+
+/* The row from doc_open() back, after its token moved from topic old to
+ * t (the row already says so): the list follows, and sc_nd is zero
+ * again. */
+static inline void doc_close(struct lda_shard *s, int64_t d, int32_t old, int32_t t)
+{
+    if (!s->sparse_docs)
+        return;
+    int32_t *list = s->dnz + s->dnzp[d];
+    uint16_t *cnt = s->dnc + s->dnzp[d];
+    int32_t n = s->dnzn[d], m = 0;
+    if (old != t) {
+        while (list[m] != old)
+            m++;
+        if (--cnt[m] == 0) {
+            n--;
+            list[m] = list[n];
+            cnt[m] = cnt[n];
+        }
+        for (m = 0; m < n && list[m] != t; m++)
+            ;
+        if (m < n) {
+            cnt[m]++;
+        } else {
+            list[n] = t;
+            cnt[n++] = 1;
+        }
+        s->dnzn[d] = n;
+    }
+    uint16_t *row = s->sc_nd;
+    for (m = 0; m < n; m++)
+        row[list[m]] = 0;
+    row[old] = 0;
+}
+
 void lda_init_block(struct lda_shard *s, int b, struct lda_wk *wk, int64_t *nk, int64_t *nk_delta,
                     struct ptm_rng *rng)
 {
@@ -559,7 +616,7 @@ void lda_shard_state(struct lda_shard *s, struct ptm_ckpt *ck)
     ptm_ck_size(ck, K, "number of topics of a shard");
     ptm_ck_size(ck, s->ndocs, "documents of a shard");
     ptm_ck_size(ck, s->ntokens, "tokens of a shard");
-    ptm_ck_size(ck, s->sparse_docs, "document counts as lists (the sparse sampler's)");
+    ptm_ck_size(ck, s->sparse_docs, "document counts as lists");
     PTM_CK_ARRAY(ck, s->z, s->ntokens);
     if (!s->sparse_docs) {
         PTM_CK_ARRAY(ck, s->ndk, s->ndocs * K);
@@ -594,7 +651,7 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
     for (int64_t i = s->bw[b]; i < s->bw[b + 1]; i++) {
         int32_t *nw = wk_open(wk, s->wlist[i], s->sc_row);
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
-            uint16_t *nd = s->ndk + (int64_t)s->tok[j].doc * K;
+            uint16_t *nd = doc_open(s, s->tok[j].doc);
             int32_t old = s->z[s->tok[j].pos];
             nd[old]--;
             nw[old]--;
@@ -611,6 +668,7 @@ static int64_t sample_plain(struct lda_shard *s, int b, const struct lda_opts *o
             nd[t]++;
             nw[t]++;
             nk[t]++;
+            doc_close(s, s->tok[j].doc, old, t);
             if (t != old) {
                 nk_delta[old]--;
                 nk_delta[t]++;
@@ -679,9 +737,15 @@ static inline void prime(const struct lda_shard *s, int32_t j, int steps, double
     const struct lda_tok tk = s->tok[j];
     const int32_t d0 = s->dptr[tk.doc];
     const double others = (double)(s->dptr[tk.doc + 1] - d0 - 1);
-    const char *row = (const char *)(s->ndk + (int64_t)tk.doc * s->K);
-    for (int l = 0, lines = row_lines(s->K); l < lines; l++)
-        __builtin_prefetch(row + 64 * l);
+    if (s->sparse_docs) {
+        __builtin_prefetch(&s->dnzn[tk.doc]);
+        __builtin_prefetch(s->dnz + s->dnzp[tk.doc]);
+        __builtin_prefetch(s->dnc + s->dnzp[tk.doc]);
+    } else {
+        const char *row = (const char *)(s->ndk + (int64_t)tk.doc * s->K);
+        for (int l = 0, lines = row_lines(s->K); l < lines; l++)
+            __builtin_prefetch(row + 64 * l);
+    }
     uint64_t *rr = ring + (size_t)(j & (PF - 1)) * (size_t)steps;
     for (int step = 0; step < steps; step++) {
         uint64_t r = ptm_rng_next(g);
@@ -701,7 +765,6 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
     const int steps = o->mh_steps;
     int32_t *restrict z = s->z;
     int32_t *restrict zw = s->zw;
-    uint16_t *restrict ndk = s->ndk;
     int32_t *restrict mine = s->sc_nz; /* the shard's tokens of the word by topic; 0 between */
     const int32_t *restrict dptr = s->dptr;
     const struct lda_tok *restrict tok = s->tok;
@@ -740,7 +803,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
         const double own = (double)(m - 1), wtotal = own + (double)F + kbeta;
         for (int32_t j = j0; j < jend; j++) {
             const int32_t d = tok[j].doc, pos = tok[j].pos;
-            uint16_t *restrict nd = ndk + (int64_t)d * K;
+            uint16_t *restrict nd = doc_open(s, d);
             const int32_t old = zw[j], d0 = dptr[d], at_d = pos - d0, at_w = j - j0;
             const double others = (double)(dptr[d + 1] - d0 - 1);
             const uint64_t *rr = ring + (size_t)(j & (PF - 1)) * (size_t)steps;
@@ -809,6 +872,7 @@ static int64_t sample_alias(struct lda_shard *s, int b, const struct lda_opts *o
                 zw[j] = x;
                 changed++;
             }
+            doc_close(s, d, old, x);
         }
         wk_close(wk, s->wlist[i], nw);
     }
@@ -1020,6 +1084,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *w
     const struct lda_tok *restrict tok = s->tok;
     const int32_t end = s->wptr[s->bw[b + 1]];
     const int lines = row_lines(K);
+    const bool sparse_docs = s->sparse_docs;
     const vf8 va = (vf8){0} + (float)alpha;
     int64_t changed = 0;
     for (int32_t k = 0; k < K; k++)
@@ -1033,13 +1098,19 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *w
         for (int32_t j = s->wptr[i]; j < s->wptr[i + 1]; j++) {
             if (j + PF < end) {
                 const struct lda_tok ahead = tok[j + PF];
-                const char *row = (const char *)(s->ndk + (int64_t)ahead.doc * K);
                 __builtin_prefetch(z + ahead.pos, 1);
-                for (int l = 0; l < lines; l++)
-                    __builtin_prefetch(row + 64 * l);
+                if (sparse_docs) {
+                    __builtin_prefetch(&s->dnzn[ahead.doc]);
+                    __builtin_prefetch(s->dnz + s->dnzp[ahead.doc]);
+                    __builtin_prefetch(s->dnc + s->dnzp[ahead.doc]);
+                } else {
+                    const char *row = (const char *)(s->ndk + (int64_t)ahead.doc * K);
+                    for (int l = 0; l < lines; l++)
+                        __builtin_prefetch(row + 64 * l);
+                }
             }
             const int32_t d = tok[j].doc, pos = tok[j].pos;
-            uint16_t *restrict nd = s->ndk + (int64_t)d * K;
+            uint16_t *restrict nd = doc_open(s, d);
             const int32_t old = z[pos];
             nd[old]--;
             nw[old]--;
@@ -1133,6 +1204,7 @@ dense_run(struct lda_shard *s, int b, const struct lda_opts *o, struct lda_wk *w
             nk_delta[t]++;
             z[pos] = t;
             changed += t != old;
+            doc_close(s, d, old, t);
         }
         wk_close(wk, s->wlist[i], nw);
     }
@@ -1182,7 +1254,7 @@ int64_t lda_sample(struct lda_shard *s, int b, const struct lda_opts *o, struct 
                    int64_t *nk, int64_t *nk_delta, struct ptm_rng *rng)
 {
     PTM_ASSERT(b >= 0 && b < s->nblocks);
-    PTM_ASSERT(s->sparse_docs == (o->sampler == LDA_SAMPLER_SPARSE));
+    PTM_ASSERT(s->sparse_docs || o->sampler != LDA_SAMPLER_SPARSE);
     switch (o->sampler) {
     case LDA_SAMPLER_SPARSE:
         return sample_sparse(s, b, o, wk, nk, nk_delta, rng);

@@ -77,7 +77,7 @@
  * Plain functions on arrays; allocation only in lda_shard_init(),
  * lda_wk_init() and lda_top_words(). Counts are uint16 (n_dk: a document
  * has at most LDA_DOC_MAX tokens, so that the largest table of a shard,
- * D x K, takes 2 bytes a count, and the lists of sparse_docs 4 bytes a
+ * D x K, takes 2 bytes a count, and the lists of sparse_docs 6 bytes a
  * topic in use), int32 (n_wk)
  * and int64 (n_k); a shard holds at most INT32_MAX tokens, and the engine
  * must refuse a corpus in which a word has more than INT32_MAX tokens (an
@@ -115,6 +115,11 @@ int lda_sampler_lookup(const char *s);
  * on average: sparse when K >= 512 + 2.5 mean_len (where it measured
  * faster than dense: spec/language.md, lda_gibbs), else dense. */
 enum lda_sampler lda_sampler_auto(int32_t K, double mean_len);
+/* Whether shards keep the documents' counts as lists (sparse_docs) for
+ * sampler: always for the sparse sampler, which sums over them; for the
+ * others when the lists (6 bytes a topic in use, at most a token each)
+ * take at most a quarter of D x K 16-bit counts: K >= 12 mean_len + 16. */
+bool lda_docs_sparse(enum lda_sampler sampler, int32_t K, double mean_len);
 
 /* The options of lda_gibbs. */
 struct lda_opts {
@@ -217,13 +222,15 @@ struct lda_shard {
                           * z[tok[j].pos], and leave zw stale) */
     bool zw_fresh;
 
-    /* sparse_docs (the sparse sampler's form): in place of n_dk, each
-     * document's topics with n_dk > 0 and their counts, dnz[m] and
-     * dnc[m] for m in dnzp[d] .. dnzp[d] + dnzn[d] (room for min(K, n_d)),
-     * in the order the sampler sums them; NULL otherwise. */
+    /* sparse_docs (lda_docs_sparse()): in place of n_dk, each document's
+     * topics with n_dk > 0 and their counts, dnz[m] and dnc[m] for m in
+     * dnzp[d] .. dnzp[d] + dnzn[d] (room for min(K, n_d)), in the order the
+     * sparse sampler sums them; NULL otherwise. The other samplers spread
+     * a token's list into sc_nd (a row of K, zero between tokens) and
+     * fold the token's move back into the list. */
     bool sparse_docs;
     int32_t *dnzp, *dnzn, *dnz;
-    uint16_t *dnc;
+    uint16_t *dnc, *sc_nd;
 
     /* Scratch of the samplers, K each (sc_ring: 8 x LDA_MH_STEPS_MAX; sc_row:
      * the word's row of a sparse n_wk, zero between words); the worker's
@@ -241,7 +248,7 @@ struct lda_shard {
  * 0 is no token) for K topics, the vocabulary cut into nblocks blocks by
  * bounds (nblocks + 1 ascending values from 0 to d->ncols, as the block set
  * `nwk rows into workers` cuts it); the documents' counts as lists when
- * sparse_docs (the sparse sampler's; the others read rows of n_dk). Topics
+ * sparse_docs (lda_docs_sparse()). Topics
  * are unassigned and n_dk is zero until lda_init_block() has run for every
  * block. Returns 0, PTM_EINVAL (K
  * < 1, bad bounds or range, a count that is not a whole number in

@@ -145,6 +145,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
         if (!(s->chunk = rt_zalloc(n, sizeof(int32_t))))
             return PTM_ENOMEM;
     }
+    double len = 0; /* the documents' mean tokens */
     { /* each word's tokens over all ranks: the room of its counts, and
        * blocks of about as many tokens */
         int64_t *cnt = rt_zalloc((size_t)s->W + 1, sizeof(int64_t));
@@ -163,7 +164,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
          * sampler's lists (measured, 1 worker, to the same sweeps: on
          * 35-token documents dense was faster at K = 400 and sparse at
          * 700; on 150-token documents dense at 700 and sparse at 1000) */
-        double len = run->grows > 0 ? (double)cnt[s->W] / (double)run->grows : 0;
+        len = run->grows > 0 ? (double)cnt[s->W] / (double)run->grows : 0;
         s->o.sampler = smp >= 0 ? (enum lda_sampler)smp : lda_sampler_auto(s->K, len);
         if (smp < 0 && s->o.sampler == LDA_SAMPLER_SPARSE && run->rank == 0 && run->opts.log)
             fprintf(run->opts.log,
@@ -229,7 +230,7 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
             break;
         }
         rc = lda_shard_init(&k->s, &D->csr, w->lo, w->hi, s->K, s->bounds, run->G,
-                            s->o.sampler == LDA_SAMPLER_SPARSE);
+                            lda_docs_sparse(s->o.sampler, s->K, len));
         if (rc != 0) {
             snprintf(err, errlen, "update lda_gibbs: the documents of worker %d: %s", p + 1,
                      rc == PTM_ETOOBIG ? "too many tokens (at most 2147483647 a worker and "
@@ -735,9 +736,10 @@ static double table_bytes(const struct ptm_plan *plan, int32_t p, double rows, d
     }
     const struct plan_option *os = rt_option(u, "sampler");
     int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : -1;
+    double len = c->nrows > 0 ? tokens / (double)c->nrows : 0;
     if (smp < 0)
-        smp = lda_sampler_auto(K, c->nrows > 0 ? tokens / (double)c->nrows : 0);
-    if (smp != LDA_SAMPLER_SPARSE)
+        smp = lda_sampler_auto(K, len);
+    if (!lda_docs_sparse((enum lda_sampler)smp, K, len))
         return rows * cols * (double)sizeof(uint16_t);
     /* the lists: a topic and a count for each topic in use, room for
      * min(K, n_d) a document */
