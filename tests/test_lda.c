@@ -620,6 +620,31 @@ START_TEST(test_init_values)
 }
 END_TEST
 
+/* lda_wk_init() in either form: each allocation that fails gives
+ * PTM_ENOMEM and an empty wk. */
+START_TEST(test_wk_fault)
+{
+    int64_t tokens[5] = {3, 0, 9, 1, 40};
+    int rc;
+    for (unsigned long nth = 1;; nth++) {
+        struct lda_wk wk;
+        ptm_fault_inject(nth);
+        rc = lda_wk_init(&wk, 5, 20, tokens, _i ? LDA_WK_SPARSE : LDA_WK_DENSE);
+        ptm_fault_inject(0);
+        if (rc != PTM_ENOMEM) {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_int_eq(wk.form, _i ? LDA_WK_SPARSE : LDA_WK_DENSE);
+            if (_i) /* room for min(K, tokens) a word */
+                ck_assert_int_eq(wk.off[5], 3 + 0 + 9 + 1 + 20);
+            lda_wk_release(&wk);
+            break;
+        }
+        for (size_t i = 0; i < sizeof(wk); i++)
+            EXPECT(((const unsigned char *)&wk)[i] == 0);
+    }
+}
+END_TEST
+
 START_TEST(test_fault)
 {
     struct corpus c;
@@ -1746,6 +1771,7 @@ static Suite *lda_suite(void)
     tcase_add_loop_test(tc, test_init_rows, 0, (int)PTM_ARRAY_LEN(init_rows));
     tcase_add_test(tc, test_init_values);
     tcase_add_test(tc, test_fault);
+    tcase_add_loop_test(tc, test_wk_fault, 0, 2);
     tcase_add_loop_test(tc, test_top_words, 0, 2);
     suite_add_tcase(s, tc);
 

@@ -189,23 +189,21 @@ int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, 
         return PTM_EINVAL;
     if (W > 0 && (uint64_t)W > SIZE_MAX / sizeof(int32_t) / (uint64_t)K)
         return PTM_ETOOBIG;
-    int64_t room = 0;
-    for (int64_t w = 0; w < W; w++)
-        room += wk_room(tokens[w], K);
     wk->form = lda_wk_choose(W, K, tokens, form, NULL);
     wk->K = K;
     wk->W = W;
     if (wk->form == LDA_WK_DENSE) {
         /* calloc: untouched rows take no memory */
         wk->dense = ptm_calloc(W ? (size_t)(W * K) : 1, sizeof(*wk->dense));
-        if (!wk->dense)
+        if (!wk->dense) {
+            lda_wk_release(wk);
             return PTM_ENOMEM;
+        }
         return 0;
     }
     wk->off = ptm_malloc(((size_t)W + 1) * sizeof(*wk->off));
     wk->len = ptm_calloc(W ? (size_t)W : 1, sizeof(*wk->len));
-    wk->ent = ptm_malloc((room ? (size_t)room : 1) * sizeof(*wk->ent));
-    if (!wk->off || !wk->len || !wk->ent) {
+    if (!wk->off || !wk->len) {
         lda_wk_release(wk);
         return PTM_ENOMEM;
     }
@@ -215,6 +213,10 @@ int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, 
         at += wk_room(tokens[w], K);
     }
     wk->off[W] = at;
+    if (!(wk->ent = ptm_malloc((at ? (size_t)at : 1) * sizeof(*wk->ent)))) {
+        lda_wk_release(wk);
+        return PTM_ENOMEM;
+    }
     return 0;
 }
 

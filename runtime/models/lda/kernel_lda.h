@@ -165,8 +165,8 @@ struct lda_wk {
 /* Room for the counts of W words and K topics, word w with tokens[w]
  * tokens over the whole corpus (every rank's): sparse when that takes at
  * most half the memory of dense (form LDA_WK_DENSE or LDA_WK_SPARSE
- * forces one; -1 chooses). All counts zero. Returns 0, PTM_ETOOBIG or
- * PTM_ENOMEM (wk then empty). */
+ * forces one; -1 chooses). All counts zero. Returns 0, PTM_EINVAL (W < 0
+ * or K < 1), PTM_ETOOBIG or PTM_ENOMEM (wk then empty). */
 int lda_wk_init(struct lda_wk *wk, int64_t W, int32_t K, const int64_t *tokens, int form);
 /* The form lda_wk_init() takes for these (form: as there), and the bytes
  * it then keeps in *bytes (when not NULL). */
@@ -185,7 +185,7 @@ void lda_wk_done(const struct lda_wk *wk, int64_t w, int32_t *row);
 void lda_wk_clear(struct lda_wk *wk, int64_t lo, int64_t hi);
 /* Every count summed over the ranks in place by sum(values, n) (which
  * adds n int32 values over the ranks and leaves the totals on every
- * rank); scratch holds at least LDA_WK_CHUNK int32. Each count stays
+ * rank); scratch holds at least LDA_WK_CHUNK int32, and K. Each count stays
  * within its word's room: its tokens over all ranks bound its topics. */
 #define LDA_WK_CHUNK ((size_t)1 << 20)
 void lda_wk_sum(struct lda_wk *wk, void (*sum)(int32_t *values, size_t n), int32_t *scratch);
