@@ -37,6 +37,7 @@
 #include "data.h"
 #include "engine.h"
 #include "gen_logreg.h"
+#include "kernel_logreg_cd.h"
 #include "plan.h"
 #include "ptm.h"
 #include "testutil.h"
@@ -146,6 +147,31 @@ static void run_job(int P, double *w, int64_t d, double *b, int64_t *damped)
 
 #define NCASES (2 * 3 * (int)NWAYS)
 
+/* The intercept's step from the kept exps (lcd_bias_step_own) is the step
+ * lcd_bias_step computes from the margins, and leaves m and q as they
+ * would be recomputed: labels of both signs, margins from -30 to 30. */
+START_TEST(test_bias_own)
+{
+    enum { N = 1000 };
+    static double m[N], m2[N], q[N], ys[N], s[N];
+    for (int i = 0; i < N; i++) {
+        ys[i] = (i * 7 % 3) ? 1 : -1;
+        m[i] = m2[i] = -30 + 60.0 * ((i * 37) % N) / N + 0.4; /* off the optimum */
+    }
+    lcd_exps(N, m, ys, q);
+    double c = lcd_bias_step(N, m2, ys, N, s);
+    double c2 = lcd_bias_step_own(N, m, q, N, s);
+    ck_assert(c != 0);
+    ck_assert_msg(fabs(c - c2) <= 1e-12 * fabs(c), "step %.17g, from the exps %.17g", c, c2);
+    for (int i = 0; i < N; i++) {
+        ck_assert(fabs(m[i] - (m2[i] + c)) <= 1e-12 * (1 + fabs(m[i])));
+        double want = ys[i] * exp(-ys[i] * m[i]);
+        ck_assert_msg(fabs(q[i] - want) <= 1e-12 * fabs(want), "row %d: q %.17g, exp %.17g", i, q[i],
+                      want);
+    }
+}
+END_TEST
+
 START_TEST(test_kkt)
 {
     int prob = _i / (3 * (int)NWAYS), sched = _i / (int)NWAYS % 3, way = _i % (int)NWAYS;
@@ -211,6 +237,7 @@ static Suite *logreg_cd_suite(void)
     Suite *s = suite_create("logreg_cd");
     TCase *tc = tcase_create("kkt");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_bias_own);
     tcase_add_loop_test(tc, test_kkt, 0, NCASES);
     suite_add_tcase(s, tc);
     tc = tcase_create("workers");

@@ -329,6 +329,39 @@ double lcd_bias_step(int64_t nrows, const double *m, const double *ys, int64_t n
     return newton(NULL, NULL, nrows, m, NULL, ys, 0, 0, 0, n, s, &dec);
 }
 
+double lcd_bias_step_own(int64_t nrows, double *m, double *q, int64_t n, double *s)
+{
+    double g = 0, h = 0, nn = (double)n;
+    for (int64_t i = 0; i < nrows; i++) {
+        double si = wrong(q[i]);
+        s[i] = copysign(si, q[i]); /* y s: the label is q's sign */
+        g -= s[i];
+        h += si * (1 - si);
+    }
+    g /= nn;
+    h /= nn;
+    if (!(h > 1e-12))
+        h = 1e-12;
+    double d = -g / h;
+    if (d == 0 || !isfinite(d))
+        return 0;
+    double base = g * d, a = 1;
+    for (int it = 0; it < LCD_LS_MAX; it++, a *= 0.5) {
+        /* exp(-y ad) - 1 for the two labels */
+        double ad = a * d, up = expm1(-ad), un = expm1(ad), loss = 0;
+        for (int64_t i = 0; i < nrows; i++)
+            loss += log1p(fabs(s[i]) * (s[i] >= 0 ? up : un));
+        if (loss / nn <= LCD_SIGMA * a * base) {
+            for (int64_t i = 0; i < nrows; i++) {
+                m[i] += ad;
+                q[i] *= 1 + (q[i] >= 0 ? up : un);
+            }
+            return ad;
+        }
+    }
+    return 0;
+}
+
 void lcd_col_axpy(const struct ptm_csc *x, int64_t j, double d, double *m)
 {
     const int32_t *restrict ri = x->rowind;

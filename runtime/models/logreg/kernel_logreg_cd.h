@@ -131,6 +131,11 @@ double lcd_block_step(struct lcd_block *b, const struct ptm_csc *x, const int64_
  * fails). s is scratch of nrows values. */
 double lcd_bias_step(int64_t nrows, const double *m, const double *ys, int64_t n, double *s);
 
+/* lcd_bias_step from the kept q_i = y_i exp(-y_i m_i) (lcd_step_own's):
+ * no exp a row (a ones column moves every q_i by one of two factors),
+ * and m and q follow the step. Returns the change of b. */
+double lcd_bias_step_own(int64_t nrows, double *m, double *q, int64_t n, double *s);
+
 /* m_i += d x_ij over column j's rows. */
 void lcd_col_axpy(const struct ptm_csc *x, int64_t j, double d, double *m);
 

@@ -188,14 +188,16 @@ static int read_opts(const struct ptm_run *run, struct lcd_state *k, char *err, 
 /* The intercept's step over all rows: b and every margin move by it. */
 static void bias_step(struct ptm_run *run, struct lcd_state *k)
 {
+    if (k->q) { /* from the kept exps, which follow the step */
+        run->params[k->b].val[0] += lcd_bias_step_own(k->nrows, k->m, k->q, k->pen.n, k->sv);
+        return;
+    }
     double c = lcd_bias_step(k->nrows, k->m, k->ys, k->pen.n, k->sv);
     if (c == 0)
         return;
     for (int64_t i = 0; i < k->nrows; i++)
         k->m[i] += c;
     run->params[k->b].val[0] += c;
-    if (k->q) /* every row moved: the exps afresh (which also ends their drift) */
-        lcd_exps(k->nrows, k->m, k->ys, k->q);
 }
 
 static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
