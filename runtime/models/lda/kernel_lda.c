@@ -539,6 +539,38 @@ bool lda_docs_sparse(enum lda_sampler sampler, int32_t K, double mean_len)
     return sampler == LDA_SAMPLER_SPARSE || K >= 12 * mean_len + 16;
 }
 
+/* One token of topic k out of a document's list of n topics in use
+ * (there), and one into it: the new length. A topic that drops to 0
+ * leaves its place to the last; a new one goes last. */
+static inline int32_t list_drop(int32_t *restrict list, uint16_t *restrict cnt, int32_t n,
+                                int32_t k)
+{
+    int32_t m = 0;
+    while (list[m] != k)
+        m++;
+    if (--cnt[m] == 0) {
+        n--;
+        list[m] = list[n];
+        cnt[m] = cnt[n];
+    }
+    return n;
+}
+
+static inline int32_t list_put(int32_t *restrict list, uint16_t *restrict cnt, int32_t n,
+                               int32_t k)
+{
+    int32_t m = 0;
+    while (m < n && list[m] != k)
+        m++;
+    if (m < n) {
+        cnt[m]++;
+        return n;
+    }
+    list[n] = k;
+    cnt[n] = 1;
+    return n + 1;
+}
+
 /* Document d's counts as a row of K for the samplers that read rows:
  * its row of n_dk, or (sparse_docs) its list spread into sc_nd (zero). */
 static inline uint16_t *doc_open(struct lda_shard *s, int64_t d)
@@ -562,27 +594,11 @@ static inline void doc_close(struct lda_shard *s, int64_t d, int32_t old, int32_
         return;
     int32_t *list = s->dnz + s->dnzp[d];
     uint16_t *cnt = s->dnc + s->dnzp[d];
-    int32_t n = s->dnzn[d], m = 0;
-    if (old != t) {
-        while (list[m] != old)
-            m++;
-        if (--cnt[m] == 0) {
-            n--;
-            list[m] = list[n];
-            cnt[m] = cnt[n];
-        }
-        for (m = 0; m < n && list[m] != t; m++)
-            ;
-        if (m < n) {
-            cnt[m]++;
-        } else {
-            list[n] = t;
-            cnt[n++] = 1;
-        }
-        s->dnzn[d] = n;
-    }
+    int32_t n = s->dnzn[d];
+    if (old != t)
+        s->dnzn[d] = n = list_put(list, cnt, list_drop(list, cnt, n, old), t);
     uint16_t *row = s->sc_nd;
-    for (m = 0; m < n; m++)
+    for (int32_t m = 0; m < n; m++)
         row[list[m]] = 0;
     row[old] = 0;
 }
@@ -950,16 +966,7 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
                 wpos[last] = at;
                 wpos[old] = -1;
             }
-            {
-                int32_t m = 0;
-                while (list[m] != old)
-                    m++;
-                if (--cnt[m] == 0) {
-                    n--;
-                    list[m] = list[n];
-                    cnt[m] = cnt[n];
-                }
-            }
+            n = list_drop(list, cnt, n, old);
 
             /* Q, then the draw. */
             double Q = 0;
@@ -1008,18 +1015,10 @@ static int64_t sample_sparse(struct lda_shard *s, int b, const struct lda_opts *
                 wpos[t] = nwz;
                 wnz[nwz++] = t;
             }
-            if (at < 0)
-                for (int32_t m = 0; m < n; m++)
-                    if (list[m] == t) {
-                        at = m;
-                        break;
-                    }
-            if (at >= 0) {
-                cnt[at]++;
-            } else {
-                list[n] = t;
-                cnt[n++] = 1;
-            }
+            if (at >= 0)
+                cnt[at]++; /* drawn from the document's topics: its place known */
+            else
+                n = list_put(list, cnt, n, t);
             s->dnzn[d] = n;
             /* no branch on t (see the dense sampler) */
             nk_delta[old]--;
