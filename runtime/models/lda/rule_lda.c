@@ -107,6 +107,17 @@ static int counts_form(const struct plan_hook *u)
     return strcmp(o->str, "sparse") == 0 ? LDA_WK_SPARSE : LDA_WK_DENSE;
 }
 
+/* The sampler the update's option `sampler` names, or for `auto` (or no
+ * option: *chosen then true) the one lda_sampler_auto() takes for K
+ * topics and documents of len tokens on average. */
+static enum lda_sampler sampler_of(const struct plan_hook *u, int32_t K, double len, bool *chosen)
+{
+    const struct plan_option *o = rt_option(u, "sampler");
+    int smp = o && o->kind == PLAN_VALUE_STR ? lda_sampler_lookup(o->str) : -1;
+    *chosen = smp < 0;
+    return smp >= 0 ? (enum lda_sampler)smp : lda_sampler_auto(K, len);
+}
+
 static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct plan_hook *u = &run->plan->update;
@@ -131,8 +142,6 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
     s->o.beta = rt_option_num(u, "beta", 0.01);
     s->o.mh_steps = LDA_MH_STEPS;
     s->o.isa = PTM_ISA_BEST; /* dense: the best code this processor has */
-    const struct plan_option *os = rt_option(u, "sampler");
-    int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : -1;
     int form = counts_form(u);
     s->bounds = rt_zalloc((size_t)run->G + 1, sizeof(int64_t));
     s->row = rt_zalloc((size_t)s->K, sizeof(int32_t));
@@ -165,8 +174,9 @@ static int lda_setup(struct ptm_run *run, char *err, size_t errlen)
          * 35-token documents dense was faster at K = 400 and sparse at
          * 700; on 150-token documents dense at 700 and sparse at 1000) */
         len = run->grows > 0 ? (double)cnt[s->W] / (double)run->grows : 0;
-        s->o.sampler = smp >= 0 ? (enum lda_sampler)smp : lda_sampler_auto(s->K, len);
-        if (smp < 0 && s->o.sampler == LDA_SAMPLER_SPARSE && run->rank == 0 && run->opts.log)
+        bool chosen;
+        s->o.sampler = sampler_of(u, s->K, len, &chosen);
+        if (chosen && s->o.sampler == LDA_SAMPLER_SPARSE && run->rank == 0 && run->opts.log)
             fprintf(run->opts.log,
                     "note: lda_gibbs samples with sampler = sparse (the default, auto: %d topics "
                     "against documents of %.0f tokens on average, where it is faster than dense "
@@ -412,6 +422,29 @@ static bool table_read(const struct ptm_run *run, int32_t p)
 
 /* The parameter tables from the kernel's counts; across ranks, n_wk made
  * whole from the blocks each rank holds. */
+/* Word w's counts (nwk's row w) as K doubles. */
+static void word_row(const struct lda_state *s, int64_t w, double *out)
+{
+    const int32_t *row = lda_wk_read(&s->wk, w, s->row);
+    for (int32_t t = 0; t < s->K; t++)
+        out[t] = row[t];
+    lda_wk_done(&s->wk, w, s->row);
+}
+
+/* Shard sh's document d's counts (its row of ndk) as K doubles. */
+static void doc_row(const struct lda_shard *sh, int64_t d, double *out)
+{
+    const int32_t K = sh->K;
+    if (!sh->sparse_docs) {
+        for (int32_t t = 0; t < K; t++)
+            out[t] = sh->ndk[d * K + t];
+        return;
+    }
+    memset(out, 0, (size_t)K * sizeof(*out));
+    for (int32_t m = sh->dnzp[d]; m < sh->dnzp[d] + sh->dnzn[d]; m++)
+        out[sh->dnz[m]] = sh->dnc[m];
+}
+
 static int lda_sync(struct ptm_run *run)
 {
     struct lda_state *s = run->rule_state;
@@ -425,26 +458,15 @@ static int lda_sync(struct ptm_run *run)
         }
         lda_wk_sum(&s->wk, ptm_comm_sum_all_i32v, s->chunk);
     }
-    for (int64_t w = 0, n = table_read(run, s->nwk_p) ? s->W : 0; w < n; w++) {
-        const int32_t *row = lda_wk_read(&s->wk, w, s->row);
-        for (int32_t t = 0; t < K; t++)
-            nwk[w * K + t] = row[t];
-        lda_wk_done(&s->wk, w, s->row);
-    }
+    for (int64_t w = 0, n = table_read(run, s->nwk_p) ? s->W : 0; w < n; w++)
+        word_row(s, w, nwk + w * K);
     /* each worker's documents into its rows of ndk */
     bool ndk = s->ndk_p >= 0 && table_read(run, s->ndk_p);
     for (int p = 0; ndk && p < run->P; p++) {
         const struct lda_shard *sh = &((const struct lda_worker *)run->w[p].kernel)->s;
         double *dst = run->w[p].local[s->ndk_p];
-        if (!sh->sparse_docs) {
-            for (int64_t i = 0; i < sh->ndocs * K; i++)
-                dst[i] = sh->ndk[i];
-            continue;
-        }
-        memset(dst, 0, (size_t)(sh->ndocs * K) * sizeof(*dst));
         for (int64_t d = 0; d < sh->ndocs; d++)
-            for (int32_t m = sh->dnzp[d]; m < sh->dnzp[d] + sh->dnzn[d]; m++)
-                dst[d * K + sh->dnz[m]] = sh->dnc[m];
+            doc_row(sh, d, dst + d * K);
     }
     int rc = pstore_read(s->ps, 0, nk);
     return rc;
@@ -459,28 +481,13 @@ static bool lda_rows_own(const struct ptm_run *run, int32_t p)
 static void lda_row(const struct ptm_run *run, int32_t p, int64_t i, double *out)
 {
     const struct lda_state *s = run->rule_state;
-    const int32_t K = s->K;
     if (p == s->nwk_p) {
-        const int32_t *row = lda_wk_read(&s->wk, i, s->row);
-        for (int32_t t = 0; t < K; t++)
-            out[t] = row[t];
-        lda_wk_done(&s->wk, i, s->row);
+        word_row(s, i, out);
         return;
     }
-    memset(out, 0, (size_t)K * sizeof(*out));
-    for (int w = 0; w < run->P; w++) {
-        if (i < run->w[w].lo || i >= run->w[w].hi)
-            continue;
-        const struct lda_shard *sh = &((const struct lda_worker *)run->w[w].kernel)->s;
-        int64_t d = i - run->w[w].lo;
-        if (!sh->sparse_docs) {
-            for (int32_t t = 0; t < K; t++)
-                out[t] = sh->ndk[d * K + t];
-        } else {
-            for (int32_t m = sh->dnzp[d]; m < sh->dnzp[d] + sh->dnzn[d]; m++)
-                out[sh->dnz[m]] = sh->dnc[m];
-        }
-    }
+    for (int w = 0; w < run->P; w++)
+        if (i >= run->w[w].lo && i < run->w[w].hi)
+            doc_row(&((const struct lda_worker *)run->w[w].kernel)->s, i - run->w[w].lo, out);
 }
 
 /* What travels with block b of words to another rank: its counts (when
@@ -734,12 +741,9 @@ static double table_bytes(const struct ptm_plan *plan, int32_t p, double rows, d
         ptm_free(tok);
         return bytes;
     }
-    const struct plan_option *os = rt_option(u, "sampler");
-    int smp = os && os->kind == PLAN_VALUE_STR ? lda_sampler_lookup(os->str) : -1;
     double len = c->nrows > 0 ? tokens / (double)c->nrows : 0;
-    if (smp < 0)
-        smp = lda_sampler_auto(K, len);
-    if (!lda_docs_sparse((enum lda_sampler)smp, K, len))
+    bool chosen;
+    if (!lda_docs_sparse(sampler_of(u, K, len, &chosen), K, len))
         return rows * cols * (double)sizeof(uint16_t);
     /* the lists: a topic and a count for each topic in use, room for
      * min(K, n_d) a document */
