@@ -74,6 +74,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "arena.h"
 #include "ckpt.h"
@@ -106,6 +109,31 @@
 /* Passes whose changes may not all be told yet: a round made and not told
  * belongs to one of the last MAX_PIPELINE + 1 passes. */
 #define PASS_RING (MAX_PIPELINE + 2)
+
+/* Two block numbers, two changes: GCC's vectors, one SSE2 register. */
+typedef int64_t v2i64 __attribute__((vector_size(16)));
+typedef double v2f64 __attribute__((vector_size(16)));
+
+/* The bytes (c[0] != 0, c[1] != 0, c[2] != 0, c[3] != 0) in memory order,
+ * for c = c01 then c23 (NaN != 0). */
+static inline uint32_t flags4(v2f64 c01, v2f64 c23)
+{
+#if defined(__SSE2__)
+    /* the comparisons' sign bits, four bits; a byte per bit from a table */
+    static const uint32_t spread[16] = {
+        0x00000000, 0x00000001, 0x00000100, 0x00000101, 0x00010000, 0x00010001,
+        0x00010100, 0x00010101, 0x01000000, 0x01000001, 0x01000100, 0x01000101,
+        0x01010000, 0x01010001, 0x01010100, 0x01010101};
+    v2f64 z = {0, 0};
+    int m = _mm_movemask_pd((__m128d)(c01 != z)) | _mm_movemask_pd((__m128d)(c23 != z)) << 2;
+    return spread[m]; /* x86: little-endian, byte 0 first */
+#else
+    unsigned char b[4] = {c01[0] != 0, c01[1] != 0, c23[0] != 0, c23[1] != 0};
+    uint32_t w;
+    memcpy(&w, b, sizeof(w));
+    return w;
+#endif
+}
 
 /* A sort key: value and the place it came from. */
 struct key {
@@ -183,6 +211,9 @@ struct dyn {
         int64_t left;
     } ring[PASS_RING];
     int64_t told[MAX_PIPELINE + 1];
+    /* beside told[]: the round's blocks are told as they were made, the
+     * blocks b, b + 1, ... of a full pass (false after a resume) */
+    bool told_range[MAX_PIPELINE + 1];
     int told_head, told_len;
     double full_change; /* the last full pass's, as told so far */
     /* a failure met in done(), reported by the next next() */
@@ -755,8 +786,20 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
                 n += moved[b];
             }
         }
-        while (!s->full && (i < qn || j < nrise)) {
-            int64_t b = j >= nrise || (i < qn && q[i] < rise[j]) ? q[i++] : rise[j++];
+        while (!s->full && i < qn && j < nrise) {
+            int64_t b = q[i] < rise[j] ? q[i++] : rise[j++];
+            inq[b] = moved[b];
+            to[n] = b;
+            n += moved[b];
+        }
+        for (; !s->full && i < qn; i++) { /* no riser left (most passes have none) */
+            int64_t b = q[i];
+            inq[b] = moved[b];
+            to[n] = b;
+            n += moved[b];
+        }
+        for (; !s->full && j < nrise; j++) {
+            int64_t b = rise[j];
             inq[b] = moved[b];
             to[n] = b;
             n += moved[b];
@@ -806,13 +849,12 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         if (s->full) { /* the next blocks in number order, four a step */
             int64_t *to = cand + k, b = s->qpos;
             size_t i = 0;
-            for (; i + 4 <= take; i += 4, b += 4) {
-                to[i] = b;
-                to[i + 1] = b + 1;
-                to[i + 2] = b + 2;
-                to[i + 3] = b + 3;
+            v2i64 lo = {b, b + 1}, hi = {b + 2, b + 3};
+            for (; i + 4 <= take; i += 4, lo += 4, hi += 4) {
+                memcpy(to + i, &lo, sizeof(lo));
+                memcpy(to + i + 2, &hi, sizeof(hi));
             }
-            for (; i < take; i++, b++)
+            for (b += (int64_t)i; i < take; i++, b++)
                 to[i] = b;
         } else
             memcpy(cand + k, s->queue + s->qpos, take * sizeof(int64_t));
@@ -820,6 +862,8 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         s->qpos += (int64_t)take;
     }
     int64_t evals = 0;
+    /* the blocks qpos - k .. qpos - 1 of a full pass, all kept */
+    bool range = all && s->full && s->ndefer == 0;
     size_t nk = all ? k : sched_conflicts_filter(s->conf, cand, k, s->kept, &evals);
     s->ndefer = 0;
     if (nk < k) { /* the candidates not kept, in their order */
@@ -843,7 +887,10 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         s->told_head = (s->told_head + 1) % (MAX_PIPELINE + 1);
         s->told_len--;
     }
-    s->told[(s->told_head + s->told_len++) % (MAX_PIPELINE + 1)] = s->pass_no;
+    int at = (s->told_head + s->told_len++) % (MAX_PIPELINE + 1);
+    s->told[at] = s->pass_no;
+    /* dealt whole to one worker, the round's blocks are the candidates */
+    s->told_range[at] = range && nk > 0 && (s->P == 1 || out->alone);
     return 0;
 }
 
@@ -1102,20 +1149,41 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
          * every block is in its queue (inq), so none rises */
         bool in_full = s->full && s->told_len > 0 && s->told[s->told_head] == s->pass_no;
         if (in_full && (!evaluate || abs_delta)) {
+            /* four sums, element i in sum i mod 4, added as (0 + 1) + (2 +
+             * 3): the same bits whichever way the flags are written */
+            v2f64 s01 = {0, 0}, s23 = {0, 0};
             size_t i = 0;
-            double sum2 = 0; /* two sums: the adds overlap */
-            for (; i + 2 <= n; i += 2) {
-                double c0 = change[i], c1 = change[i + 1];
-                moved[blocks[i]] = c0 != 0;
-                moved[blocks[i + 1]] = c1 != 0;
-                sum += c0;
-                sum2 += c1;
+            int64_t b0 = n ? blocks[0] : 0;
+            if (s->told_range[s->told_head] && blocks[n - 1] == b0 + (int64_t)n - 1) {
+                /* the blocks b0, b0 + 1, ...: four flags a store */
+                for (; i + 4 <= n; i += 4) {
+                    v2f64 c01, c23;
+                    memcpy(&c01, change + i, sizeof(c01));
+                    memcpy(&c23, change + i + 2, sizeof(c23));
+                    uint32_t w = flags4(c01, c23);
+                    memcpy(moved + b0 + i, &w, sizeof(w));
+                    s01 += c01;
+                    s23 += c23;
+                }
+            } else {
+                for (; i + 4 <= n; i += 4) {
+                    v2f64 c01, c23;
+                    memcpy(&c01, change + i, sizeof(c01));
+                    memcpy(&c23, change + i + 2, sizeof(c23));
+                    moved[blocks[i]] = change[i] != 0;
+                    moved[blocks[i + 1]] = change[i + 1] != 0;
+                    moved[blocks[i + 2]] = change[i + 2] != 0;
+                    moved[blocks[i + 3]] = change[i + 3] != 0;
+                    s01 += c01;
+                    s23 += c23;
+                }
             }
+            double sums[4] = {s01[0], s01[1], s23[0], s23[1]};
             for (; i < n; i++) {
                 moved[blocks[i]] = change[i] != 0;
-                sum += change[i];
+                sums[i % 4] += change[i];
             }
-            sum += sum2;
+            sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
             finite_all = sum - sum == 0;
         } else if (!evaluate || abs_delta) {
             /* the weight is the change itself while every change is a
@@ -1126,9 +1194,10 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
                 double c = change[i];
                 unsigned char mv = c != 0;
                 moved[b] = mv;
-                rise[nrise] = b;
-                nrise += mv & !inq[b];
-                inq[b] |= mv;
+                if (mv > inq[b]) { /* rare: a block out of every queue moved */
+                    rise[nrise++] = b;
+                    inq[b] = 1;
+                }
                 sum += c;
             }
             /* an inf or NaN change makes the sum one (as may a sum too
@@ -1374,6 +1443,8 @@ static void ck_active(struct dyn *s, struct ptm_ckpt *ck)
         ptm_sched_ck_index(ck, &s->told[i], 0, s->pass_no, "pass of a round not told");
     ck_int(ck, &s->told_head, 0, MAX_PIPELINE, "first round not told");
     ck_int(ck, &s->told_len, 0, MAX_PIPELINE + 1, "number of rounds not told");
+    if (ck->load) /* not saved: the general way for the rounds made before */
+        memset(s->told_range, 0, sizeof(s->told_range));
     PTM_CK(ck, s->full_change);
     if (ck->load && !ck->err && !active_holds(s))
         ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's active pass does not hold together");
