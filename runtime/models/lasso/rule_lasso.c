@@ -31,15 +31,15 @@
  * - SEQ1 (within = sequential, one worker): cyclic coordinate descent on
  *   r, nothing to combine.
  * - SEQP (within = sequential, P > 1 workers, one rank): each worker
- *   keeps a copy of r, brings it up to date with the rows the last round
- *   changed (every worker's list of them; the whole of r in one sweep when
- *   they are many, which costs less than fetching them one by one from the
- *   other workers' caches), and runs its share one column after the other
- *   on it; a barrier; then X delta of the whole round on its rows as ROWS
- *   does, and the next phase applies r -= step X delta on its rows. A
- *   worker thus reads its share's columns twice and writes a P-th of the
- *   rows, where applying the other workers' columns to a copy of all rows
- *   costs a pass over their non-zeros. A round whose columns hold fewer
+ *   copies r whole and runs its share one column after the other on the
+ *   copy, which then holds r less its share's X delta; a barrier; then on
+ *   its rows X delta of the whole round is the sum over the copies of r
+ *   less the copy (with the chunks' sums for the step), and the next
+ *   phase applies r -= step X delta on its rows. A worker thus reads its
+ *   share's columns twice (as one worker alone reads all of them) and
+ *   about 2 + 2/P passes over the rows, the copy and the merge; computing
+ *   X delta from the columns instead would read every column of the
+ *   round again on each worker. A round whose columns hold fewer
  *   non-zeros than split_min() runs instead on the first worker alone,
  *   on r itself, in the policy's order (exact coordinate descent, never
  *   damped: the steps one worker would take), the others not woken; so do
@@ -115,7 +115,6 @@ struct lasso_w {
     bool solo;     /* SEQP: the last round ran on the first worker alone */
     double dec;    /* SEQP: how much its share lowered f on its copy */
     int64_t nnz;   /* SEQP: the non-zeros of its share's columns */
-    bool stale;    /* SEQP: its copy of r must be copied whole */
 };
 
 struct lasso_state {
@@ -173,17 +172,21 @@ struct lasso_rk {
 /* SEQP: the fewest non-zeros of a round's columns for it to be split
  * (option split_min; never fewer than X has rows). Alone, the first
  * worker reads each non-zero twice (the dot product, then the residual's
- * update); split, each worker does that for its share and then adds the
- * whole round's X delta on its rows once, about 3/P of a round alone: a
- * split saves at most a quarter of a round on two workers, and pays three
- * meetings of the workers (the phase and two barriers, tens of
- * microseconds each on a virtual machine) and the shares' interference.
- * On two virtual cores no split was measured to pay (bench/RESULTS.md,
- * Schedulers / Workers: the tall data's rounds of 320,000 and 1.6 million
- * non-zeros ran 1.2 to 1.6 times slower split than alone), so the default,
- * 2^24 non-zeros (about 30 ms of work alone), leaves only rounds so large
- * that every fixed cost of a split is amortized; split_min = 0 or a lower
- * value tries more. */
+ * update); split, each worker does that for its share and passes over the
+ * rows about 2 + 2/P times (the copy, the merge, its part of the apply),
+ * and the workers meet three times (the phase and two barriers, tens of
+ * microseconds each on a virtual machine). A round of many non-zeros a
+ * row thus runs nearly P times as fast split, but what decides is the
+ * shares' interference, which no single round shows: on two virtual cores
+ * (bench/RESULTS.md, Schedulers / Workers), split rounds of a whole sweep
+ * reached 1e-6 of f* 3.9 times as fast as one worker on the tall data
+ * (cyclic order: 79 sweeps where one worker needs 203) and 1.6 times (a
+ * random order each round: 51 sweeps both), but 1.7 times slower on the
+ * wide data (34 sweeps where one worker needs 16), each round there
+ * lowering f by most of what its shares did alone; rounds of 4000 columns
+ * gained nothing on either. So the default, 2^24 non-zeros (about 30 ms
+ * of work alone), splits only rounds so large that a run has few of them;
+ * split_min = 0 or a lower value splits more. */
 #define SPLIT_MIN_NNZ ((int64_t)1 << 24)
 
 /* The residual worker w reads and writes. */
@@ -310,8 +313,8 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         return PTM_ENOMEM;
     if (!(k->pvars = rt_zalloc(B, sizeof(int64_t))) || !(k->pdelta = rt_zalloc(B, sizeof(double))))
         return PTM_ENOMEM;
-    /* the cut tables while they stay within 64 MiB */
-    if ((double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
+    /* ROWS: the cut tables while they stay within 64 MiB */
+    if (k->mode == ROWS && (double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
         for (int p = 1; p < run->P; p++) {
             if (!(k->cut[p] = rt_zalloc((size_t)(x->ncols > 0 ? x->ncols : 1), sizeof(int32_t))))
                 return PTM_ENOMEM;
@@ -321,7 +324,6 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         int64_t len = k->hi[p] - k->lo[p];
         if (!(k->wk[p].rows = rt_zalloc((size_t)(len > 0 ? len : 1), sizeof(int32_t))))
             return PTM_ENOMEM;
-        k->wk[p].stale = true;
     }
     return 0;
 }
@@ -632,6 +634,42 @@ static void push_alone(struct ptm_run *run, const struct lasso_state *k, const s
         run->newval[i] = k->pdelta[rd->order[i]];
 }
 
+/* SEQP: X delta of the round on the rows lo .. hi-1, from the copies:
+ * xd_i = sum over the workers of r_i less their copy's r_i (each copy is r
+ * less its share's X delta), with the chunks' parts of |X delta|^2 and r .
+ * X delta. */
+static void merge_rows(const struct ptm_run *run, const struct lasso_state *k, int64_t lo,
+                       int64_t hi)
+{
+    const double *restrict r = k->r;
+    double *restrict xd = k->xd;
+    int P = run->P;
+    for (int64_t c = lo / CHUNK; lo < hi && c * CHUNK < hi; c++) {
+        int64_t e = (c + 1) * CHUNK < hi ? (c + 1) * CHUNK : hi;
+        double a = 0, b = 0;
+        for (int64_t i = c * CHUNK; i < e; i++) {
+            double u = r[i] - k->rw[0][i];
+            for (int p = 1; p < P; p++)
+                u += r[i] - k->rw[p][i];
+            xd[i] = u;
+            a += u * u;
+            b += r[i] * u;
+        }
+        k->ca[c] = a;
+        k->cb[c] = b;
+    }
+}
+
+/* SEQP: r_i -= t xd_i on the rows lo .. hi-1 (a split round's change,
+ * damped by t). */
+static void apply_rows(const struct lasso_state *k, double t, int64_t lo, int64_t hi)
+{
+    double *restrict r = k->r;
+    const double *restrict xd = k->xd;
+    for (int64_t i = lo; i < hi; i++)
+        r[i] -= t * xd[i];
+}
+
 /* SEQP: see DESIGN. */
 static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
 {
@@ -657,12 +695,10 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
         d->solo = nnz < split_min(k);
     }
     if (d->solo && run->work.alone) {
-        /* the others sleep: this worker's apply took every list of a split
-         * round (lasso_apply_w), and r moves on rows no list holds */
-        for (int p = 0; p < run->P; p++) {
+        /* the others sleep: this worker's apply took every worker's rows
+         * of a split round (lasso_apply_w) */
+        for (int p = 0; p < run->P; p++)
             k->wk[p].solo = true;
-            k->wk[p].stale = true;
-        }
         push_alone(run, k, rd, vars);
         return;
     }
@@ -673,33 +709,16 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
             rt_barrier(w);
         if (w->id == 0)
             push_alone(run, k, rd, vars);
-        d->stale = true; /* r moved on rows no list holds */
         return;
     }
-    /* the copy catches up with r: all of it, or the rows the last round
-     * changed (every worker's list of them) */
+    /* the copy: r whole (the last round may have moved every row) */
     double *restrict rp = k->rw[w->id];
-    const double *restrict r = k->r;
-    size_t listed = 0;
-    for (int p = 0; p < run->P; p++)
-        listed += k->wk[p].nr;
-    if (d->stale || listed >= (size_t)n / 8) { /* one sweep beats scattered reads */
-        memcpy(rp, r, (size_t)n * sizeof(double));
-        d->stale = false;
-    } else {
-        for (int p = 0; p < run->P; p++) {
-            const int32_t *rows = k->wk[p].rows;
-            for (size_t q = 0; q < k->wk[p].nr; q++)
-                rp[rows[q]] = r[rows[q]];
-        }
-    }
+    memcpy(rp, k->r, (size_t)n * sizeof(double));
     d->dec = lasso_push_seq(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
                             run->newval + v0);
     share_changes(run, k, rd, v0, nv);
-    rt_barrier(w); /* every share's changes are in, and no copy reads the lists */
-    d->nr = 0;
-    scatter_own(run, k, w->id, rd->vars, rd->change, rd->nvars);
-    chunk_sums(k, d, k->lo[w->id], k->hi[w->id]);
+    rt_barrier(w); /* every copy holds its share's changes */
+    merge_rows(run, k, k->lo[w->id], k->hi[w->id]);
 }
 
 /* The worker's share of the round: the sums, then the new values. */
@@ -775,23 +794,17 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
         if (k->fresh)
             shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
         break;
-    case SEQP: /* the list stays: the copies catch up from it */
+    case SEQP:
         for (int p = 0; p < run->P; p++) {
-            /* its own list, or alone every list of a split round */
+            /* its own rows of a split round, or alone every worker's */
             const struct lasso_w *e = &k->wk[p];
-            if ((run->work.alone || e == d) && !e->solo) {
-                size_t nr = e->nr;
-                lasso_scatter_apply(k->xd, k->mark, e->rows, &nr, t, k->r);
-            }
+            if ((run->work.alone || e == d) && !e->solo)
+                apply_rows(k, t, k->lo[p], k->hi[p]);
         }
-        if (k->fresh && run->work.alone) { /* after a round alone: every row */
+        if (k->fresh && run->work.alone) /* after a round alone: every row */
             shift_rows(k, k->shift, 0, k->x->nrows);
-            for (int p = 0; p < run->P; p++)
-                k->wk[p].stale = true;
-        } else if (k->fresh) { /* every row moved: the copy is taken whole */
+        else if (k->fresh)
             shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
-            d->stale = true;
-        }
         break;
     case SEQ1:
         if (k->fresh)
@@ -1010,20 +1023,17 @@ static bool lasso_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n
  * apply done. What the rule keeps of its own that a later round reads:
  * the residual when it is the rule's buffer (a parameter r is the
  * engine's to keep), and by mode
- * - SEQP: each worker's copy of r unless stale, and the lists of the rows
- *   the last round changed, which the apply leaves in place: the next split
- *   round brings the copy up to date from them (a copy taken whole instead
- *   would hold the same values, but only as long as the lists cover every
- *   row a round changes; loading both leaves nothing to that). The flags
- *   of the last round (solo: which phases run alone; stale) and
- *   splitting's rest and backoff (split_verdict).
+ * - SEQP: the flags of the last round (solo: which phases run alone)
+ *   and splitting's rest and backoff (split_verdict); the workers' copies
+ *   of r are taken whole by the next split round, so none is saved (the
+ *   form keeps a place for a copy and a list of rows, written empty).
  * - RANKS: every worker's copy of r but the first (r itself).
  * - With an intercept: the sum of r and where it stands (cs, rsum,
  *   fresh), the step's counters (ups, due), and under RANKS each
  *   worker's sum, b and counters.
  * Left out: what set-up builds and never changes (X, sq, csum, the
  * workers' rows and cut tables), and what a round makes and reads itself:
- * ROWS' copies of r (taken whole when read), X delta (xd, mark, drows:
+ * the copies of r (taken whole when read), X delta (xd, mark, drows:
  * cleared by the apply; ROWS' lists are then empty), pos, pvars, pdelta,
  * the chunks' sums ca and cb and the shares' dec and nnz (read by the
  * round's own damp), and shift (read by the round's own apply). */
@@ -1044,14 +1054,16 @@ static void lasso_state(struct ptm_run *run, struct ptm_ckpt *ck)
     if (k->mode == SEQP) {
         for (int p = 0; p < run->P; p++) {
             struct lasso_w *d = &k->wk[p];
-            /* no apply pending: the rows of the lists hold no X delta */
-            for (size_t q = 0; !ck->load && q < d->nr; q++)
-                PTM_ASSERT(!k->mark[d->rows[q]]);
+            /* each split round copies r whole: a copy is saved as stale,
+             * with no rows listed (what a checkpoint that lists some holds
+             * is read and not used) */
+            bool stale = true;
+            size_t nr = 0;
             PTM_CK(ck, d->solo);
-            PTM_CK(ck, d->stale);
-            ptm_ck_count(ck, &d->nr, (size_t)(k->hi[p] - k->lo[p]), "rows a worker listed");
-            PTM_CK_ARRAY(ck, d->rows, d->nr);
-            if (!d->stale)
+            PTM_CK(ck, stale);
+            ptm_ck_count(ck, &nr, (size_t)(k->hi[p] - k->lo[p]), "rows a worker listed");
+            PTM_CK_ARRAY(ck, d->rows, nr);
+            if (!stale)
                 PTM_CK_ARRAY(ck, k->rw[p], m);
         }
         PTM_CK(ck, k->solo_left);
