@@ -60,11 +60,16 @@ DATA = {
 SHAPES = [("wide", 1e-4), ("B", LAMBDA), ("tall", 1e-4)]
 # part 1: lambda by data set (at LAMBDA the wide data's optimum is nearly 0)
 LAMBDAS = {"A": LAMBDA, "B": LAMBDA, "wide": 1e-4}
+SPLIT = ", within = sequential, split_min = 0"
 WORKER_JOBS = [
     ("round_robin seq", "round_robin { per_round 4000 }", "", True),
     ("dynamic active seq", "dynamic { sample 4000, active, keep all }",
      "priority coef(j) = abs(delta(beta[j]))", True),
     ("random", "random { per_round 4000 }", "", False),
+    # rounds of a whole sweep (per_round is capped at the blocks), split
+    # among the workers (split_min = 0): cyclic, and in a random order
+    ("round_robin sweep split", "round_robin { per_round 1000000 }", "", SPLIT),
+    ("random sweep split", "random { per_round 1000000 }", "", SPLIT),
 ]
 PAIRS = 7
 K = 1000
@@ -117,7 +122,8 @@ class Bench:
             "data y : vector from labels(X)", "param beta : vector[cols(X)] = 0",
             "param r : vector[rows(X)] = y shard like X", "blocks coef = beta each 1", extra,
             "schedule " + sched,
-            "update builtin lasso_cd { lambda = lambda%s }" % (", within = sequential" if seq
+            "update builtin lasso_cd { lambda = lambda%s }" % (seq if isinstance(seq, str) else
+                                                                ", within = sequential" if seq
                                                                 else ""),
             "objective builtin lasso_objective { lambda = lambda } " + every,
             "stop when " + stop, ""])
@@ -469,7 +475,12 @@ def workers(b, md):
            "the seconds (the trace's, objective every sweep) at which the objective first came "
            "within 1e-6 of f*; median and quartiles of the ratios (> 1: 2 workers faster). "
            "random: `random { per_round 4000 }` with the round's changes computed together "
-           "(within = parallel, damped), the rows of the residual divided among the workers." %
+           "(within = parallel, damped), the rows of the residual divided among the workers. "
+           "sweep split: rounds of every block (round_robin in number order, random in a "
+           "random order each round) with `within = sequential, split_min = 0`, so that 2 "
+           "workers split every round (each its share one coefficient after the other on its "
+           "copy of the residual, the copies merged and the round damped, spec/runtime.md), "
+           "where 1 worker runs it in order." %
            PAIRS, "",
            "| data | lambda | job | 1 worker s (median) | 2 workers s (median) | ratio (median) | "
            "quartiles |", "|---|---|---|---|---|---|---|"]
