@@ -1052,6 +1052,70 @@ START_TEST(test_active_passes)
 }
 END_TEST
 
+/* The blocks of the pass under way on P workers, in the policy's order,
+ * each told it changed by 1, into seq (B of them, each once). */
+static void chunk_pass(struct sch *s, int64_t *seq)
+{
+    int64_t B = s->f->B, n = 0;
+    while (n < B) {
+        const struct ptm_sched_round *r = sch_next(s);
+        double *c = malloc(r->n * sizeof(double));
+        ck_assert_ptr_nonnull(c);
+        ck_assert(n + (int64_t)r->n <= B);
+        policy_order(r, seq + n);
+        for (size_t i = 0; i < r->n; i++)
+            c[i] = 1;
+        ptm_sched_dynamic.done(s->st, r->blocks, c, r->n);
+        n += (int64_t)r->n;
+        free(c);
+    }
+}
+
+/* An active pass goes over its blocks 256 at a time in number order, the
+ * runs in a random order drawn for the pass (the same on any number of
+ * workers); a full pass goes in number order. */
+START_TEST(test_active_chunks)
+{
+    enum { B = 1200, PASSES = 5 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 100;
+    f->plan.schedule.active = true;
+    static int64_t seq[2][PASSES][B];
+    for (int k = 0; k < 2; k++) {
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, k == 0 ? 1 : 3, 77);
+        for (int p = 0; p < PASSES; p++)
+            chunk_pass(&s, seq[k][p]);
+        sch_free(&s);
+    }
+    int shuffled = 0;
+    for (int p = 0; p < PASSES; p++) {
+        bool *in = calloc(B, sizeof(bool));
+        ck_assert_ptr_nonnull(in);
+        int64_t runs = 0;
+        for (int64_t i = 0; i < B; i++) {
+            int64_t b = seq[0][p][i];
+            ck_assert_int_eq(b, seq[1][p][i]); /* 1 worker as 3 */
+            ck_assert(b >= 0 && b < B && !in[b]);
+            in[b] = true;
+            if (i == 0 || b != seq[0][p][i - 1] + 1) { /* a run starts: at a chunk's start */
+                ck_assert_msg(b % 256 == 0, "pass %d: block %lld starts a run", p, (long long)b);
+                ck_assert(i == 0 || seq[0][p][i - 1] % 256 == 255 || seq[0][p][i - 1] == B - 1);
+                runs++;
+            }
+        }
+        free(in);
+        if (p == 0) /* the full pass: number order */
+            ck_assert_int_eq(runs, 1);
+        shuffled += p > 0 && seq[0][p][0] != 0;
+        if (p > 1)
+            shuffled += memcmp(seq[0][p], seq[0][p - 1], sizeof(seq[0][p])) != 0;
+    }
+    ck_assert_msg(shuffled >= 4, "the active passes' chunks came in number order (%d)", shuffled);
+    fx_free(f);
+}
+END_TEST
+
 /* Changes whose sum is too large for a double are numbers all the same:
  * the blocks that made them are the next pass. */
 START_TEST(test_active_huge_changes)
@@ -1766,7 +1830,9 @@ static const struct ck_row {
     {"round_robin, per_round 7", PLAN_POLICY_ROUND_ROBIN, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 7,
      0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
     {"rotation", PLAN_POLICY_ROTATION, 4, 4, PRIO_NONE, DEP_NONE, false, 0, 0, 0, false, 0, 0,
-     PLAN_UNIT_ROUNDS, false, false},
+     PLAN_UNIT_ROUNDS, false, false},    /* active passes of several chunks of 256 (blocks 0, 4, 8, ... rest) */
+    {"dynamic, active, passes of 3 chunks, pipeline 1", PLAN_POLICY_DYNAMIC, 700, 2,
+     PRIO_ABS_DELTA, DEP_NONE, false, 64, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true},
 };
 
 /* A run as the engine drives its scheduler: before each next() the
@@ -2231,6 +2297,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_uniform_all);
     tcase_add_test(tc, test_default_priority);
     tcase_add_test(tc, test_active_passes);
+    tcase_add_test(tc, test_active_chunks);
     tcase_add_test(tc, test_active_huge_changes);
     tcase_add_test(tc, test_active_late_changes);
     tcase_add_test(tc, test_active_pipeline_judges_its_pass);
