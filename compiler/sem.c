@@ -924,6 +924,7 @@ enum { P_DYN = 1u << PLAN_POLICY_DYNAMIC, P_ROT = 1u << PLAN_POLICY_ROTATION,
     X(pipeline, P_DYN, "a whole number")                                       \
     X(uniform, P_DYN, "a number from 0 to 1")                                  \
     X(active, P_DYN, "nothing, 'true' or 'false'")                             \
+    X(shuffle, P_DYN, "nothing, 'true' or 'false'")                            \
     X(per_round, P_RR | P_RND, "a whole number")                               \
     X(minibatch, P_DP, "a whole number")
 
@@ -997,8 +998,10 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
     const struct ast_expr *v = o->values.head;
     unsigned n = o->values.n;
     bool ok = true;
-    if (strcmp(def->name, "balance") == 0 || strcmp(def->name, "active") == 0) {
-        bool *flag = def->name[0] == 'b' ? &sc->balance : &sc->active;
+    if (strcmp(def->name, "balance") == 0 || strcmp(def->name, "active") == 0 ||
+        strcmp(def->name, "shuffle") == 0) {
+        bool *flag = def->name[0] == 'b' ? &sc->balance : def->name[0] == 'a' ? &sc->active
+                                                                              : &sc->shuffle;
         if (n == 0)
             *flag = true;
         else if (n == 1 && v->kind == AST_BOOL)
@@ -1080,6 +1083,7 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
     sc->pipeline = 1;
     sc->uniform = 0;
     sc->active = false;
+    sc->shuffle = false;
     sc->minibatch = 1000;
     const struct ast_options *opts = &st->u.schedule.options;
     for (const struct ast_option *o = opts->head; o; o = o->next) {
@@ -1106,6 +1110,14 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
         const struct ast_option *so = given ? NULL : set_option(s, "schedule", n + 9);
         if (so)
             check_sched_option(s, sc, so);
+    }
+    if (sc->shuffle && !sc->active) {
+        struct ptm_loc at = st->loc;
+        for (const struct ast_option *q = opts->head; q; q = q->next)
+            if (strcmp(q->key.name, "shuffle") == 0)
+                at = q->key.loc;
+        sem_error(s, at, "'shuffle' orders the passes of 'active': add 'active', or remove "
+                         "'shuffle'");
     }
     const struct ast_ident *over = &st->u.schedule.over;
     if (sc->policy == PLAN_POLICY_DATA_PARALLEL) {

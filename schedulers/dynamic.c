@@ -106,15 +106,16 @@
  * block did, at most ACTIVE_PASSES times in a row. */
 #define ACTIVE_RATIO 0.01
 #define ACTIVE_PASSES 50
-/* `active`: an active pass goes over its blocks a chunk of this many at
- * a time (in number order within a chunk), the chunks in a random order
- * drawn for each pass. Coordinate descent in one fixed order can take
- * many times the sweeps of a random one (non-negative uncentred columns
- * whose solution is dense: bench/RESULTS.md, "Schedulers"), and whole
- * chunks keep the columns read in the order they are stored (blocks in a
- * random order made the wide data's passes four times slower). Chunks of
- * 256: on the tall data 75 sweeps to 1e-6 of f* (32: 77, 1024: 80, 4096:
- * 93; number order 131). */
+/* `active, shuffle`: an active pass goes over its blocks a chunk of this
+ * many at a time (in number order within a chunk), the chunks in a random
+ * order drawn for each pass. Coordinate descent in one fixed order can
+ * take many times the sweeps of a varied one (non-negative uncentred
+ * columns whose solution is dense: bench/RESULTS.md, "Schedulers"), and
+ * whole chunks keep the columns read in the order they are stored (blocks
+ * in a random order made the wide data's passes four times slower).
+ * Chunks of 256: on the tall data 75 sweeps to 1e-6 of f* (32: 77, 1024:
+ * 80, 4096: 93; number order 131). Without `shuffle` the chunks come in
+ * number order. */
 #define ACTIVE_CHUNK 256
 /* Passes whose changes may not all be told yet: a round made and not told
  * belongs to one of the last MAX_PIPELINE + 1 passes. */
@@ -206,6 +207,7 @@ struct dyn {
      * they are visited, and where the next candidate is (chunk[ci], offset
      * co in it); drawn from seed and the pass number, so not saved */
     int64_t *chunk, nchunk, ci, co;
+    bool shuffle; /* the chunks in a random order, else in number order */
     uint64_t seed;
     unsigned char *inq; /* B: in queue[0 .. qn) or in rise */
     int64_t *rise;      /* B: blocks done() marked moved that the queue lacks */
@@ -740,8 +742,9 @@ static int64_t chunk_len(const struct dyn *s, int64_t c)
     return (hi < s->qn ? hi : s->qn) - lo;
 }
 
-/* The order of the active pass's chunks (ACTIVE_CHUNK), from the seed and
- * the pass's number, and the place qpos in it (ci, co). */
+/* The order of the active pass's chunks (ACTIVE_CHUNK): under `shuffle`
+ * drawn from the seed and the pass's number, else number order; and the
+ * place qpos in it (ci, co). */
 static void chunk_order(struct dyn *s)
 {
     s->nchunk = (s->qn + ACTIVE_CHUNK - 1) / ACTIVE_CHUNK;
@@ -749,7 +752,7 @@ static void chunk_order(struct dyn *s)
     ptm_rng_seed(&g, s->seed ^ 0x6163746976650000ull ^ (uint64_t)s->pass_no * 0x9e3779b97f4a7c15u);
     for (int64_t i = 0; i < s->nchunk; i++)
         s->chunk[i] = i;
-    for (int64_t i = s->nchunk - 1; i > 0; i--) { /* Fisher-Yates */
+    for (int64_t i = s->shuffle ? s->nchunk - 1 : 0; i > 0; i--) { /* Fisher-Yates */
         int64_t j = (int64_t)(ptm_rng_next(&g) % (uint64_t)(i + 1));
         int64_t t = s->chunk[i];
         s->chunk[i] = s->chunk[j];
@@ -1070,6 +1073,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->pipeline = (int)sc->pipeline;
     s->uniform = sc->uniform;
     s->active = sc->active;
+    s->shuffle = sc->shuffle;
     s->program = bs->has_priority;
     ptm_rng_seed(&s->g, info->seed ^ 0x64796e616d696300ull); /* "dynamic" stream */
     s->seed = info->seed;

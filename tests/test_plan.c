@@ -522,6 +522,7 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
               s->keep_all == t->keep_all && s->warmup == t->warmup &&
               s->warmup_unit == t->warmup_unit && s->balance == t->balance &&
               s->pipeline == t->pipeline && s->uniform == t->uniform && s->active == t->active &&
+              s->shuffle == t->shuffle &&
               s->per_round == t->per_round &&
               s->minibatch == t->minibatch);
     same_hook("update", &a->update, &b->update);
@@ -660,6 +661,38 @@ START_TEST(test_roundtrip_checkpoint)
     if (c->every > 0)
         ck_assert_int_eq(c->every_unit, ckpt_rows[_i].unit);
     ck_assert_double_eq(c->seconds, ckpt_rows[_i].seconds);
+    loaded_free(&r);
+    ptm_free(yaml);
+    plan_free(plan);
+}
+END_TEST
+
+/* examples/lasso/lasso.ptm with `shuffle` beside its `active`: written and
+ * loaded back the same, the flag kept. */
+START_TEST(test_roundtrip_shuffle)
+{
+    char *job = tu_read_file("examples/lasso/lasso.ptm", NULL);
+    ck_assert_msg(job != NULL, "cannot read examples/lasso/lasso.ptm (run from the root)");
+    const char *at = strstr(job, "    active ");
+    ck_assert_ptr_nonnull(at);
+    size_t n = strlen(job) + 32, pre = (size_t)(at - job);
+    char *text = malloc(n);
+    ck_assert_ptr_nonnull(text);
+    snprintf(text, n, "%.*s    shuffle\n%s", (int)pre, job, at);
+    free(job);
+    struct ptm_plan *plan = tu_compile("lasso.ptm", text, "examples/lasso", false);
+    free(text);
+    ck_assert(plan->schedule.active && plan->schedule.shuffle);
+    char *yaml;
+    size_t len;
+    ck_assert_int_eq(ptm_plan_emit_buf(plan, &yaml, &len), 0);
+    ck_assert_ptr_nonnull(strstr(yaml, "shuffle: true"));
+    struct loaded r = load_text(yaml, len);
+    tu_expect_text("shuffle roundtrip", 0, r.diags, "", NULL);
+    ck_assert_int_eq(r.rc, 0);
+    same_plan(plan, r.plan);
+    ck_assert(r.plan->schedule.shuffle);
+    ck_assert_str_eq(r.yaml, yaml);
     loaded_free(&r);
     ptm_free(yaml);
     plan_free(plan);
@@ -1920,6 +1953,7 @@ static Suite *plan_suite(void)
     tc = tcase_create("roundtrip");
     tcase_set_timeout(tc, 30);
     add_rows(tc, test_roundtrip, examples);
+    tcase_add_test(tc, test_roundtrip_shuffle);
     add_rows(tc, test_golden, examples);
     add_rows(tc, test_roundtrip_checkpoint, ckpt_rows);
     suite_add_tcase(s, tc);

@@ -1071,15 +1071,26 @@ static void chunk_pass(struct sch *s, int64_t *seq)
     }
 }
 
-/* An active pass goes over its blocks 256 at a time in number order, the
- * runs in a random order drawn for the pass (the same on any number of
- * workers); a full pass goes in number order. */
+/* Under `shuffle` an active pass goes over its blocks 256 at a time in
+ * number order, the runs in a random order drawn for the pass (the same on
+ * any number of workers); a full pass goes in number order, and so does
+ * every pass without `shuffle`. */
 START_TEST(test_active_chunks)
 {
     enum { B = 1200, PASSES = 5 };
     struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
     f->plan.schedule.sample = 100;
     f->plan.schedule.active = true;
+    static int64_t plain[PASSES][B];
+    struct sch u;
+    sch_new(&u, &ptm_sched_dynamic, f, 2, 77);
+    for (int p = 0; p < PASSES; p++) {
+        chunk_pass(&u, plain[p]);
+        for (int64_t i = 0; i < B; i++)
+            ck_assert_int_eq(plain[p][i], i);
+    }
+    sch_free(&u);
+    f->plan.schedule.shuffle = true;
     static int64_t seq[2][PASSES][B];
     for (int k = 0; k < 2; k++) {
         struct sch s;
@@ -1798,41 +1809,43 @@ static const struct ck_row {
     bool decay;  /* the changes shrink over stretches of 40 rounds */
     bool steady; /* blocks 0, 4, 8, ... never move, the others always (else
                     about a third of the changes are 0, at random) */
+    bool shuffle;
 } ck_rows[] = {
     {"dynamic, the change as priority, a predicate", PLAN_POLICY_DYNAMIC, 60, 3, PRIO_NONE,
-     DEP_PRED, false, 12, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+     DEP_PRED, false, 12, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"dynamic, abs(delta), uniform 0.5", PLAN_POLICY_DYNAMIC, 60, 2, PRIO_ABS_DELTA, DEP_NONE,
-     false, 10, 0, 0, false, 0.5, 0, PLAN_UNIT_ROUNDS, false, false},
+     false, 10, 0, 0, false, 0.5, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"dynamic, param(j), costs, warmup 3 rounds", PLAN_POLICY_DYNAMIC, 50, 3, PRIO_LOCAL, DEP_NONE,
-     true, 16, 0, 0, false, 0, 3, PLAN_UNIT_ROUNDS, false, false},
+     true, 16, 0, 0, false, 0, 3, PLAN_UNIT_ROUNDS, false, false, false},
     {"dynamic, a priority read elsewhere", PLAN_POLICY_DYNAMIC, 40, 2, PRIO_NONLOCAL, DEP_PRED,
-     false, 8, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+     false, 8, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"dynamic, a priority that reads rounds, warmup 1 sweep", PLAN_POLICY_DYNAMIC, 45, 1,
-     PRIO_ROUNDS, DEP_NONE, false, 9, 0, 0, false, 0, 1, PLAN_UNIT_SWEEPS, false, false},
+     PRIO_ROUNDS, DEP_NONE, false, 9, 0, 0, false, 0, 1, PLAN_UNIT_SWEEPS, false, false, false},
     {"dynamic, every block a candidate", PLAN_POLICY_DYNAMIC, 20, 2, PRIO_NONE, DEP_PRED, true, 20,
-     0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+     0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"dynamic, pipeline 2", PLAN_POLICY_DYNAMIC, 60, 3, PRIO_LOCAL, DEP_PRED, true, 10, 0, 2, false,
-     0, 0, PLAN_UNIT_ROUNDS, false, false},
+     0, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"dynamic, active", PLAN_POLICY_DYNAMIC, 60, 2, PRIO_NONE, DEP_PRED, false, 7, 0, 0, true, 0, 0,
-     PLAN_UNIT_ROUNDS, true, false},
+     PLAN_UNIT_ROUNDS, true, false, false},
     {"dynamic, active, param(j), pipeline 3", PLAN_POLICY_DYNAMIC, 50, 3, PRIO_LOCAL, DEP_NONE,
-     false, 6, 0, 3, true, 0, 0, PLAN_UNIT_ROUNDS, true, false},
+     false, 6, 0, 3, true, 0, 0, PLAN_UNIT_ROUNDS, true, false, false},
     {"dynamic, active, a priority read elsewhere", PLAN_POLICY_DYNAMIC, 40, 1, PRIO_NONLOCAL,
-     DEP_NONE, false, 5, 0, 0, true, 0, 0, PLAN_UNIT_ROUNDS, true, false},
+     DEP_NONE, false, 5, 0, 0, true, 0, 0, PLAN_UNIT_ROUNDS, true, false, false},
     /* a full pass, then ACTIVE_PASSES active ones of a round each, then a
      * full one */
     {"dynamic, active, passes of a round, pipeline 1", PLAN_POLICY_DYNAMIC, 12, 2, PRIO_ABS_DELTA,
-     DEP_NONE, false, 12, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true},
+     DEP_NONE, false, 12, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true, false},
     {"random", PLAN_POLICY_RANDOM, 40, 2, PRIO_NONE, DEP_NONE, false, 0, 5, 0, false, 0, 0,
-     PLAN_UNIT_ROUNDS, false, false},
+     PLAN_UNIT_ROUNDS, false, false, false},
     {"random, a block a worker", PLAN_POLICY_RANDOM, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 0, 0,
-     false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+     false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"round_robin, per_round 7", PLAN_POLICY_ROUND_ROBIN, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 7,
-     0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false},
+     0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
     {"rotation", PLAN_POLICY_ROTATION, 4, 4, PRIO_NONE, DEP_NONE, false, 0, 0, 0, false, 0, 0,
-     PLAN_UNIT_ROUNDS, false, false},    /* active passes of several chunks of 256 (blocks 0, 4, 8, ... rest) */
-    {"dynamic, active, passes of 3 chunks, pipeline 1", PLAN_POLICY_DYNAMIC, 700, 2,
-     PRIO_ABS_DELTA, DEP_NONE, false, 64, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true},
+     PLAN_UNIT_ROUNDS, false, false, false},
+    /* active passes of several chunks of 256 (blocks 0, 4, 8, ... rest) */
+    {"dynamic, active, shuffle, passes of 3 chunks, pipeline 1", PLAN_POLICY_DYNAMIC, 700, 2,
+     PRIO_ABS_DELTA, DEP_NONE, false, 64, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true, true},
 };
 
 /* A run as the engine drives its scheduler: before each next() the
@@ -1858,6 +1871,7 @@ static void ckrun_new(struct ckrun *r, const struct ck_row *row, int64_t B, int 
     sc->per_round = row->per_round;
     sc->pipeline = row->pipeline;
     sc->active = row->active;
+    sc->shuffle = row->shuffle;
     sc->uniform = row->uniform;
     sc->warmup = row->warmup;
     sc->warmup_unit = row->warmup_unit;

@@ -1389,6 +1389,11 @@ static const struct sem_row sem_rows[] = {
       "options with ',' or new lines\n"
       "    schedule dynamic { sample 256 active balance }\n"
       "                       ^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
+    R(LASSO, "schedule", "schedule dynamic { sample 256, shuffle }",
+      "t.ptm:11:32: error: 'shuffle' orders the passes of 'active': add 'active', or remove "
+      "'shuffle'\n"
+      "    schedule dynamic { sample 256, shuffle }\n"
+      "                                   ^^^^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { sample X }",
       "t.ptm:11:27: error: 'X' is a data source, not a number\n"
       "    schedule dynamic { sample X }\n"

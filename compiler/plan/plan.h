@@ -177,6 +177,7 @@ struct plan_schedule {
     int64_t pipeline;   /* dynamic: rounds scheduled ahead */
     double uniform;     /* dynamic: the share of candidates drawn uniformly, 0 .. 1 */
     bool active;        /* dynamic: passes over every block, then over those that move */
+    bool shuffle;       /* dynamic, active: active passes in runs of 256, the runs shuffled */
     int64_t per_round;  /* round_robin, random: blocks per round; 0 = workers */
     int64_t minibatch;  /* data_parallel: rows per clock per worker */
 };

@@ -1427,10 +1427,11 @@ static void load_blockset(struct load *L, const struct node *x, uint32_t i)
 }
 
 enum { S_POLICY, S_OVER, S_SAMPLE, S_KEEP, S_WARMUP, S_WARMUP_UNIT, S_BALANCE, S_PIPELINE,
-       S_UNIFORM, S_ACTIVE, S_PER_ROUND, S_MINIBATCH, S_N };
+       S_UNIFORM, S_ACTIVE, S_SHUFFLE, S_PER_ROUND, S_MINIBATCH, S_N };
 static const char *const sched_keys[] = {"policy",      "over",    "sample",   "keep",
                                          "warmup",      "warmup_unit", "balance", "pipeline",
-                                         "uniform",     "active",      "per_round", "minibatch"};
+                                         "uniform",     "active",      "shuffle", "per_round",
+                                         "minibatch"};
 
 enum { PD = 1u << PLAN_POLICY_DYNAMIC, PRR = 1u << PLAN_POLICY_ROUND_ROBIN,
        PRND = 1u << PLAN_POLICY_RANDOM, PDP = 1u << PLAN_POLICY_DATA_PARALLEL };
@@ -1438,7 +1439,7 @@ enum { PD = 1u << PLAN_POLICY_DYNAMIC, PRR = 1u << PLAN_POLICY_ROUND_ROBIN,
 /* The policies each option of the schedule belongs to (S_SAMPLE on). */
 static const unsigned sched_option_policies[S_N] = {
     [S_SAMPLE] = PD,   [S_KEEP] = PD,      [S_WARMUP] = PD,        [S_WARMUP_UNIT] = PD,
-    [S_BALANCE] = PD,  [S_PIPELINE] = PD,  [S_UNIFORM] = PD, [S_ACTIVE] = PD,
+    [S_BALANCE] = PD,  [S_PIPELINE] = PD,  [S_UNIFORM] = PD, [S_ACTIVE] = PD, [S_SHUFFLE] = PD,
     [S_PER_ROUND] = PRR | PRND,
     [S_MINIBATCH] = PDP,
 };
@@ -1456,6 +1457,7 @@ static void schedule_defaults(struct plan_schedule *s)
     s->pipeline = 1;
     s->uniform = 0;
     s->active = false;
+    s->shuffle = false;
     s->per_round = 0;
     s->minibatch = 1000;
 }
@@ -1518,10 +1520,16 @@ static void load_schedule(struct load *L, const struct node *x)
             if (m.val[k])
                 m_bool(L, &m, k, &s->active);
             break;
+        case S_SHUFFLE: /* optional: absent is false */
+            if (m.val[k])
+                m_bool(L, &m, k, &s->shuffle);
+            break;
         case S_PER_ROUND: m_int(L, &m, k, 0, 100000000, &s->per_round); break;
         case S_MINIBATCH: m_int(L, &m, k, 1, PTM_WHOLE_MAX, &s->minibatch); break;
         }
     }
+    if (s->shuffle && !s->active)
+        error(L, m.key[S_SHUFFLE]->loc, "'shuffle' orders the passes of 'active', which is off");
 }
 
 enum { O_KEY, O_NUM, O_STR, O_DATA, O_PARAM, O_N };

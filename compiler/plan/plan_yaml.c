@@ -425,6 +425,8 @@ static void schedule(struct emit *e, const struct plan_schedule *s)
             kv_num(e, "uniform", s->uniform);
         if (s->active) /* optional: absent is false */
             kv_bool(e, "active", true);
+        if (s->shuffle) /* optional: absent is false */
+            kv_bool(e, "shuffle", true);
         break;
     case PLAN_POLICY_ROUND_ROBIN:
     case PLAN_POLICY_RANDOM: kv_int(e, "per_round", s->per_round); break;
