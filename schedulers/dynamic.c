@@ -113,9 +113,9 @@
  * columns whose solution is dense: bench/RESULTS.md, "Schedulers"), and
  * whole chunks keep the columns read in the order they are stored (blocks
  * in a random order made the wide data's passes four times slower).
- * Chunks of 256: on the tall data 75 sweeps to 1e-6 of f* (32: 77, 1024:
- * 80, 4096: 93; number order 131). Without `shuffle` the chunks come in
- * number order. */
+ * Chunks of 256: on the tall data 75 to 76 sweeps to 1e-6 of f* (32: 77,
+ * 1024: 80, 4096: 93; number order 130). Without `shuffle` the chunks
+ * come in number order. */
 #define ACTIVE_CHUNK 256
 /* Passes whose changes may not all be told yet: a round made and not told
  * belongs to one of the last MAX_PIPELINE + 1 passes. */
@@ -1223,7 +1223,7 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
             v2f64 s01 = {0, 0}, s23 = {0, 0};
             size_t i = 0;
             int64_t b0 = n ? blocks[0] : 0;
-            if (s->told_range[s->told_head] && blocks[n - 1] == b0 + (int64_t)n - 1) {
+            if (n > 0 && s->told_range[s->told_head] && blocks[n - 1] == b0 + (int64_t)n - 1) {
                 /* the blocks b0, b0 + 1, ...: four flags a store */
                 for (; i + 4 <= n; i += 4) {
                     v2f64 c01, c23;

@@ -314,7 +314,8 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     if (!(k->pvars = rt_zalloc(B, sizeof(int64_t))) || !(k->pdelta = rt_zalloc(B, sizeof(double))))
         return PTM_ENOMEM;
     /* ROWS: the cut tables while they stay within 64 MiB */
-    if (k->mode == ROWS && (double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
+    if (k->mode == ROWS &&
+        (double)(P - 1) * (double)x->ncols * sizeof(int32_t) <= 64.0 * 1024 * 1024)
         for (int p = 1; p < run->P; p++) {
             if (!(k->cut[p] = rt_zalloc((size_t)(x->ncols > 0 ? x->ncols : 1), sizeof(int32_t))))
                 return PTM_ENOMEM;
