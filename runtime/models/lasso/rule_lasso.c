@@ -110,7 +110,8 @@ enum mode { ROWS, SEQ1, SEQP, RANKS };
 
 /* A worker's own (ROWS, SEQP). */
 struct lasso_w {
-    int32_t *rows; /* the rows of its own that X delta touches, nr of them */
+    int32_t *rows; /* ROWS: the rows of its own that X delta touches, nr of them
+                      (SEQP: room for a list a checkpoint's form may hold) */
     size_t nr;
     bool solo;     /* SEQP: the last round ran on the first worker alone */
     double dec;    /* SEQP: how much its share lowered f on its copy */
