@@ -1234,7 +1234,8 @@ static void dyn_done(void *state, const int64_t *blocks, const double *change, s
                     s01 += c01;
                     s23 += c23;
                 }
-            } else {
+            } else { /* the same loop with the flags scattered (one loop with the
+                      * test inside took 5% more of the scheduler's instructions) */
                 for (; i + 4 <= n; i += 4) {
                     v2f64 c01, c23;
                     memcpy(&c01, change + i, sizeof(c01));
