@@ -158,6 +158,8 @@ struct dyn {
     int P;
     const struct sched_alone *alone; /* ptm_sched_info.alone */
     size_t N; /* candidates a round: sample, at most B */
+    size_t limit; /* ... at most this many in the round being computed (the
+                     caller's limit, ptm_sched_round) */
     bool balance;
     int64_t warmup;
     bool warm_rounds; /* the warm-up is counted in rounds, else in sweeps */
@@ -650,7 +652,7 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
     if (!warm && (rc = refresh(s, err, errlen)) != 0)
         return rc;
     new_stamp(s);
-    size_t N = s->N, fy = 0;
+    size_t N = s->limit, fy = 0;
     /* Drawing without replacement: draw with replacement and draw again
      * on a block already drawn (which gives each draw with probability
      * proportional to the weights of the blocks not drawn yet), until the
@@ -887,13 +889,17 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
  * dealt as under sampling, the others wait for the next round. */
 static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
 {
-    size_t N = s->N, k = 0;
+    size_t N = s->limit, k = 0;
     /* without a filter every candidate is kept: with one worker the
      * candidates are written as the round's blocks, else dealt from cand */
     bool all = sched_conflicts_none(s->conf);
     int64_t *cand = all && s->P == 1 ? out->blocks : s->cand;
-    memcpy(cand, s->defer, s->ndefer * sizeof(int64_t));
-    k = s->ndefer;
+    /* the candidates left out last round first; under a lower limit
+     * (offer) than then, those beyond it wait for the next round */
+    k = s->ndefer < N ? s->ndefer : N;
+    size_t wait = s->ndefer - k;
+    memcpy(cand, s->defer, k * sizeof(int64_t));
+    memmove(s->defer, s->defer + k, wait * sizeof(int64_t));
     int rc;
     if (k == 0 && s->qpos >= s->qn && (rc = next_pass(s, err, errlen)) != 0)
         return rc;
@@ -929,8 +935,8 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     /* the blocks qpos - k .. qpos - 1 of a full pass, all kept */
     bool range = all && s->full && s->ndefer == 0;
     size_t nk = all ? k : sched_conflicts_filter(s->conf, cand, k, s->kept, &evals);
-    s->ndefer = 0;
-    if (nk < k) { /* the candidates not kept, in their order */
+    s->ndefer = wait;
+    if (nk < k) { /* the candidates not kept, in their order, after those waiting */
         new_stamp(s);
         for (size_t i = 0; i < nk; i++)
             s->drawn[s->kept[i]] = s->stamp;
@@ -1067,6 +1073,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->alone = info->alone;
     int64_t sample = sc->sample > 0 ? sc->sample : 256;
     s->N = (size_t)(sample < s->B ? sample : s->B);
+    s->limit = s->N;
     s->balance = sc->balance;
     s->warmup = sc->warmup;
     s->warm_rounds = sc->warmup_unit == PLAN_UNIT_ROUNDS;
@@ -1186,6 +1193,7 @@ static int dyn_next(void *state, struct ptm_sched_round *out, char *err, size_t 
     }
     s->want_order = out->order != NULL;
     s->want_load = out->load != NULL;
+    s->limit = out->limit > 0 && out->limit < s->N ? out->limit : s->N;
     if (s->pipeline == 0)
         return compute(s, out, err, errlen);
     int rc;
@@ -1571,6 +1579,7 @@ static void dyn_state(void *state, struct ptm_ckpt *ck)
 
 const struct ptm_sched_ops ptm_sched_dynamic = {
     .name = "dynamic",
+    .limits = true,
     .create = dyn_create,
     .cap = dyn_cap,
     .next = dyn_next,

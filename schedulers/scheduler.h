@@ -104,6 +104,11 @@ struct ptm_sched_round {
     size_t *order;
     /* Dependency checks computed this round (not answered by a cache). */
     int64_t evaluations;
+    /* In: the most blocks the caller wants in the round, 0 for no limit.
+     * A policy whose ops->limits is set takes no more candidates than
+     * that (after rounds the rule had to damp, the engine asks for fewer:
+     * spec/runtime.md, Damped rounds); the others ignore it. */
+    size_t limit;
     /* Every block went to the first worker, in the policy's order, because
      * ptm_sched_info.alone said the caller runs the round there alone;
      * order is then not written (it is the identity). */
@@ -112,6 +117,8 @@ struct ptm_sched_round {
 
 struct ptm_sched_ops {
     const char *name;
+    /* next() honours ptm_sched_round.limit */
+    bool limits;
     /* A new scheduler in *state. Returns 0, PTM_EINVAL (the plan asks for
      * what this policy cannot do, or an expression has a bad value; a
      * message in err), PTM_EDATA, PTM_ENOENT or PTM_EIO (a file the policy

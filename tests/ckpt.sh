@@ -94,6 +94,24 @@ schedule $pol" "$T/lasso/lasso.ptm" >"$T/lasso/pol.ptm"
     end
 done
 
+# rounds computed together and damped on non-negative data: the engine
+# lowers the blocks dynamic is offered after them (spec/runtime.md, Damped
+# rounds), which a resumed run must take up where the first left off
+mkdir -p "$T/offer"
+"$PTM" gen lasso --seed 3 --out "$T/offer/data" --rows 400 --cols 200 --density 0.05 --group 5 \
+    --nonnegative --offset 10 >/dev/null 2>&1 || no "ptm gen lasso failed"
+printf '%s\n' "job o" "const lambda = 0.0001" \
+    "data X : sparse matrix from \"$T/offer/data/lasso.svm\" format libsvm shard rows" \
+    "data y : vector from labels(X)" "param beta : vector[cols(X)] = 0" \
+    "param r : vector[rows(X)] = y shard like X" "blocks coef = beta each 1" \
+    "priority coef(j) = abs(delta(beta[j])) + 1e-4" "schedule dynamic { sample 100 }" \
+    "update builtin lasso_cd { lambda = lambda }" \
+    "objective builtin lasso_objective { lambda = lambda } every 1 sweeps" \
+    "stop when sweeps >= 8" "output beta to \"beta.tsv\"" >"$T/offer/o.ptm"
+begin "resume: dynamic with damped rounds (fewer blocks offered), 2 workers, the same bytes"
+resumed offer o.ptm 23 --workers 2
+end
+
 example mf mf
 for w in 1 2; do
     for job in mf.ptm mf_lua.ptm; do

@@ -1841,6 +1841,74 @@ awk -v a="$fk" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 &&
 [ -s "$T/lrl/w-logreg_lua.tsv" ] || no "no w written"
 end
 
+# ---- run: damped rounds lower the blocks dynamic offers -----------------------
+
+# Non-negative columns and labels of a large mean: rounds of 100 coefficients
+# computed together overshoot and are damped (spec/runtime.md, Damped rounds).
+mkdir -p "$T/offer"
+"$PTM" gen lasso --seed 3 --out "$T/offer" --rows 400 --cols 200 --density 0.05 --group 5 \
+    --nonnegative --offset 10 >/dev/null 2>&1
+printf '%s\n' "job o" "const lambda = 0.0001" \
+    "data X : sparse matrix from \"$T/offer/lasso.svm\" format libsvm shard rows" \
+    "data y : vector from labels(X)" "param beta : vector[cols(X)] = 0" \
+    "param r : vector[rows(X)] = y shard like X" "blocks coef = beta each 1" \
+    "priority coef(j) = abs(delta(beta[j])) + 1e-4" "schedule dynamic { sample 100 }" \
+    "update builtin lasso_cd { lambda = lambda }" \
+    "objective builtin lasso_objective { lambda = lambda } every 1 sweeps" \
+    "stop when sweeps >= 12" "output beta to \"$T/offer/beta.tsv\"" >"$T/offer/o.ptm"
+for w in 1 2; do
+    begin "run: dynamic, $w worker(s): after a round of n blocks damped to step t the next rounds offer ceil(n t), one more (2%) after each round not damped"
+    run run --workers $w --trace "$T/offer/t$w.json" "$T/offer/o.ptm"
+    want_rc 0
+    grep -q ' damped [0-9]* offer [0-9]* .*elapsed ' "$T/err" || no "no progress line says 'damped N offer K'"
+    [ "$(grep -c 'note: round [0-9]* was damped' "$T/err")" = 1 ] || no "not one note on the first lowering"
+    /usr/bin/python3 - "$T/offer/t$w.json" "$T/err" >"$T/out" 2>&1 <<'EOF2' || no "$(cat "$T/out")"
+import json, math, re, sys
+rounds = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"round"')]
+note = re.search(r"note: round (\d+) was damped \(step ([0-9.e-]+)\): from now on dynamic "
+                 r"offers at most (\d+) blocks a round", open(sys.argv[2]).read())
+assert note, "no note with the round, the step and the blocks offered"
+N, offer, lowered, grew = 100, 0, 0, 0
+for i, x in enumerate(rounds):
+    # the round was computed when the one before it was handed out (pipeline
+    # 1), under the limit in force after the round before that
+    assert x["candidates"] <= (rounds[i - 2].get("offer", N) if i >= 2 else N), \
+        "round %d has %d candidates over the %s offered" % (x["round"], x["candidates"],
+                                                          rounds[i - 2].get("offer"))
+    t = x.get("step", 1)
+    if t < 1:
+        want = math.ceil(x["updates"] * t)
+        lowered += want < N
+        if lowered == 1 and want < N:
+            assert int(note.group(1)) == x["round"] and int(note.group(3)) == want, "the note"
+    elif offer:
+        want = max(offer + 1, math.ceil(offer * 1.02))
+        grew += 1
+    else:
+        want = N
+    want = want if want < N else 0
+    assert x.get("offer", 0) == want, "round %d (%d blocks, step %g): offer %s, want %d" % (
+        x["round"], x["updates"], t, x.get("offer"), want)
+    offer = want
+objs = [x["objective"] for x in rounds if "objective" in x]
+assert all(b <= a * (1 + 1e-14) for a, b in zip(objs, objs[1:])), "the objective rose"
+assert lowered >= 3 and grew >= 10, "lowered %d times, grew %d" % (lowered, grew)
+assert sum(x["candidates"] < N for x in rounds) >= 10, "few rounds below the sample"
+EOF2
+    end
+done
+
+begin "run: dynamic with damped rounds, 1 and 2 workers: the same candidates, steps and offers"
+/usr/bin/python3 - "$T/offer/t1.json" "$T/offer/t2.json" >"$T/out" 2>&1 <<'EOF2' || no "$(cat "$T/out")"
+import json, sys
+def load(f):
+    return [(x["candidates"], x["updates"], x.get("step"), x.get("offer"))
+            for x in (json.loads(l) for l in open(f) if l.startswith('{"round"'))]
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert a == b and len(a) > 20, "they differ (%d and %d rounds)" % (len(a), len(b))
+EOF2
+end
+
 # ---- run: indices out of range in depend, priority and cost -------------------
 
 # A constant index is checked against what is known before the data is read;

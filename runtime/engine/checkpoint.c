@@ -44,7 +44,7 @@
 #include "ptm.h"
 #include "wfile.h"
 
-#define CK_MAGIC "PTMCKPT1"
+#define CK_MAGIC "PTMCKPT2"
 #define CK_MANIFEST_HEAD "ptm checkpoint 1"
 /* Without a word on when: one every ten minutes (and one at the end). */
 #define CK_DEFAULT_SECONDS 600.0
@@ -195,6 +195,7 @@ static void engine_state(struct ptm_run *run, struct ptm_ckpt *ck)
     PTM_CK(ck, run->seconds);
     PTM_CK(ck, run->damped);
     PTM_CK(ck, run->step);
+    ptm_sched_ck_index(ck, &run->offer, 0, INT64_MAX, "blocks offered");
     PTM_CK(ck, run->cur);
     PTM_CK(ck, run->worse);
     PTM_CK(ck, run->worse_from);

@@ -367,6 +367,10 @@ struct ptm_run {
                                 * and are committed on the coordinator */
     int64_t damped;            /* rounds damped so far */
     double step;               /* the step of the last round (1: not damped) */
+    int64_t offer;             /* with damps, under a policy that takes a limit: the
+                                * most blocks its next rounds may have, 0 for its own
+                                * number (rounds.c, offer_after) */
+    bool offer_told;           /* the note on the first lowering is written */
     bool committed;            /* in damp: the round is committed already, its changes
                                 * in rd->change (rt_rule's alone_undamped) */
     double damp_sums[RT_DAMP_SUMS]; /* MPI: damp_part's totals over the ranks */

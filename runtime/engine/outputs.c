@@ -105,6 +105,8 @@ int rt_trace_round(FILE *t, struct ptm_run *run, const struct rt_round *rd, int6
     }
     if (run->damps && run->step < 1)
         fprintf(t, ", \"step\": %.17g", run->step);
+    if (run->offer > 0)
+        fprintf(t, ", \"offer\": %lld", (long long)run->offer);
     const struct depgraph_info *g = NULL;
     if (run->round == 1 && run->has_depgraph)
         g = &run->depgraph_info;
