@@ -3795,6 +3795,23 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     want_rc 4
     err_has "$T/w/mf/short.ptm:11:1: error: 'W-short.tsv' holds 299 rows, W needs 300 (rows(R))"
     end
+    begin "mpirun -np 2, dynamic with damped rounds: the candidates, offers and steps of the threads"
+    mpirun_ptm 2 run --quiet --workers 1 --trace "$T/offer/tm.json" "$T/offer/o.ptm"
+    want_rc 0
+    /usr/bin/python3 - "$T/offer/t1.json" "$T/offer/tm.json" >"$T/out" 2>&1 <<'EOF2' || no "$(cat "$T/out")"
+import json, sys
+def load(f):
+    return [x for x in (json.loads(l) for l in open(f)) if "round" in x]
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert len(a) == len(b) and len(a) > 20, "%d and %d rounds" % (len(a), len(b))
+assert any("offer" in x for x in a), "no round offered fewer blocks"
+for x, y in zip(a, b):
+    assert (x["candidates"], x["updates"], x.get("offer")) == \
+        (y["candidates"], y["updates"], y.get("offer")), "round %d differs" % x["round"]
+    s, t = x.get("step", 1), y.get("step", 1)
+    assert abs(s - t) <= 1e-9 * s, "round %d: step %r, threads %r" % (x["round"], t, s)
+EOF2
+    end
 else
     echo "skip ptm run under MPI (mpirun missing, a sanitizer build, or built without MPI)"
 fi

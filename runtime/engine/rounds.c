@@ -602,9 +602,10 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
  * not damped (offer_after). On the bench's tall data (non-negative
  * columns, labels of a large mean) `dynamic { sample 4000 }` reached 1e-2
  * of f* in 1.03 s growing by 2% a round and 1.00 s by 5%, 1e-4 in 1.71
- * s either way, where without the limit most rounds were damped and 1e-4
- * was not reached in 100 sweeps (bench/RESULTS.md, "Damped rounds and
- * the blocks offered"). */
+ * s either way (one run each; with `sample 1000` and 10% a round 1e-4
+ * was not reached in 100 sweeps, nor without the limit, which left most
+ * rounds damped: bench/RESULTS.md, "Damped rounds and the blocks
+ * offered"). */
 #define OFFER_GROWTH 1.02
 
 /* After a round of n blocks committed with step t, under a policy that
@@ -622,13 +623,14 @@ static void offer_after(struct ptm_run *run, size_t n, double t)
     if (t < 1) {
         double o = ceil((double)n * t);
         run->offer = o < 1 ? 1 : o < cap ? (int64_t)o : 0;
-        if (run->offer > 0 && !run->offer_told && run->opts.log) {
+        /* with the progress lines, which --quiet silences */
+        if (run->offer > 0 && !run->offer_told && run->opts.log && !run->opts.quiet) {
             run->offer_told = true;
             fprintf(run->opts.log,
                     "%snote: round %lld was damped (step %.3g): from now on %s offers at most "
                     "%lld blocks a round, more again as rounds go undamped (spec/runtime.md, "
                     "Damped rounds)\n",
-                    run->opts.log_tty && !run->opts.quiet ? "\r\033[K" : "",
+                    run->opts.log_tty ? "\r\033[K" : "",
                     (long long)run->round + 1, t, run->sched->name, (long long)run->offer);
         }
     } else if (run->offer > 0) {
