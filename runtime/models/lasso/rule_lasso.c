@@ -129,7 +129,7 @@ struct lasso_state {
     /* ROWS and SEQP */
     int64_t *lo, *hi;    /* worker p's rows lo[p] .. hi[p]-1 */
     double *xd;          /* X delta of the round, each worker on its rows */
-    unsigned char *mark; /* xd[i] holds a sum */
+    unsigned char *mark; /* xd[i] holds a sum (ROWS, RANKS) */
     size_t *pos;         /* ROWS: the dealt place of the block at each policy place */
     int64_t *pvars;      /* ROWS, a variable a block: the round's, in the policy's order */
     double *pdelta;      /* ... and their changes */
@@ -306,9 +306,8 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     }
     ptm_free(cnz);
     size_t B = (size_t)(run->nblocks > 0 ? run->nblocks : 1);
-    k->mark = rt_zalloc(m, 1);
     k->cut = rt_zalloc(P + 1, sizeof(int32_t *));
-    if (!k->mark || !k->cut)
+    if (!k->cut || (k->mode == ROWS && !(k->mark = rt_zalloc(m, 1)))) /* SEQP merges all rows */
         return PTM_ENOMEM;
     if (k->mode == ROWS && !(k->pos = rt_zalloc(B, sizeof(size_t))))
         return PTM_ENOMEM;
