@@ -28,7 +28,8 @@
 #include "viz.h"
 
 /* Three rounds of two workers, with the objective; metrics a and b in
- * rounds 1 and 3 (b null once); a damped round; the run's end. */
+ * rounds 1 and 3 (b null once); a damped round, after which fewer blocks
+ * are offered (3, then 4); the run's end. */
 static const char trace[] =
     "{\"round\": 1, \"seconds\": 0.5, \"blocks\": [1, 2, 3, 4], \"updates\": 4, "
     "\"schedule_seconds\": 0.1, \"work_seconds\": 0.2, \"combine_seconds\": 0.05, "
@@ -37,12 +38,12 @@ static const char trace[] =
     "\"objective\": 10, \"metrics\": {\"a\": 1.5, \"b\": null}}\n"
     "{\"round\": 2, \"seconds\": 1.0, \"blocks\": [1, 2, 3, 4, 5], \"updates\": 5, "
     "\"workers\": [{\"worker\": 1, \"blocks\": [1, 2, 3], \"seconds\": 0.3}, {\"worker\": 2, "
-    "\"blocks\": [4, 5], \"seconds\": 0.4}], \"objective\": 6, \"step\": 0.5}\n"
+    "\"blocks\": [4, 5], \"seconds\": 0.4}], \"objective\": 6, \"step\": 0.5, \"offer\": 3}\n"
     "\n"
     "{\"round\": 3, \"seconds\": 2.0, \"blocks\": [1, 2, 3, 4, 5, 6], \"updates\": 6, "
     "\"workers\": [{\"worker\": 1, \"blocks\": [1, 2, 3], \"seconds\": 0.5}, {\"worker\": 2, "
     "\"blocks\": [4, 5, 6], \"seconds\": 0.9}], \"objective\": 4, "
-    "\"metrics\": {\"b\": 7, \"a\": 2.5}}\n"
+    "\"metrics\": {\"b\": 7, \"a\": 2.5}, \"offer\": 4}\n"
     "{\"stopped\": \"sweeps >= 3 (sweeps 3)\", \"rounds\": 3, \"sweeps\": 3, \"seconds\": 2.0, "
     "\"updates\": 15, \"objective\": 4, \"job\": \"dir/j <1>.ptm\"}\n";
 
@@ -90,6 +91,8 @@ START_TEST(test_read)
     ck_assert_double_eq(r->objective[1], 6);
     ck_assert_double_eq(r->objective[2], 4);
     ck_assert_uint_eq(r->damped, 1);
+    ck_assert_uint_eq(r->offered, 2);
+    ck_assert_int_eq(r->offer_min, 3);
     /* a and b in the order they first appear, each value in its round */
     ck_assert_uint_eq(r->nmetrics, 2);
     ck_assert_str_eq(r->metric[0], "a");
@@ -153,6 +156,9 @@ static const struct {
      "t.json:1: error: the metric 'm' is not a number or null"},
     {"{\"round\": 1, \"blocks\": [], \"seconds\": \"1\"}\n", "t.json:1: error: 'seconds' is not a number"},
     {"{\"round\": \"1\", \"blocks\": []}\n", "t.json:1: error: 'round' is not a number"},
+    {"{\"round\": 1, \"blocks\": [], \"offer\": 2.5}\n", "t.json:1: error: 'offer' is not a number of blocks"},
+    {"{\"round\": 1, \"blocks\": [], \"offer\": 0}\n", "t.json:1: error: 'offer' is not a number of blocks"},
+    {"{\"round\": 1, \"blocks\": [], \"offer\": \"9\"}\n", "t.json:1: error: 'offer' is not a number"},
     {"{\"round\": 1, \"blocks\": []}\n{\"stopped\": 3}\n", "t.json:2: error: 'stopped' is not a string"},
     {"{\"round\": 1, \"blocks\": []}\n{\"stopped\": \"x\", \"job\": 1}\n",
      "t.json:2: error: 'job' is not a string"},
@@ -259,6 +265,8 @@ START_TEST(test_page)
     ck_assert_ptr_nonnull(strstr(s, "sweeps &gt;= 3 (sweeps 3)</div>"));
     ck_assert_ptr_nonnull(strstr(s, "<b>Stopped at sweep 3</b> (round 3, 2 s)"));
     ck_assert_ptr_nonnull(strstr(s, "<code>dir/j &lt;1&gt;.ptm</code>"));
+    ck_assert_ptr_nonnull(strstr(s, "<th>damped rounds</th><td class=\"n\">1</td>"));
+    ck_assert_ptr_nonnull(strstr(s, "<th>fewest blocks offered</th><td class=\"n\">3</td>"));
     ck_assert_ptr_null(strstr(s, "<?xml"));
     ck_assert_ptr_null(strstr(s, "<script"));
     ck_assert_ptr_null(strstr(s, "href="));

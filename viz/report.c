@@ -131,6 +131,10 @@ static int figures(FILE *out, const struct ptm_trace *t, const struct ptm_report
     rowi(out, "objective evaluations", (int64_t)evals);
     rowi(out, "workers", t->workers);
     rowi(out, "damped rounds", (int64_t)r->damped);
+    if (r->offered) {
+        rowi(out, "rounds after which fewer blocks were offered", (int64_t)r->offered);
+        rowi(out, "fewest blocks offered", r->offer_min);
+    }
     for (size_t k = 0; k < r->nmetrics; k++) {
         double v = NAN;
         for (size_t i = 0; i < r->nmvalues; i++)

@@ -28,6 +28,9 @@ struct ptm_report {
     double *updates;   /* through the round, summed; NaN: unknown */
     double *objective; /* NaN: not evaluated in the round */
     size_t damped;     /* rounds with a damping "step" */
+    size_t offered;    /* rounds after which the policy was offered fewer blocks
+                          ("offer") */
+    int64_t offer_min; /* the fewest blocks offered (0: none was) */
     /* metrics: names, and each value with the round (index) it is of */
     char **metric;
     size_t nmetrics;

@@ -163,6 +163,14 @@ static int round_line(struct reader *rd, json_t *o)
     r->updates[i] = rd->no_updates ? NAN : rd->updates;
     if (json_object_get(o, "step"))
         r->damped++;
+    double off = num(rd, o, "offer", false, &rc);
+    if (!isnan(off)) {
+        if (!(off >= 1 && off <= 1e15 && off == floor(off)))
+            return bad(rd, 0, "'%s' is not a number of blocks", "offer");
+        r->offered++;
+        if (r->offer_min == 0 || (int64_t)off < r->offer_min)
+            r->offer_min = (int64_t)off;
+    }
     if (rc != 0)
         return rc;
     r->nrounds++;
