@@ -1210,11 +1210,16 @@ static struct ptm_dataset *logreg_load(const char *dir, const struct gen_logreg_
     return ds;
 }
 
-/* seed, rows, cols, density, nonzeros */
+/* options of ptm gen logreg: seed, rows, cols, density, nonzeros (no held-out rows, not hard) */
+#define LR(s, m, d, p, k)                                                                          \
+    {                                                                                              \
+        .seed = (s), .rows = (m), .cols = (d), .density = (p), .nonzeros = (k)                     \
+    }
+
 static const struct gen_logreg_opts logreg_rows[] = {
-    {51, 20000, 500, 0.05, 50},
-    {52, 20000, 2000, 0.01, 2000}, /* dense w* */
-    {53, 20000, 50, 0.5, 5},
+    LR(51, 20000, 500, 0.05, 50),
+    LR(52, 20000, 2000, 0.01, 2000), /* dense w* */
+    LR(53, 20000, 50, 0.5, 5),
 };
 
 START_TEST(test_logreg_truth)
@@ -1288,10 +1293,10 @@ START_TEST(test_logreg_truth)
 END_TEST
 
 static const struct gen_logreg_opts logreg_shapes[] = {
-    {1, 1, 1, 1, 1},         /* 1 x 1 */
-    {2, 5, 1000, 0.0001, 3}, /* mostly empty rows: the last column is forced */
-    {3, 30, 7, 1, 0},        /* dense X, w* = 0: labels are fair coins */
-    {4, 9, 300, 0.02, 300},
+    LR(1, 1, 1, 1, 1),         /* 1 x 1 */
+    LR(2, 5, 1000, 0.0001, 3), /* mostly empty rows: the last column is forced */
+    LR(3, 30, 7, 1, 0),        /* dense X, w* = 0: labels are fair coins */
+    LR(4, 9, 300, 0.02, 300),
 };
 
 START_TEST(test_logreg_shapes)
@@ -1311,7 +1316,7 @@ END_TEST
 
 START_TEST(test_logreg_deterministic)
 {
-    struct gen_logreg_opts o = {61, 500, 100, 0.1, 10};
+    struct gen_logreg_opts o = LR(61, 500, 100, 0.1, 10);
     gen_logreg_into("lrd-a", &o);
     gen_logreg_into("lrd-b", &o);
     char a[64], b[64];
@@ -1329,7 +1334,7 @@ START_TEST(test_logreg_deterministic)
     o.nonzeros = 50;
     gen_logreg_into("lrd-d", &o);
     double *w1, *w2;
-    struct gen_logreg_opts o1 = {61, 500, 100, 0.1, 10};
+    struct gen_logreg_opts o1 = LR(61, 500, 100, 0.1, 10);
     struct ptm_dataset *x = logreg_load("lrd-a", &o1, &w1);
     struct ptm_dataset *y = logreg_load("lrd-d", &o, &w2);
     ck_assert_int_eq(x->csr.nnz, y->csr.nnz);
@@ -1343,14 +1348,14 @@ START_TEST(test_logreg_deterministic)
 END_TEST
 
 static const struct gen_logreg_opts logreg_bad[] = {
-    {1, 0, 10, 0.1, 1},                      /* rows 0 */
-    {1, 10, 0, 0.1, 0},                      /* cols 0 */
-    {1, (int64_t)INT32_MAX + 1, 10, 0.1, 1}, /* rows too many */
-    {1, 10, 10, 0, 1},                       /* density 0 */
-    {1, 10, 10, 1.01, 1},                    /* density > 1 */
-    {1, 10, 10, NAN, 1},                     /* density NaN */
-    {1, 10, 10, 0.1, 11},                    /* nonzeros > cols */
-    {1, 10, 10, 0.1, -1},                    /* nonzeros < 0 */
+    LR(1, 0, 10, 0.1, 1),                      /* rows 0 */
+    LR(1, 10, 0, 0.1, 0),                      /* cols 0 */
+    LR(1, (int64_t)INT32_MAX + 1, 10, 0.1, 1), /* rows too many */
+    LR(1, 10, 10, 0, 1),                       /* density 0 */
+    LR(1, 10, 10, 1.01, 1),                    /* density > 1 */
+    LR(1, 10, 10, NAN, 1),                     /* density NaN */
+    LR(1, 10, 10, 0.1, 11),                    /* nonzeros > cols */
+    LR(1, 10, 10, 0.1, -1),                    /* nonzeros < 0 */
 };
 
 START_TEST(test_logreg_bad)
@@ -1408,7 +1413,7 @@ START_TEST(test_rename_fails)
     ck_assert_str_eq(file, "docword.txt");
     no_tmp("rf-lda");
 
-    struct gen_logreg_opts r = {1, 5, 10, 0.5, 2};
+    struct gen_logreg_opts r = LR(1, 5, 10, 0.5, 2);
     make_dir("rf-lr");
     make_dir("rf-lr/info.tsv");
     ck_assert_int_eq(ptm_gen_logreg(&r, "rf-lr", &file), PTM_EIO);
@@ -1424,7 +1429,7 @@ START_TEST(test_out_of_memory)
     make_dir("oom");
     struct gen_mf_opts m = {1, 30, 20, 3, 100, 0, 0.2, 0.1};
     struct gen_lda_opts l = {1, 10, 30, 3, 8, 0.1, 0.1};
-    struct gen_logreg_opts r = {1, 20, 10, 0.3, 3};
+    struct gen_logreg_opts r = LR(1, 20, 10, 0.3, 3);
     for (int model = 0; model < 3; model++) {
         int rc = PTM_ENOMEM;
         unsigned long nth;

@@ -630,8 +630,8 @@ static void offer_after(struct ptm_run *run, size_t n, double t)
                     "%snote: round %lld was damped (step %.3g): from now on %s offers at most "
                     "%lld blocks a round, more again as rounds go undamped (spec/runtime.md, "
                     "Damped rounds)\n",
-                    run->opts.log_tty ? "\r\033[K" : "",
-                    (long long)run->round + 1, t, run->sched->name, (long long)run->offer);
+                    run->opts.log_tty ? "\r\033[K" : "", (long long)run->round + 1, t,
+                    run->sched->name, (long long)run->offer);
         }
     } else if (run->offer > 0) {
         double o = ceil((double)run->offer * OFFER_GROWTH);
@@ -827,8 +827,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
                 struct ptm_sched_round sr = {
                     .blocks = rd->blocks,
                     .part = rd->part,
-                    .order = run->apply_dealt && !run->want_order && run->nranks == 1 ? NULL
-                                                                                   : rd->order,
+                    .order =
+                        run->apply_dealt && !run->want_order && run->nranks == 1 ? NULL : rd->order,
                     .limit = (size_t)run->offer};
                 rt_sched_globals(run);
                 rc = run->sched->next(run->sched_state, &sr, err, errlen);
