@@ -419,11 +419,12 @@ static void progress(const struct ptm_run *run)
     const char *unit = "updates";
     double ups = unit_rate(run, &unit);
     char damped[80] = "", left[48] = "";
-    if (run->damped && run->offer > 0) /* before elapsed, which stays last */
-        snprintf(damped, sizeof(damped), "damped %lld offer %lld ", (long long)run->damped,
-                 (long long)run->offer);
-    else if (run->damped)
-        snprintf(damped, sizeof(damped), "damped %lld ", (long long)run->damped);
+    if (run->damped) { /* before elapsed, which stays last */
+        int at = snprintf(damped, sizeof(damped), "damped %lld ", (long long)run->damped);
+        if (run->offer > 0 && at > 0 && (size_t)at < sizeof(damped))
+            snprintf(damped + at, sizeof(damped) - (size_t)at, "offer %lld ",
+                     (long long)run->offer);
+    }
     double e = eta(run);
     if (!isnan(e) && run->round > 0)
         snprintf(left, sizeof(left), "eta %.3gs ", e);
