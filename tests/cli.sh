@@ -1898,6 +1898,37 @@ EOF2
     end
 done
 
+begin "run: lasso_cd without an intercept on labels of mean 10: a note says so, with the mean and its ratio to the standard deviation"
+run run --quiet --workers 1 "$T/offer/o.ptm"
+want_rc 0
+/usr/bin/python3 - "$T/offer/lasso.svm" "$T/err" >"$T/out" 2>&1 <<'EOF2' || no "$(cat "$T/out")"
+import re, sys
+y = [float(l.split()[0]) for l in open(sys.argv[1]) if l.strip()]
+m = sum(y) / len(y)
+sd = (sum((v - m) ** 2 for v in y) / len(y)) ** 0.5
+note = re.findall(r"note: update lasso_cd has no intercept, and the labels' mean \(([^)]*)\) is "
+                  r"([0-9.e+]+) times their standard deviation: .* `intercept = b` fit it "
+                  r"directly", open(sys.argv[2]).read())
+assert len(note) == 1, "%d notes" % len(note)
+assert note[0] == ("%.3g" % m, "%.3g" % (abs(m) / sd)), "%s, want %.3g and %.3g" % (note[0], m, abs(m) / sd)
+EOF2
+end
+
+begin "run: lasso_cd with an intercept, or on centred labels: no note on the intercept"
+sed -e 's|^param r .*|param b : vector[1] = 0\n&|' -e 's|lasso_cd { lambda = lambda }|lasso_cd { lambda = lambda, intercept = b }|' \
+    -e 's|lasso_objective { lambda = lambda }|lasso_objective { lambda = lambda, intercept = b }|' \
+    "$T/offer/o.ptm" >"$T/offer/ob.ptm"
+grep -q 'intercept = b }' "$T/offer/ob.ptm" || no "the job's intercept was not added"
+run run --quiet --workers 1 "$T/offer/ob.ptm"
+want_rc 0
+err_lacks "no intercept"
+"$PTM" gen lasso --seed 3 --out "$T/offer/c" --rows 400 --cols 200 --density 0.05 --group 5 >/dev/null 2>&1
+sed "s|$T/offer/lasso.svm|$T/offer/c/lasso.svm|" "$T/offer/o.ptm" >"$T/offer/oc.ptm"
+run run --quiet --workers 1 "$T/offer/oc.ptm"
+want_rc 0
+err_lacks "no intercept"
+end
+
 begin "run: dynamic with damped rounds, 1 and 2 workers: the same candidates, steps and offers"
 /usr/bin/python3 - "$T/offer/t1.json" "$T/offer/t2.json" >"$T/out" 2>&1 <<'EOF2' || no "$(cat "$T/out")"
 import json, sys
