@@ -918,7 +918,7 @@ enum { P_DYN = 1u << PLAN_POLICY_DYNAMIC, P_ROT = 1u << PLAN_POLICY_ROTATION,
 /* X(name, policies, values) */
 #define SCHED_OPTION_LIST(X)                                                   \
     X(sample, P_DYN, "a whole number")                                         \
-    X(keep, P_DYN, "'independent' or 'all'")                                   \
+    X(keep, P_DYN, "'independent', 'moved' or 'all'")                          \
     X(warmup, P_DYN, "a whole number, then 'rounds' or 'sweeps'")              \
     X(balance, P_DYN, "nothing, 'true' or 'false'")                            \
     X(pipeline, P_DYN, "a whole number")                                       \
@@ -1009,12 +1009,12 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
         else
             ok = false;
     } else if (strcmp(def->name, "keep") == 0) {
-        if (n == 1 && opt_word(v, "independent"))
-            sc->keep_all = false;
-        else if (n == 1 && opt_word(v, "all"))
-            sc->keep_all = true;
-        else
+        if (n == 1 && (opt_word(v, "independent") || opt_word(v, "all") || opt_word(v, "moved"))) {
+            sc->keep_all = opt_word(v, "all");
+            sc->keep_moved = opt_word(v, "moved");
+        } else {
             ok = false;
+        }
     } else if (strcmp(def->name, "warmup") == 0) {
         if (n < 1 || n > 2)
             ok = false;
@@ -1110,6 +1110,25 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
         const struct ast_option *so = given ? NULL : set_option(s, "schedule", n + 9);
         if (so)
             check_sched_option(s, sc, so);
+    }
+    if (sc->keep_moved && sc->pipeline > 0) {
+        /* the filter after the update tells the policy which changes it
+         * dropped, which the next round must see: rounds are scheduled
+         * one at a time, after the last is committed */
+        const struct ast_option *given = NULL;
+        bool set = false;
+        for (const struct ast_option *q = opts->head; q; q = q->next)
+            if (strcmp(q->key.name, "pipeline") == 0)
+                given = q;
+        for (unsigned k = 0; k < s->opts->nsets; k++)
+            set |= strcmp(s->opts->sets[k].name, "schedule.pipeline") == 0;
+        if (given || set)
+            sem_error(s, given ? given->key.loc : st->loc,
+                      "'keep moved' schedules each round once the last one's changes are "
+                      "known: it takes 'pipeline 0' (remove 'pipeline %lld')",
+                      (long long)sc->pipeline);
+        else
+            sc->pipeline = 0;
     }
     if (sc->shuffle && !sc->active) {
         struct ptm_loc at = st->loc;
@@ -1672,6 +1691,27 @@ static void check_update_policy(struct sem *s, const struct ast_stmt *st)
         if (!h->builtin)
             return; /* an unknown builtin, reported */
         const struct builtin *bi = builtin_lookup(h->builtin);
+        const struct plan_schedule *sc = &s->plan->schedule;
+        if (bi && pol == PLAN_POLICY_DYNAMIC && sc->keep_moved && sc->over >= 0 &&
+            (uint32_t)sc->over < s->plan->nblocksets &&
+            s->plan->blocksets[sc->over].depend != PLAN_DEPEND_NONE) {
+            /* the filter after the update drops changes before they are
+             * applied: the built-in rules that apply each as they go
+             * cannot (runtime/engine/sched_setup.c says so too) */
+            const char *within = NULL;
+            for (uint32_t k = 0; k < h->noptions; k++)
+                if (strcmp(h->options[k].key, "within") == 0 &&
+                    h->options[k].kind == PLAN_VALUE_STR)
+                    within = h->options[k].str;
+            bool seq = within && strcmp(within, "sequential") == 0;
+            if (strcmp(bi->name, "logreg_cd") == 0 || (strcmp(bi->name, "lasso_cd") == 0 && seq))
+                sem_error(s, st->u.hook.builtin.loc,
+                          "%s%s applies each change as it computes it, so 'keep moved' cannot "
+                          "drop a conflicting one after the update: %s",
+                          bi->name, seq ? " with within = sequential" : "",
+                          seq ? "use within = parallel, or keep independent"
+                              : "use keep independent");
+        }
         if (!bi || (bi->policies & (1u << pol)))
             return;
         char list[128] = "";

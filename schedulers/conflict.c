@@ -77,6 +77,7 @@ struct sched_conflicts {
     size_t mask, count, limit;
     int shift;
     int64_t *unk; /* maxcand: kept blocks whose pair with a candidate is unknown */
+    int64_t *kmov; /* maxcand: with moved, the kept blocks that count */
 };
 
 #define HASH_CONFLICT ((uint64_t)1 << 63)
@@ -422,7 +423,8 @@ int sched_conflicts_new(const struct ptm_sched_info *info, bool keep_all, size_t
         }
         c->env.vars = c->vars;
         c->unk = ptm_malloc(c->maxcand * sizeof(int64_t));
-        if (!c->unk)
+        c->kmov = ptm_malloc(c->maxcand * sizeof(int64_t));
+        if (!c->unk || !c->kmov)
             goto fail;
         if (c->nblocks <= DENSE_MAX) {
             c->mode = MODE_DENSE;
@@ -475,6 +477,7 @@ void sched_conflicts_free(struct sched_conflicts *c)
     ptm_free(c->kset);
     ptm_free(c->tab);
     ptm_free(c->unk);
+    ptm_free(c->kmov);
     ptm_free(c);
 }
 
@@ -583,7 +586,7 @@ bool sched_conflicts_test(struct sched_conflicts *c, int64_t a, int64_t b)
         return in_sorted(c->e.adj + c->e.off[a], c->e.off[a + 1] - c->e.off[a], b);
     case MODE_PAIRS: {
         int64_t pair[2] = {a < b ? a : b, a < b ? b : a}, kept[2];
-        return c->pairs->filter(c->pairs->ud, pair, 2, kept, &evals) < 2;
+        return c->pairs->filter(c->pairs->ud, pair, NULL, 2, kept, &evals) < 2;
     }
     default:
         return pair_conflicts(c, a, b, &evals);
@@ -592,8 +595,8 @@ bool sched_conflicts_test(struct sched_conflicts *c, int64_t a, int64_t b)
 
 /* ---- the filter ---------------------------------------------------------------- */
 
-static size_t filter_edges(struct sched_conflicts *c, const int64_t *cand, size_t n,
-                           int64_t *kept)
+static size_t filter_edges(struct sched_conflicts *c, const int64_t *cand,
+                           const unsigned char *moved, size_t n, int64_t *kept)
 {
     if (++c->stamp == 0) { /* wrapped: stale stamps could match */
         memset(c->blocked, 0, (size_t)c->nblocks * sizeof(uint32_t));
@@ -612,6 +615,8 @@ static size_t filter_edges(struct sched_conflicts *c, const int64_t *cand, size_
         if (bad)
             continue;
         kept[nk++] = b;
+        if (moved && !moved[i])
+            continue;
         /* stamping costs the degree; as a hub, a search in its list for
          * each candidate left */
         int64_t deg = off[b + 1] - off[b];
@@ -673,8 +678,8 @@ bool sched_conflicts_none(const struct sched_conflicts *c)
     return c->mode == MODE_NONE;
 }
 
-size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, size_t n,
-                              int64_t *kept, int64_t *evals)
+size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand,
+                              const unsigned char *moved, size_t n, int64_t *kept, int64_t *evals)
 {
     PTM_ASSERT(n <= c->maxcand);
     switch (c->mode) {
@@ -682,9 +687,9 @@ size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, si
         memcpy(kept, cand, n * sizeof(int64_t));
         return n;
     case MODE_EDGES:
-        return filter_edges(c, cand, n, kept);
+        return filter_edges(c, cand, moved, n, kept);
     case MODE_PAIRS: {
-        size_t nk = c->pairs->filter(c->pairs->ud, cand, n, kept, evals);
+        size_t nk = c->pairs->filter(c->pairs->ud, cand, moved, n, kept, evals);
         const struct sched_edges *g = c->pairs->graph(c->pairs->ud);
         if (g && edges_alloc(c) == 0) { /* built: looked up from now on */
             c->e = *g;
@@ -696,17 +701,22 @@ size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, si
     default:
         break;
     }
-    size_t nk = 0;
+    /* the kept blocks that count (all without moved), in order */
+    int64_t *counted = moved ? c->kmov : kept;
+    size_t nk = 0, nm = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t b = cand[i];
-        if (!free_of_kept(c, b, kept, nk, evals))
+        if (!free_of_kept(c, b, counted, nm, evals))
             continue;
         kept[nk++] = b;
+        if (moved && !moved[i])
+            continue;
+        counted[nm++] = b;
         if (c->mode == MODE_DENSE)
             set_bit(c->kset, b);
     }
     if (c->mode == MODE_DENSE)
-        for (size_t i = 0; i < nk; i++)
-            c->kset[kept[i] >> 6] = 0;
+        for (size_t i = 0; i < nm; i++)
+            c->kset[counted[i] >> 6] = 0;
     return nk;
 }

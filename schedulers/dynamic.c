@@ -216,6 +216,12 @@ struct dyn {
     int64_t nrise;
     int64_t *defer;
     size_t ndefer;
+    /* `keep moved`: the filter runs over the blocks a round changed, after
+     * the update (recheck), not over the candidates; under `active` the
+     * blocks whose changes it dropped wait in defer (B of them at most:
+     * indefer marks them) */
+    bool keep_moved;
+    unsigned char *indefer;
     unsigned char *moved;
     bool full;
     int passes; /* active passes since the last full one */
@@ -714,8 +720,9 @@ static int compute(struct dyn *s, struct ptm_sched_round *out, char *err, size_t
     /* visit in draw order: a candidate comes before another with
      * probability proportional to its priority (spec/language.md 5.9) */
     int64_t evals = 0;
-    size_t nk = sched_conflicts_filter(s->conf, s->cand, N, s->kept, &evals);
-    assign(s, s->kept, nk, out);
+    size_t nk =
+        s->keep_moved ? N : sched_conflicts_filter(s->conf, s->cand, NULL, N, s->kept, &evals);
+    assign(s, s->keep_moved ? s->cand : s->kept, nk, out);
     out->candidates = (int64_t)N;
     out->conflicts = (int64_t)(N - nk);
     out->evaluations = evals;
@@ -892,7 +899,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     size_t N = s->limit, k = 0;
     /* without a filter every candidate is kept: with one worker the
      * candidates are written as the round's blocks, else dealt from cand */
-    bool all = sched_conflicts_none(s->conf);
+    bool all = s->keep_moved || sched_conflicts_none(s->conf);
     int64_t *cand = all && s->P == 1 ? out->blocks : s->cand;
     /* the candidates left out last round first; under a lower limit
      * (offer) than then, those beyond it wait for the next round */
@@ -900,6 +907,8 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     size_t wait = s->ndefer - k;
     memcpy(cand, s->defer, k * sizeof(int64_t));
     memmove(s->defer, s->defer + k, wait * sizeof(int64_t));
+    for (size_t i = 0; s->indefer && i < k; i++)
+        s->indefer[cand[i]] = 0;
     int rc;
     if (k == 0 && s->qpos >= s->qn && (rc = next_pass(s, err, errlen)) != 0)
         return rc;
@@ -934,7 +943,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     int64_t evals = 0;
     /* the blocks qpos - k .. qpos - 1 of a full pass, all kept */
     bool range = all && s->full && s->ndefer == 0;
-    size_t nk = all ? k : sched_conflicts_filter(s->conf, cand, k, s->kept, &evals);
+    size_t nk = all ? k : sched_conflicts_filter(s->conf, cand, NULL, k, s->kept, &evals);
     s->ndefer = wait;
     if (nk < k) { /* the candidates not kept, in their order, after those waiting */
         new_stamp(s);
@@ -1000,6 +1009,7 @@ static void dyn_destroy(void *state)
     ptm_free(s->heap);
     ptm_free(s->queue);
     ptm_free(s->defer);
+    ptm_free(s->indefer);
     ptm_free(s->moved);
     ptm_free(s->queue2);
     ptm_free(s->chunk);
@@ -1081,6 +1091,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->uniform = sc->uniform;
     s->active = sc->active;
     s->shuffle = sc->shuffle;
+    s->keep_moved = sc->keep_moved && !sc->keep_all && bs->depend != PLAN_DEPEND_NONE;
     s->program = bs->has_priority;
     ptm_rng_seed(&s->g, info->seed ^ 0x64796e616d696300ull); /* "dynamic" stream */
     s->seed = info->seed;
@@ -1104,15 +1115,18 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
         goto fail;
     if (s->active) {
         s->queue = alloc(B, sizeof(int64_t));
-        s->defer = alloc(N, sizeof(int64_t));
+        s->defer = alloc(s->keep_moved ? B : N, sizeof(int64_t));
+        s->indefer = s->keep_moved ? alloc(B, 1) : NULL;
         s->queue2 = alloc(B, sizeof(int64_t));
         s->chunk = alloc((B + ACTIVE_CHUNK - 1) / ACTIVE_CHUNK, sizeof(int64_t));
         s->rise = alloc(B + 1, sizeof(int64_t)); /* done() writes one past the last */
         s->moved = alloc(B, 1);
         s->inq = alloc(B, 1);
-        if (!s->queue || !s->queue2 || !s->chunk || !s->rise || !s->defer || !s->moved ||
-            !s->inq)
+        if (!s->queue || !s->queue2 || !s->chunk || !s->rise || !s->defer || !s->moved || !s->inq ||
+            (s->keep_moved && !s->indefer))
             goto fail;
+        if (s->indefer)
+            memset(s->indefer, 0, B);
         memset(s->moved, 0, B);
         memset(s->inq, 0, B);
     }
@@ -1452,6 +1466,53 @@ static void ck_pipeline(struct dyn *s, struct ptm_ckpt *ck)
         ck_round(s, ck, &s->q[(s->qhead + i) % s->pipeline]);
 }
 
+/* `keep moved`, active: whether block b is in the current pass (its
+ * queue is increasing; a full pass is every block). */
+static bool in_pass(const struct dyn *s, int64_t b)
+{
+    if (s->full)
+        return true;
+    if (!s->inq[b])
+        return false;
+    int64_t lo = 0, hi = s->qn;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (s->queue[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->qn && s->queue[lo] == b;
+}
+
+/* `keep moved`: the filter over the round told next, in which only the
+ * blocks that changed count as kept. Under `active` a block dropped is updated
+ * again first thing in a coming round, unless the pass under way has it
+ * still to come or in a round made since (a pass begun after that round
+ * was made, under `pipeline`), or it waits already. */
+static size_t dyn_recheck(void *state, const int64_t *blocks, const unsigned char *moved, size_t n,
+                          size_t *keep, int64_t *evals)
+{
+    struct dyn *s = state;
+    size_t nk = sched_conflicts_filter(s->conf, blocks, moved, n, s->kept, evals), m = 0;
+    bool same = s->told_len > 0 && s->told[s->told_head] == s->pass_no;
+    for (size_t i = 0; i < n; i++) {
+        if (m < nk && blocks[i] == s->kept[m]) {
+            keep[m++] = i;
+            continue;
+        }
+        int64_t b = blocks[i];
+        if (!s->active || s->indefer[b] || (!same && in_pass(s, b)))
+            continue;
+        s->defer[s->ndefer++] = b;
+        s->indefer[b] = 1;
+    }
+    PTM_ASSERT(m == nk);
+    if (nk < n && s->active && s->told_len > 0) /* done() is told fewer blocks */
+        s->told_range[s->told_head] = false;
+    return nk;
+}
+
 /* What next_pass(), compute_active() and done() rely on to stay inside
  * their arrays: the queue is increasing; the queue and the risers are
  * distinct blocks, and inq marks exactly them (every block in a full
@@ -1507,8 +1568,13 @@ static void ck_active(struct dyn *s, struct ptm_ckpt *ck)
         ptm_sched_ck_blocks(ck, s->queue, (size_t)s->qn, s->B, "active pass");
     ptm_sched_ck_index(ck, &s->nrise, 0, s->B, "number of blocks that rose");
     ptm_sched_ck_blocks(ck, s->rise, (size_t)s->nrise, s->B, "blocks that rose");
-    ptm_ck_count(ck, &s->ndefer, s->N, "number of candidates left out");
+    ptm_ck_count(ck, &s->ndefer, s->keep_moved ? B : s->N, "number of candidates left out");
     ptm_sched_ck_blocks(ck, s->defer, s->ndefer, s->B, "candidates left out");
+    if (ck->load && !ck->err && s->indefer) {
+        memset(s->indefer, 0, B);
+        for (size_t i = 0; i < s->ndefer; i++)
+            s->indefer[s->defer[i]] = 1;
+    }
     ck_flags(ck, s->inq, B, "pass flag");
     ck_flags(ck, s->moved, B, "moved flag");
     ck_int(ck, &s->passes, 0, ACTIVE_PASSES, "active passes in a row");
@@ -1584,6 +1650,7 @@ const struct ptm_sched_ops ptm_sched_dynamic = {
     .cap = dyn_cap,
     .next = dyn_next,
     .done = dyn_done,
+    .recheck = dyn_recheck,
     .state = dyn_state,
     .destroy = dyn_destroy,
 };

@@ -31,9 +31,11 @@ void sched_conflicts_free(struct sched_conflicts *c);
  * each candidate that conflicts with no block kept before it; the kept
  * blocks go to kept[0 .. return value), in visiting order. Adds to *evals
  * the predicate evaluations it made (each unordered pair is evaluated at
- * most once while the cache holds it; at most n * kept in all). */
-size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand, size_t n,
-                              int64_t *kept, int64_t *evals);
+ * most once while the cache holds it; at most n * kept in all). With
+ * moved (not NULL), a kept candidate whose moved[i] is 0 does not count
+ * as kept for the candidates after it (sched_pairs). */
+size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand,
+                              const unsigned char *moved, size_t n, int64_t *kept, int64_t *evals);
 
 /* Whether the filter keeps every candidate (keep_all, or no depend). */
 bool sched_conflicts_none(const struct sched_conflicts *c);

@@ -79,11 +79,15 @@ struct sched_alone {
 /* Conflicts a caller computes round by round: filter visits cand[0 .. n)
  * in order and keeps each candidate that conflicts with none kept before
  * it, into kept (the return value: how many), adding the pairs it
- * computed to *evals; graph returns the whole conflict graph once the
- * caller has built it (the filter then looks pairs up in it), else NULL. */
+ * computed to *evals; with moved (not NULL), a kept candidate whose
+ * moved[i] is 0 does not count as kept for those after it (`keep moved`:
+ * a block that did not change interferes with none). graph returns the
+ * whole conflict graph once the caller has built it (the filter then
+ * looks pairs up in it), else NULL. */
 struct sched_pairs {
     void *ud;
-    size_t (*filter)(void *ud, const int64_t *cand, size_t n, int64_t *kept, int64_t *evals);
+    size_t (*filter)(void *ud, const int64_t *cand, const unsigned char *moved, size_t n,
+                     int64_t *kept, int64_t *evals);
     const struct sched_edges *(*graph)(void *ud);
 };
 
@@ -139,6 +143,18 @@ struct ptm_sched_ops {
      * are committed (delta() already answers the new changes). Any order.
      * NULL when the policy does not use them. */
     void (*done)(void *state, const int64_t *blocks, const double *change, size_t n);
+    /* Under `keep moved` (dynamic), before done() of the round last handed
+     * out: its blocks[0 .. n) in the policy's order, moved[i] whether the
+     * update changed blocks[i]; the policy keeps each block that conflicts
+     * with no block kept before it that changed, and returns how many,
+     * their places in blocks (ascending) in keep. The others' changes are
+     * dropped (the caller commits none for them and leaves them out of
+     * done()), whether they changed or not (one that did not was computed
+     * without the change of a block it depends on): the policy updates
+     * them again in a later round. Adds the pairs it computed to *evals.
+     * NULL: the policy has no such option. */
+    size_t (*recheck)(void *state, const int64_t *blocks, const unsigned char *moved, size_t n,
+                      size_t *keep, int64_t *evals);
     /* Save or load (ck->load) everything next() and done() change: the
      * position, queues, priorities, the random generator (runtime/base/ckpt.h),
      * so that a scheduler created alike and loaded deals the same rounds

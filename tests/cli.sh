@@ -925,7 +925,7 @@ awk 'BEGIN { srand(2); for (i = 1; i <= 2; i++) { printf "%d", i; for (j = 1; j 
 sed -e 's|"dense.svm"|"wide2.svm"|' -e '/^output /d' "$T/claim/dense.ptm" >"$T/claim/wide2.ptm"
 run run --quiet --workers 1 "$T/claim/wide2.ptm"
 want_rc 0
-err_has "note: the dependencies of 'coef' may cost up to 1.6e+05 products of X'X, about 100 sweeps of lasso_cd's updates (two passes over X's 800 non-zeros a sweep); with updates this cheap, within = sequential and no depend reaches the optimum sooner"
+err_has "note: the dependencies of 'coef' may cost up to 1.6e+05 products of X'X, about 100 sweeps of lasso_cd's updates (two passes over X's 800 non-zeros a sweep); with updates this cheap, \`keep moved\` (the pairs of the blocks that changed only), or within = sequential and no depend, reaches the optimum sooner"
 sed -e 's|lambda = 0.1 }|lambda = 0.1, within = sequential }|' "$T/claim/wide2.ptm" >"$T/claim/wide2-seq.ptm"
 run run --quiet --workers 2 "$T/claim/wide2-seq.ptm"
 want_rc 0
@@ -1250,6 +1250,59 @@ want_rc 0; err_lacks "error"
 paste "$T/rd/beta-noi.tsv" "$T/rd/beta-ex-lua.tsv" |
     awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad || NR != 40 }' ||
     no "beta from lasso_lua.ptm differs from the kernel's by more than 1e-6"
+end
+
+# keep moved: the same jobs with the filter after the update.
+sed -e '/pipeline 1/d' -e 's/^    active .*/    active\n    keep moved/' \
+    -e "s|beta-lua.tsv|beta-km-lua.tsv|" "$T/run-lua.ptm" >"$T/run-km-lua.ptm"
+sed -e '/pipeline 1/d' -e 's/^    active .*/    active\n    keep moved/' \
+    -e 's/within = sequential/within = parallel/' -e "s|beta-noi.tsv|beta-km.tsv|" \
+    -e '/^priority/i depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3' \
+    "$T/run-noi.ptm" >"$T/run-km.ptm"
+
+begin "run: keep moved: lasso.lua and lasso_cd (within = parallel) reach the kernel's solution, the same bits on 1 and 2 workers, fewer pairs computed than keep independent"
+run run --quiet --workers 2 --trace "$T/rd/km-lua.json" "$T/run-km-lua.ptm"
+want_rc 0; err_lacks "error"
+paste "$T/rd/beta-noi.tsv" "$T/rd/beta-km-lua.tsv" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad || NR != 40 }' ||
+    no "beta from lasso.lua under keep moved differs from the kernel's by more than 1e-6"
+run run --quiet --workers 2 --trace "$T/rd/km.json" "$T/run-km.ptm"
+want_rc 0; err_lacks "error"
+cp "$T/rd/beta-km.tsv" "$T/rd/beta-km2.tsv"
+paste "$T/rd/beta-noi.tsv" "$T/rd/beta-km.tsv" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6) bad = 1 } END { exit bad || NR != 40 }' ||
+    no "beta from lasso_cd under keep moved differs from the kernel's by more than 1e-6"
+run run --quiet --workers 1 "$T/run-km.ptm"
+want_rc 0
+cmp -s "$T/rd/beta-km.tsv" "$T/rd/beta-km2.tsv" || no "1 and 2 workers give different bits"
+# rounds dropped changes (conflicts), and the filter computed fewer pairs
+# than the one before the update on the same job (data of 600 columns)
+"$PTM" gen lasso --seed 2 --out "$T/gd600" --rows 300 --cols 600 >/dev/null 2>&1
+sed -e "s|$T/gd/lasso.svm|$T/gd600/lasso.svm|" "$T/run-km.ptm" >"$T/run-km600.ptm"
+sed -e 's/^    keep moved$/    keep independent\n    pipeline 0/' -e "s|beta-km.tsv|beta-ki.tsv|" \
+    "$T/run-km600.ptm" >"$T/run-ki.ptm"
+run run --quiet --workers 2 --trace "$T/rd/km.json" "$T/run-km600.ptm"
+want_rc 0
+run run --quiet --workers 2 --trace "$T/rd/ki.json" "$T/run-ki.ptm"
+want_rc 0
+sum() { grep '^{"round": ' "$1" | sed -e "s/.*\"$2\": \([0-9]*\).*/\1/" | awk '{ s += $1 } END { print s + 0 }'; }
+[ "$(sum "$T/rd/km.json" conflicts)" -gt 0 ] || no "keep moved dropped no change"
+[ "$(sum "$T/rd/km.json" evaluations)" -lt "$(sum "$T/rd/ki.json" evaluations)" ] ||
+    no "keep moved computed $(sum "$T/rd/km.json" evaluations) pairs, keep independent $(sum "$T/rd/ki.json" evaluations)"
+run plan --rounds 3 --workers 2 "$T/run-km.ptm"
+want_rc 0
+out_has "conflicts avoided"
+end
+
+begin "check: keep moved takes pipeline 0, and not lasso_cd with within = sequential"
+sed -e 's/^    keep moved$/    keep moved\n    pipeline 1/' "$T/run-km.ptm" >"$T/km-bad.ptm"
+run check "$T/km-bad.ptm"
+want_rc 3
+err_has "km-bad.ptm:$(grep -n "pipeline 1" "$T/km-bad.ptm" | cut -d: -f1):5: error: 'keep moved' schedules each round once the last one's changes are known: it takes 'pipeline 0' (remove 'pipeline 1')"
+sed -e 's/within = parallel/within = sequential/' "$T/run-km.ptm" >"$T/km-seq.ptm"
+run check "$T/km-seq.ptm"
+want_rc 3
+err_has "km-seq.ptm:$(grep -n "^update" "$T/km-seq.ptm" | cut -d: -f1):16: error: lasso_cd with within = sequential applies each change as it computes it, so 'keep moved' cannot drop a conflicting one after the update: use within = parallel, or keep independent"
 end
 
 begin "run: a failing hook writes nothing, exit 1, with the traceback"
@@ -3525,6 +3578,33 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
             no "beta differs from the threads' by more than 1e-12"
         end
     done
+
+    # keep moved: rank 0 filters after the pull what 2 threads filter in
+    # their push; the same rounds, dropped changes and beta
+    sed -e 's/^schedule dynamic { sample 16 }/schedule dynamic { sample 16, active, keep moved }/' \
+        "$T/mpi/dyn.ptm" >"$T/mpi/dynm.ptm"
+    begin "mpirun -np 2, dynamic { keep moved }: the same rounds, dropped changes and beta (1e-12) as 2 threads"
+    run run --quiet --workers 2 --trace "$T/mpi/dynm-threads.jsonl" --trace-blocks "$T/mpi/dynm.ptm"
+    want_rc 0
+    cp "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv"
+    mpirun_ptm 2 run --quiet --workers 1 --trace "$T/mpi/dynm-mpi.jsonl" --trace-blocks "$T/mpi/dynm.ptm"
+    want_rc 0
+    for f in threads mpi; do
+        awk '/^{"round": / {
+            b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
+            n = split(b, v, ", ")
+            for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+            s = ""; for (i = 1; i <= n; i++) s = s " " v[i]
+            c = $0; sub(/.*"candidates"/, "", c); sub(/, "evaluations.*/, "", c)
+            print s, c
+        }' "$T/mpi/dynm-$f.jsonl" >"$T/mpi/dynm-$f.rounds"
+    done
+    cmp -s "$T/mpi/dynm-threads.rounds" "$T/mpi/dynm-mpi.rounds" || no "the rounds differ from the threads'"
+    grep -q '"conflicts": [1-9]' "$T/mpi/dynm-mpi.jsonl" || no "no round dropped a change"
+    paste "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv" |
+        awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-12) bad = 1 } END { exit bad }' ||
+        no "beta differs from the threads' by more than 1e-12"
+    end
 
     # the Lasso example's intercept with the rows sharded over the ranks
     run run --quiet --workers 1 "$T/sk/lasso.ptm"

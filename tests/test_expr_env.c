@@ -421,7 +421,7 @@ START_TEST(test_lazy_filter_is_the_predicate)
                 if (!hit)
                     want[nw++] = cand[i];
             }
-            size_t nk = ops->filter(ops->ud, cand, n, kept, &evals);
+            size_t nk = ops->filter(ops->ud, cand, NULL, n, kept, &evals);
             ck_assert_msg(nk == nw, "%s: round %d: kept %zu of %zu, the predicate %zu", preds[k],
                           round, nk, n, nw);
             for (size_t t = 0; t < nk; t++)

@@ -1268,6 +1268,86 @@ START_TEST(test_active_conflicts)
 }
 END_TEST
 
+/* `keep moved`: next() keeps every candidate; recheck() keeps, in the
+ * policy's order, each block that conflicts with no kept block before it
+ * that moved (recomputed here from the graph), and the dropped ones come
+ * back first in the next round, so that the pass still updates each
+ * block once, whichever blocks moved; with no depend nothing is dropped.
+ * The rounds and the filter's answers are the same for 1 and 3 workers. */
+static void keep_moved_pass(int P, int64_t *kept_order, int64_t *nkept_total, int64_t *dropped)
+{
+    enum { B = 40, N = 10 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_PRED, false);
+    f->density = 0.3;
+    f->plan.schedule.sample = N;
+    f->plan.schedule.active = true;
+    f->plan.schedule.keep_moved = true;
+    f->plan.schedule.pipeline = 0;
+    struct sch s;
+    sch_new(&s, &ptm_sched_dynamic, f, P, 23);
+    long count[B] = {0};
+    int64_t total = 0, left_out = 0, t = 0;
+    uint64_t rng = 99;
+    while (total < B) {
+        const struct ptm_sched_round *r = sch_next(&s);
+        CHECK(r->conflicts == 0, "next() filtered under keep moved");
+        int64_t seq[N], kmov[N];
+        unsigned char moved[N];
+        size_t keep[N], nm = 0, expect = 0;
+        policy_order(r, seq);
+        for (size_t i = 0; i < r->n; i++)
+            moved[i] = (ptm_splitmix64(&rng) >> 62) != 0; /* three in four move */
+        int64_t evals = 0;
+        size_t nk = ptm_sched_dynamic.recheck(s.st, seq, moved, r->n, keep, &evals);
+        /* the rule, recomputed */
+        for (size_t i = 0; i < r->n; i++) {
+            bool free = true;
+            for (size_t j = 0; j < nm; j++)
+                free &= !truth(f, seq[i], kmov[j]);
+            if (!free)
+                continue;
+            CHECK(expect < nk && keep[expect] == i, "round %lld: place %zu should be kept",
+                  (long long)t, i);
+            expect++;
+            if (moved[i])
+                kmov[nm++] = seq[i];
+        }
+        CHECK(expect == nk, "round %lld: %zu kept, %zu expected", (long long)t, nk, expect);
+        int64_t told[N];
+        double c[N];
+        for (size_t k = 0; k < nk; k++) {
+            told[k] = seq[keep[k]];
+            c[k] = moved[keep[k]] ? 1 : 0;
+            count[told[k]]++;
+            kept_order[total + (int64_t)k] = told[k];
+        }
+        total += (int64_t)nk;
+        left_out += (int64_t)(r->n - nk);
+        ptm_sched_dynamic.done(s.st, told, c, nk);
+        t++;
+    }
+    ck_assert_int_eq(total, B);
+    for (int b = 0; b < B; b++)
+        ck_assert_int_eq(count[b], 1);
+    ck_assert_int_gt(left_out, 0);
+    *nkept_total = total;
+    *dropped = left_out;
+    sch_free(&s);
+    fx_free(f);
+}
+
+START_TEST(test_active_keep_moved)
+{
+    int64_t o1[40], o3[40], n1, n3, d1, d3;
+    keep_moved_pass(1, o1, &n1, &d1);
+    keep_moved_pass(3, o3, &n3, &d3);
+    ck_assert_int_eq(n1, n3);
+    ck_assert_int_eq(d1, d3);
+    for (int i = 0; i < 40; i++)
+        ck_assert_int_eq(o1[i], o3[i]);
+}
+END_TEST
+
 /* The first block of the filter order of the next round, after w[x] is
  * raised to 10^9 (and done() is told of `told`, or of nothing). */
 static int64_t leader_after(enum prio_kind prio, int64_t told, bool move_rounds)
@@ -2316,6 +2396,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_active_late_changes);
     tcase_add_test(tc, test_active_pipeline_judges_its_pass);
     tcase_add_test(tc, test_active_conflicts);
+    tcase_add_test(tc, test_active_keep_moved);
     tcase_add_test(tc, test_priority_refresh);
     tcase_add_test(tc, test_balance);
     tcase_add_test(tc, test_alone);

@@ -1425,11 +1425,11 @@ static const struct sem_row sem_rows[] = {
       "    schedule round_robin { uniform 0.5 }\n"
       "                           ^^^^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { keep some }",
-      "t.ptm:11:20: error: 'keep' takes 'independent' or 'all'\n"
+      "t.ptm:11:20: error: 'keep' takes 'independent', 'moved' or 'all'\n"
       "    schedule dynamic { keep some }\n"
       "                       ^^^^^^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { keep }",
-      "t.ptm:11:20: error: 'keep' takes 'independent' or 'all'\n"
+      "t.ptm:11:20: error: 'keep' takes 'independent', 'moved' or 'all'\n"
       "    schedule dynamic { keep }\n"
       "                       ^^^^\n"),
     R(LASSO, "schedule", "schedule dynamic { warmup 3 hours }",

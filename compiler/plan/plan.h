@@ -171,6 +171,7 @@ struct plan_schedule {
     int32_t over; /* blockset, or -1 (data_parallel) */
     int64_t sample;     /* dynamic: candidates per round */
     bool keep_all;      /* dynamic: no dependency filtering */
+    bool keep_moved;    /* dynamic: the filter over the blocks a round changed, after the update */
     int64_t warmup;     /* dynamic: uniform sampling first */
     enum plan_unit warmup_unit;
     bool balance;       /* dynamic: balance cost across workers */

@@ -68,7 +68,7 @@ static const char op_operands[] = {
 static const char *const axis_names[] = {"elems", "rows", "cols"};
 static const char *const split_names[] = {"each", "into"};
 static const char *const depend_names[] = {"none", "pred", "file"};
-static const char *const keep_names[] = {"independent", "all"};
+static const char *const keep_names[] = {"independent", "all", "moved"};
 static const char *const kind_names[] = {"builtin", "lua"};
 static const char *const output_formats[] = {"tsv"};
 
@@ -1451,6 +1451,7 @@ static void schedule_defaults(struct plan_schedule *s)
     s->over = -1;
     s->sample = 256;
     s->keep_all = false;
+    s->keep_moved = false;
     s->warmup = 1;
     s->warmup_unit = PLAN_UNIT_SWEEPS;
     s->balance = true;
@@ -1499,8 +1500,10 @@ static void load_schedule(struct load *L, const struct node *x)
         switch (k) {
         case S_SAMPLE: m_int(L, &m, k, 1, 100000000, &s->sample); break;
         case S_KEEP:
-            if ((w = m_word(L, &m, k, "keep", NAMES(keep_names))) >= 0)
+            if ((w = m_word(L, &m, k, "keep", NAMES(keep_names))) >= 0) {
                 s->keep_all = w == 1;
+                s->keep_moved = w == 2;
+            }
             break;
         case S_WARMUP: m_int(L, &m, k, 0, PTM_WHOLE_MAX, &s->warmup); break;
         case S_WARMUP_UNIT:
@@ -1530,6 +1533,8 @@ static void load_schedule(struct load *L, const struct node *x)
     }
     if (s->shuffle && !s->active)
         error(L, m.key[S_SHUFFLE]->loc, "'shuffle' orders the passes of 'active', which is off");
+    if (s->keep_moved && s->pipeline > 0)
+        error(L, m.key[S_KEEP]->loc, "'keep: moved' takes 'pipeline: 0'");
 }
 
 enum { O_KEY, O_NUM, O_STR, O_DATA, O_PARAM, O_N };

@@ -416,7 +416,7 @@ static void schedule(struct emit *e, const struct plan_schedule *s)
     switch (s->policy) {
     case PLAN_POLICY_DYNAMIC:
         kv_int(e, "sample", s->sample);
-        kv_word(e, "keep", s->keep_all ? "all" : "independent");
+        kv_word(e, "keep", s->keep_all ? "all" : s->keep_moved ? "moved" : "independent");
         kv_int(e, "warmup", s->warmup);
         kv_word(e, "warmup_unit", plan_unit_name(s->warmup_unit));
         kv_bool(e, "balance", s->balance);

@@ -665,17 +665,24 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
     const struct ptm_csc *c = z->c;
     uint64_t now = ++z->now;
     size_t nt = 0;
-    int64_t products = c->colptr[b + 1] - c->colptr[b];
-    for (int64_t e = c->colptr[b]; e < c->colptr[b + 1]; e++) {
+    /* the bounds and arrays in locals: the stores to acc may alias them */
+    int64_t e0 = c->colptr[b], e1 = c->colptr[b + 1], products = e1 - e0;
+    const int32_t *rowind = c->rowind;
+    const int64_t *head = z->head;
+    const struct lazy_entry *pool = z->pool;
+    for (int64_t e = e0; e < e1; e++) {
+        int64_t q = head[rowind[e]];
+        if (q < 0) /* most rows under `keep moved`: no kept block there */
+            continue;
         double xb = c->val[e];
-        for (int64_t q = z->head[c->rowind[e]]; q >= 0; q = z->pool[q].next) {
-            int64_t k = z->pool[q].k;
+        for (; q >= 0; q = pool[q].next) {
+            int64_t k = pool[q].k;
             if (z->stamp[k] != now) {
                 z->stamp[k] = now;
                 z->acc[k] = 0;
                 z->touched[nt++] = k;
             }
-            z->acc[k] += xb * z->pool[q].v;
+            z->acc[k] += xb * pool[q].v;
             products++;
         }
     }
@@ -720,7 +727,8 @@ static bool lazy_conflicts(struct depgraph_lazy *z, int64_t b, const int64_t *ke
     return hit;
 }
 
-static size_t lazy_filter(void *ud, const int64_t *cand, size_t n, int64_t *kept, int64_t *evals)
+static size_t lazy_filter(void *ud, const int64_t *cand, const unsigned char *moved, size_t n,
+                          int64_t *kept, int64_t *evals)
 {
     struct depgraph_lazy *z = ud;
     const struct ptm_csc *c = z->c;
@@ -744,13 +752,15 @@ static size_t lazy_filter(void *ud, const int64_t *cand, size_t n, int64_t *kept
         memset(z->kept_bare, 0, (size_t)z->m * sizeof(uint32_t));
         z->round = 1;
     }
+    bool any = false; /* a kept block counts: the others conflict with none */
     for (size_t i = 0; i < n; i++) {
         int64_t b = cand[i];
-        if (b < z->m && lazy_conflicts(z, b, kept, nk, evals))
+        if (any && b < z->m && lazy_conflicts(z, b, kept, nk, evals))
             continue;
         kept[nk++] = b;
-        if (b >= z->m || i + 1 == n)
+        if (b >= z->m || i + 1 == n || (moved && !moved[i]))
             continue;
+        any = true;
         if (z->spent[b] < 0) {
             const int64_t *a = z->adj + z->off[b];
             for (int64_t q = 0; q < z->deg[b]; q++)

@@ -184,6 +184,12 @@ struct dry {
     int64_t *count;     /* nblocks: updates so far */
     double *scale;      /* nblocks: s_b */
     double *cost;       /* nblocks; the trace's (borrows) */
+    /* `keep moved` (cap each; NULL without): the round in the policy's
+     * order, every block moved, then whether its change is dropped; the
+     * places kept; the same by dealt place */
+    int64_t *pb;
+    unsigned char *flag, *drop;
+    size_t *keep;
 };
 
 /* An expression of the block set for block b (0-based), and j (0-based)
@@ -340,11 +346,27 @@ static int dry_round(struct dry *d, struct ptm_trace *t, int64_t *updates, doubl
     if (rc != 0)
         return rc;
     d->nalone += d->sr.alone;
+    size_t n = d->sr.n, dropped = 0;
+    if (d->pb && n > 0) {
+        /* `keep moved`: every simulated block changes, so the filter
+         * after the update keeps what the one before it would */
+        for (size_t i = 0; i < n; i++)
+            d->pb[d->sr.alone ? i : d->sr.order[i]] = d->sr.blocks[i];
+        memset(d->flag, 1, n);
+        int64_t evals = 0;
+        size_t nk = d->ops->recheck(d->state, d->pb, d->flag, n, d->keep, &evals);
+        memset(d->flag, 1, n);
+        for (size_t i = 0; i < nk; i++)
+            d->flag[d->keep[i]] = 0;
+        for (size_t i = 0; i < n; i++)
+            d->drop[i] = d->flag[d->sr.alone ? i : d->sr.order[i]];
+        dropped = n - nk;
+    }
     struct ptm_trace_round r = {
         .round = (int64_t)t->nrounds + 1,
         .seconds = NAN,
         .candidates = d->sr.candidates,
-        .conflicts = d->sr.conflicts,
+        .conflicts = d->sr.conflicts + (int64_t)dropped,
         .objective = NAN,
     };
     if ((rc = ptm_trace_round(t, &r)) != 0)
@@ -366,18 +388,22 @@ static int dry_round(struct dry *d, struct ptm_trace *t, int64_t *updates, doubl
     d->rd.n = d->sr.n;
     rt_expand_round(run, &d->rd);
     double *val = run->params[run->sparam].val;
+    size_t told = 0; /* the blocks done() hears, at the front of sr.blocks */
     for (size_t i = 0; i < d->rd.n; i++) {
         int64_t b = d->rd.blocks[i];
+        if (dropped && d->drop[i])
+            continue; /* its change is dropped */
         double change = d->scale[b] * pow(PTM_DRYRUN_DECAY, (double)d->count[b]++);
         for (int64_t v = d->rd.off[i]; v < d->rd.off[i + 1]; v++) {
             run->last_delta[d->rd.vars[v]] = change;
             val[d->rd.vars[v]] += change;
         }
         /* done() hears the Euclidean norm of the block's change */
-        d->bchange[i] = change * sqrt((double)(d->rd.off[i + 1] - d->rd.off[i]));
+        d->bchange[told] = change * sqrt((double)(d->rd.off[i + 1] - d->rd.off[i]));
+        d->sr.blocks[told++] = b; /* read already (rd.blocks is sr.blocks) */
     }
     if (d->ops->done)
-        d->ops->done(d->state, d->rd.blocks, d->bchange, d->rd.n);
+        d->ops->done(d->state, d->sr.blocks, d->bchange, told);
     *updates += (int64_t)d->rd.n;
     return 0;
 }
@@ -402,6 +428,11 @@ static void dry_release(struct dry *d)
     ptm_free(d->rd.off);
     ptm_free(d->rd.vars);
     ptm_free(d->bchange);
+    ptm_free(d->pb);
+    ptm_free(d->flag);
+    ptm_free(d->drop);
+    ptm_free(d->keep);
+    ptm_free(d->sr.order);
     ptm_free(d->count);
     ptm_free(d->scale);
     ptm_run_free(d->run);
@@ -565,6 +596,17 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     d.bchange = rt_zalloc(cap, sizeof(double));
     if (!d.sr.blocks || !d.sr.part || !d.sr.load || !d.rd.off || !d.rd.vars || !d.bchange)
         goto fail;
+    const struct plan_schedule *sc = &plan->schedule;
+    if (sc->policy == PLAN_POLICY_DYNAMIC && sc->keep_moved && !sc->keep_all &&
+        run->bs->depend != PLAN_DEPEND_NONE && d.ops->recheck) {
+        d.pb = rt_zalloc(cap, sizeof(int64_t));
+        d.flag = rt_zalloc(cap, 1);
+        d.drop = rt_zalloc(cap, 1);
+        d.keep = rt_zalloc(cap, sizeof(size_t));
+        d.sr.order = rt_zalloc(cap, sizeof(size_t));
+        if (!d.pb || !d.flag || !d.drop || !d.keep || !d.sr.order)
+            goto fail;
+    }
     int64_t updates = 0;
     double clock = 0;
     rc = 0;

@@ -259,6 +259,12 @@ void ptm_run_free(struct ptm_run *run)
         ptm_free(rd->order);
     }
     ptm_free(run->bchange);
+    ptm_free(run->rk.pb);
+    ptm_free(run->rk.flag);
+    ptm_free(run->rk.keep);
+    ptm_free(run->rk.mark);
+    ptm_free(run->rk.blocks);
+    ptm_free(run->rk.change);
     ptm_free(run->gbounds);
     ptm_free(run->say);
     ptm_free(run->holder);

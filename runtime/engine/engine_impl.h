@@ -69,6 +69,23 @@ struct rt_round {
                    not written (never under ranks: expand_late) */
 };
 
+/* `keep moved` (rounds.c, rt_recheck): the policy filters a round after
+ * the update, where only the blocks that changed count as kept; the
+ * changes of those it does not keep are dropped before anything applies
+ * them. */
+struct rt_recheck {
+    int64_t *pb;         /* cap: the round's blocks in the policy's order */
+    unsigned char *flag; /* cap: by policy place, the block changed; then whether
+                            its change is dropped */
+    size_t *keep;        /* cap: the places kept */
+    unsigned char *mark; /* nblocks: dropped this round, by block */
+    int64_t *blocks;     /* cap: what done() hears, the dropped left out */
+    double *change;
+    size_t ndrop;   /* this round's dropped blocks */
+    int64_t evals;  /* pairs computed */
+    double seconds; /* in the filter (when tracing) */
+};
+
 /* A parameter table. A matrix is row-major; a vector has cols 1. */
 struct rt_param {
     const struct plan_param *pp; /* borrows */
@@ -363,6 +380,12 @@ struct ptm_run {
                                 * outputs read: a rule whose tables only the
                                 * outputs and metrics read may fill them there
                                 * alone (rule_lda.c) */
+    bool recheck;              /* `keep moved` in force: struct rt_recheck */
+    bool push_rechecks;        /* set by a split rule's setup: its push calls
+                                * rt_recheck() between computing the round's new
+                                * values and applying any (one rank; across ranks
+                                * and for rules by rows the pull does) */
+    struct rt_recheck rk;
     bool damps;                /* set by a rule's setup: rounds go through its damp
                                 * and are committed on the coordinator */
     int64_t damped;            /* rounds damped so far */
@@ -604,6 +627,14 @@ void rt_diags_from_text(struct ptm_data_diags *dg, const char *text);
  * run->last_delta under track_delta), and each block's Euclidean norm of
  * them in run->bchange for the scheduler. */
 void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1);
+/* Under run->recheck: round rd's blocks in the policy's order in rk.pb
+ * (n of them), rk.flag[q] whether the block at place q changed; the
+ * policy keeps those that conflict with no block kept before them that
+ * changed (ptm_sched_ops.recheck). Leaves rk.flag[q] set for the blocks
+ * whose changes are dropped, marks them (rk.mark), and returns how many.
+ * One thread at a time: the coordinator, or one worker while the others
+ * wait. */
+size_t rt_recheck(struct ptm_run *run, size_t n);
 /* Keep the counters the policy's expressions read current (run->senv). */
 void rt_sched_globals(struct ptm_run *run);
 

@@ -97,6 +97,90 @@ void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
     }
 }
 
+size_t rt_recheck(struct ptm_run *run, size_t n)
+{
+    struct rt_recheck *k = &run->rk;
+    double t0 = run->opts.trace ? now_seconds() : 0;
+    bool any = false;
+    for (size_t q = 0; q < n && !any; q++)
+        any = k->flag[q];
+    /* none changed: none interferes */
+    size_t nk =
+        any ? run->sched->recheck(run->sched_state, k->pb, k->flag, n, k->keep, &k->evals) : n;
+    /* flag[q] from here on: the block's change is dropped */
+    memset(k->flag, 1, n);
+    for (size_t i = 0; any && i < nk; i++)
+        k->flag[k->keep[i]] = 0;
+    if (!any)
+        memset(k->flag, 0, n);
+    for (size_t q = 0; q < n; q++)
+        if (k->flag[q])
+            k->mark[k->pb[q]] = 1;
+    k->ndrop = n - nk;
+    if (run->opts.trace)
+        k->seconds += now_seconds() - t0;
+    return k->ndrop;
+}
+
+/* Under run->recheck, on rank 0 with the round's new values in
+ * run->newval (rd in the policy's order, or dealt with rd->order under a
+ * split rule): the blocks the policy drops get their current values. */
+static void recheck_newval(struct ptm_run *run, struct rt_round *rd)
+{
+    struct rt_recheck *k = &run->rk;
+    const double *val = run->params[run->sparam].val;
+    for (size_t i = 0; i < rd->n; i++) {
+        size_t q = run->split ? rd->order[i] : i;
+        bool moved = false;
+        for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++)
+            moved |= run->newval[v] != val[rd->vars[v]];
+        k->pb[q] = rd->blocks[i];
+        k->flag[q] = moved;
+    }
+    if (rt_recheck(run, rd->n) == 0)
+        return;
+    for (size_t i = 0; i < rd->n; i++)
+        if (k->flag[run->split ? rd->order[i] : i])
+            for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++)
+                run->newval[v] = val[rd->vars[v]];
+}
+
+/* done() of round rd: without the blocks whose changes were dropped
+ * (rt_recheck), whose marks it clears; the filter's figures go to the
+ * round's. */
+static void tell_done(struct ptm_run *run, struct rt_round *rd)
+{
+    struct rt_recheck *k = &run->rk;
+    if (!run->recheck || k->ndrop == 0) {
+        run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
+    } else {
+        size_t m = 0;
+        for (size_t i = 0; i < rd->n; i++) {
+            int64_t b = rd->blocks[i];
+            if (k->mark[b]) {
+                k->mark[b] = 0;
+                continue;
+            }
+            k->blocks[m] = b;
+            k->change[m++] = run->bchange[i];
+        }
+        run->sched->done(run->sched_state, k->blocks, k->change, m);
+    }
+    if (run->recheck) {
+        rd->conflicts += (int64_t)k->ndrop;
+        rd->evaluations += k->evals;
+        /* the filter's seconds were the workers' phase's, or the pull's */
+        run->sched_seconds += k->seconds;
+        if (run->push_rechecks && run->nranks == 1)
+            run->work_seconds -= k->seconds;
+        else
+            run->combine_seconds -= k->seconds;
+        k->ndrop = 0;
+        k->evals = 0;
+        k->seconds = 0;
+    }
+}
+
 /* Under run->expand_late (a block a variable, blocks split among the
  * workers, one rank; rd->off is 0, 1, 2, ... for good): worker p's share
  * of rd's vars, filled by p at the start of its push rather than by the
@@ -664,6 +748,8 @@ static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, cha
 {
     ptm_comm_sum_to_root(run->zsum, zlen);
     int failed = run->rank == 0 && run->rule->pull(run, rd, run->zsum, zlen, run->newval) != 0;
+    if (run->recheck && run->rank == 0 && !failed)
+        recheck_newval(run, rd);
     if (run->damps && run->rule->damp_part) {
         /* the step of the round's combined change needs sums over every
          * rank's rows: the new values to all, their parts to rank 0 (a
@@ -825,12 +911,13 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             head[0] = stop_now(run) || ptm_run_interrupted();
             if (!head[0]) {
                 /* a round that apply sees as dealt needs no policy order */
-                struct ptm_sched_round sr = {
-                    .blocks = rd->blocks,
-                    .part = rd->part,
-                    .order =
-                        run->apply_dealt && !run->want_order && run->nranks == 1 ? NULL : rd->order,
-                    .limit = (size_t)run->offer};
+                struct ptm_sched_round sr = {.blocks = rd->blocks,
+                                             .part = rd->part,
+                                             .order = run->apply_dealt && !run->want_order &&
+                                                              !run->recheck && run->nranks == 1
+                                                          ? NULL
+                                                          : rd->order,
+                                             .limit = (size_t)run->offer};
                 rt_sched_globals(run);
                 rc = run->sched->next(run->sched_state, &sr, err, errlen);
                 /* an index out of range says more than the NaN it gave */
@@ -932,7 +1019,7 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
         }
         if (run->sched->done && applied && run->rank == 0) {
             ts = trace ? now_seconds() : 0;
-            run->sched->done(run->sched_state, rd->blocks, run->bchange, rd->n);
+            tell_done(run, rd);
             if (trace)
                 run->sched_seconds += now_seconds() - ts;
         }

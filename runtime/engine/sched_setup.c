@@ -176,12 +176,13 @@ static void depend_note(const struct ptm_run *run)
                 "dependencies: those of '%s' only cost time (up to %.3g products of X'X, about "
                 "%.0f sweeps of updates); remove the depend\n",
                 u->builtin, run->bs->name, products, sweeps);
-    else if (sweeps >= 10)
+    else if (sweeps >= 10 && !run->plan->schedule.keep_moved)
         fprintf(run->opts.log,
                 "note: the dependencies of '%s' may cost up to %.3g products of X'X, about %.0f "
                 "sweeps of %s's updates (two passes over X's %lld non-zeros a sweep); with "
-                "updates this cheap, within = sequential and no depend reaches the optimum "
-                "sooner (spec/language.md 5.6)\n",
+                "updates this cheap, `keep moved` (the pairs of the blocks that changed only), "
+                "or within = sequential and no depend, reaches the optimum sooner "
+                "(spec/language.md 5.6)\n",
                 run->bs->name, products, sweeps, u->builtin, (long long)nnz);
 }
 
@@ -441,6 +442,40 @@ static bool sched_alone(void *ud, const int64_t *blocks, size_t n)
     return run->rule->alone_blocks(run, blocks, n);
 }
 
+/* `keep moved`: whether the rule can drop changes before any is applied
+ * (rules by rows and across ranks: in the pull; a split rule on one rank:
+ * in its push, when its setup says so), and the filter's scratch. */
+static int recheck_setup(struct ptm_run *run, size_t cap, char *err, size_t errlen)
+{
+    const struct plan_schedule *sc = &run->plan->schedule;
+    if (sc->policy != PLAN_POLICY_DYNAMIC || !sc->keep_moved || sc->keep_all ||
+        run->bs->depend == PLAN_DEPEND_NONE || run->rank != 0)
+        return 0;
+    if (run->split && run->nranks == 1 && !run->push_rechecks) {
+        const struct plan_hook *u = &run->plan->update;
+        const struct plan_option *ow = rt_option(u, "within");
+        const char *w = ow && ow->kind == PLAN_VALUE_STR ? ow->str : NULL;
+        snprintf(err, errlen,
+                 "schedule dynamic { keep moved } drops the changes of conflicting blocks "
+                 "after the update, which needs a round's changes computed before any is "
+                 "applied (lasso_cd with within = parallel, a Lua rule); update %s%s%s applies "
+                 "each as it computes it: use keep independent (the default)",
+                 u->builtin ? u->builtin : "lua", w ? " with within = " : "", w ? w : "");
+        return PTM_EINVAL;
+    }
+    struct rt_recheck *k = &run->rk;
+    k->pb = rt_zalloc(cap, sizeof(int64_t));
+    k->flag = rt_zalloc(cap, 1);
+    k->keep = rt_zalloc(cap, sizeof(size_t));
+    k->mark = rt_zalloc((size_t)run->nblocks, 1);
+    k->blocks = rt_zalloc(cap, sizeof(int64_t));
+    k->change = rt_zalloc(cap, sizeof(double));
+    if (!k->pb || !k->flag || !k->keep || !k->mark || !k->blocks || !k->change)
+        return PTM_ENOMEM;
+    run->recheck = true;
+    return 0;
+}
+
 int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
@@ -503,6 +538,8 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
             rd->off[k] = (int64_t)k;
     }
     run->bchange = rt_zalloc(cap, sizeof(double));
+    if ((rc = recheck_setup(run, cap, err, errlen)) != 0)
+        return rc;
     if (run->nranks > 1) {
         run->say_cap = cap;
         run->say = rt_zalloc(2 + 2 * cap + (size_t)run->G + 1 + listed, sizeof(int64_t));

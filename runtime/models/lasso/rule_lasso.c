@@ -470,6 +470,8 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
      * need not copy each round into that order for apply */
     run->apply_dealt = k->mode != RANKS;
     run->want_order = k->mode == ROWS || k->mode == SEQP;
+    /* `keep moved`: ROWS drops changes between the push and X delta */
+    run->push_rechecks = k->mode == ROWS;
     /* rounds whose changes were computed together are damped (lasso_damp),
      * where the intercept takes its steps too */
     run->damps = k->mode == ROWS || k->mode == SEQP || k->mode == RANKS ||
@@ -582,6 +584,42 @@ static void chunk_sums(const struct lasso_state *k, const struct lasso_w *d, int
     }
 }
 
+/* ROWS under `keep moved`, on the first worker once every share's
+ * changes are in: the policy keeps the blocks that changed and conflict
+ * with none kept before them; the others' changes become 0 (rd->change,
+ * newval, and pdelta that X delta sums). */
+static void recheck_rows(struct ptm_run *run, const struct lasso_state *k,
+                         const struct rt_round *rd, bool one)
+{
+    struct rt_recheck *c = &run->rk;
+    const double *beta = run->params[k->o.beta].val;
+    for (size_t i = 0; i < rd->n; i++)
+        c->pb[rd->order[i]] = rd->blocks[i];
+    for (size_t q = 0; q < rd->n; q++) {
+        bool moved = false;
+        if (one) {
+            moved = k->pdelta[q] != 0;
+        } else {
+            size_t i = k->pos[q];
+            for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++)
+                moved |= rd->change[v] != 0;
+        }
+        c->flag[q] = moved;
+    }
+    if (rt_recheck(run, rd->n) == 0)
+        return;
+    for (size_t i = 0; i < rd->n; i++) {
+        if (!c->flag[rd->order[i]])
+            continue;
+        if (one)
+            k->pdelta[rd->order[i]] = 0;
+        for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++) {
+            rd->change[v] = 0;
+            run->newval[v] = beta[rd->vars[v]];
+        }
+    }
+}
+
 /* ROWS: the worker's share against all of r, then X delta of the whole
  * round on its rows, in the policy's order, and its chunks' sums. */
 static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
@@ -614,6 +652,11 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
             k->pos[rd->order[i]] = i;
         }
     rt_barrier(w); /* every share's changes are in */
+    if (run->recheck) { /* `keep moved`: the first worker filters, the others wait */
+        if (w->id == 0)
+            recheck_rows(run, k, rd, one);
+        rt_barrier(w);
+    }
     if (one) {
         scatter_own(run, k, w->id, k->pvars, k->pdelta, rd->nvars);
     } else {
