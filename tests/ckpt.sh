@@ -94,6 +94,17 @@ schedule $pol" "$T/lasso/lasso.ptm" >"$T/lasso/pol.ptm"
     end
 done
 
+# keep moved: the changes dropped after the update wait in the policy's
+# state for a coming round, which a resumed run must take up
+begin "resume: lasso_cd (within = parallel) under dynamic { keep moved } with a cos() dependency, 2 workers, the same bytes"
+sed -e "/^schedule/,/^}/c\\
+depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3\\
+schedule dynamic { sample 64, active, keep moved }" -e 's/within = sequential/within = parallel/' \
+    "$T/lasso/lasso.ptm" >"$T/lasso/km.ptm"
+grep -q "^schedule dynamic { sample 64, active, keep moved }$" "$T/lasso/km.ptm" || no "the job's schedule was not replaced"
+resumed lasso km.ptm 29 --workers 2
+end
+
 # rounds computed together and damped on non-negative data: the engine
 # lowers the blocks dynamic is offered after them (spec/runtime.md, Damped
 # rounds), which a resumed run must take up where the first left off
