@@ -18,6 +18,7 @@ COLOURS = {
     "dynamic active": "#cc79a7",       # reddish purple
     "round_robin seq": "#e69f00",      # orange
     "dynamic active seq": "#5d3a9b",   # dark purple (the Lasso example's schedule)
+    "dynamic active moved": "#882255", # wine (the dependency filtered after the update)
     # ptm's other methods
     "sgd": "#56b4e9",                  # sky blue
     "svrg": "#b8860b",                 # dark gold

@@ -84,6 +84,8 @@ JOBS = [
      "%s\npriority coef(j) = abs(delta(beta[j])) + 1e-4\n%s" % (COS, COST), False),
     ("dynamic active", "dynamic { sample %d, active }" % K,
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
+    ("dynamic active moved", "dynamic { sample %d, active, keep moved }" % K,
+     "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
     ("round_robin seq", "round_robin { per_round 4000 }", "", True),
     ("dynamic active seq", "dynamic { sample 4000, active, keep all }",
      "priority coef(j) = abs(delta(beta[j]))", True),
@@ -284,6 +286,13 @@ def compare(b, md, key, summary):
             (None if x is None or y is None else x / y) for x, y in zip(fx[1], das[1])]))
         summary.append((key, P, "seconds", "round_robin seq", [
             (None if x is None or y is None else x / y) for x, y in zip(fx[1], da[1])]))
+        dm = at[("dynamic active moved", P)]
+        for other in ("round_robin", "random"):
+            o = at[(other, P)]
+            summary.append((key, P, "updates, keep moved", other, [
+                (None if x is None or y is None else x / y) for x, y in zip(o[0], dm[0])]))
+        summary.append((key, P, "seconds, keep moved", "round_robin seq", [
+            (None if x is None or y is None else x / y) for x, y in zip(fx[1], dm[1])]))
     files = charts(b, key, runs, fstar, lam)
     md += ["", "Charts (1 worker): %s." % ", ".join("[%s](%s)" % (f, f) for f in files), ""]
     return svm, fstar, lam
@@ -295,6 +304,7 @@ LEGEND = {
     "random": "random, %d blocks a round" % K,
     "dynamic": "dynamic, %d sampled by priority" % K,
     "dynamic active": "dynamic active, %d a round" % K,
+    "dynamic active moved": "dynamic active, keep moved, %d a round" % K,
     "round_robin seq": "round_robin, 4000 a round, sequential",
     "dynamic active seq": "dynamic active, sequential (the example's)",
 }
@@ -371,6 +381,8 @@ SHARE_RUNS = 3
 SHARE_JOBS = [
     ("dynamic active", "dynamic { sample %d, active }",
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
+    ("dynamic active moved", "dynamic { sample %d, active, keep moved }",
+     "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
     ("dynamic active seq", "dynamic { sample %d, active, keep all }",
      "priority coef(j) = abs(delta(beta[j]))\n%s" % COST, True),
 ]
@@ -383,7 +395,8 @@ def sched_shares(b, md, data):
     log("== schedulers: the scheduler's share")
     md += ["### The scheduler's share of a run", "",
            "The dynamic jobs above at `sample 256` and `sample 4096` (dynamic active: with the "
-           "cos() dependency, computed together; dynamic active seq: no dependency, within = "
+           "cos() dependency, computed together; dynamic active moved: the same, filtered after "
+           "the update; dynamic active seq: no dependency, within = "
            "sequential), each until within 1e-6 of f* (or 100 sweeps), objective every sweep: "
            "the trace's schedule_seconds (next() and done(), with the dependencies the filter "
            "computes) over its seconds, and the seconds; medians of %d runs." % SHARE_RUNS, "",
@@ -541,7 +554,8 @@ def claims(b, md):
            "with `%s`, `priority coef(j) = abs(delta(beta[j])) + 1e-4`, `%s`; dynamic active: "
            "`dynamic { sample K, active }` with the same dependency and `priority coef(j) = "
            "abs(delta(beta[j]))` (STRADS' schedule; the Lasso example's until it ran "
-           "sequentially); round_robin seq: `round_robin "
+           "sequentially); dynamic active moved: the same with `keep moved` (the dependency "
+           "filtered after the update, over the blocks that changed); round_robin seq: `round_robin "
            "{ per_round 4000 }` with `lasso_cd { within = sequential }`, the fastest fixed "
            "schedule (cyclic coordinate descent on each worker's share); dynamic active seq: "
            "`dynamic { sample 4000, active, keep all }` with the same priority and within = "
@@ -591,7 +605,8 @@ def claims(b, md):
     for key, P, what, other, rs in summary:
         lines.append("- Data %s, %d worker%s, %s: %s / %s at gaps 1e-2, 1e-4, 1e-6: %s." % (
             key, P, "s" if P > 1 else "", what, other,
-            "dynamic active seq" if what == "seconds seq" else "dynamic active",
+            "dynamic active seq" if what == "seconds seq" else
+            "dynamic active moved" if what.endswith("keep moved") else "dynamic active",
             ", ".join(fmt_r(v) for v in rs)))
     shares = sorted(100 * sch / sec for _, _, _, _, sec, sch, _, _ in ex_rows if sec > 0)
     sw = sorted(u / 10000 for _, _, u, _, _, _, _, _ in ex_rows)
