@@ -1332,6 +1332,10 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:96:3: error: 'per_round' is not an option of the dynamic policy\n"
      "      per_round: 3\n"
      "      ^^^^^^^^^\n"},
+    {lasso_plan, "  keep: independent\n", "  keep: moved\n", NULL, NULL,
+     "plan.yaml:101:3: error: 'keep: moved' takes 'pipeline: 0'\n"
+     "      pipeline: 1\n"
+     "      ^^^^^^^^\n"},
     {mf_plan, "  split: into\n", "  split: each\n", NULL, NULL,
      "plan.yaml:77:9: error: rotation needs one block per worker (split into, count 'workers'); block set 0 ('hb') is not made that way\n"
      "      over: 0\n"

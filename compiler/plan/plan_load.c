@@ -1533,8 +1533,8 @@ static void load_schedule(struct load *L, const struct node *x)
     }
     if (s->shuffle && !s->active)
         error(L, m.key[S_SHUFFLE]->loc, "'shuffle' orders the passes of 'active', which is off");
-    if (s->keep_moved && s->pipeline > 0)
-        error(L, m.key[S_KEEP]->loc, "'keep: moved' takes 'pipeline: 0'");
+    if (s->keep_moved && s->pipeline > 0 && m.key[S_PIPELINE]) /* else missing, reported */
+        error(L, m.key[S_PIPELINE]->loc, "'keep: moved' takes 'pipeline: 0'");
 }
 
 enum { O_KEY, O_NUM, O_STR, O_DATA, O_PARAM, O_N };
