@@ -622,6 +622,12 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         if (add_note(&t->note, note) != 0)
             rc = PTM_ENOMEM;
     }
+    if (rc == 0 && d.pb &&
+        add_note(&t->note, "keep moved: every simulated block changes, so each round's "
+                           "conflicts are the blocks whose changes ptm run would drop after "
+                           "the update when all of them move; they are updated again in a "
+                           "later round") != 0)
+        rc = PTM_ENOMEM;
     if (rc == 0 && o->graph)
         rc = make_graph(&d, o, &info, t, err, errlen);
     if (rc != 0)
