@@ -2727,6 +2727,9 @@ static void chk_lasso_lua(const struct ptm_plan *p)
     }
     ck_assert_int_eq(p->schedule.policy, PLAN_POLICY_DYNAMIC);
     ck_assert(p->schedule.active && !p->schedule.keep_all);
+    /* keep moved, whose pipeline is 0 */
+    ck_assert(p->schedule.keep_moved);
+    ck_assert_int_eq(p->schedule.pipeline, 0);
 }
 
 static void chk_mf(const struct ptm_plan *p)
