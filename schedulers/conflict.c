@@ -561,7 +561,7 @@ static bool pair_conflicts(struct sched_conflicts *c, int64_t a, int64_t b, int6
     return v;
 }
 
-static bool in_sorted(const int64_t *a, int64_t n, int64_t x)
+bool sched_in_sorted(const int64_t *a, int64_t n, int64_t x)
 {
     int64_t lo = 0, hi = n;
     while (lo < hi) {
@@ -583,7 +583,7 @@ bool sched_conflicts_test(struct sched_conflicts *c, int64_t a, int64_t b)
     case MODE_NONE:
         return false;
     case MODE_EDGES:
-        return in_sorted(c->e.adj + c->e.off[a], c->e.off[a + 1] - c->e.off[a], b);
+        return sched_in_sorted(c->e.adj + c->e.off[a], c->e.off[a + 1] - c->e.off[a], b);
     case MODE_PAIRS: {
         int64_t pair[2] = {a < b ? a : b, a < b ? b : a}, kept[2];
         return c->pairs->filter(c->pairs->ud, pair, NULL, 2, kept, &evals) < 2;
@@ -611,7 +611,7 @@ static size_t filter_edges(struct sched_conflicts *c, const int64_t *cand,
             continue;
         bool bad = false;
         for (size_t h = 0; h < nh && !bad; h++)
-            bad = in_sorted(adj + off[c->hubs[h]], off[c->hubs[h] + 1] - off[c->hubs[h]], b);
+            bad = sched_in_sorted(adj + off[c->hubs[h]], off[c->hubs[h] + 1] - off[c->hubs[h]], b);
         if (bad)
             continue;
         kept[nk++] = b;

@@ -1470,19 +1470,7 @@ static void ck_pipeline(struct dyn *s, struct ptm_ckpt *ck)
  * queue is increasing; a full pass is every block). */
 static bool in_pass(const struct dyn *s, int64_t b)
 {
-    if (s->full)
-        return true;
-    if (!s->inq[b])
-        return false;
-    int64_t lo = 0, hi = s->qn;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (s->queue[mid] < b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->qn && s->queue[lo] == b;
+    return s->full || (s->inq[b] && sched_in_sorted(s->queue, s->qn, b));
 }
 
 /* `keep moved`: the filter over the round told next, in which only the

@@ -37,6 +37,9 @@ void sched_conflicts_free(struct sched_conflicts *c);
 size_t sched_conflicts_filter(struct sched_conflicts *c, const int64_t *cand,
                               const unsigned char *moved, size_t n, int64_t *kept, int64_t *evals);
 
+/* Whether x is among a[0 .. n), which is increasing (a binary search). */
+bool sched_in_sorted(const int64_t *a, int64_t n, int64_t x);
+
 /* Whether the filter keeps every candidate (keep_all, or no depend). */
 bool sched_conflicts_none(const struct sched_conflicts *c);
 

@@ -3552,6 +3552,18 @@ priority coef(j) = abs(delta(beta[j])) + 1e-4\
 schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     run run --quiet --workers 2 --trace "$T/mpi/dyn-threads.jsonl" --trace-blocks "$T/mpi/dyn.ptm"
     cp "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv"
+    # round_sets TRACE: each round's blocks as a set, its candidates and
+    # conflicts, a line a round
+    round_sets() {
+        awk '/^{"round": / {
+            b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
+            n = split(b, v, ", ")
+            for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+            s = ""; for (i = 1; i <= n; i++) s = s " " v[i]
+            c = $0; sub(/.*"candidates"/, "", c); sub(/, "evaluations.*/, "", c)
+            print s, c
+        }' "$1"
+    }
     for np in 2 3; do
         begin "mpirun -np $np, dynamic with a dependency graph: the same rounds and beta (1e-12) as $np threads answering pairs round by round"
         if [ "$np" = 3 ]; then
@@ -3561,16 +3573,8 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
         mpirun_ptm "$np" run --quiet --workers 1 --trace "$T/mpi/dyn-mpi.jsonl" --trace-blocks "$T/mpi/dyn.ptm"
         want_rc 0
         grep -q '"graph": {"edges": [1-9]' "$T/mpi/dyn-mpi.jsonl" || no "the trace reports no graph"
-        # each round's blocks as a set, its candidates and conflicts
         for f in threads mpi; do
-            awk '/^{"round": / {
-                b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
-                n = split(b, v, ", ")
-                for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-                s = ""; for (i = 1; i <= n; i++) s = s " " v[i]
-                c = $0; sub(/.*"candidates"/, "", c); sub(/, "evaluations.*/, "", c)
-                print s, c
-            }' "$T/mpi/dyn-$f.jsonl" >"$T/mpi/dyn-$f.rounds"
+            round_sets "$T/mpi/dyn-$f.jsonl" >"$T/mpi/dyn-$f.rounds"
         done
         cmp -s "$T/mpi/dyn-threads.rounds" "$T/mpi/dyn-mpi.rounds" ||
             no "the rounds differ from the threads'"
@@ -3591,14 +3595,7 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     mpirun_ptm 2 run --quiet --workers 1 --trace "$T/mpi/dynm-mpi.jsonl" --trace-blocks "$T/mpi/dynm.ptm"
     want_rc 0
     for f in threads mpi; do
-        awk '/^{"round": / {
-            b = $0; sub(/^[^[]*\[/, "", b); sub(/\].*/, "", b)
-            n = split(b, v, ", ")
-            for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-            s = ""; for (i = 1; i <= n; i++) s = s " " v[i]
-            c = $0; sub(/.*"candidates"/, "", c); sub(/, "evaluations.*/, "", c)
-            print s, c
-        }' "$T/mpi/dynm-$f.jsonl" >"$T/mpi/dynm-$f.rounds"
+        round_sets "$T/mpi/dynm-$f.jsonl" >"$T/mpi/dynm-$f.rounds"
     done
     cmp -s "$T/mpi/dynm-threads.rounds" "$T/mpi/dynm-mpi.rounds" || no "the rounds differ from the threads'"
     grep -q '"conflicts": [1-9]' "$T/mpi/dynm-mpi.jsonl" || no "no round dropped a change"

@@ -108,12 +108,10 @@ size_t rt_recheck(struct ptm_run *run, size_t n)
     size_t nk =
         any ? run->sched->recheck(run->sched_state, k->pb, k->flag, n, k->keep, &k->evals) : n;
     /* flag[q] from here on: the block's change is dropped */
-    memset(k->flag, 1, n);
+    memset(k->flag, any, n);
     for (size_t i = 0; any && i < nk; i++)
         k->flag[k->keep[i]] = 0;
-    if (!any)
-        memset(k->flag, 0, n);
-    for (size_t q = 0; q < n; q++)
+    for (size_t q = 0; nk < n && q < n; q++)
         if (k->flag[q])
             k->mark[k->pb[q]] = 1;
     k->ndrop = n - nk;
