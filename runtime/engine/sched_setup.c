@@ -180,10 +180,13 @@ static void depend_note(const struct ptm_run *run)
         fprintf(run->opts.log,
                 "note: the dependencies of '%s' may cost up to %.3g products of X'X, about %.0f "
                 "sweeps of %s's updates (two passes over X's %lld non-zeros a sweep); with "
-                "updates this cheap, `keep moved` (the pairs of the blocks that changed only), "
-                "or within = sequential and no depend, reaches the optimum sooner "
-                "(spec/language.md 5.6)\n",
-                run->bs->name, products, sweeps, u->builtin, (long long)nnz);
+                "updates this cheap, %s reaches the optimum sooner (spec/language.md 5.6)\n",
+                run->bs->name, products, sweeps, u->builtin, (long long)nnz,
+                /* logreg_cd applies each change as it goes: no keep moved */
+                strcmp(u->builtin, "lasso_cd") == 0
+                    ? "`keep moved` (the pairs of the blocks that changed only), or within = "
+                      "sequential and no depend,"
+                    : "within = sequential and no depend");
 }
 
 static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
