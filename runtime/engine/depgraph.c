@@ -670,16 +670,6 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
     const int32_t *rowind = c->rowind;
     const int64_t *head = z->head;
     const struct lazy_entry *pool = z->pool;
-    if (!z->bycc) {
-        /* no row shared with a block kept without a row (most candidates
-         * under `keep moved`, where few blocks count): no conflict, and
-         * nothing computed to count */
-        int64_t any = -1;
-        for (int64_t e = e0; e < e1; e++)
-            any &= head[rowind[e]];
-        if (any < 0)
-            return false;
-    }
     for (int64_t e = e0; e < e1; e++) {
         int64_t q = head[rowind[e]];
         if (q < 0) /* most rows under `keep moved`: no kept block there */
@@ -696,6 +686,9 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
             products++;
         }
     }
+    if (nt == 0 && !z->bycc) /* no row shared with a block kept without a row (most
+                              * candidates under `keep moved`): nothing computed to count */
+        return false;
     z->spent[b] += (double)products;
     z->spent_all += PASS_WEIGHT * (double)products;
     struct near nr = near_of(&z->ms, b);
