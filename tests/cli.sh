@@ -1295,6 +1295,26 @@ out_has "conflicts avoided"
 out_has "# note: keep moved: every simulated block changes, so each round's conflicts are the blocks whose changes ptm run would drop after the update"
 end
 
+begin "run: damped rounds computed together (within = parallel), blocks of 1 and 2 coefficients: the same bits on 1, 2 and 3 workers"
+for each in 1 2; do
+    printf '%s\n' "job dd" "const lambda = 0.001" \
+        "data X : sparse matrix from \"$T/gd600/lasso.svm\" format libsvm shard rows" \
+        "data y : vector from labels(X)" "param beta : vector[cols(X)] = 0" \
+        "param r : vector[rows(X)] = y shard like X" "blocks coef = beta each $each" \
+        "schedule dynamic { sample 100, active }" "update builtin lasso_cd { lambda = lambda }" \
+        "objective builtin lasso_objective { lambda = lambda } every 1 sweeps" \
+        "stop when sweeps >= 10" "output beta to \"$T/rd/beta-dd.tsv\"" >"$T/dd.ptm"
+    for P in 1 2 3; do
+        run run --quiet --workers $P --trace "$T/rd/dd.json" "$T/dd.ptm"
+        want_rc 0
+        cp "$T/rd/beta-dd.tsv" "$T/rd/beta-dd$P.tsv"
+    done
+    grep -q '"step": ' "$T/rd/dd.json" || no "blocks of $each: no round was damped"
+    cmp -s "$T/rd/beta-dd1.tsv" "$T/rd/beta-dd2.tsv" || no "blocks of $each: 1 and 2 workers differ"
+    cmp -s "$T/rd/beta-dd1.tsv" "$T/rd/beta-dd3.tsv" || no "blocks of $each: 1 and 3 workers differ"
+done
+end
+
 begin "check: keep moved takes pipeline 0, and not lasso_cd with within = sequential"
 sed -e 's/^    keep moved$/    keep moved\n    pipeline 1/' "$T/run-km.ptm" >"$T/km-bad.ptm"
 run check "$T/km-bad.ptm"

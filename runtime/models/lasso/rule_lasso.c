@@ -131,7 +131,8 @@ struct lasso_state {
     double *xd;          /* X delta of the round, each worker on its rows */
     unsigned char *mark; /* xd[i] holds a sum (ROWS, RANKS) */
     size_t *pos;         /* ROWS: the dealt place of the block at each policy place */
-    int64_t *pvars;      /* ROWS, a variable a block: the round's, in the policy's order */
+    int64_t *pvars;      /* ROWS, a variable a block: the round's, in the policy's order
+                            (blocks of several: damp_step's scratch for the same) */
     double *pdelta;      /* ... and their changes */
     int32_t **cut;       /* cut[p], 0 < p < P: where worker p's rows start in each
                             column (lasso_row_cut), or NULL: searched for */
@@ -311,7 +312,11 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         return PTM_ENOMEM;
     if (k->mode == ROWS && !(k->pos = rt_zalloc(B, sizeof(size_t))))
         return PTM_ENOMEM;
-    if (!(k->pvars = rt_zalloc(B, sizeof(int64_t))) || !(k->pdelta = rt_zalloc(B, sizeof(double))))
+    /* ROWS: a round's variables in the policy's order (damp_step) too */
+    size_t nv = B;
+    if (k->mode == ROWS && (size_t)run->params[k->o.beta].len > nv)
+        nv = (size_t)run->params[k->o.beta].len;
+    if (!(k->pvars = rt_zalloc(nv, sizeof(int64_t))) || !(k->pdelta = rt_zalloc(nv, sizeof(double))))
         return PTM_ENOMEM;
     /* ROWS: the cut tables while they stay within 64 MiB */
     if (k->mode == ROWS &&
@@ -935,8 +940,24 @@ static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *
         }
     }
     const double *beta = run->params[k->o.beta].val;
-    double t = lasso_step(a, b, beta, rd->vars, rd->change, rd->nvars, run->grows, k->o.lambda,
-                          rise);
+    const int64_t *vars = rd->vars;
+    const double *change = rd->change;
+    if (k->mode == ROWS) {
+        /* the penalty's change summed in the policy's order, as the
+         * chunks' sums are, so that the step is the same bits for any
+         * number of workers (the dealt order depends on it) */
+        if (rd->nvars != rd->n) {
+            size_t m = 0;
+            for (size_t q = 0; q < rd->n; q++)
+                for (int64_t v = rd->off[k->pos[q]]; v < rd->off[k->pos[q] + 1]; v++) {
+                    k->pvars[m] = rd->vars[v];
+                    k->pdelta[m++] = rd->change[v];
+                }
+        }
+        vars = k->pvars;
+        change = k->pdelta;
+    }
+    double t = lasso_step(a, b, beta, vars, change, rd->nvars, run->grows, k->o.lambda, rise);
     if (k->mode == SEQP) {
         /* f(beta + t delta) - f(beta) (at t = 1 lasso_step's rise), and
          * what the shares did alone */
