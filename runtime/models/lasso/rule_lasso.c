@@ -316,7 +316,8 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     size_t nv = B;
     if (k->mode == ROWS && (size_t)run->params[k->o.beta].len > nv)
         nv = (size_t)run->params[k->o.beta].len;
-    if (!(k->pvars = rt_zalloc(nv, sizeof(int64_t))) || !(k->pdelta = rt_zalloc(nv, sizeof(double))))
+    if (!(k->pvars = rt_zalloc(nv, sizeof(int64_t))) ||
+        !(k->pdelta = rt_zalloc(nv, sizeof(double))))
         return PTM_ENOMEM;
     /* ROWS: the cut tables while they stay within 64 MiB */
     if (k->mode == ROWS &&
