@@ -1116,14 +1116,19 @@ static void check_schedule(struct sem *s, const struct ast_stmt *st)
          * dropped, which the next round must see: rounds are scheduled
          * one at a time, after the last is committed */
         const struct ast_option *given = NULL;
-        bool set = false;
+        int set = -1; /* the --set of it that holds (the last) */
         for (const struct ast_option *q = opts->head; q; q = q->next)
             if (strcmp(q->key.name, "pipeline") == 0)
                 given = q;
         for (unsigned k = 0; k < s->opts->nsets; k++)
-            set |= strcmp(s->opts->sets[k].name, "schedule.pipeline") == 0;
-        if (given || set)
-            sem_error(s, given ? given->key.loc : st->loc,
+            if (strcmp(s->opts->sets[k].name, "schedule.pipeline") == 0)
+                set = (int)k;
+        if (set >= 0)
+            sem_error(s, SET_LOC(set),
+                      "'keep moved' schedules each round once the last one's changes are "
+                      "known: it takes 'pipeline 0'");
+        else if (given)
+            sem_error(s, given->key.loc,
                       "'keep moved' schedules each round once the last one's changes are "
                       "known: it takes 'pipeline 0' (remove 'pipeline %lld')",
                       (long long)sc->pipeline);

@@ -1321,6 +1321,9 @@ run check "$T/km-bad.ptm"
 want_rc 3
 err_has "km-bad.ptm:$(grep -n "pipeline 1" "$T/km-bad.ptm" | cut -d: -f1):5: error: 'keep moved' schedules each round once the last one's changes are known: it takes 'pipeline 0' (remove 'pipeline 1')"
 sed -e 's/within = parallel/within = sequential/' "$T/run-km.ptm" >"$T/km-seq.ptm"
+run check --set schedule.keep=moved --set schedule.pipeline=1 "$T/run-ki.ptm"
+want_rc 3
+err_has "run-ki.ptm: error: --set schedule.pipeline=1: 'keep moved' schedules each round once the last one's changes are known: it takes 'pipeline 0'"
 run check "$T/km-seq.ptm"
 want_rc 3
 err_has "km-seq.ptm:$(grep -n "^update" "$T/km-seq.ptm" | cut -d: -f1):16: error: lasso_cd with within = sequential applies each change as it computes it, so 'keep moved' cannot drop a conflicting one after the update: use within = parallel, or keep independent"
