@@ -1091,7 +1091,7 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->uniform = sc->uniform;
     s->active = sc->active;
     s->shuffle = sc->shuffle;
-    s->keep_moved = sc->keep_moved && !sc->keep_all && bs->depend != PLAN_DEPEND_NONE;
+    s->keep_moved = sc->keep_moved && bs->depend != PLAN_DEPEND_NONE; /* never with keep_all */
     s->program = bs->has_priority;
     ptm_rng_seed(&s->g, info->seed ^ 0x64796e616d696300ull); /* "dynamic" stream */
     s->seed = info->seed;

@@ -1235,6 +1235,16 @@ END_TEST
 /* With dependencies, a candidate left out waits for the next round: a full
  * pass still updates each block exactly once, no round holds two blocks
  * that conflict, and some were left out on the way. */
+/* A pass of B blocks updated each block once (count[b] times each, total
+ * in all), and the filter left some out on the way. */
+static void pass_once(const long *count, int64_t B, int64_t total, int64_t left_out)
+{
+    ck_assert_int_eq(total, B);
+    for (int64_t b = 0; b < B; b++)
+        ck_assert_int_eq(count[b], 1);
+    ck_assert_int_gt(left_out, 0);
+}
+
 START_TEST(test_active_conflicts)
 {
     enum { B = 40 };
@@ -1259,10 +1269,7 @@ START_TEST(test_active_conflicts)
         double c[10] = {0};
         ptm_sched_dynamic.done(s.st, r->blocks, c, r->n);
     }
-    ck_assert_int_eq(total, B);
-    for (int b = 0; b < B; b++)
-        ck_assert_int_eq(count[b], 1);
-    ck_assert_int_gt(left_out, 0);
+    pass_once(count, B, total, left_out);
     sch_free(&s);
     fx_free(f);
 }
@@ -1326,10 +1333,7 @@ static void keep_moved_pass(int P, int64_t *kept_order, int64_t *nkept_total, in
         ptm_sched_dynamic.done(s.st, told, c, nk);
         t++;
     }
-    ck_assert_int_eq(total, B);
-    for (int b = 0; b < B; b++)
-        ck_assert_int_eq(count[b], 1);
-    ck_assert_int_gt(left_out, 0);
+    pass_once(count, B, total, left_out);
     *nkept_total = total;
     *dropped = left_out;
     sch_free(&s);

@@ -597,7 +597,7 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     if (!d.sr.blocks || !d.sr.part || !d.sr.load || !d.rd.off || !d.rd.vars || !d.bchange)
         goto fail;
     const struct plan_schedule *sc = &plan->schedule;
-    if (sc->policy == PLAN_POLICY_DYNAMIC && sc->keep_moved && !sc->keep_all &&
+    if (sc->policy == PLAN_POLICY_DYNAMIC && sc->keep_moved &&
         run->bs->depend != PLAN_DEPEND_NONE && d.ops->recheck) {
         d.pb = rt_zalloc(cap, sizeof(int64_t));
         d.flag = rt_zalloc(cap, 1);

@@ -451,7 +451,7 @@ static bool sched_alone(void *ud, const int64_t *blocks, size_t n)
 static int recheck_setup(struct ptm_run *run, size_t cap, char *err, size_t errlen)
 {
     const struct plan_schedule *sc = &run->plan->schedule;
-    if (sc->policy != PLAN_POLICY_DYNAMIC || !sc->keep_moved || sc->keep_all ||
+    if (sc->policy != PLAN_POLICY_DYNAMIC || !sc->keep_moved ||
         run->bs->depend == PLAN_DEPEND_NONE || run->rank != 0)
         return 0;
     if (run->split && run->nranks == 1 && !run->push_rechecks) {
