@@ -498,6 +498,9 @@ sched_bench=${SCHED_BENCH:-build/default/bench/sched_bench}
 # its section, and its charts (bench/sched_bench_*.svg)
 "$py" bench/sched_bench.py "$ptm" "$sched_bench" bench >> "$out"
 
+echo "== the Lasso's intercept on rows like text's (beside glmnet)"
+"$py" bench/icpt_bench.py "$ptm" >> "$out"
+
 echo "== ptm run under Open MPI: 2 ranks x 1 thread against 1 rank x 2 threads; bytes a round"
 if command -v mpirun > /dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

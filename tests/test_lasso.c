@@ -418,6 +418,162 @@ START_TEST(test_push_apply_by_hand)
 }
 END_TEST
 
+/* With an intercept (lasso_push_seq_b): on rows of a large mean, columns
+ * of nearly constant values (one exactly constant) and sparse ones, each
+ * step is the joint minimizer over (beta_j, b) found by a search of the
+ * objective itself; the residual r - off is y - X beta - b recomputed; and
+ * sweeps reach the intercept Lasso's optimality conditions. With b fixed
+ * (no sqc) a step is lasso_push_seq's on the residual. */
+enum { IN = 60, ID = 7 };
+
+static double icpt_objective(const double *X, const double *y, const double *beta, double b,
+                             double lambda)
+{
+    double f = 0, pen = 0;
+    for (int i = 0; i < IN; i++) {
+        double r = y[i] - b;
+        for (int j = 0; j < ID; j++)
+            r -= X[i * ID + j] * beta[j];
+        f += r * r;
+    }
+    for (int j = 0; j < ID; j++)
+        pen += fabs(beta[j]);
+    return f / (2.0 * IN) + lambda * pen;
+}
+
+/* min over b of the objective with beta_j = v: b is the mean of y - X beta */
+static double icpt_profile(const double *X, const double *y, double *beta, int j, double v,
+                           double lambda, double *bout)
+{
+    double keep = beta[j], b = 0;
+    beta[j] = v;
+    for (int i = 0; i < IN; i++) {
+        double r = y[i];
+        for (int k = 0; k < ID; k++)
+            r -= X[i * ID + k] * beta[k];
+        b += r / IN;
+    }
+    double f = icpt_objective(X, y, beta, b, lambda);
+    beta[j] = keep;
+    if (bout)
+        *bout = b;
+    return f;
+}
+
+START_TEST(test_push_seq_intercept)
+{
+    double X[IN * ID], y[IN], w[ID] = {0.8, 0, 1.5, 0, -2, 0, 0.7};
+    srand(17);
+    int64_t rowptr[IN + 1];
+    int32_t colind[IN * ID];
+    double val[IN * ID];
+    int64_t nnz = 0;
+    for (int i = 0; i < IN; i++) {
+        rowptr[i] = nnz;
+        y[i] = 25 + 0.1 * ((double)rand() / RAND_MAX - 0.5);
+        for (int j = 0; j < ID; j++) {
+            double v = j == 0   ? 1 + 0.05 * (double)rand() / RAND_MAX /* nearly constant */
+                       : j == 1 ? 2                                    /* constant */
+                       : rand() % 3 == 0 ? (double)rand() / RAND_MAX
+                                         : 0;
+            X[i * ID + j] = v;
+            y[i] += w[j] * v;
+            if (v != 0) {
+                colind[nnz] = j;
+                val[nnz++] = v;
+            }
+        }
+    }
+    rowptr[IN] = nnz;
+    struct ptm_csr xr = {IN, ID, nnz, rowptr, colind, val};
+    struct ptm_csc x;
+    ck_assert_int_eq(ptm_csr_rows_csc(&xr, 0, IN, &x), 0);
+    double sq[ID], csum[ID] = {0}, sqc[ID], beta[ID] = {0}, r[IN], lambda = 0.01;
+    lasso_colsq(&x, sq);
+    for (int i = 0; i < IN; i++)
+        for (int j = 0; j < ID; j++)
+            csum[j] += X[i * ID + j];
+    for (int j = 0; j < ID; j++)
+        sqc[j] = sq[j] - csum[j] * (csum[j] / IN);
+    double b = 0; /* r = y - X beta - b, then b at its best: off holds the move */
+    lasso_residual(&x, y, beta, r);
+    for (int i = 0; i < IN; i++)
+        b += r[i] / IN;
+    double off = b; /* the residual is r - off */
+    struct lasso_icpt ic = {csum, sqc};
+    for (int sweep = 0; sweep < 200; sweep++)
+        for (int64_t j = 0; j < ID; j++) {
+            double f0 = icpt_objective(X, y, beta, b, lambda), nb, off0 = off;
+            double dec = lasso_push_seq_b(&x, sq, r, beta, &j, 1, IN, lambda, &nb, &ic, &off);
+            b += off - off0;
+            if (sweep < 2) {
+                /* the step against a search of the profiled objective */
+                double lo = beta[j] - 10, hi = beta[j] + 10, best = 0, fb = INFINITY;
+                for (int g = 0; g <= 2000; g++) {
+                    double v = lo + (hi - lo) * g / 2000.0,
+                           fv = icpt_profile(X, y, beta, j, v, lambda, NULL);
+                    if (fv < fb)
+                        fb = fv, best = v;
+                }
+                for (double h = (hi - lo) / 2000.0; h > 1e-13; h /= 2)
+                    for (int sgn = -1; sgn <= 1; sgn += 2) {
+                        double fv = icpt_profile(X, y, beta, j, best + sgn * h, lambda, NULL);
+                        if (fv < fb)
+                            fb = fv, best = best + sgn * h;
+                    }
+                double fn = icpt_profile(X, y, beta, j, nb, lambda, NULL);
+                ck_assert_msg(fn <= fb + 1e-12 * fabs(fb), "column %d: f %.17g, search %.17g",
+                              (int)j, fn, fb);
+                ck_assert_msg(j == 1 ? nb == 0 : fabs(nb - best) <= 1e-5 * (1 + fabs(best)),
+                              "column %d: %.12g, search %.12g", (int)j, nb, best);
+            }
+            beta[j] = nb;
+            /* r - off is the residual of beta and b, and its mean is 0 */
+            double mean = 0, worst = 0;
+            for (int i = 0; i < IN; i++) {
+                double ri = y[i] - b;
+                for (int k = 0; k < ID; k++)
+                    ri -= X[i * ID + k] * beta[k];
+                worst = fmax(worst, fabs(ri - (r[i] - off)));
+                mean += (r[i] - off) / IN;
+            }
+            ck_assert_msg(worst <= 1e-10, "column %d: the residual %.3g off", (int)j, worst);
+            ck_assert_msg(fabs(mean) <= 1e-10, "column %d: its mean %.3g", (int)j, mean);
+            /* the decrease it reports is the objective's */
+            double f1 = icpt_objective(X, y, beta, b, lambda);
+            ck_assert_msg(fabs((f0 - f1) - dec) <= 1e-10 * fabs(f0), "column %d: %.12g, %.12g",
+                          (int)j, f0 - f1, dec);
+        }
+    /* optimality: mean(r) = 0, |x_j . r| / n <= lambda, = lambda sign(beta_j)
+     * where beta_j != 0; the constant column's coefficient is 0 */
+    ck_assert(beta[1] == 0);
+    for (int j = 0; j < ID; j++) {
+        double g = 0;
+        for (int i = 0; i < IN; i++)
+            g += X[i * ID + j] * (r[i] - off) / IN;
+        if (beta[j] != 0)
+            ck_assert_msg(fabs(g - lambda * (beta[j] > 0 ? 1 : -1)) <= 1e-9,
+                          "column %d: gradient %.12g", j, g);
+        else
+            ck_assert_msg(fabs(g) <= lambda * (1 + 1e-9), "column %d: gradient %.12g", j, g);
+    }
+    /* b fixed: a step is lasso_push_seq's on the residual */
+    double r2[IN], r3[IN], n2, n3, off2 = 0.75;
+    for (int i = 0; i < IN; i++) {
+        r2[i] = r[i] + 0.75 - off;
+        r3[i] = r[i] - off;
+    }
+    struct lasso_icpt fixed = {csum, NULL};
+    for (int64_t j = 0; j < ID; j++) {
+        lasso_push_seq_b(&x, sq, r2, beta, &j, 1, IN, lambda, &n2, &fixed, &off2);
+        lasso_push_seq(&x, sq, r3, beta, &j, 1, IN, lambda, &n3);
+        ck_assert(off2 == 0.75);
+        ck_assert_msg(fabs(n2 - n3) <= 1e-12 * (1 + fabs(n3)), "column %d", (int)j);
+    }
+    ptm_csc_release(&x);
+}
+END_TEST
+
 /* X delta on rows lo .. hi-1 of the same matrix, by hand: the two halves
  * together list each row they touch once, and apply r -= t X delta. */
 START_TEST(test_scatter_rows_by_hand)
@@ -1164,6 +1320,7 @@ static Suite *lasso_suite(void)
     tcase_add_loop_test(tc, test_kkt_rows, 0, (int)PTM_ARRAY_LEN(kkt_rows));
     tcase_add_test(tc, test_push_apply_by_hand);
     tcase_add_test(tc, test_scatter_rows_by_hand);
+    tcase_add_test(tc, test_push_seq_intercept);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("solve");

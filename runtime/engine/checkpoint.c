@@ -44,7 +44,7 @@
 #include "ptm.h"
 #include "wfile.h"
 
-#define CK_MAGIC "PTMCKPT2"
+#define CK_MAGIC "PTMCKPT3"
 #define CK_MANIFEST_HEAD "ptm checkpoint 1"
 /* Without a word on when: one every ten minutes (and one at the end). */
 #define CK_DEFAULT_SECONDS 600.0

@@ -280,11 +280,13 @@ struct rt_rule {
      * applied; on every rank, for its own workers. NULL: the rule cannot
      * be checkpointed (a run asking for checkpoints is refused). */
     void (*state)(struct ptm_run *run, struct ptm_ckpt *ck);
-    /* After the last sync, on one rank: whether the rule left parameter
-     * table p unfilled because it can give its rows itself (row i, the
-     * table's cols values, into out), so that an output streams them
-     * from the rule's state instead of a table of doubles (lda_gibbs's
-     * integer counts). NULL: the tables hold every value. */
+    /* On one rank: whether the rule gives the rows of parameter p itself
+     * (row i, the table's cols values, into out), where its table is left
+     * unfilled (lda_gibbs's integer counts, after the last sync) or is
+     * not the values as they stand (lasso_cd's residual, which r stands
+     * off by a constant under within = sequential with an intercept), so
+     * that outputs read them from the rule's state. NULL: the tables hold
+     * every value. */
     bool (*rows_own)(const struct ptm_run *run, int32_t p);
     void (*row)(const struct ptm_run *run, int32_t p, int64_t i, double *out);
 };

@@ -227,28 +227,52 @@ double lasso_step(double a, double b, const double *beta, const int64_t *cols,
     return lo > 0 ? lo : hi;
 }
 
-double lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
-                      const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new)
+/* lasso_push_seq and lasso_push_seq_b: with ic NULL, b stays (none). */
+static inline double push_seq(const struct ptm_csc *x, const double *sq, double *r,
+                              const double *beta, const int64_t *cols, size_t ns, int64_t n,
+                              double lambda, double *beta_new, const struct lasso_icpt *ic,
+                              double *off)
 {
     const int64_t *restrict cp = x->colptr;
     const int32_t *restrict ri = x->rowind;
     const double *restrict v = x->val;
-    double t = (double)n * lambda, fit = 0, pen = 0;
+    double t = (double)n * lambda, fit = 0, pen = 0, o = ic ? *off : 0;
     for (size_t k = 0; k < ns; k++) {
         if (k + PREFETCH_AHEAD < ns)
             PREFETCH_COL(x, cols[k + PREFETCH_AHEAD]);
         int64_t j = cols[k], at = cp[j], len = cp[j + 1] - at;
-        double s = sq[j], old = beta[j];
-        double xr = col_dot(ri + at, v + at, len, r), z = xr + s * old;
-        double b = s > 0 ? soft_threshold(z, t) / s : 0, d = b - old;
+        double s = sq[j], old = beta[j], xr = col_dot(ri + at, v + at, len, r);
+        if (ic) {
+            xr -= o * ic->csum[j];
+            if (ic->sqc) /* b follows: the centred column's square */
+                s = ic->sqc[j] > LASSO_FLAT * sq[j] ? ic->sqc[j] : 0;
+        }
+        double z = xr + s * old, b = s > 0 ? soft_threshold(z, t) / s : 0, d = b - old;
         beta_new[k] = b;
         if (d != 0) {
             col_axpy(ri + at, v + at, len, d, r);
+            if (ic && ic->sqc)
+                o -= d * ic->csum[j] / (double)n;
             fit += d * (2 * xr - d * s);
             pen += fabs(b) - fabs(old);
         }
     }
+    if (ic)
+        *off = o;
     return fit / (2.0 * (double)n) - lambda * pen;
+}
+
+double lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
+                      const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new)
+{
+    return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, NULL, NULL);
+}
+
+double lasso_push_seq_b(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
+                        const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new,
+                        const struct lasso_icpt *ic, double *off)
+{
+    return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, ic, off);
 }
 
 void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,
@@ -268,6 +292,16 @@ double lasso_loss_part(const double *r, int64_t m, int64_t n)
     double s = 0;
     for (int64_t i = 0; i < m; i++)
         s += r[i] * r[i];
+    return s / (2.0 * (double)n);
+}
+
+double lasso_loss_part_off(const double *r, int64_t m, int64_t n, double off)
+{
+    if (off == 0)
+        return lasso_loss_part(r, m, n);
+    double s = 0;
+    for (int64_t i = 0; i < m; i++)
+        s += (r[i] - off) * (r[i] - off);
     return s / (2.0 * (double)n);
 }
 

@@ -69,6 +69,28 @@ void lasso_push(const struct ptm_csc *x, const double *sq, const double *r, cons
 double lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
                       const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new);
 
+/* The same with an intercept b: r stands off the residual y - X beta - b
+ * by *off on every row (the residual is r - *off), so a column's product
+ * with the residual is x_j . r - *off csum_j. With ic->sqc (each column's
+ * centred square ||x_j - mean(x_j)||^2 over all n rows) b also takes its
+ * best value given beta at each step: beta_j moves to the minimizer over
+ * it with b following, z = x_j . resid + sqc_j beta_j, and b by -delta
+ * csum_j / n, which the residual gets as *off -= delta csum_j / n (r gets
+ * -delta x_j as without). That is coordinate descent on the centred
+ * columns, as glmnet takes it, and needs the residual's mean to be 0 when
+ * the round starts; a column whose sqc_j is at most LASSO_FLAT ||x_j||^2
+ * (constant: b fits it) gets 0. Without sqc, b stays where it is and *off
+ * does too. Returns the decrease as lasso_push_seq, with sqc_j for
+ * ||x_j||^2 when given. */
+#define LASSO_FLAT 1e-12
+struct lasso_icpt {
+    const double *csum; /* each column's sum of entries */
+    const double *sqc;  /* NULL: b stays */
+};
+double lasso_push_seq_b(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
+                        const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new,
+                        const struct lasso_icpt *ic, double *off);
+
 /* pull: z holds the sums over all shards of the push results for ns
  * columns; beta_new[k] = S(z[K k], n lambda) / z[K k + 1] with
  * S(a, t) = sign(a) max(|a| - t, 0), or 0 when the column is empty. The
@@ -116,6 +138,8 @@ void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *del
 /* The shard's part of the loss: ||r||^2 / (2 n) over its m residuals. The
  * objective is the sum of the parts plus lasso_penalty(), added once. */
 double lasso_loss_part(const double *r, int64_t m, int64_t n);
+/* The same of the residual r - off (r standing off it by off). */
+double lasso_loss_part_off(const double *r, int64_t m, int64_t n, double off);
 /* lambda ||beta||_1 over d coefficients. */
 double lasso_penalty(const double *beta, int64_t d, double lambda);
 

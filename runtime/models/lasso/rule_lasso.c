@@ -54,22 +54,31 @@
  * model is y ~ X beta + b, b unpenalised, and r = y - X beta - b. Given
  * beta, the exact minimizer over b is b + mean(r), after which r has mean
  * 0: a step of b is b += c, r -= c with c = mean(r). A step is taken at
- * set-up (from the summed r, over the ranks) and then once a sweep
- * (INTERCEPT_EVERY_SWEEP) between two rounds, never inside one: a round's damping
- * sees b fixed and r0 = y - X beta - b, so its guarantee (the round never
- * raises f) holds as it is, and a step of b is an exact minimization that
- * never raises f either. The sum of r is not read from the rows after
- * every round: a change delta of beta_j moves it by -delta sum_i x_ij, so
- * it follows from the committed changes and the columns' sums (csum, over
- * all ranks). Under ROWS, SEQP and SEQ1 the coordinator keeps it (in
- * lasso_damp, SEQ1 included, which therefore commits there too), decides
- * the step, moves b and leaves c in shift; the next apply subtracts c
- * from each worker's rows and sums them by chunk on the way (cs), so the
- * next round starts from the exact sum, in chunk order (the same bits for
- * any P). Under RANKS every worker follows the sum itself from the
- * rounds it applies, in the policy's order, so every worker of every rank
- * computes the same c without a message; b is theirs until lasso_sync
- * writes it to its table.
+ * set-up (from the summed r, over the ranks) and then between rounds,
+ * never inside one under RANKS: a round's damping sees b fixed and r0 = y
+ * - X beta - b, so its guarantee (the round never raises f) holds as it
+ * is, and a step of b is an exact minimization that never raises f
+ * either. On one rank (ROWS, SEQ1, SEQP) b also follows the
+ * coefficients' steps, each the minimizer over beta_j with b at its best
+ * (coordinate descent on the centred columns): in each step of a round
+ * pushed on r itself (lasso_push_seq_b), or with a ROWS round's combined
+ * change (push_rows' sums, damp_step's centred check); a SEQP split round
+ * holds b fixed, its shares reading r - owe.
+ *
+ * r stands off the residual by owe there (the residual is r - owe), so
+ * that moving b costs no pass over the rows: b takes its step after every
+ * round, into owe, and the step due once a sweep (INTERCEPT_EVERY_SWEEP)
+ * leaves owe in shift, which the next apply subtracts from each worker's
+ * rows, summing them by chunk on the way (cs), so that the sum starts
+ * exact again, in chunk order (the same bits for any P). The sum itself
+ * is not read from the rows after every round: a change delta of beta_j
+ * moves it by -delta sum_i x_ij, so it follows from the committed changes
+ * and the columns' sums (csum, over all ranks); the coordinator keeps it
+ * (in lasso_damp, SEQ1 included, which therefore commits there too).
+ * Under RANKS every worker follows the sum itself from the rounds it
+ * applies, in the policy's order, so every worker of every rank computes
+ * the same step without a message; b is theirs until lasso_sync writes it
+ * to its table, and r owes nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +154,9 @@ struct lasso_state {
     int64_t col_max;   /* SEQP: the most non-zeros a column of X holds */
     /* The intercept (o.b >= 0; see INTERCEPT). */
     double *csum;        /* every column's sum of entries, over all ranks */
+    double *sqc;         /* SEQ1, SEQP: each column's centred square (lasso_push_seq_b) */
+    double owe;          /* SEQ1, SEQP: r stands off the residual by this on every row */
+    double pend;         /* SEQ1, SEQP: how far the pushed round moved b */
     double *cs;          /* ROWS, SEQP, SEQ1: each chunk's sum of r after a shift */
     double rsum;         /* ROWS, SEQP, SEQ1 (the coordinator's): the sum of r after the
                             last round and shift, when not fresh */
@@ -392,6 +404,12 @@ static int intercept_setup(struct ptm_run *run, struct lasso_state *k)
     }
     ptm_comm_sum_all(k->csum, (size_t)x->ncols); /* other ranks' rows too */
     double *b = run->params[k->o.b].val, n = (double)run->grows;
+    if (k->mode != RANKS) { /* one rank: sq is over all rows */
+        if (!(k->sqc = rt_zalloc((size_t)x->ncols, sizeof(double))))
+            return PTM_ENOMEM;
+        for (int64_t j = 0; j < x->ncols; j++)
+            k->sqc[j] = k->sq[j] - k->csum[j] * (k->csum[j] / n);
+    }
     shift_rows(k, *b, 0, m);
     double sum = chunks_sum(k);
     ptm_comm_sum_all(&sum, 1);
@@ -539,6 +557,7 @@ static void lasso_release(struct ptm_run *run)
     ptm_free(k->ca);
     ptm_free(k->cb);
     ptm_free(k->csum);
+    ptm_free(k->sqc);
     ptm_free(k->cs);
     ptm_free(k->rk);
     if (k->own_r)
@@ -644,7 +663,15 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
         memcpy(k->rw[w->id], k->r, (size_t)n * sizeof(double));
         r = k->rw[w->id];
     }
-    lasso_push(k->x, k->sq, r, run->params[k->o.beta].val, rd->vars + v0, nv, w->z);
+    const double *beta = run->params[k->o.beta].val;
+    lasso_push(k->x, k->sq, r, beta, rd->vars + v0, nv, w->z);
+    if (k->sqc) /* b follows: x_j . (r - owe), the centred square (INTERCEPT) */
+        for (size_t q = 0; q < nv; q++) {
+            int64_t j = rd->vars[v0 + q];
+            double s = k->sqc[j] > LASSO_FLAT * k->sq[j] ? k->sqc[j] : 0;
+            w->z[LASSO_K * q] += (s - k->sq[j]) * beta[j] - k->owe * k->csum[j];
+            w->z[LASSO_K * q + 1] = s;
+        }
     lasso_pull(w->z, nv, run->grows, k->o.lambda, run->newval + v0);
     share_changes(run, k, rd, v0, nv);
     /* the round in the policy's order: with a variable a block, the
@@ -690,23 +717,38 @@ static bool small_round(const struct lasso_state *k, const int64_t *vars, size_t
            rt_cols_nnz(k->x, vars, n) < split_min(k);
 }
 
+/* SEQ1, SEQP: a round one column after the other on r itself (by one
+ * worker): with an intercept b follows each step (lasso_push_seq_b), and
+ * pend says how far (INTERCEPT). */
+static void push_on_r(struct ptm_run *run, struct lasso_state *k, const int64_t *vars, size_t n,
+                      double *out)
+{
+    const double *beta = run->params[k->o.beta].val;
+    if (k->o.b < 0) {
+        lasso_push_seq(k->x, k->sq, k->r, beta, vars, n, run->grows, k->o.lambda, out);
+        return;
+    }
+    struct lasso_icpt ic = {k->csum, k->sqc};
+    double off = k->owe;
+    lasso_push_seq_b(k->x, k->sq, k->r, beta, vars, n, run->grows, k->o.lambda, out, &ic, &off);
+    k->pend = off - k->owe; /* r owes it from round_intercept on */
+}
+
 /* SEQP: the round on the first worker alone, on r, one column after the
  * other in the policy's order (with a variable a block; else as dealt),
  * so that a run whose rounds all run alone takes the steps one worker
  * would. */
-static void push_alone(struct ptm_run *run, const struct lasso_state *k, const struct rt_round *rd,
+static void push_alone(struct ptm_run *run, struct lasso_state *k, const struct rt_round *rd,
                        const int64_t *vars)
 {
-    const double *beta = run->params[k->o.beta].val;
     /* dealt in the policy's order (to this worker alone: lasso_alone_blocks) */
     if (rd->alone || !rd->order || rd->nvars != rd->n) {
-        lasso_push_seq(k->x, k->sq, k->r, beta, vars, rd->nvars, run->grows, k->o.lambda,
-                       run->newval);
+        push_on_r(run, k, vars, rd->nvars, run->newval);
         return;
     }
     for (size_t i = 0; i < rd->n; i++)
         k->pvars[rd->order[i]] = vars[i];
-    lasso_push_seq(k->x, k->sq, k->r, beta, k->pvars, rd->n, run->grows, k->o.lambda, k->pdelta);
+    push_on_r(run, k, k->pvars, rd->n, k->pdelta);
     for (size_t i = 0; i < rd->n; i++)
         run->newval[i] = k->pdelta[rd->order[i]];
 }
@@ -730,7 +772,7 @@ static void merge_rows(const struct ptm_run *run, const struct lasso_state *k, i
                 u += r[i] - k->rw[p][i];
             xd[i] = u;
             a += u * u;
-            b += r[i] * u;
+            b += (r[i] - k->owe) * u; /* the residual's */
         }
         k->ca[c] = a;
         k->cb[c] = b;
@@ -751,7 +793,7 @@ static void apply_rows(const struct lasso_state *k, double t, int64_t lo, int64_
 static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
 {
     struct ptm_run *run = w->run;
-    const struct lasso_state *k = run->rule_state;
+    struct lasso_state *k = run->rule_state;
     struct lasso_w *d = &k->wk[w->id];
     const double *beta = run->params[k->o.beta].val;
     int64_t n = k->x->nrows;
@@ -791,8 +833,15 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     /* the copy: r whole (the last round may have moved every row) */
     double *restrict rp = k->rw[w->id];
     memcpy(rp, k->r, (size_t)n * sizeof(double));
-    d->dec = lasso_push_seq(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
-                            run->newval + v0);
+    if (k->o.b >= 0) { /* b stays in a split round, where the damping sees it fixed */
+        struct lasso_icpt ic = {k->csum, NULL};
+        double off = k->owe;
+        d->dec = lasso_push_seq_b(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
+                                  run->newval + v0, &ic, &off);
+    } else {
+        d->dec = lasso_push_seq(k->x, k->sq, rp, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
+                                run->newval + v0);
+    }
     share_changes(run, k, rd, v0, nv);
     rt_barrier(w); /* every copy holds its share's changes */
     merge_rows(run, k, k->lo[w->id], k->hi[w->id]);
@@ -802,7 +851,7 @@ static void push_seqp(struct rt_worker *w, const struct rt_round *rd, int64_t v0
 static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
 {
     struct ptm_run *run = w->run;
-    const struct lasso_state *k = run->rule_state;
+    struct lasso_state *k = run->rule_state;
     int64_t v0 = rd->off[rd->part[w->id]], v1 = rd->off[rd->part[w->id + 1]];
     size_t nv = (size_t)(v1 - v0);
     const double *beta = run->params[k->o.beta].val;
@@ -814,8 +863,7 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
         push_seqp(w, rd, v0, nv);
         break;
     case SEQ1: /* the changes go to r as they are made */
-        lasso_push_seq(k->x, k->sq, k->r, beta, rd->vars + v0, nv, run->grows, k->o.lambda,
-                       run->newval + v0);
+        push_on_r(run, k, rd->vars + v0, nv, run->newval + v0);
         break;
     case RANKS: /* this rank's part of the sums: rank 0 pulls them */
         lasso_push(k->x, k->sq, resid(k, w), beta, rd->vars + v0, nv,
@@ -915,6 +963,32 @@ static void split_verdict(struct lasso_state *k, int P, double dec, double own)
     }
 }
 
+/* sum over the round's changes (new value minus beta) of change_v
+ * csum_j: under ROWS in the policy's order, as push_rows left the round
+ * (and rd->change), so that the sum is the same for any P; else as
+ * dealt. */
+static double round_moved(const struct ptm_run *run, const struct lasso_state *k,
+                          const struct rt_round *rd)
+{
+    double moved = 0;
+    if (k->mode == ROWS && rd->nvars == rd->n) {
+        for (size_t q = 0; q < rd->n; q++)
+            moved += k->pdelta[q] * k->csum[k->pvars[q]];
+    } else if (k->mode == ROWS) {
+        for (size_t q = 0; q < rd->n; q++)
+            for (int64_t v = rd->off[k->pos[q]]; v < rd->off[k->pos[q] + 1]; v++)
+                moved += rd->change[v] * k->csum[rd->vars[v]];
+    } else if (run->committed) { /* a round alone, committed in its phase */
+        for (size_t v = 0; v < rd->nvars; v++)
+            moved += rd->change[v] * k->csum[rd->vars[v]];
+    } else {
+        const double *beta = run->params[k->o.beta].val;
+        for (size_t v = 0; v < rd->nvars; v++)
+            moved += (run->newval[v] - beta[rd->vars[v]]) * k->csum[rd->vars[v]];
+    }
+    return moved;
+}
+
 /* The step of a round (ROWS, SEQP; SEQ1 takes 1): the chunks' sums in
  * chunk order. rd->change holds the pushed changes. */
 static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *rise)
@@ -958,6 +1032,14 @@ static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *
         vars = k->pvars;
         change = k->pdelta;
     }
+    if (k->mode == ROWS && k->sqc) {
+        /* b follows the round: the fitted values move by X delta less its
+         * mean S / n, S = sum of change_j csum_j, and r - owe has mean 0 */
+        double S = round_moved(run, k, rd), n = (double)run->grows;
+        a -= S * (S / n);
+        a = a > 0 ? a : 0;
+        b -= k->owe * S;
+    }
     double t = lasso_step(a, b, beta, vars, change, rd->nvars, run->grows, k->o.lambda, rise);
     if (k->mode == SEQP) {
         /* f(beta + t delta) - f(beta) (at t = 1 lasso_step's rise), and
@@ -978,47 +1060,35 @@ static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *
     return t;
 }
 
-/* sum over the round's changes (new value minus beta) of change_v
- * csum_j: under ROWS in the policy's order, as push_rows left the round
- * (and rd->change), so that the sum is the same for any P; else as
- * dealt. */
-static double round_moved(const struct ptm_run *run, const struct lasso_state *k,
-                          const struct rt_round *rd)
-{
-    double moved = 0;
-    if (k->mode == ROWS && rd->nvars == rd->n) {
-        for (size_t q = 0; q < rd->n; q++)
-            moved += k->pdelta[q] * k->csum[k->pvars[q]];
-    } else if (k->mode == ROWS) {
-        for (size_t q = 0; q < rd->n; q++)
-            for (int64_t v = rd->off[k->pos[q]]; v < rd->off[k->pos[q] + 1]; v++)
-                moved += rd->change[v] * k->csum[rd->vars[v]];
-    } else if (run->committed) { /* a round alone, committed in its phase */
-        for (size_t v = 0; v < rd->nvars; v++)
-            moved += rd->change[v] * k->csum[rd->vars[v]];
-    } else {
-        const double *beta = run->params[k->o.beta].val;
-        for (size_t v = 0; v < rd->nvars; v++)
-            moved += (run->newval[v] - beta[rd->vars[v]]) * k->csum[rd->vars[v]];
-    }
-    return moved;
-}
-
 /* ROWS, SEQP, SEQ1, after the step t of round rd is decided: the sum of
- * r follows the round (from the chunks' sums when the last apply shifted
- * r, else from the sum kept); when the intercept's step is due, b moves
- * by the mean now and r in the next apply (INTERCEPT). */
+ * the residual follows the round (from the chunks' sums when the last
+ * apply shifted r, else from the sum kept), with b, which followed the
+ * round's steps (pend; ROWS: by the round's change of X beta's mean); b
+ * then takes its exact step, which r owes (owe: nothing to pass over),
+ * and when the step is due the next apply subtracts owe from the rows
+ * (INTERCEPT). */
 static void round_intercept(struct ptm_run *run, const struct rt_round *rd, double t)
 {
     struct lasso_state *k = run->rule_state;
-    double sum = k->fresh ? chunks_sum(k) : k->rsum;
-    sum -= t * round_moved(run, k, rd);
+    double n = (double)run->grows, *b = &run->params[k->o.b].val[0];
+    double sum = k->fresh ? chunks_sum(k) : k->rsum, moved = round_moved(run, k, rd);
+    sum -= t * moved;
+    if (k->mode == ROWS)
+        k->pend = -t * moved / n;
+    /* r's sum less n owe: the residual's */
+    sum -= n * k->pend;
+    *b += k->pend;
+    k->owe += k->pend;
+    k->pend = 0;
+    double c = sum / n;
+    *b += c;
+    k->owe += c;
+    k->rsum = sum - n * c;
     k->fresh = step_due(run, &k->ups, &k->due, rd->n);
     if (k->fresh) {
-        k->shift = sum / (double)run->grows;
-        run->params[k->o.b].val[0] += k->shift;
+        k->shift = k->owe;
+        k->owe = 0;
     }
-    k->rsum = sum;
 }
 
 /* The step of a round, then the intercept's. */
@@ -1080,6 +1150,21 @@ static int lasso_sync(struct ptm_run *run)
     return 0;
 }
 
+/* A job's r is the residual, which r stands off by owe (SEQ1, SEQP with an
+ * intercept): outputs read it a row at a time from here. */
+static bool lasso_rows_own(const struct ptm_run *run, int32_t p)
+{
+    const struct lasso_state *k = run->rule_state;
+    return k && p == k->o.r && k->sqc;
+}
+
+static void lasso_row(const struct ptm_run *run, int32_t p, int64_t i, double *out)
+{
+    const struct lasso_state *k = run->rule_state;
+    (void)p;
+    out[0] = k->r[i] - k->owe;
+}
+
 /* SEQP: a round that runs on the first worker alone (splitting is
  * resting, or its columns hold fewer non-zeros than split_min()) need
  * not wake the others: the first worker also applies what they would
@@ -1122,8 +1207,8 @@ static bool lasso_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n
  *   form keeps a place for a copy and a list of rows, written empty).
  * - RANKS: every worker's copy of r but the first (r itself).
  * - With an intercept: the sum of r and where it stands (cs, rsum,
- *   fresh), the step's counters (ups, due), and under RANKS each
- *   worker's sum, b and counters.
+ *   fresh), what r owes the residual (owe), the step's counters (ups,
+ *   due), and under RANKS each worker's sum, b and counters.
  * Left out: what set-up builds and never changes (X, sq, csum, the
  * workers' rows and cut tables), and what a round makes and reads itself:
  * the copies of r (taken whole when read), X delta (xd, mark, drows:
@@ -1171,6 +1256,7 @@ static void lasso_state(struct ptm_run *run, struct ptm_ckpt *ck)
     if (k->o.b >= 0) {
         PTM_CK_ARRAY(ck, k->cs, (m + CHUNK - 1) / CHUNK);
         PTM_CK(ck, k->rsum);
+        PTM_CK(ck, k->owe);
         PTM_CK(ck, k->fresh);
         PTM_CK(ck, k->ups);
         PTM_CK(ck, k->due);
@@ -1194,6 +1280,8 @@ static const struct rt_rule rule_ops = {
     .pull = lasso_pull_run,
     .apply = lasso_apply_w,
     .sync = lasso_sync,
+    .rows_own = lasso_rows_own,
+    .row = lasso_row,
     .damp = lasso_damp,
     .damp_part = lasso_damp_part,
     .alone = lasso_alone,
@@ -1288,7 +1376,7 @@ static int obj_part(struct rt_worker *w, double *out)
             lo = k->lo[w->id];
             hi = k->hi[w->id];
         }
-        *out = lasso_loss_part(resid(k, w) + lo, hi - lo, n) + penalty_part(w);
+        *out = lasso_loss_part_off(resid(k, w) + lo, hi - lo, n, k->owe) + penalty_part(w);
         return 0;
     }
     const double *beta = run->params[s->o.beta].val, *y = w->shard[s->o.y].labels;
