@@ -54,16 +54,15 @@
  * model is y ~ X beta + b, b unpenalised, and r = y - X beta - b. Given
  * beta, the exact minimizer over b is b + mean(r), after which r has mean
  * 0: a step of b is b += c, r -= c with c = mean(r). A step is taken at
- * set-up (from the summed r, over the ranks) and then between rounds,
- * never inside one under RANKS: a round's damping sees b fixed and r0 = y
- * - X beta - b, so its guarantee (the round never raises f) holds as it
- * is, and a step of b is an exact minimization that never raises f
- * either. On one rank (ROWS, SEQ1, SEQP) b also follows the
- * coefficients' steps, each the minimizer over beta_j with b at its best
- * (coordinate descent on the centred columns): in each step of a round
- * pushed on r itself (lasso_push_seq_b), or with a ROWS round's combined
- * change (push_rows' sums, damp_step's centred check); a SEQP split round
- * holds b fixed, its shares reading r - owe.
+ * set-up (from the summed r, over the ranks) and then between rounds; a
+ * step of b is an exact minimization that never raises f. b also follows
+ * the coefficients' steps, each the minimizer over beta_j with b at its
+ * best (coordinate descent on the centred columns, centre_sums): in each
+ * step of a round pushed on r itself (SEQ1, SEQP alone:
+ * lasso_push_seq_b), or with a round's combined change (ROWS, RANKS:
+ * the sums centred, and damp_step's check of the move of beta and b
+ * together); a SEQP split round holds b fixed, its shares reading r -
+ * owe, and is damped with b fixed.
  *
  * r stands off the residual by owe there (the residual is r - owe), so
  * that moving b costs no pass over the rows: b takes its step after every
@@ -75,10 +74,10 @@
  * moves it by -delta sum_i x_ij, so it follows from the committed changes
  * and the columns' sums (csum, over all ranks); the coordinator keeps it
  * (in lasso_damp, SEQ1 included, which therefore commits there too).
- * Under RANKS every worker follows the sum itself from the rounds it
- * applies, in the policy's order, so every worker of every rank computes
- * the same step without a message; b is theirs until lasso_sync writes it
- * to its table, and r owes nothing.
+ * Under RANKS every worker follows the sum, b and what its copy of r owes
+ * itself from the rounds it applies, in the policy's order, so every
+ * worker of every rank computes the same steps without a message; b is
+ * theirs until lasso_sync writes it to its table.
  */
 #include <math.h>
 #include <stdio.h>
@@ -97,9 +96,11 @@
 /* Rows a chunk: under ROWS and SEQP the workers' rows are whole chunks. */
 #define CHUNK 256
 
-/* How often the intercept takes its step: 0 after every round, 1 after the
- * round that completes a sweep (as many updates as blocks). A step costs a
- * pass over the rows of r, a round as little as its columns' non-zeros: on
+/* How often r gets what it owes the residual (b itself steps after every
+ * round, INTERCEPT): 0 after every round, 1 after the round that
+ * completes a sweep (as many updates as blocks). It costs a pass over the
+ * rows of r, a round as little as its columns' non-zeros (measured when b
+ * stepped with r, before owe): on
  * `ptm gen lasso --seed 1 --offset 10` (1000 x 2000) with rounds of 16
  * columns (within = sequential) a step every round took 1.5 to 3 times
  * the wall time of one every sweep to reach f* (1 + 1e-6), on 1 and 2
@@ -171,8 +172,9 @@ struct lasso_state {
 /* RANKS, with an intercept: what each worker keeps, the same on every
  * worker of every rank (see INTERCEPT). */
 struct lasso_rk {
-    double sum;       /* the sum of r over all ranks' rows */
+    double sum;       /* the sum of the residual over all ranks' rows */
     double b;         /* the intercept */
+    double owe;       /* as in struct lasso_state, of the worker's copy */
     int64_t ups, due; /* as in struct lasso_state */
 };
 
@@ -202,6 +204,28 @@ struct lasso_rk {
  * of work alone), splits only rounds so large that a run has few of them;
  * split_min = 0 or a lower value splits more. */
 #define SPLIT_MIN_NNZ ((int64_t)1 << 24)
+
+/* What r owes the residual as the round being pushed reads it (RANKS: the
+ * first worker's copy, the same on every worker). */
+static double owe_now(const struct lasso_state *k)
+{
+    return k->rk ? k->rk[0].owe : k->owe;
+}
+
+/* With an intercept, push's sums of columns vars[0 .. n) made the
+ * centred ones (INTERCEPT): x_j . (r - owe) + sqc_j beta_j, and sqc_j (0
+ * for a constant column), so that b follows the steps. */
+static void centre_sums(const struct lasso_state *k, const double *beta, const int64_t *vars,
+                        size_t n, double *z)
+{
+    double owe = owe_now(k);
+    for (size_t q = 0; q < n; q++) {
+        int64_t j = vars[q];
+        double sq = z[LASSO_K * q + 1], s = k->sqc[j] > LASSO_FLAT * sq ? k->sqc[j] : 0;
+        z[LASSO_K * q] += (s - sq) * beta[j] - owe * k->csum[j];
+        z[LASSO_K * q + 1] = s;
+    }
+}
 
 /* The residual worker w reads and writes. */
 static double *resid(const struct lasso_state *k, const struct rt_worker *w)
@@ -404,12 +428,13 @@ static int intercept_setup(struct ptm_run *run, struct lasso_state *k)
     }
     ptm_comm_sum_all(k->csum, (size_t)x->ncols); /* other ranks' rows too */
     double *b = run->params[k->o.b].val, n = (double)run->grows;
-    if (k->mode != RANKS) { /* one rank: sq is over all rows */
-        if (!(k->sqc = rt_zalloc((size_t)x->ncols, sizeof(double))))
-            return PTM_ENOMEM;
-        for (int64_t j = 0; j < x->ncols; j++)
-            k->sqc[j] = k->sq[j] - k->csum[j] * (k->csum[j] / n);
-    }
+    /* the columns' centred squares, from sq over all ranks' rows */
+    if (!(k->sqc = rt_zalloc((size_t)x->ncols, sizeof(double))))
+        return PTM_ENOMEM;
+    memcpy(k->sqc, k->sq, (size_t)x->ncols * sizeof(double));
+    ptm_comm_sum_all(k->sqc, (size_t)x->ncols);
+    for (int64_t j = 0; j < x->ncols; j++)
+        k->sqc[j] -= k->csum[j] * (k->csum[j] / n);
     shift_rows(k, *b, 0, m);
     double sum = chunks_sum(k);
     ptm_comm_sum_all(&sum, 1);
@@ -665,13 +690,8 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     }
     const double *beta = run->params[k->o.beta].val;
     lasso_push(k->x, k->sq, r, beta, rd->vars + v0, nv, w->z);
-    if (k->sqc) /* b follows: x_j . (r - owe), the centred square (INTERCEPT) */
-        for (size_t q = 0; q < nv; q++) {
-            int64_t j = rd->vars[v0 + q];
-            double s = k->sqc[j] > LASSO_FLAT * k->sq[j] ? k->sqc[j] : 0;
-            w->z[LASSO_K * q] += (s - k->sq[j]) * beta[j] - k->owe * k->csum[j];
-            w->z[LASSO_K * q + 1] = s;
-        }
+    if (k->sqc)
+        centre_sums(k, beta, rd->vars + v0, nv, w->z);
     lasso_pull(w->z, nv, run->grows, k->o.lambda, run->newval + v0);
     share_changes(run, k, rd, v0, nv);
     /* the round in the policy's order: with a variable a block, the
@@ -879,6 +899,13 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
 {
     const struct lasso_state *k = run->rule_state;
     PTM_ASSERT(zlen == LASSO_K * rd->nvars);
+    if (k->sqc) { /* the sums centred, with b following the round (INTERCEPT) */
+        double *zc = run->zsum;
+        if (zc != z)
+            memmove(zc, z, zlen * sizeof(double));
+        centre_sums(k, run->params[k->o.beta].val, rd->vars, rd->nvars, zc);
+        z = zc;
+    }
     lasso_pull(z, rd->nvars, run->grows, k->o.lambda, out);
     return 0;
 }
@@ -891,17 +918,23 @@ static void ranks_intercept(struct rt_worker *w, const struct rt_round *rd)
     const struct ptm_run *run = w->run;
     const struct lasso_state *k = run->rule_state;
     struct lasso_rk *q = &k->rk[w->id];
-    double sum = q->sum;
+    double n = (double)run->grows, moved = 0;
     for (size_t v = 0; v < rd->nvars; v++)
-        sum -= rd->change[v] * k->csum[rd->vars[v]];
+        moved += rd->change[v] * k->csum[rd->vars[v]];
+    /* b followed the round (pend), then takes its step; r owes both */
+    double pend = -moved / n, sum = q->sum - moved - n * pend;
+    q->b += pend;
+    q->owe += pend;
+    double c = sum / n;
+    q->b += c;
+    q->owe += c;
+    q->sum = sum - n * c;
     if (step_due(run, &q->ups, &q->due, rd->n)) {
-        double n = (double)run->grows, c = sum / n, *restrict r = resid(k, w);
+        double *restrict r = resid(k, w);
         for (int64_t i = 0; i < k->x->nrows; i++)
-            r[i] -= c;
-        q->b += c;
-        sum -= n * c;
+            r[i] -= q->owe;
+        q->owe = 0;
     }
-    q->sum = sum;
 }
 
 /* The committed round into the worker's residual: ROWS and SEQP r -=
@@ -1032,13 +1065,13 @@ static double damp_step(struct ptm_run *run, const struct rt_round *rd, double *
         vars = k->pvars;
         change = k->pdelta;
     }
-    if (k->mode == ROWS && k->sqc) {
+    if (k->sqc && k->mode != SEQP) {
         /* b follows the round: the fitted values move by X delta less its
          * mean S / n, S = sum of change_j csum_j, and r - owe has mean 0 */
         double S = round_moved(run, k, rd), n = (double)run->grows;
         a -= S * (S / n);
         a = a > 0 ? a : 0;
-        b -= k->owe * S;
+        b -= owe_now(k) * S;
     }
     double t = lasso_step(a, b, beta, vars, change, rd->nvars, run->grows, k->o.lambda, rise);
     if (k->mode == SEQP) {
@@ -1141,12 +1174,20 @@ static void lasso_damp_part(struct ptm_run *run, struct rt_round *rd, double *su
     sums[1] = b;
 }
 
-/* RANKS: the intercept's table from the workers' (the same on all). */
+/* RANKS: the intercept's table from the workers' (the same on all), and
+ * after the last round the residual's rows in r's (rows_own is one
+ * rank's). */
 static int lasso_sync(struct ptm_run *run)
 {
     const struct lasso_state *k = run->rule_state;
-    if (k->rk)
-        run->params[k->o.b].val[0] = k->rk[0].b;
+    if (!k->rk)
+        return 0;
+    run->params[k->o.b].val[0] = k->rk[0].b;
+    if (run->sync_final && k->rk[0].owe != 0) {
+        for (int64_t i = 0; i < k->x->nrows; i++)
+            k->rw[0][i] -= k->rk[0].owe;
+        k->rk[0].owe = 0;
+    }
     return 0;
 }
 
@@ -1263,6 +1304,7 @@ static void lasso_state(struct ptm_run *run, struct ptm_ckpt *ck)
         for (int p = 0; k->rk && p < run->P; p++) {
             PTM_CK(ck, k->rk[p].sum);
             PTM_CK(ck, k->rk[p].b);
+            PTM_CK(ck, k->rk[p].owe);
             PTM_CK(ck, k->rk[p].ups);
             PTM_CK(ck, k->rk[p].due);
         }
@@ -1376,7 +1418,8 @@ static int obj_part(struct rt_worker *w, double *out)
             lo = k->lo[w->id];
             hi = k->hi[w->id];
         }
-        *out = lasso_loss_part_off(resid(k, w) + lo, hi - lo, n, k->owe) + penalty_part(w);
+        double owe = k->rk ? k->rk[w->id].owe : k->owe;
+        *out = lasso_loss_part_off(resid(k, w) + lo, hi - lo, n, owe) + penalty_part(w);
         return 0;
     }
     const double *beta = run->params[s->o.beta].val, *y = w->shard[s->o.y].labels;
