@@ -494,7 +494,7 @@ START_TEST(test_push_seq_intercept)
         for (int j = 0; j < ID; j++)
             csum[j] += X[i * ID + j];
     for (int j = 0; j < ID; j++)
-        sqc[j] = sq[j] - csum[j] * (csum[j] / IN);
+        sqc[j] = lasso_centred(sq[j], csum[j], IN);
     double b = 0; /* r = y - X beta - b, then b at its best: off holds the move */
     lasso_residual(&x, y, beta, r);
     for (int i = 0; i < IN; i++)

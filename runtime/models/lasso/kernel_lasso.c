@@ -227,52 +227,62 @@ double lasso_step(double a, double b, const double *beta, const int64_t *cols,
     return lo > 0 ? lo : hi;
 }
 
-/* lasso_push_seq and lasso_push_seq_b: with ic NULL, b stays (none). */
+/* lasso_push_seq and lasso_push_seq_b, for b none (B_NONE), where it is
+ * (B_FIXED) or following the steps (B_FOLLOWS): a constant, so that each
+ * caller gets its own loop. */
+enum { B_NONE, B_FIXED, B_FOLLOWS };
+
 static inline double push_seq(const struct ptm_csc *x, const double *sq, double *r,
                               const double *beta, const int64_t *cols, size_t ns, int64_t n,
                               double lambda, double *beta_new, const struct lasso_icpt *ic,
-                              double *off)
+                              double *off, int how)
 {
     const int64_t *restrict cp = x->colptr;
     const int32_t *restrict ri = x->rowind;
     const double *restrict v = x->val;
-    double t = (double)n * lambda, fit = 0, pen = 0, o = ic ? *off : 0;
+    double t = (double)n * lambda, fit = 0, pen = 0, o = how != B_NONE ? *off : 0;
     for (size_t k = 0; k < ns; k++) {
         if (k + PREFETCH_AHEAD < ns)
             PREFETCH_COL(x, cols[k + PREFETCH_AHEAD]);
         int64_t j = cols[k], at = cp[j], len = cp[j + 1] - at;
-        double s = sq[j], old = beta[j], xr = col_dot(ri + at, v + at, len, r);
-        if (ic) {
+        double s = how == B_FOLLOWS ? ic->sqc[j] : sq[j], old = beta[j];
+        double xr = col_dot(ri + at, v + at, len, r);
+        if (how != B_NONE)
             xr -= o * ic->csum[j];
-            if (ic->sqc) /* b follows: the centred column's square */
-                s = ic->sqc[j] > LASSO_FLAT * sq[j] ? ic->sqc[j] : 0;
-        }
         double z = xr + s * old, b = s > 0 ? soft_threshold(z, t) / s : 0, d = b - old;
         beta_new[k] = b;
         if (d != 0) {
             col_axpy(ri + at, v + at, len, d, r);
-            if (ic && ic->sqc)
+            if (how == B_FOLLOWS)
                 o -= d * ic->csum[j] / (double)n;
             fit += d * (2 * xr - d * s);
             pen += fabs(b) - fabs(old);
         }
     }
-    if (ic)
+    if (how != B_NONE)
         *off = o;
     return fit / (2.0 * (double)n) - lambda * pen;
+}
+
+double lasso_centred(double sq, double csum, int64_t n)
+{
+    double c = sq - csum * (csum / (double)n);
+    return c > 1e-12 * sq ? c : 0;
 }
 
 double lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
                       const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new)
 {
-    return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, NULL, NULL);
+    return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, NULL, NULL, B_NONE);
 }
 
 double lasso_push_seq_b(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
                         const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new,
                         const struct lasso_icpt *ic, double *off)
 {
-    return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, ic, off);
+    if (ic->sqc)
+        return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, ic, off, B_FOLLOWS);
+    return push_seq(x, sq, r, beta, cols, ns, n, lambda, beta_new, ic, off, B_FIXED);
 }
 
 void lasso_apply(const struct ptm_csc *x, const int64_t *cols, const double *delta, size_t ns,

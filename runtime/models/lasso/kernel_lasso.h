@@ -72,21 +72,24 @@ double lasso_push_seq(const struct ptm_csc *x, const double *sq, double *r, cons
 /* The same with an intercept b: r stands off the residual y - X beta - b
  * by *off on every row (the residual is r - *off), so a column's product
  * with the residual is x_j . r - *off csum_j. With ic->sqc (each column's
- * centred square ||x_j - mean(x_j)||^2 over all n rows) b also takes its
- * best value given beta at each step: beta_j moves to the minimizer over
- * it with b following, z = x_j . resid + sqc_j beta_j, and b by -delta
- * csum_j / n, which the residual gets as *off -= delta csum_j / n (r gets
- * -delta x_j as without). That is coordinate descent on the centred
- * columns, as glmnet takes it, and needs the residual's mean to be 0 when
- * the round starts; a column whose sqc_j is at most LASSO_FLAT ||x_j||^2
- * (constant: b fits it) gets 0. Without sqc, b stays where it is and *off
- * does too. Returns the decrease as lasso_push_seq, with sqc_j for
- * ||x_j||^2 when given. */
-#define LASSO_FLAT 1e-12
+ * centred square ||x_j - mean(x_j)||^2 over all n rows, lasso_centred())
+ * b also takes its best value given beta at each step: beta_j moves to
+ * the minimizer over it with b following, z = x_j . resid + sqc_j beta_j,
+ * and b by -delta csum_j / n, which the residual gets as *off -= delta
+ * csum_j / n (r gets -delta x_j as without). That is coordinate descent
+ * on the centred columns, as glmnet takes it, and needs the residual's
+ * mean to be 0 when the round starts; a column of sqc_j 0 (constant: b
+ * fits it) gets 0. Without sqc, b stays where it is and *off does too.
+ * Returns the decrease as lasso_push_seq, with sqc_j for ||x_j||^2 when
+ * given. */
 struct lasso_icpt {
     const double *csum; /* each column's sum of entries */
     const double *sqc;  /* NULL: b stays */
 };
+/* A column's centred square from its square sq and sum csum over n rows:
+ * sq - csum^2 / n, or 0 when that is at most 1e-12 sq (a constant column,
+ * up to the rounding of the difference). */
+double lasso_centred(double sq, double csum, int64_t n);
 double lasso_push_seq_b(const struct ptm_csc *x, const double *sq, double *r, const double *beta,
                         const int64_t *cols, size_t ns, int64_t n, double lambda, double *beta_new,
                         const struct lasso_icpt *ic, double *off);

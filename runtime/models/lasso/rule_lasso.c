@@ -221,9 +221,8 @@ static void centre_sums(const struct lasso_state *k, const double *beta, const i
     double owe = owe_now(k);
     for (size_t q = 0; q < n; q++) {
         int64_t j = vars[q];
-        double sq = z[LASSO_K * q + 1], s = k->sqc[j] > LASSO_FLAT * sq ? k->sqc[j] : 0;
-        z[LASSO_K * q] += (s - sq) * beta[j] - owe * k->csum[j];
-        z[LASSO_K * q + 1] = s;
+        z[LASSO_K * q] += (k->sqc[j] - z[LASSO_K * q + 1]) * beta[j] - owe * k->csum[j];
+        z[LASSO_K * q + 1] = k->sqc[j];
     }
 }
 
@@ -434,7 +433,7 @@ static int intercept_setup(struct ptm_run *run, struct lasso_state *k)
     memcpy(k->sqc, k->sq, (size_t)x->ncols * sizeof(double));
     ptm_comm_sum_all(k->sqc, (size_t)x->ncols);
     for (int64_t j = 0; j < x->ncols; j++)
-        k->sqc[j] -= k->csum[j] * (k->csum[j] / n);
+        k->sqc[j] = lasso_centred(k->sqc[j], k->csum[j], run->grows);
     shift_rows(k, *b, 0, m);
     double sum = chunks_sum(k);
     ptm_comm_sum_all(&sum, 1);
