@@ -155,9 +155,9 @@ struct lasso_state {
     int64_t col_max;   /* SEQP: the most non-zeros a column of X holds */
     /* The intercept (o.b >= 0; see INTERCEPT). */
     double *csum;        /* every column's sum of entries, over all ranks */
-    double *sqc;         /* SEQ1, SEQP: each column's centred square (lasso_push_seq_b) */
-    double owe;          /* SEQ1, SEQP: r stands off the residual by this on every row */
-    double pend;         /* SEQ1, SEQP: how far the pushed round moved b */
+    double *sqc;         /* each column's centred square (lasso_centred, over all ranks) */
+    double owe;          /* ROWS, SEQP, SEQ1: r stands off the residual by this a row */
+    double pend;         /* ROWS, SEQP, SEQ1: how far the round moved b */
     double *cs;          /* ROWS, SEQP, SEQ1: each chunk's sum of r after a shift */
     double rsum;         /* ROWS, SEQP, SEQ1 (the coordinator's): the sum of r after the
                             last round and shift, when not fresh */
@@ -899,11 +899,8 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
     const struct lasso_state *k = run->rule_state;
     PTM_ASSERT(zlen == LASSO_K * rd->nvars);
     if (k->sqc) { /* the sums centred, with b following the round (INTERCEPT) */
-        double *zc = run->zsum;
-        if (zc != z)
-            memmove(zc, z, zlen * sizeof(double));
-        centre_sums(k, run->params[k->o.beta].val, rd->vars, rd->nvars, zc);
-        z = zc;
+        PTM_ASSERT(z == run->zsum);
+        centre_sums(k, run->params[k->o.beta].val, rd->vars, rd->nvars, run->zsum);
     }
     lasso_pull(z, rd->nvars, run->grows, k->o.lambda, out);
     return 0;
