@@ -284,7 +284,7 @@ struct rt_rule {
      * (row i, the table's cols values, into out), where its table is left
      * unfilled (lda_gibbs's integer counts, after the last sync) or is
      * not the values as they stand (lasso_cd's residual, which r stands
-     * off by a constant under within = sequential with an intercept), so
+     * off by a constant on one rank with an intercept), so
      * that outputs read them from the rule's state. NULL: the tables hold
      * every value. */
     bool (*rows_own)(const struct ptm_run *run, int32_t p);

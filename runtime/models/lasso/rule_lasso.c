@@ -906,6 +906,15 @@ static int lasso_pull_run(struct ptm_run *run, const struct rt_round *rd, const 
     return 0;
 }
 
+/* RANKS: a worker's copy of r (m rows) gets what it owes the residual. */
+static void pay_owe(double *restrict r, int64_t m, double *owe)
+{
+    double o = *owe;
+    for (int64_t i = 0; i < m && o != 0; i++)
+        r[i] -= o;
+    *owe = 0;
+}
+
 /* RANKS, after worker w applied round rd to its copy of r: the sum of r
  * over the ranks follows the round; when the intercept's step is due, b
  * and the copy move by the mean (INTERCEPT). */
@@ -925,12 +934,8 @@ static void ranks_intercept(struct rt_worker *w, const struct rt_round *rd)
     q->b += c;
     q->owe += c;
     q->sum = sum - n * c;
-    if (step_due(run, &q->ups, &q->due, rd->n)) {
-        double *restrict r = resid(k, w);
-        for (int64_t i = 0; i < k->x->nrows; i++)
-            r[i] -= q->owe;
-        q->owe = 0;
-    }
+    if (step_due(run, &q->ups, &q->due, rd->n))
+        pay_owe(resid(k, w), k->x->nrows, &q->owe);
 }
 
 /* The committed round into the worker's residual: ROWS and SEQP r -=
@@ -1179,15 +1184,12 @@ static int lasso_sync(struct ptm_run *run)
     if (!k->rk)
         return 0;
     run->params[k->o.b].val[0] = k->rk[0].b;
-    if (run->sync_final && k->rk[0].owe != 0) {
-        for (int64_t i = 0; i < k->x->nrows; i++)
-            k->rw[0][i] -= k->rk[0].owe;
-        k->rk[0].owe = 0;
-    }
+    if (run->sync_final)
+        pay_owe(k->rw[0], k->x->nrows, &k->rk[0].owe);
     return 0;
 }
 
-/* A job's r is the residual, which r stands off by owe (SEQ1, SEQP with an
+/* A job's r is the residual, which r stands off by owe (one rank, with an
  * intercept): outputs read it a row at a time from here. */
 static bool lasso_rows_own(const struct ptm_run *run, int32_t p)
 {
