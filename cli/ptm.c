@@ -1770,6 +1770,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    ptm_alloc_init();
     int rc = run(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "ptm: error: cannot write to standard output: %s\n", strerror(errno));

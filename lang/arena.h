@@ -27,6 +27,9 @@ void *arena_alloc(struct arena *a, size_t size);
 /* Copy of s[0..len) plus a terminating NUL; NULL when out of memory. */
 char *arena_strndup(struct arena *a, const char *s, size_t len);
 
+/* Once at the start of a program, before threads: blocks of 4 MiB and more
+ * are mappings of their own that ask for huge pages (arena.c). */
+void ptm_alloc_init(void);
 /* Allocation with fault injection: tests make the Nth call fail. */
 void *ptm_malloc(size_t size);
 /* n zeroed elements of size bytes (calloc: the pages of a large block are
