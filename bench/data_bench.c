@@ -1,8 +1,9 @@
 /*
  * data_bench.c - how fast the data readers load a file, on one core.
  *
- * Usage: data_bench FORMAT FILE [RUNS]   (default 5)
- * Reads FILE (sparse storage) RUNS times after one untimed read that warms
+ * Usage: data_bench FORMAT FILE [RUNS [THREADS]]   (default 5, 1)
+ * Reads FILE (sparse storage, with THREADS threads: ptm_data_opts.threads,
+ * as `ptm run --workers THREADS` reads it) RUNS times after one untimed read that warms
  * the page cache, and prints one line:
  *   FORMAT BYTES ROWS COLS NNZ MEDIAN_SECONDS MEDIAN_MB_PER_S RUN1_S RUN2_S ...
  * Seconds are wall time of ptm_data_read(); MB is 10^6 bytes of the file. Then the CSC view of the
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "arena.h"
 #include "bench.h"
 #include "data.h"
 #include "ptm.h"
@@ -34,19 +36,20 @@ static int load(const char *path, const struct ptm_data_opts *o, struct ptm_data
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: data_bench libsvm|mm|uci|csv FILE [RUNS]\n");
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: data_bench libsvm|mm|uci|csv FILE [RUNS [THREADS]]\n");
         return 2;
     }
+    ptm_alloc_init(); /* as ptm does */
     int fmt = plan_format_lookup(argv[1]);
-    int runs = argc > 3 ? atoi(argv[3]) : 5;
+    int runs = argc > 3 ? atoi(argv[3]) : 5, threads = argc > 4 ? atoi(argv[4]) : 1;
     struct stat st;
-    if (fmt < 0 || fmt == PLAN_FORMAT_LABELS || runs < 1 || runs > MAX_RUNS ||
+    if (fmt < 0 || fmt == PLAN_FORMAT_LABELS || runs < 1 || runs > MAX_RUNS || threads < 1 ||
         stat(argv[2], &st) != 0) {
         fprintf(stderr, "data_bench: bad format, run count or file\n");
         return 2;
     }
-    struct ptm_data_opts o = {.format = (enum plan_format)fmt, .sparse = true};
+    struct ptm_data_opts o = {.format = (enum plan_format)fmt, .sparse = true, .threads = threads};
     struct ptm_dataset *ds;
     if (load(argv[2], &o, &ds))
         return 1;

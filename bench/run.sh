@@ -140,7 +140,7 @@ load=$(cut -d' ' -f1 /proc/loadavg)
             "$(awk -v x="$w1" 'BEGIN { print x * 100 }')" "$secs" "$rel" >&2
     done < "$tmp/pstore.txt"
 } >> "$out"
-echo "== data readers: 100 MB libsvm, MatrixMarket and UCI files, one core"
+echo "== data readers: 100 MB libsvm, MatrixMarket and UCI files, one and two threads"
 data_gen=${DATA_GEN:-build/default/bench/data_gen}
 data_bench=${DATA_BENCH:-build/default/bench/data_bench}
 [ -x "$data_gen" ] || make --no-print-directory "$data_gen" > /dev/null
@@ -150,8 +150,12 @@ data_bench=${DATA_BENCH:-build/default/bench/data_bench}
 for spec in "libsvm 32000 200000 0.001 1" "mm 32000 200000 0.0008 2" "uci 32000 200000 0.0012 3"; do
     set -- $spec
     "$data_gen" "$@" > "$tmp/data.$1"
-    "$data_bench" "$1" "$tmp/data.$1" 5 | tr '\n' ' ' >> "$tmp/data.txt"
-    echo "$spec" >> "$tmp/data.txt"
+    threads=1
+    [ "$1" = libsvm ] && threads="1 2" # read in pieces side by side (spec/runtime.md)
+    for t in $threads; do
+        "$data_bench" "$1" "$tmp/data.$1" 5 "$t" | tr '\n' ' ' >> "$tmp/data.txt"
+        echo "$spec $t" >> "$tmp/data.txt"
+    done
     rm -f "$tmp/data.$1"
 done
 {
@@ -159,20 +163,21 @@ done
     echo "## Data readers"
     echo
     echo "Command: \`data_gen FORMAT ROWS COLS DENSITY SEED > FILE; data_bench FORMAT FILE 5\`"
-    echo "(bench/data_gen.c, bench/data_bench.c, -O2, one thread). Random sparse matrices,"
+    echo "(bench/data_gen.c, bench/data_bench.c, -O2; libsvm also \`data_bench libsvm FILE 5 2\`: two threads,"
+    echo "as \`ptm run --workers 2\` reads it, in pieces side by side). Random sparse matrices,"
     echo "values uniform in (-1, 1) times 10^k (k in -2..2) written with %.6g (uci: counts"
     echo "1..9); libsvm in row order, mm column by column, uci document by document."
     echo "Wall time of ptm_data_read() into CSR, the file in the page cache;"
     echo "5 runs after one warm-up, median; MB = 10^6 bytes of the file. Goal: at least"
     echo "150 MB/s for libsvm. CSC: building the column view of the result once."
     echo
-    echo "| format | rows x cols, density | bytes | nnz | median s | MB/s | CSC s | runs (s) |"
-    echo "|---|---|---|---|---|---|---|---|"
-    while read -r fmt bytes rows cols nnz med mbs r1 r2 r3 r4 r5 _csc csc gfmt grows gcols gdens gseed; do
-        printf '| %s | %s x %s, %s | %s | %s | %.3f | %.0f | %.3f | %s %s %s %s %s |\n' "$fmt" \
-            "$rows" "$cols" "$gdens" "$bytes" "$nnz" "$med" "$mbs" "$csc" "$r1" "$r2" "$r3" "$r4" "$r5"
-        printf 'data %s: %s bytes, median %.3f s (%.0f MB/s); CSC %.3f s\n' "$fmt" "$bytes" \
-            "$med" "$mbs" "$csc" >&2
+    echo "| format | rows x cols, density | threads | bytes | nnz | median s | MB/s | CSC s | runs (s) |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    while read -r fmt bytes rows cols nnz med mbs r1 r2 r3 r4 r5 _csc csc gfmt grows gcols gdens gseed thr; do
+        printf '| %s | %s x %s, %s | %s | %s | %s | %.3f | %.0f | %.3f | %s %s %s %s %s |\n' "$fmt" \
+            "$rows" "$cols" "$gdens" "$thr" "$bytes" "$nnz" "$med" "$mbs" "$csc" "$r1" "$r2" "$r3" "$r4" "$r5"
+        printf 'data %s, %s thread(s): %s bytes, median %.3f s (%.0f MB/s); CSC %.3f s\n' "$fmt" \
+            "$thr" "$bytes" "$med" "$mbs" "$csc" >&2
     done < "$tmp/data.txt"
 } >> "$out"
 

@@ -7,9 +7,10 @@
  * written by hand (and labels, words); the reader's CSR is compared with it
  * entry by entry, and so is the CSC view after transposing it densely
  * here. Rejected rows carry every message, byte for byte. Each row is read
- * three ways, which must agree: from a file (ptm_data_read), and from
- * memory with 1 MiB and with tiny chunks (so that lines straddle chunk
- * boundaries). Range reads split each accepted input at every byte k and
+ * four ways, which must agree: from a file (ptm_data_read), from memory
+ * with 1 MiB and with tiny chunks (so that lines straddle chunk
+ * boundaries), and from a file by threads in pieces of any byte (libsvm;
+ * the others read as from a file). Range reads split each accepted input at every byte k and
  * check that the two parts together give the whole. Numbers are checked
  * against strtod() bit for bit, on a table of hard cases and on random
  * decimals. Files are written to a temporary directory that is the working
@@ -83,7 +84,8 @@ static void join_msgs(const struct ptm_data_diags *dg, char *out, size_t cap)
         len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "\n" : "", dg->msg[i].text);
 }
 
-enum how { FROM_FILE, FROM_MEM, FROM_MEM_TINY, NHOW };
+/* FROM_PIECES: from a file by 3 threads, in pieces of a byte or more. */
+enum how { FROM_FILE, FROM_MEM, FROM_MEM_TINY, FROM_PIECES, NHOW };
 
 /* An input to read, and how. */
 struct input {
@@ -111,8 +113,12 @@ static int read_input(const struct input *in, enum how how, const struct ptm_byt
     struct ptm_data_diags dg;
     ptm_data_diags_init(&dg);
     int rc;
-    if (how == FROM_FILE) {
+    if (how == FROM_FILE || how == FROM_PIECES) {
         write_file(name, in->in, in->inlen);
+        if (how == FROM_PIECES) {
+            o.threads = 3;
+            o.piece_min = 1;
+        }
         if (in->vocab) {
             write_file("in.vocab", in->vocab, in->vlen);
             o.vocab = "in.vocab";
@@ -438,8 +444,8 @@ START_TEST(test_range)
         struct ptm_dataset *part[2];
         struct ptm_byte_range range[2] = {{0, k}, {k, n + 3}};
         for (int h = 0; h < 2; h++) {
-            int rc = read_input(&in, k % 2 ? FROM_FILE : FROM_MEM_TINY, &range[h], &part[h], msgs,
-                                sizeof(msgs));
+            enum how how = k % 3 == 0 ? FROM_MEM_TINY : k % 3 == 1 ? FROM_FILE : FROM_PIECES;
+            int rc = read_input(&in, how, &range[h], &part[h], msgs, sizeof(msgs));
             ck_assert_msg(rc == 0, "%s: [%" PRId64 ", %" PRId64 "): rc %d: %s", r->what,
                           range[h].begin, range[h].end, rc, msgs);
         }

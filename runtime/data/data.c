@@ -1175,14 +1175,19 @@ static int read_any(struct data_rd *rd, const struct ptm_data_opts *o, struct pt
     return 0;
 }
 
-int ptm_data_read_file(FILE *f, const char *name, FILE *vocab, const char *vocab_name,
-                       const struct ptm_data_opts *o, struct ptm_data_diags *dg,
-                       struct ptm_dataset **out)
+/* f read as o says; path, when not NULL, is f's file, which pieces of a
+ * big read open again. */
+static int read_stream(FILE *f, const char *path, const char *name, FILE *vocab,
+                       const char *vocab_name, const struct ptm_data_opts *o,
+                       struct ptm_data_diags *dg, struct ptm_dataset **out)
 {
     struct data_rd rd;
     *out = NULL;
     memset(&rd, 0, sizeof(rd));
     rd.name = name;
+    rd.path = path;
+    rd.threads = o->threads;
+    rd.piece_min = o->piece_min ? (int64_t)o->piece_min : 4 << 20;
     rd.vocab_f = vocab;
     rd.vocab_name = vocab_name;
     int rc = data_lines_open(&rd.in, f, NULL, 0, o->chunk, o->line_max);
@@ -1190,6 +1195,13 @@ int ptm_data_read_file(FILE *f, const char *name, FILE *vocab, const char *vocab
         rc = read_any(&rd, o, dg, out);
     data_lines_close(&rd.in);
     return rc;
+}
+
+int ptm_data_read_file(FILE *f, const char *name, FILE *vocab, const char *vocab_name,
+                       const struct ptm_data_opts *o, struct ptm_data_diags *dg,
+                       struct ptm_dataset **out)
+{
+    return read_stream(f, NULL, name, vocab, vocab_name, o, dg, out);
 }
 
 int ptm_data_read_mem(const char *buf, size_t len, const char *name, const char *vocab,
@@ -1255,7 +1267,7 @@ int ptm_data_read(const char *path, const struct ptm_data_opts *o, struct ptm_da
         if (rc)
             goto out_close;
     }
-    rc = ptm_data_read_file(f, name, vf, o->vocab, o, dg, out);
+    rc = read_stream(f, f != stdin ? path : NULL, name, vf, o->vocab, o, dg, out);
     if (vf && vf != stdin)
         fclose(vf);
 out_close:

@@ -246,6 +246,8 @@ struct ptm_data_opts {
     size_t line_max;                    /* 0: PTM_DATA_LINE_MAX */
     int64_t max_dim;                    /* largest rows/cols accepted; 0: PTM_DATA_DIM_MAX */
     size_t chunk;                       /* bytes per read; 0: 1 MiB (tests make it small) */
+    int threads;      /* libsvm from a path: up to this many threads read pieces of a big file */
+    size_t piece_min; /* bytes of such a piece at least; 0: 4 MiB (tests make it small) */
 };
 
 /* Options for a data declaration (not LABELS: those come with their

@@ -50,6 +50,9 @@ struct data_rd {
     const struct ptm_data_opts *o;
     struct ptm_data_diags *dg;
     const char *name;
+    const char *path;  /* the file, when it can be opened again; else NULL */
+    int threads;       /* that may read it side by side (libsvm) */
+    int64_t piece_min; /* bytes of a piece they read at least */
     struct data_lines in;
     int64_t begin, end; /* the range; [0, INT64_MAX) for the whole file */
     int64_t max_dim;

@@ -13,7 +13,10 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arena.h"
 #include "data_impl.h"
@@ -163,24 +166,184 @@ out_drop:
     return 0;
 }
 
-int data_read_libsvm(struct data_rd *rd, struct ptm_dataset *ds)
+static void rows_free(struct rows *b)
 {
-    struct rows b;
-    memset(&b, 0, sizeof(b));
-    int rc = data_grow((void **)&b.rowptr, &b.rcap, 1, sizeof(*b.rowptr));
+    ptm_free(b->rowptr);
+    ptm_free(b->colind);
+    ptm_free(b->val);
+    ptm_free(b->labels);
+    memset(b, 0, sizeof(*b));
+}
+
+/* The rows of rd's range into b (emptied first). bytes > 0: about as many
+ * bytes hold the range (the file's size), and an entry takes 4 of them at
+ * least ("1:2 "), so the entries' arrays are sized for bytes / 4 at once:
+ * growing them by doubling moved their mappings (mremap), and threads
+ * reading pieces waited on each other's moves. What is not written of
+ * them takes no memory, and data_shrink gives it back. */
+static int read_rows(struct data_rd *rd, struct rows *b, int64_t bytes)
+{
+    memset(b, 0, sizeof(*b));
+    if (bytes > 0)
+        (void)grow_entries(b, bytes / 4 + 16); /* a hint: failing, they grow as they fill */
+    int rc = data_grow((void **)&b->rowptr, &b->rcap, 1, sizeof(*b->rowptr));
     if (rc)
-        goto out_free;
-    b.rowptr[0] = 0;
+        return rc;
+    b->rowptr[0] = 0;
     rc = data_range_start(rd);
     char *line;
     size_t n;
     while (!rc && (rc = data_next_line(rd, &line, &n)) == 1)
-        rc = parse_line(rd, &b, line, n);
-    if (rc)
-        goto out_free;
-    if (b.nrows == 0 && data_read_whole(rd) && !rd->nerrors) {
-        data_error(rd, 0, 0, rd->in.lineno ? "no rows" : "empty file");
-        goto out_free;
+        rc = parse_line(rd, b, line, n);
+    return rc;
+}
+
+/* ---- pieces read side by side ------------------------------------------- */
+
+/* A range of rd->piece_min bytes (4 MiB) a thread or more is read by up
+ * to rd->threads threads, each the lines that start in its piece of the
+ * bytes (the rule by which the ranks of mpirun split a file), into rows of
+ * its own, joined in order. A piece knows no line numbers: after any
+ * diagnostic or failure the range is read again by one thread, which
+ * reports as it always does. */
+struct piece {
+    const struct data_rd *of; /* the read it is a piece of */
+    int64_t size;             /* the file's bytes */
+    int64_t begin, end;       /* bytes of the file; end INT64_MAX: to its end */
+    struct rows b;
+    int rc; /* 0: read, with no diagnostic */
+};
+
+static void *read_piece(void *arg)
+{
+    struct piece *pc = arg;
+    const struct data_rd *of = pc->of;
+    struct ptm_data_diags dg;
+    ptm_data_diags_init(&dg);
+    dg.quiet = true;
+    struct data_rd rd;
+    memset(&rd, 0, sizeof(rd));
+    rd.o = of->o;
+    rd.dg = &dg;
+    rd.name = of->name;
+    rd.max_dim = of->max_dim;
+    rd.int_what = of->int_what;
+    pc->rc = PTM_EIO;
+    FILE *f = fopen(of->path, "rb");
+    /* from the byte before the piece: a line starts at begin if that byte
+     * ends one */
+    int64_t at = pc->begin > 0 ? pc->begin - 1 : 0;
+    if (f && fseeko(f, (off_t)at, SEEK_SET) == 0 &&
+        data_lines_open(&rd.in, f, NULL, 0, of->in.chunk, of->in.line_max) == 0) {
+        rd.begin = pc->begin - at;
+        rd.end = pc->end == INT64_MAX ? INT64_MAX : pc->end - at;
+        pc->rc = read_rows(&rd, &pc->b, (pc->end < pc->size ? pc->end : pc->size) - pc->begin);
+        if (pc->rc == 0 && (dg.nerrors || dg.n || rd.nerrors))
+            pc->rc = PTM_EDATA;
+        data_lines_close(&rd.in);
+    }
+    if (f)
+        fclose(f);
+    ptm_data_diags_release(&dg);
+    return NULL;
+}
+
+/* Piece k's rows after those of the pieces before it in b (piece 0's,
+ * grown to hold all). */
+static void join_piece(struct rows *b, const struct rows *k)
+{
+    memcpy(b->colind + b->nnz, k->colind, (size_t)k->nnz * sizeof(*k->colind));
+    memcpy(b->val + b->nnz, k->val, (size_t)k->nnz * sizeof(*k->val));
+    memcpy(b->labels + b->nrows, k->labels, (size_t)k->nrows * sizeof(*k->labels));
+    for (int64_t i = 1; i <= k->nrows; i++)
+        b->rowptr[b->nrows + i] = b->nnz + k->rowptr[i];
+    b->nrows += k->nrows;
+    b->nnz += k->nnz;
+    if (k->maxcol > b->maxcol)
+        b->maxcol = k->maxcol;
+}
+
+/* The range read in pieces into b: 0, or non-zero with b empty when it
+ * must be read again by one thread. */
+static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b)
+{
+    memset(b, 0, sizeof(*b));
+    if (!rd->path || rd->threads < 2)
+        return -1;
+    int64_t lo = rd->begin, hi = rd->end < (int64_t)st->st_size ? rd->end : (int64_t)st->st_size;
+    int T = rd->threads;
+    if ((hi - lo) / T < rd->piece_min)
+        T = (int)((hi - lo) / rd->piece_min);
+    if (T < 2)
+        return -1;
+    struct piece *pc = ptm_calloc((size_t)T, sizeof(*pc));
+    pthread_t *tid = ptm_calloc((size_t)T, sizeof(*tid));
+    bool *started = ptm_calloc((size_t)T, sizeof(*started));
+    int rc = pc && tid && started ? 0 : PTM_ENOMEM;
+    for (int k = 0; k < T && !rc; k++) {
+        pc[k].of = rd;
+        pc[k].size = (int64_t)st->st_size;
+        pc[k].begin = lo + (hi - lo) / T * k;
+        pc[k].end = k + 1 < T ? lo + (hi - lo) / T * (k + 1) : rd->end;
+        if (k > 0)
+            started[k] = pthread_create(&tid[k], NULL, read_piece, &pc[k]) == 0;
+    }
+    if (!rc) {
+        read_piece(&pc[0]);
+        for (int k = 1; k < T; k++) {
+            if (started[k])
+                pthread_join(tid[k], NULL);
+            else
+                read_piece(&pc[k]);
+        }
+    }
+    int64_t nrows = 0, nnz = 0;
+    for (int k = 0; k < T && !rc; k++) {
+        rc = pc[k].rc;
+        nrows += pc[k].b.nrows;
+        nnz += pc[k].b.nnz;
+    }
+    if (!rc && nrows == 0)
+        rc = -1; /* one thread says what is wrong with the file */
+    if (!rc) {
+        *b = pc[0].b;
+        memset(&pc[0].b, 0, sizeof(pc[0].b));
+        if (grow_entries(b, nnz) ||
+            data_grow((void **)&b->rowptr, &b->rcap, nrows + 1, sizeof(*b->rowptr)) ||
+            data_grow((void **)&b->labels, &b->lcap, nrows, sizeof(*b->labels)))
+            rc = PTM_ENOMEM;
+        for (int k = 1; k < T && !rc; k++) {
+            join_piece(b, &pc[k].b);
+            rows_free(&pc[k].b);
+        }
+        if (rc)
+            rows_free(b);
+    }
+    for (int k = 0; pc && k < T; k++)
+        rows_free(&pc[k].b);
+    ptm_free(pc);
+    ptm_free(tid);
+    ptm_free(started);
+    return rc;
+}
+
+int data_read_libsvm(struct data_rd *rd, struct ptm_dataset *ds)
+{
+    struct rows b;
+    int rc = 0;
+    struct stat st;
+    bool file = rd->in.f && fstat(fileno(rd->in.f), &st) == 0 && S_ISREG(st.st_mode);
+    if (!file || read_pieces(rd, &st, &b) != 0) {
+        int64_t bytes = 0;
+        if (file && rd->begin < (int64_t)st.st_size)
+            bytes = (rd->end < (int64_t)st.st_size ? rd->end : (int64_t)st.st_size) - rd->begin;
+        rc = read_rows(rd, &b, bytes);
+        if (rc)
+            goto out_free;
+        if (b.nrows == 0 && data_read_whole(rd) && !rd->nerrors) {
+            data_error(rd, 0, 0, rd->in.lineno ? "no rows" : "empty file");
+            goto out_free;
+        }
     }
     data_shrink((void **)&b.colind, b.nnz, sizeof(*b.colind));
     data_shrink((void **)&b.val, b.nnz, sizeof(*b.val));
@@ -198,9 +361,6 @@ int data_read_libsvm(struct data_rd *rd, struct ptm_dataset *ds)
     return 0;
 
 out_free:
-    ptm_free(b.rowptr);
-    ptm_free(b.colind);
-    ptm_free(b.val);
-    ptm_free(b.labels);
+    rows_free(&b);
     return rc;
 }

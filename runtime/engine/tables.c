@@ -93,6 +93,7 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
                 o.range = &range;
             }
         }
+        o.threads = run->P; /* the workers are idle yet */
         int rc = ptm_data_read(path, &o, dg, &run->data[k]);
         if (rc == PTM_ENOENT && run->rank == 0)
             ptm_data_gen_hint(plan, access(path, F_OK) != 0 ? path : dd->vocab ? vocab : NULL, dg);
