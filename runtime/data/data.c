@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1070,6 +1071,119 @@ int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out)
     ds->csc = c;
     *out = c;
     return 0;
+}
+
+/* A thread's rows of the column view: their entries counted by column,
+ * then placed. */
+struct csc_part {
+    const struct ptm_csr *a;
+    int64_t r0, r1; /* rows */
+    int64_t *pos;   /* ncols: counts, then where each column's next entry goes */
+    struct ptm_csc *c;
+};
+
+static void *csc_count(void *arg)
+{
+    struct csc_part *t = arg;
+    const struct ptm_csr *a = t->a;
+    for (int64_t e = a->rowptr[t->r0]; e < a->rowptr[t->r1]; e++)
+        t->pos[a->colind[e]]++;
+    return NULL;
+}
+
+static void *csc_place(void *arg)
+{
+    struct csc_part *t = arg;
+    const struct ptm_csr *a = t->a;
+    for (int64_t i = t->r0; i < t->r1; i++)
+        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+            int64_t k = t->pos[a->colind[e]]++;
+            t->c->rowind[k] = (int32_t)i;
+            t->c->val[k] = a->val[e];
+        }
+    return NULL;
+}
+
+/* fn on every part, parts 1 .. T-1 on threads of their own (on the caller
+ * when one cannot start). */
+static void csc_run(struct csc_part *t, int T, void *(*fn)(void *))
+{
+    pthread_t tid[PTM_CSC_THREADS_MAX];
+    bool started[PTM_CSC_THREADS_MAX] = {false};
+    for (int k = 1; k < T; k++)
+        started[k] = pthread_create(&tid[k], NULL, fn, &t[k]) == 0;
+    fn(&t[0]);
+    for (int k = 1; k < T; k++) {
+        if (started[k])
+            pthread_join(tid[k], NULL);
+        else
+            fn(&t[k]);
+    }
+}
+
+int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
+{
+    *out = NULL;
+    if (!ds->sparse)
+        return PTM_EINVAL;
+    struct ptm_csr *a = &ds->csr;
+    int T = threads < PTM_CSC_THREADS_MAX ? threads : PTM_CSC_THREADS_MAX;
+    if (T > a->nrows)
+        T = (int)a->nrows;
+    if (ds->csc || !a->colind || T < 2)
+        return ptm_dataset_csc_only(ds, out);
+    int64_t d = a->ncols, bounds[PTM_CSC_THREADS_MAX + 1];
+    struct csc_part t[PTM_CSC_THREADS_MAX];
+    struct ptm_csc *c = ptm_malloc(sizeof(*c));
+    int rc = c ? 0 : PTM_ENOMEM;
+    if (c) {
+        memset(c, 0, sizeof(*c));
+        rc = data_alloc((void **)&c->colptr, d + 1, sizeof(*c->colptr));
+        if (!rc)
+            rc = data_alloc((void **)&c->rowind, a->nnz, sizeof(*c->rowind));
+        if (!rc)
+            rc = data_alloc((void **)&c->val, a->nnz, sizeof(*c->val));
+    }
+    ptm_shard_by_nnz(a->rowptr, a->nrows, T, bounds);
+    for (int k = 0; k < T; k++) {
+        t[k] = (struct csc_part){.a = a, .r0 = bounds[k], .r1 = bounds[k + 1], .c = c};
+        if (!rc) {
+            t[k].pos = ptm_calloc((size_t)(d ? d : 1), sizeof(*t[k].pos));
+            if (!t[k].pos)
+                rc = PTM_ENOMEM;
+        }
+    }
+    if (!rc) {
+        csc_run(t, T, csc_count);
+        /* column j holds part 0's entries of j, then part 1's, ...: rows
+         * ascend in every column as they do over the parts */
+        int64_t at = 0;
+        for (int64_t j = 0; j < d; j++) {
+            c->colptr[j] = at;
+            for (int k = 0; k < T; k++) {
+                int64_t n = t[k].pos[j];
+                t[k].pos[j] = at;
+                at += n;
+            }
+        }
+        c->colptr[d] = at;
+        csc_run(t, T, csc_place);
+        c->nrows = a->nrows;
+        c->ncols = d;
+        c->nnz = a->nnz;
+        ptm_free(a->colind);
+        ptm_free(a->val);
+        a->colind = NULL;
+        a->val = NULL;
+        ds->csc = c;
+        *out = c;
+    } else if (c) {
+        ptm_csc_release(c);
+        ptm_free(c);
+    }
+    for (int k = 0; k < T; k++)
+        ptm_free(t[k].pos);
+    return rc;
 }
 
 void ptm_dataset_free(struct ptm_dataset *ds)

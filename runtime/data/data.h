@@ -188,6 +188,12 @@ int ptm_dataset_csc(struct ptm_dataset *ds, const struct ptm_csc **out);
  * and csr.val are NULL (the rows' entries are gone); csr.rowptr, the sizes
  * and nnz stay. */
 int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out);
+/* The same by up to `threads` threads (PTM_CSC_THREADS_MAX at most), each
+ * placing the entries of a range of rows: the peak is the CSR plus the
+ * CSC, twice the matrix, and T arrays of a count a column. threads < 2:
+ * ptm_dataset_csc_only(). */
+#define PTM_CSC_THREADS_MAX 64
+int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out);
 void ptm_dataset_free(struct ptm_dataset *ds);
 
 /* ---- errors ------------------------------------------------------------- */

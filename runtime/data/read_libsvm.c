@@ -252,9 +252,12 @@ static void *read_piece(void *arg)
  * grown to hold all). */
 static void join_piece(struct rows *b, const struct rows *k)
 {
-    memcpy(b->colind + b->nnz, k->colind, (size_t)k->nnz * sizeof(*k->colind));
-    memcpy(b->val + b->nnz, k->val, (size_t)k->nnz * sizeof(*k->val));
-    memcpy(b->labels + b->nrows, k->labels, (size_t)k->nrows * sizeof(*k->labels));
+    if (k->nnz > 0) { /* a piece of rows without entries has no arrays */
+        memcpy(b->colind + b->nnz, k->colind, (size_t)k->nnz * sizeof(*k->colind));
+        memcpy(b->val + b->nnz, k->val, (size_t)k->nnz * sizeof(*k->val));
+    }
+    if (k->nrows > 0)
+        memcpy(b->labels + b->nrows, k->labels, (size_t)k->nrows * sizeof(*k->labels));
     for (int64_t i = 1; i <= k->nrows; i++)
         b->rowptr[b->nrows + i] = b->nnz + k->rowptr[i];
     b->nrows += k->nrows;
