@@ -503,6 +503,9 @@ sched_bench=${SCHED_BENCH:-build/default/bench/sched_bench}
 # its section, and its charts (bench/sched_bench_*.svg)
 "$py" bench/sched_bench.py "$ptm" "$sched_bench" bench >> "$out"
 
+echo "== 2 workers against 1: the Lasso example's whole command (reading, set-up, rounds)"
+"$py" bench/whole_bench.py "$ptm" >> "$out"
+
 echo "== the Lasso's intercept on rows like text's (beside glmnet)"
 "$py" bench/icpt_bench.py "$ptm" >> "$out"
 
