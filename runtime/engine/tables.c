@@ -256,16 +256,19 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
     return 0;
 }
 
-/* The column view of data read by columns only. With memory to spare (the
- * matrix's 12 bytes a non-zero under a quarter of --memory-limit, or of
- * what the machine has available), the workers' threads, idle yet, build
- * it side by side, the CSR and the CSC both held at the peak; else one
- * thread builds it in place, the CSR plus 4 bytes an entry. */
+/* The column view of data read by columns only. With a million non-zeros
+ * or more (fewer take a few milliseconds, less than starting threads and
+ * faulting their pages) and memory to spare (the matrix's 12 bytes a
+ * non-zero under a quarter of --memory-limit, or of what the machine has
+ * available), the workers' threads, idle yet, build it side by side, the
+ * CSR and the CSC both held at the peak; else one thread builds it in
+ * place, the CSR plus 4 bytes an entry. */
 static int columns_only(struct ptm_run *run, struct ptm_dataset *ds, const struct ptm_csc **c)
 {
     double need = 12.0 * (double)ds->csr.nnz;
     uint64_t limit = run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available();
-    int T = run->P > 1 && limit > 0 && need < (double)limit / 4 ? run->P : 1;
+    int T = run->P > 1 && ds->csr.nnz >= (1 << 20) && limit > 0 && need < (double)limit / 4 ? run->P
+                                                                                            : 1;
     return ptm_dataset_csc_split(ds, T, c);
 }
 
