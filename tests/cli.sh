@@ -435,6 +435,26 @@ sys.exit("%d row groups with a column missing or extra" % bad if bad else 0)
 EOF
 end
 
+begin "run: 2 workers read a libsvm file of 4 MiB a worker in pieces and build its columns together: the bits of 1 worker; a bad line near its end reported as 1 worker reports it"
+mkdir -p "$T/big"
+"$PTM" gen lasso --seed 3 --out "$T/big/data" --rows 20000 --cols 60000 --density 0.001 --nonzeros 50 >/dev/null 2>&1
+[ "$(wc -c <"$T/big/data/lasso.svm")" -ge 16000000 ] || no "the file is under 2 pieces of 4 MiB and 4 MiB"
+sed 's|^stop when .*|stop when sweeps >= 3|' examples/lasso/lasso.ptm >"$T/big/lasso.ptm"
+for w in 1 2; do
+    (cd "$T/big" && "$PTM_ABS" run --workers $w lasso.ptm >/dev/null 2>&1 && mv beta.tsv beta$w.tsv && mv b.tsv b$w.tsv) || no "the run on $w worker(s) failed"
+done
+cmp -s "$T/big/beta1.tsv" "$T/big/beta2.tsv" && cmp -s "$T/big/b1.tsv" "$T/big/b2.tsv" || no "beta or b differ between 1 and 2 workers"
+awk 'NR == 19990 { print "1 3:1 0:5"; next } { print }' "$T/big/data/lasso.svm" >"$T/big/bad.svm"
+sed 's|"data/lasso.svm"|"bad.svm"|' "$T/big/lasso.ptm" >"$T/big/bad.ptm"
+for w in 1 2; do
+    (cd "$T/big" && "$PTM_ABS" run --workers $w bad.ptm >/dev/null 2>"err$w"; echo $? >"rc$w")
+done
+[ "$(cat "$T/big/rc1")" -ne 0 ] && cmp -s "$T/big/rc1" "$T/big/rc2" || no "exit status $(cat "$T/big/rc1") and $(cat "$T/big/rc2"), want the same, not 0"
+grep -qxF "bad.svm:19990:7: error: index '0' out of range: libsvm indices are 1-based" "$T/big/err2" || no "2 workers do not name line 19990 as 1 worker does"
+cmp -s "$T/big/err1" "$T/big/err2" || no "the messages of 1 and 2 workers differ"
+rm -rf "$T/big"
+end
+
 begin "plan: the Lasso example's small sequential rounds are dealt to worker 1 alone, as run runs them"
 mkdir -p "$T/pl"
 "$PTM" gen lasso --seed 2 --out "$T/pl/data" --rows 200 --cols 300 --density 0.1 >/dev/null 2>&1
