@@ -1959,6 +1959,7 @@ for w in 1 2; do
     want_rc 0
     grep -q ' damped [0-9]* offer [0-9]* .*elapsed ' "$T/err" || no "no progress line says 'damped N offer K'"
     [ "$(grep -c 'note: round [0-9]* was damped' "$T/err")" = 1 ] || no "not one note on the first lowering"
+    err_has "Damped rounds); lasso_cd { within = sequential } takes a round's coefficients one after the other, which one worker never damps"
     /usr/bin/python3 - "$T/offer/t$w.json" "$T/err" >"$T/out" 2>&1 <<'EOF2' || no "$(cat "$T/out")"
 import json, math, re, sys
 rounds = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"round"')]

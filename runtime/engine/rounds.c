@@ -691,6 +691,25 @@ static const struct rt_round *policy_view(struct ptm_run *run, const struct rt_r
  * offered"). */
 #define OFFER_GROWTH 1.02
 
+/* For the note on the first damped round: a built-in coordinate descent
+ * that computes a round's coefficients together could take them one after
+ * the other instead (within = sequential), which one worker never damps. */
+static const char *sequential_hint(const struct ptm_run *run)
+{
+    const struct plan_hook *u = &run->plan->update;
+    if (!u->builtin ||
+        (strcmp(u->builtin, "lasso_cd") != 0 && strcmp(u->builtin, "logreg_cd") != 0))
+        return "";
+    const struct plan_option *ow = rt_option(u, "within");
+    if (ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0)
+        return "";
+    return strcmp(u->builtin, "lasso_cd") == 0
+               ? "; lasso_cd { within = sequential } takes a round's coefficients one after the "
+                 "other, which one worker never damps"
+               : "; logreg_cd { within = sequential } takes a round's coefficients one after the "
+                 "other, which one worker never damps";
+}
+
 /* After a round of n blocks committed with step t, under a policy that
  * takes a limit on its rounds: a round damped to t < 1 held about 1/t
  * times the blocks whose changes add up without overshooting, so the next
@@ -712,9 +731,9 @@ static void offer_after(struct ptm_run *run, size_t n, double t)
             fprintf(run->opts.log,
                     "%snote: round %lld was damped (step %.3g): from now on %s offers at most "
                     "%lld blocks a round, more again as rounds go undamped (spec/runtime.md, "
-                    "Damped rounds)\n",
+                    "Damped rounds)%s\n",
                     run->opts.log_tty ? "\r\033[K" : "", (long long)run->round + 1, t,
-                    run->sched->name, (long long)run->offer);
+                    run->sched->name, (long long)run->offer, sequential_hint(run));
         }
     } else if (run->offer > 0) {
         double o = ceil((double)run->offer * OFFER_GROWTH);
