@@ -939,6 +939,26 @@ void ptm_cut_blocks(const int64_t *cum, int64_t n, int P, int64_t *bounds)
             bounds[p] = bounds[p + 1] - 1;
 }
 
+/* ---- threads ------------------------------------------------------------ */
+
+void data_run_parts(void *parts, size_t size, int n, void *(*fn)(void *))
+{
+    pthread_t *tid = ptm_calloc((size_t)n, sizeof(*tid));
+    bool *started = ptm_calloc((size_t)n, sizeof(*started));
+    char *at = parts;
+    for (int k = 1; k < n && tid && started; k++)
+        started[k] = pthread_create(&tid[k], NULL, fn, at + (size_t)k * size) == 0;
+    fn(at);
+    for (int k = 1; k < n; k++) {
+        if (started && started[k])
+            pthread_join(tid[k], NULL);
+        else
+            fn(at + (size_t)k * size);
+    }
+    ptm_free(tid);
+    ptm_free(started);
+}
+
 /* ---- data sets ---------------------------------------------------------- */
 
 int64_t ptm_dataset_rows(const struct ptm_dataset *ds)
@@ -1104,23 +1124,6 @@ static void *csc_place(void *arg)
     return NULL;
 }
 
-/* fn on every part, parts 1 .. T-1 on threads of their own (on the caller
- * when one cannot start). */
-static void csc_run(struct csc_part *t, int T, void *(*fn)(void *))
-{
-    pthread_t tid[PTM_CSC_THREADS_MAX];
-    bool started[PTM_CSC_THREADS_MAX] = {false};
-    for (int k = 1; k < T; k++)
-        started[k] = pthread_create(&tid[k], NULL, fn, &t[k]) == 0;
-    fn(&t[0]);
-    for (int k = 1; k < T; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            fn(&t[k]);
-    }
-}
-
 int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
 {
     *out = NULL;
@@ -1154,7 +1157,7 @@ int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_
         }
     }
     if (!rc) {
-        csc_run(t, T, csc_count);
+        data_run_parts(t, sizeof(*t), T, csc_count);
         /* column j holds part 0's entries of j, then part 1's, ...: rows
          * ascend in every column as they do over the parts */
         int64_t at = 0;
@@ -1167,7 +1170,7 @@ int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_
             }
         }
         c->colptr[d] = at;
-        csc_run(t, T, csc_place);
+        data_run_parts(t, sizeof(*t), T, csc_place);
         c->nrows = a->nrows;
         c->ncols = d;
         c->nnz = a->nnz;

@@ -102,6 +102,12 @@ int data_range_start(struct data_rd *rd);
  * whole file: whole-file checks apply. */
 bool data_read_whole(const struct data_rd *rd);
 
+/* fn on each of n parts (parts: n of size bytes each), parts 1 .. n-1 on
+ * threads of their own and part 0 on the caller's, which waits for them;
+ * a part whose thread cannot start (or when there is no memory for the
+ * threads' handles) runs on the caller's thread after part 0. */
+void data_run_parts(void *parts, size_t size, int n, void *(*fn)(void *));
+
 /* ---- numbers ------------------------------------------------------------ */
 
 static inline bool data_isdigit(char c)

@@ -13,7 +13,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -280,26 +279,15 @@ static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b
     if (T < 2)
         return -1;
     struct piece *pc = ptm_calloc((size_t)T, sizeof(*pc));
-    pthread_t *tid = ptm_calloc((size_t)T, sizeof(*tid));
-    bool *started = ptm_calloc((size_t)T, sizeof(*started));
-    int rc = pc && tid && started ? 0 : PTM_ENOMEM;
+    int rc = pc ? 0 : PTM_ENOMEM;
     for (int k = 0; k < T && !rc; k++) {
         pc[k].of = rd;
         pc[k].size = (int64_t)st->st_size;
         pc[k].begin = lo + (hi - lo) / T * k;
         pc[k].end = k + 1 < T ? lo + (hi - lo) / T * (k + 1) : rd->end;
-        if (k > 0)
-            started[k] = pthread_create(&tid[k], NULL, read_piece, &pc[k]) == 0;
     }
-    if (!rc) {
-        read_piece(&pc[0]);
-        for (int k = 1; k < T; k++) {
-            if (started[k])
-                pthread_join(tid[k], NULL);
-            else
-                read_piece(&pc[k]);
-        }
-    }
+    if (!rc)
+        data_run_parts(pc, sizeof(*pc), T, read_piece);
     int64_t nrows = 0, nnz = 0;
     for (int k = 0; k < T && !rc; k++) {
         rc = pc[k].rc;
@@ -325,8 +313,6 @@ static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b
     for (int k = 0; pc && k < T; k++)
         rows_free(&pc[k].b);
     ptm_free(pc);
-    ptm_free(tid);
-    ptm_free(started);
     return rc;
 }
 

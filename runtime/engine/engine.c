@@ -60,6 +60,12 @@ const struct plan_option *rt_option(const struct plan_hook *h, const char *key)
     return NULL;
 }
 
+bool rt_within_sequential(const struct plan_hook *h)
+{
+    const struct plan_option *o = rt_option(h, "within");
+    return o && o->kind == PLAN_VALUE_STR && strcmp(o->str, "sequential") == 0;
+}
+
 double rt_option_num(const struct plan_hook *h, const char *key, double dflt)
 {
     const struct plan_option *o = rt_option(h, key);
@@ -77,11 +83,10 @@ int64_t rt_cols_nnz(const struct ptm_csc *x, const int64_t *cols, size_t n)
 bool rt_seq_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t split_min)
 {
     const struct plan_hook *u = &run->plan->update;
-    const struct plan_option *ow = rt_option(u, "within"), *ox = rt_option(u, "X");
+    const struct plan_option *ox = rt_option(u, "X");
     const struct ptm_csc *x = NULL;
-    if (run->P < 2 || !ow || ow->kind != PLAN_VALUE_STR || strcmp(ow->str, "sequential") != 0 ||
-        !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
-        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
+    if (run->P < 2 || !rt_within_sequential(u) || !ox || ox->kind != PLAN_VALUE_DATA ||
+        ox->ref < 0 || (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
         !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
         return false;
     int64_t least = (int64_t)rt_option_num(u, "split_min", (double)split_min);

@@ -556,6 +556,9 @@ static inline void rt_end_clock(struct rt_worker *w)
 const struct plan_option *rt_option(const struct plan_hook *h, const char *key);
 /* The number option key of hook h, or dflt when it has none. */
 double rt_option_num(const struct plan_hook *h, const char *key, double dflt);
+/* Whether hook h has within = sequential (coordinate descent one
+ * coefficient after the other). */
+bool rt_within_sequential(const struct plan_hook *h);
 /* The non-zeros of columns cols[0 .. n) of x. */
 int64_t rt_cols_nnz(const struct ptm_csc *x, const int64_t *cols, size_t n);
 /* A dry run's rt_rule.alone_dry for a coordinate-descent rule with options

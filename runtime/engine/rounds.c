@@ -700,8 +700,7 @@ static const char *sequential_hint(const struct ptm_run *run)
     if (!u->builtin ||
         (strcmp(u->builtin, "lasso_cd") != 0 && strcmp(u->builtin, "logreg_cd") != 0))
         return "";
-    const struct plan_option *ow = rt_option(u, "within");
-    if (ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0)
+    if (rt_within_sequential(u))
         return "";
     return strcmp(u->builtin, "lasso_cd") == 0
                ? "; lasso_cd { within = sequential } takes a round's coefficients one after the "

@@ -163,8 +163,7 @@ static void depend_note(const struct ptm_run *run)
     if (run->rank != 0 || !run->opts.log || !u->builtin ||
         (strcmp(u->builtin, "lasso_cd") != 0 && strcmp(u->builtin, "logreg_cd") != 0))
         return;
-    const struct plan_option *ow = rt_option(u, "within");
-    bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
+    bool seq = rt_within_sequential(u);
     double products;
     int64_t nnz;
     depgraph_lazy_price(run->lazy, &products, &nnz);

@@ -498,8 +498,7 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     }
     if (!k->sq || !k->r)
         return PTM_ENOMEM;
-    const struct plan_option *ow = rt_option(&run->plan->update, "within");
-    bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
+    bool seq = rt_within_sequential(&run->plan->update);
     if (seq && run->nranks > 1 && run->rank == 0 && run->opts.log)
         /* a coordinate's step reads every row, and a rank holds its own:
          * the ranks compute a round's updates together, damped */

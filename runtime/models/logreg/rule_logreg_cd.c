@@ -219,8 +219,7 @@ static int lcd_setup(struct ptm_run *run, char *err, size_t errlen)
     k->csc = &run->w[0].shard[k->x].csc;
     k->nrows = X->csr.nrows;
     k->pen.n = run->grows > 0 ? run->grows : 1;
-    const struct plan_option *ow = rt_option(&run->plan->update, "within");
-    bool seq = ow && ow->kind == PLAN_VALUE_STR && strcmp(ow->str, "sequential") == 0;
+    bool seq = rt_within_sequential(&run->plan->update);
     k->mode = !seq ? PAR : run->P == 1 ? SEQ1 : SEQP;
     k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min", SPLIT_MIN_NNZ);
     run->apply_dealt = true; /* apply does nothing */
