@@ -9,6 +9,8 @@ DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 SANITIZE ?=
+# compile jobs of make check and make demo: one a core
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 GENWARN  = -std=c11 -Wall -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
@@ -117,6 +119,7 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/testutil.o $(LIB)
 
 # check: install what is missing, build, run every test.
 check: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) $(PTM) $(TESTS)
 	@$(MAKE) --no-print-directory test
 
 test: $(PTM) $(TESTS)
@@ -137,7 +140,7 @@ tsan:
 	$(MAKE) check SANITIZE=thread
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@sh scripts/demo.sh $(PTM)
 
 # bench: results go to bench/RESULTS.md with the commands that made them.
