@@ -63,8 +63,10 @@ GEN_SRC  = $(B)/gen/parser.c $(B)/gen/lexer.c
 LIB_OBJ  = $(LANG_SRC:%.c=$(B)/%.o) $(COMPILER_SRC:%.c=$(B)/%.o) $(RUNTIME_SRC:%.c=$(B)/%.o) \
 	$(VIZ_SRC:%.c=$(B)/%.o) $(B)/gen/parser.o $(B)/gen/lexer.o
 CLI_OBJ  = $(B)/cli/ptm.o $(B)/cli/plan.o $(B)/cli/predict.o $(B)/cli/report.o
-TESTS    = $(B)/tests/test_lang $(B)/tests/test_prog $(B)/tests/test_sem $(B)/tests/test_plan $(B)/tests/test_pstore $(B)/tests/test_data $(B)/tests/test_expr_env $(B)/tests/test_lasso $(B)/tests/test_mf $(B)/tests/test_logreg $(B)/tests/test_logreg_cd $(B)/tests/test_lua \
-	$(B)/tests/test_engine $(B)/tests/test_models $(B)/tests/test_gen $(B)/tests/test_viz $(B)/tests/test_sched $(B)/tests/test_lda $(B)/tests/test_ckpt_rules
+# The unit test programs, the slowest first: make test runs JOBS at a time.
+TESTS    = $(B)/tests/test_models $(B)/tests/test_mf $(B)/tests/test_lda $(B)/tests/test_logreg $(B)/tests/test_logreg_cd $(B)/tests/test_data \
+	$(B)/tests/test_sched $(B)/tests/test_lasso $(B)/tests/test_sem $(B)/tests/test_lua $(B)/tests/test_lang $(B)/tests/test_gen $(B)/tests/test_engine \
+	$(B)/tests/test_plan $(B)/tests/test_prog $(B)/tests/test_viz $(B)/tests/test_pstore $(B)/tests/test_ckpt_rules $(B)/tests/test_expr_env
 TESTS   += $(B)/tests/test_report
 
 ifeq ($(SANITIZE),)
@@ -123,7 +125,7 @@ check: deps
 	@$(MAKE) --no-print-directory test
 
 test: $(PTM) $(TESTS)
-	@for t in $(TESTS); do echo "== $$t"; $$t || exit 1; done
+	@sh tests/units.sh $(JOBS) $(TESTS)
 	@echo "== tests/cli.sh"; PTM=$(PTM) sh tests/cli.sh
 	@echo "== tests/ckpt.sh"; PTM=$(PTM) sh tests/ckpt.sh
 	@echo "== tests/model.sh"; SANITIZE=$(SANITIZE) sh tests/model.sh
