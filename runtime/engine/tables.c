@@ -265,6 +265,10 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
  * place, the CSR plus 4 bytes an entry. */
 static int columns_only(struct ptm_run *run, struct ptm_dataset *ds, const struct ptm_csc **c)
 {
+    if (ds->csc) { /* built for an earlier worker */
+        *c = ds->csc;
+        return 0;
+    }
     double need = 12.0 * (double)ds->csr.nnz;
     uint64_t limit = run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available();
     int T = run->P > 1 && ds->csr.nnz >= (1 << 20) && limit > 0 && need < (double)limit / 4 ? run->P
