@@ -17,6 +17,7 @@
 #include "expr_env.h"
 #include "prog.h"
 #include "ptm.h"
+#include "sched_env.h"
 #include "testutil.h"
 
 /* A 6 x 4 matrix with labels, as libsvm text; column 4 is constant 0
@@ -81,8 +82,8 @@ static void setup(struct fixture *f)
     ck_assert_int_eq(ptm_data_read_mem(svm, strlen(svm), "t.svm", NULL, 0, NULL, &o, &dg, &f->X), 0);
     ptm_data_diags_release(&dg);
     f->X->csr.ncols = NC; /* the declared width, past the last used column */
-    f->src[0] = (struct expr_source){f->X, -1};
-    f->src[1] = (struct expr_source){NULL, 0}; /* y = labels(X) */
+    f->src[0] = (struct expr_source){.ds = f->X, .labels_of = -1};
+    f->src[1] = (struct expr_source){.ds = NULL, .labels_of = 0}; /* y = labels(X) */
     ck_assert_int_eq(expr_data_init(&f->d, f->src, 2), 0);
     memset(&f->env, 0, sizeof(f->env));
     expr_env_data(&f->env, &f->d);
@@ -281,7 +282,7 @@ START_TEST(test_depgraph_is_the_predicate)
     ck_assert_int_eq(ptm_data_read_mem(svm_text, strlen(svm_text), "r.svm", NULL, 0, NULL, &o, &dg, &X), 0);
     ptm_data_diags_release(&dg);
     X->csr.ncols = GC; /* the declared width: column GC is empty */
-    struct expr_source src[2] = {{X, -1}, {NULL, 0}};
+    struct expr_source src[2] = {{.ds = X, .labels_of = -1}, {.ds = NULL, .labels_of = 0}};
     struct expr_data d;
     ck_assert_int_eq(expr_data_init(&d, src, 2), 0);
     struct prog_env env = {0};
@@ -375,7 +376,7 @@ START_TEST(test_lazy_filter_is_the_predicate)
     ck_assert_int_eq(ptm_data_read_mem(svm_text, strlen(svm_text), "r.svm", NULL, 0, NULL, &o, &dg, &X), 0);
     ptm_data_diags_release(&dg);
     X->csr.ncols = GC;
-    struct expr_source src[2] = {{X, -1}, {NULL, 0}};
+    struct expr_source src[2] = {{.ds = X, .labels_of = -1}, {.ds = NULL, .labels_of = 0}};
     struct expr_data d;
     ck_assert_int_eq(expr_data_init(&d, src, 2), 0);
     struct prog_env env = {0};
@@ -453,6 +454,52 @@ START_TEST(test_lazy_filter_is_the_predicate)
 }
 END_TEST
 
+/* The scheduler's environment sums the columns of a matrix only when an
+ * expression reads corr() or cos() of it; whichever reads them, the values
+ * are the references, and nnz(col()) needs no sums. */
+START_TEST(test_sched_env_sums_what_is_read)
+{
+    static const struct {
+        const char *line;
+        int which; /* the program evaluated: 0 predicate, 1 cost, 2 priority */
+        bool sums;
+    } cases[] = {
+        {"depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.5", 0, true},
+        {"cost coef(j) = cos(col(X, 1), col(X, 3)) + 2", 1, true},
+        {"priority coef(j) = corr(col(X, 1), col(X, 2)) + 2", 2, true},
+        {"cost coef(j) = nnz(col(X, j)) + 2", 1, false},
+    };
+    struct fixture f;
+    setup(&f);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%s%s\n%s", job_head, cases[k].line, job_tail);
+        struct ptm_plan *plan = tu_compile("t.ptm", buf, ".", false);
+        struct ptm_dataset *data[2] = {f.X, NULL};
+        struct sched_env e;
+        ck_assert_int_eq(sched_env_init(&e, plan, data), 0);
+        ck_assert_msg((e.data.colsum[0] != NULL) == cases[k].sums, "%s: sums %d", cases[k].line,
+                      e.data.colsum[0] != NULL);
+        const struct plan_blockset *b = &plan->blocksets[0];
+        const struct prog *p = cases[k].which == 0   ? &b->pred
+                               : cases[k].which == 1 ? &b->cost
+                                                     : &b->priority;
+        double vars[2] = {1, 3};
+        struct prog_env env = e.env;
+        env.vars = vars;
+        double got = prog_eval(p, &env);
+        double want = k == 0   ? fabs(ref_corr(0, 2)) > 0.5
+                      : k == 1 ? 1 + 2 /* column 3 is twice column 1 */
+                      : k == 2 ? ref_corr(0, 1) + 2
+                               : 4 + 2; /* column 1 (j = 1) has 4 entries */
+        ck_assert_msg(fabs(got - want) < 1e-12, "%s: %.17g, want %.17g", cases[k].line, got, want);
+        sched_env_release(&e);
+        plan_free(plan);
+    }
+    teardown(&f);
+}
+END_TEST
+
 static Suite *env_suite(void)
 {
     Suite *s = suite_create("expr_env");
@@ -461,6 +508,7 @@ static Suite *env_suite(void)
     tcase_add_test(t, test_depend_predicate);
     tcase_add_test(t, test_counts_and_entries);
     tcase_add_test(t, test_cos_matches_dense);
+    tcase_add_test(t, test_sched_env_sums_what_is_read);
     tcase_add_loop_test(t, test_depgraph_is_the_predicate, 0, 3);
     tcase_add_loop_test(t, test_lazy_filter_is_the_predicate, 0, 3);
     suite_add_tcase(s, t);

@@ -60,6 +60,8 @@ int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t 
         int rc = ptm_dataset_csc(ds, &c);
         if (rc != 0)
             goto out_oom;
+        if (src[k].no_stats)
+            continue;
         size_t n = (size_t)c->ncols;
         d->colsum[k] = ptm_malloc((n ? n : 1) * sizeof(double));
         d->colsumsq[k] = ptm_malloc((n ? n : 1) * sizeof(double));

@@ -14,6 +14,7 @@
 #ifndef PTM_EXPR_ENV_H
 #define PTM_EXPR_ENV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "data.h"
@@ -24,6 +25,7 @@
 struct expr_source {
     struct ptm_dataset *ds;
     int32_t labels_of; /* -1: ds is the data itself */
+    bool no_stats;     /* no corr() or cos() reads it: no column sums (a pass over X) */
 };
 
 /* The first index out of range an evaluation met (what it indexed, the
@@ -49,8 +51,9 @@ struct expr_data {
     struct expr_fault fault;
     const struct expr_source *src; /* borrows */
     uint32_t nsrc;
-    /* Column sums and sums of squares of each sparse matrix, for corr();
-     * built by expr_data_init. Owned. */
+    /* Column sums and sums of squares of each sparse matrix, for corr()
+     * and cos() (NULL where the source says no_stats); built by
+     * expr_data_init. Owned. */
     double **colsum, **colsumsq;
 };
 

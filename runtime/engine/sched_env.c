@@ -52,6 +52,28 @@ static double cb_delta(void *ud, int32_t k, const int64_t *idx, int n)
     return checked(e, EXPR_FAULT_DELTA, k, e->params[k].delta, idx, n);
 }
 
+/* Does an expression of a block set read corr() or cos() of data k? Only
+ * then are its columns' sums worth a pass over it. */
+static bool prog_reads_stats(const struct prog *p, int32_t k)
+{
+    for (uint32_t i = 0; i < p->ncode; i++)
+        if ((p->code[i].op == PROG_CORR || p->code[i].op == PROG_COS) &&
+            (p->code[i].a == k || p->code[i].b == k))
+            return true;
+    return false;
+}
+
+static bool reads_stats(const struct ptm_plan *plan, int32_t k)
+{
+    for (uint32_t i = 0; i < plan->nblocksets; i++) {
+        const struct plan_blockset *bs = &plan->blocksets[i];
+        if (prog_reads_stats(&bs->pred, k) || prog_reads_stats(&bs->priority, k) ||
+            prog_reads_stats(&bs->cost, k))
+            return true;
+    }
+    return false;
+}
+
 int sched_env_init(struct sched_env *e, const struct ptm_plan *plan, struct ptm_dataset *const *data)
 {
     memset(e, 0, sizeof(*e));
@@ -66,6 +88,7 @@ int sched_env_init(struct sched_env *e, const struct ptm_plan *plan, struct ptm_
     for (uint32_t k = 0; k < plan->ndata; k++) {
         e->src[k].ds = data[k];
         e->src[k].labels_of = plan->data[k].labels_of;
+        e->src[k].no_stats = !reads_stats(plan, (int32_t)k);
     }
     if (expr_data_init(&e->data, e->src, plan->ndata) != 0) {
         memset(&e->data, 0, sizeof(e->data)); /* released by expr_data_init */

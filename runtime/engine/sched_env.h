@@ -30,8 +30,9 @@ struct sched_env {
 };
 
 /* Set e up for plan over its data sets (data[k] for data source k, NULL
- * for labels() sources, as the engine holds them). Builds the column
- * statistics corr() needs (and the CSC views, when missing). Call before
+ * for labels() sources, as the engine holds them). Builds the CSC views,
+ * when missing, and the column statistics of the data sets that a block
+ * set's expressions read with corr() or cos(). Call before
  * workers start. Returns 0 or PTM_ENOMEM (e is then released). */
 int sched_env_init(struct sched_env *e, const struct ptm_plan *plan, struct ptm_dataset *const *data);
 /* Where parameter p's values and changes are. Borrows the arrays. */
