@@ -41,6 +41,9 @@
 /* sq[j] = the shard's part of ||x_j||^2, for every column (the worker's
  * cache; summed over shards it is the squared norm). */
 void lasso_colsq(const struct ptm_csc *x, double *sq);
+/* The same, and sum[j] = the shard's part of the sum of column j (in row
+ * order), in the same pass when sum is not NULL. */
+void lasso_colsums(const struct ptm_csc *x, double *sq, double *sum);
 
 /* r = y - X beta on the shard's rows: y is the shard's slice of the
  * labels (x->nrows of them), r the slice of the residual. */

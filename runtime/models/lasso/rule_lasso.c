@@ -413,18 +413,12 @@ static int intercept_setup(struct ptm_run *run, struct lasso_state *k)
 {
     const struct ptm_csc *x = k->x;
     int64_t m = x->nrows, nch = (m + CHUNK - 1) / CHUNK;
-    k->csum = rt_zalloc((size_t)x->ncols, sizeof(double));
     k->cs = rt_zalloc((size_t)(nch > 0 ? nch : 1), sizeof(double));
-    if (!k->csum || !k->cs)
+    if (!k->cs)
         return PTM_ENOMEM;
     if (k->mode == RANKS && !(k->rk = rt_zalloc((size_t)run->P, sizeof(*k->rk))))
         return PTM_ENOMEM;
-    for (int64_t j = 0; j < x->ncols; j++) {
-        double sum = 0;
-        for (int64_t e = x->colptr[j]; e < x->colptr[j + 1]; e++)
-            sum += x->val[e];
-        k->csum[j] = sum;
-    }
+    /* k->csum: this rank's column sums, from lasso_setup's pass */
     ptm_comm_sum_all(k->csum, (size_t)x->ncols); /* other ranks' rows too */
     double *b = run->params[k->o.b].val, n = (double)run->grows;
     /* the columns' centred squares, from sq over all ranks' rows */
@@ -536,7 +530,10 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
         if (k->mode == SEQP || (k->mode == ROWS && run->P > 1) || (k->mode == RANKS && p > 0))
             if (!(k->rw[p] = rt_zalloc(m, sizeof(double))))
                 return PTM_ENOMEM;
-    lasso_colsq(k->x, k->sq);
+    /* the columns' squares, and their sums for an intercept, in one pass */
+    if (k->o.b >= 0 && !(k->csum = rt_zalloc((size_t)k->x->ncols, sizeof(double))))
+        return PTM_ENOMEM;
+    lasso_colsums(k->x, k->sq, k->csum);
     lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
     if (k->o.b >= 0 && (rc = intercept_setup(run, k)) != 0)
         return rc;
