@@ -326,8 +326,18 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         ptm_free(cnz);
         return PTM_ENOMEM;
     }
-    for (int64_t e = 0; e < x->nnz; e++) /* rows are >= 0: unsigned, a shift */
-        cnz[(uint32_t)x->rowind[e] / CHUNK]++;
+    /* each chunk's non-zeros: from the rows' offsets where the data set
+     * keeps them (it does after giving its entries to the columns), else
+     * counted over the entries */
+    const struct ptm_dataset *X = run->data[k->o.x];
+    const int64_t *rp = X && X->sparse && X->csr.nrows == x->nrows ? X->csr.rowptr : NULL;
+    if (rp && rp[x->nrows] == x->nnz) {
+        for (int64_t ch = 0; ch < nch; ch++)
+            cnz[ch] = rp[(ch + 1) * CHUNK < x->nrows ? (ch + 1) * CHUNK : x->nrows] - rp[ch * CHUNK];
+    } else {
+        for (int64_t e = 0; e < x->nnz; e++) /* rows are >= 0: unsigned, a shift */
+            cnz[(uint32_t)x->rowind[e] / CHUNK]++;
+    }
     /* worker p takes chunks while that brings the non-zeros before its end
      * nearer to (p + 1) / P of all of them; the last takes the rest */
     int64_t c = 0, seen = 0;
