@@ -41,9 +41,12 @@ static int sched_progs(const struct ptm_run *run, const struct prog **out)
     return n;
 }
 
-/* The policy reads entries of a matrix (X[i, j]): those are read through
- * the CSR, which a job that reads columns only gives up (columns_only).
- * Called before the blocks exist, so it looks at the plan's schedule. */
+/* The policy reads entries of a matrix (X[i, j]), or compares its columns
+ * in a dependency (corr(), cos(): the filter's lists and the graph's rows
+ * go by rows, depgraph.c): those read the CSR, which a job that reads
+ * columns only gives up (columns_only), and which the dependency would
+ * otherwise build again from the columns, as large. Called before the
+ * blocks exist, so it looks at the plan's schedule. */
 bool rt_sched_reads_entries(const struct ptm_plan *plan)
 {
     int32_t over = plan->schedule.over;
@@ -61,6 +64,9 @@ bool rt_sched_reads_entries(const struct ptm_plan *plan)
             const struct prog_insn *in = &progs[k]->code[i];
             if (in->op == PROG_DATA && in->a >= 0 && (uint32_t)in->a < plan->ndata &&
                 plan->data[in->a].labels_of < 0 && plan->data[in->a].matrix)
+                return true;
+            if (k == 0 && !plan->schedule.keep_all &&
+                (in->op == PROG_CORR || in->op == PROG_COS))
                 return true;
         }
     return false;
