@@ -41,6 +41,7 @@
 #include "ckpt.h"
 #include "data.h"
 #include "engine.h"
+#include "engine_impl.h"
 #include "gen.h"
 #include "gen_lasso.h"
 #include "kernel_lasso.h"
@@ -48,8 +49,8 @@
 #include "prog.h"
 #include "ptm.h"
 #include "rng.h"
-#include "scheduler.h"
 #include "sched_impl.h"
+#include "scheduler.h"
 #include "testutil.h"
 
 /* ---- the fixture: a plan, a block set and an environment ----------------------- */
@@ -2287,6 +2288,35 @@ static struct ptm_plan *lasso_job(const char *schedule, const char *extra, const
     return tu_compile("t.ptm", text, top, true);
 }
 
+/* Which jobs keep X's rows beside its columns: a scheduler expression
+ * that reads an entry, or a dependency comparing columns with corr() or
+ * cos() (its filter and graph go by rows); with keep all the dependency
+ * is never evaluated, and nnz(col()) reads the columns. */
+START_TEST(test_reads_rows)
+{
+    static const struct {
+        const char *schedule, *extra;
+        bool rows;
+    } cases[] = {
+        {"dynamic { sample 8 }",
+         "depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3", true},
+        {"dynamic { sample 8 }",
+         "depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.1", true},
+        {"dynamic { sample 8, keep all }",
+         "depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3", false},
+        {"dynamic { sample 8 }", "priority coef(j) = abs(X[1, j]) + 1e-4", true},
+        {"dynamic { sample 8 }", "cost coef(j) = nnz(col(X, j))", false},
+        {"round_robin { per_round 8 }", "", false},
+    };
+    for (size_t k = 0; k < PTM_ARRAY_LEN(cases); k++) {
+        struct ptm_plan *plan = lasso_job(cases[k].schedule, cases[k].extra, "rounds > 1");
+        ck_assert_msg(rt_sched_reads_entries(plan) == cases[k].rows, "%s %s: %d", cases[k].schedule,
+                      cases[k].extra, !cases[k].rows);
+        plan_free(plan);
+    }
+}
+END_TEST
+
 static int run_job(const struct ptm_plan *plan, int P, double *beta, struct ptm_data_diags *dg,
                    char *err, size_t errlen)
 {
@@ -2421,6 +2451,7 @@ static Suite *sched_suite(void)
     tcase_set_timeout(te, 120);
     tcase_add_test(te, test_run_lasso);
     tcase_add_test(te, test_run_bad_edges);
+    tcase_add_test(te, test_reads_rows);
     suite_add_tcase(s, te);
     return s;
 }
