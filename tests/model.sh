@@ -1,10 +1,11 @@
 #!/bin/sh
 # model.sh - a new built-in model is one folder plus one line of
 # runtime/models/models.def: copy the sources, add the ridge model of
-# tests/model/ridge/ that way and nothing else, build, and check that the
-# compiler knows its rule and options and that a run reaches the optimum
-# (the gradient of the ridge objective vanishes at the coefficients
-# written).
+# tests/model/ridge/ that way and nothing else, build (from this build's
+# objects, so that make's dependencies must find what the new line
+# touches), and check that the compiler knows its rule and options and
+# that a run reaches the optimum (the gradient of the ridge objective
+# vanishes at the coefficients written).
 #
 #   sh tests/model.sh      (from the repository root; make test does this)
 #
@@ -29,9 +30,18 @@ mkdir "$T/src" &&
         >"$T/src/runtime/models/models.def" || exit 1
 grep -q '^PTM_MODEL(ridge)$' "$T/src/runtime/models/models.def" || { fail "models.def edit"; exit 1; }
 if [ -n "$SANITIZE" ]; then
-    PTM=build/$(echo "$SANITIZE" | tr , -)/ptm
+    BDIR=build/$(echo "$SANITIZE" | tr , -)
+    PTM=$BDIR/ptm
 else
+    BDIR=build/default
     PTM=bin/ptm
+fi
+# the objects this build already has (with their times and dependency
+# files), so that make compiles again only what the new model touches: the
+# files that include models.def, and the model's own
+if [ -d "$BDIR" ]; then
+    find "$BDIR" -path "$BDIR/tests" -prune -o \( -name '*.o' -o -name '*.d' -o -path "$BDIR/gen/*" \) \
+        -type f -print | tar -cf - -T - | tar -C "$T/src" -xf - || exit 1
 fi
 if ! make -C "$T/src" -j2 SANITIZE="$SANITIZE" "$PTM" >"$T/build.log" 2>&1; then
     tail -20 "$T/build.log"
