@@ -2071,6 +2071,7 @@ static int build(struct sem *s, const struct ast_job *job)
                 prog_init(&b->pred);
                 prog_init(&b->priority);
                 prog_init(&b->cost);
+                prog_init(&b->order);
             }
             break;
         default: break;

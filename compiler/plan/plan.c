@@ -120,6 +120,7 @@ void plan_free(struct ptm_plan *p)
         ptm_free(b->edges);
         prog_release(&b->priority);
         prog_release(&b->cost);
+        prog_release(&b->order);
     }
     ptm_free(p->blocksets);
     hook_release(&p->update);

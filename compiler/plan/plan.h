@@ -160,9 +160,10 @@ struct plan_blockset {
     enum plan_depend_kind depend;
     struct prog pred; /* PRED: vars i, j; symmetric */
     char *edges;      /* FILE: edge list path */
-    bool has_priority, has_cost;
+    bool has_priority, has_cost, has_order;
     struct prog priority; /* var j; default |delta| + 1e-4 in the runtime */
     struct prog cost;     /* var j; default 1 */
+    struct prog order;    /* var j; dynamic's first active pass, largest first; default number order */
 };
 
 /* Options of a scheduling policy, resolved; see spec/language.md. */
