@@ -692,6 +692,7 @@ static void dump_stmt(FILE *out, const struct ast_stmt *s)
         break;
     case AST_STMT_PRIORITY:
     case AST_STMT_COST:
+    case AST_STMT_ORDER:
         fprintf(out, " %s(%s) ", s->u.blockfn.set.name, s->u.blockfn.var.name);
         ast_dump_expr(out, s->u.blockfn.value);
         break;

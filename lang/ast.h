@@ -165,6 +165,7 @@ struct ast_options {
     X(DEPEND, "depend")                                                        \
     X(PRIORITY, "priority")                                                    \
     X(COST, "cost")                                                            \
+    X(ORDER, "order")                                                          \
     X(SCHEDULE, "schedule")                                                    \
     X(CONSISTENCY, "consistency")                                              \
     X(UPDATE, "update")                                                        \
@@ -222,7 +223,7 @@ struct ast_stmt {
             struct ast_expr *when; /* NULL for an edge file */
             struct ast_str file;
         } depend;
-        struct { /* priority|cost B(j) = EXPR */
+        struct { /* priority|cost|order B(j) = EXPR */
             struct ast_ident set, var;
             struct ast_expr *value;
         } blockfn;

@@ -111,7 +111,7 @@ static struct ast_str no_str(void) { return (struct ast_str){NULL, 0}; }
 %token DEPEND "depend" EACH "each" EVERY "every" FALSE "false" FORMAT "format" FROM "from"
 %token INT "int" INTO "into" JOB "job" LIKE "like" LUA "lua" MATRIX "matrix" METRIC "metric"
 %token NOT "not"
-%token OBJECTIVE "objective" OR "or" OUTPUT "output" OVER "over" PARAM "param"
+%token OBJECTIVE "objective" OR "or" ORDER "order" OUTPUT "output" OVER "over" PARAM "param"
 %token PRIORITY "priority" REAL "real" SCHEDULE "schedule" SEED "seed" SHARD "shard"
 %token SPARSE "sparse" SSP "ssp" STOP "stop" TO "to" TRUE "true" UPDATE "update"
 %token VECTOR "vector" VOCAB "vocab" WHEN "when"
@@ -171,6 +171,8 @@ stmt
         { NEW($$ = ast_blockfn(ctx, AST_STMT_PRIORITY, $2, $4, $7, @$)); }
     | COST IDENT '(' IDENT ')' '=' expr
         { NEW($$ = ast_blockfn(ctx, AST_STMT_COST, $2, $4, $7, @$)); }
+    | ORDER IDENT '(' IDENT ')' '=' expr
+        { NEW($$ = ast_blockfn(ctx, AST_STMT_ORDER, $2, $4, $7, @$)); }
     | SCHEDULE IDENT over_opt options_opt
         { NEW($$ = ast_schedule(ctx, $2, $3, $4, @$)); }
     | CONSISTENCY cons
@@ -289,7 +291,7 @@ word
     ;
 keyword
     : option_keyword | BLOCKS | CHECKPOINT | CONSISTENCY | CONST | COST | DATA | DEPEND | JOB | METRIC
-    | OBJECTIVE | OUTPUT | PARAM | PRIORITY | SCHEDULE | SEED | STOP | UPDATE
+    | OBJECTIVE | ORDER | OUTPUT | PARAM | PRIORITY | SCHEDULE | SEED | STOP | UPDATE
     ;
 option_keyword
     : AND | ASYNC | BSP | BUILTIN | DENSE | EACH | EVERY | FORMAT | FROM | INT | INTO | LIKE

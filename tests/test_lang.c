@@ -100,9 +100,9 @@ struct lex_row {
 /* clang-format off */
 static const struct lex_row lex_rows[] = {
     /* keywords: every one of them */
-    {LIT("job const data param blocks depend priority cost schedule consistency update "
+    {LIT("job const data param blocks depend priority cost order schedule consistency update "
          "objective stop output seed checkpoint"),
-     "job const data param blocks depend priority cost schedule consistency update "
+     "job const data param blocks depend priority cost order schedule consistency update "
      "objective stop output seed checkpoint"},
     {LIT("and async blocks bsp builtin dense each every false format from int into like lua "
          "matrix not or over real shard sparse ssp to true vector vocab when"),
@@ -353,17 +353,19 @@ static const struct parse_row accept_rows[] = {
      "(blocks b p each 1)\n"
      "(blocks b p cols into (* workers 2))\n"
      "(blocks b p into 4)\n"},
-    /* depend, priority, cost */
+    /* depend, priority, cost, order */
     {LIT("job a\n"
          "depend b(i), b(j) when i != j and abs(corr(col(X, i), col(X, j))) > 0.1\n"
          "depend b from \"edges.txt\"\n"
          "priority b(j) = abs(delta(beta[j])) + 1e-4\n"
-         "cost b(j) = nnz(col(X, j))\n"),
+         "cost b(j) = nnz(col(X, j))\n"
+         "order b(j) = abs(cos(col(X, j), y)) - 1\n"),
      "(job a)\n"
      "(depend b(i) b(j) (and (!= i j) (> abs(corr(col(X, i), col(X, j))) 0.1)))\n"
      "(depend b (from \"edges.txt\"))\n"
      "(priority b(j) (+ abs(delta(beta[j])) 0.0001))\n"
-     "(cost b(j) nnz(col(X, j)))\n"},
+     "(cost b(j) nnz(col(X, j)))\n"
+     "(order b(j) (- abs(cos(col(X, j), y)) 1))\n"},
     /* schedule and consistency */
     {LIT("job a\n"
          "schedule s\n"
@@ -453,10 +455,10 @@ static const struct parse_row accept_rows[] = {
      * the statement keywords (and true, false) as a key */
     {LIT("job a\n"
          "update builtin lda { sampler = sparse, mode = and, from = data job }\n"
-         "schedule s { over = to; from each; a = const seed stop objective }\n"),
+         "schedule s { over = to; from each; a = const seed stop objective order }\n"),
      "(job a)\n"
      "(update builtin lda {(sampler sparse) (mode and) (from data job)})\n"
-     "(schedule s {(over to) (from each) (a const seed stop objective)})\n"},
+     "(schedule s {(over to) (from each) (a const seed stop objective order)})\n"},
     /* inside { } a newline after a keyword ends the option */
     {LIT("job a\n"
          "update builtin lda {\n"
@@ -814,6 +816,29 @@ static const struct parse_row reject_rows[] = {
      "t.ptm:2:1: error: unknown statement 'ouptut' (did you mean 'output'?)\n"
      "    ouptut w to \"w.tsv\"\n"
      "    ^^^^^^\n"},
+    {LIT("job a\nordre b(j) = 1\n"),
+     "t.ptm:2:1: error: unknown statement 'ordre' (did you mean 'order'?)\n"
+     "    ordre b(j) = 1\n"
+     "    ^^^^^\n"},
+    {LIT("job a\nconst order = 1\n"),
+     "t.ptm:2:7: error: unexpected 'order', expected a name ('order' is a reserved word)\n"
+     "    const order = 1\n"
+     "          ^^^^^\n"},
+    {LIT("job a\norder b = 1\n"),
+     "t.ptm:2:9: error: unexpected '=', expected '('\n"
+     "    order b = 1\n"
+     "            ^\n"},
+    {LIT("job a\nschedule s { a 1, order 2 }\n"),
+     "t.ptm:2:19: error: unexpected 'order', expected a name ('order' is a reserved word)\n"
+     "    schedule s { a 1, order 2 }\n"
+     "                      ^^^^^\n"},
+    {LIT("job a\nschedule s {\n  a 1\norder b(j) = 1\n"),
+     "t.ptm:4:1: error: unexpected 'order' inside '{ }': is a '}' missing?\n"
+     "    order b(j) = 1\n"
+     "    ^^^^^\n"
+     "t.ptm:2:12: note: this '{' is not closed\n"
+     "    schedule s {\n"
+     "               ^\n"},
     {LIT("job a\nchekpoint every 5m to \"c\"\n"),
      "t.ptm:2:1: error: unknown statement 'chekpoint' (did you mean 'checkpoint'?)\n"
      "    chekpoint every 5m to \"c\"\n"
