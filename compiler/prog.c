@@ -483,10 +483,10 @@ static int check_operands(struct checker *c, const struct prog_insn *in)
         if (lim)
             return check_data(c, in->a, in->op == PROG_NNZ_COL || in->op == PROG_NNZ_ROW);
         break;
-    case 'c':
+    case 'c': /* a vector is a column of its own */
         if (lim) {
-            int rc = check_data(c, in->a, true);
-            return rc ? rc : check_data(c, in->b, true);
+            int rc = check_data(c, in->a, false);
+            return rc ? rc : check_data(c, in->b, false);
         }
         break;
     case 'm':

@@ -30,7 +30,8 @@
  * operands: 0 none, 'k' constant index in a, 'v' variable slot in a,
  * 'g' global in a, 'j' jump target in a, 'd' data index in a,
  * 'p' parameter index in a with the number of indices in b,
- * 'c' data indices in a and b, 'm' a metric index in a and what of it in b
+ * 'c' data indices in a and b (each a matrix, or a vector: its one column,
+ * index 1), 'm' a metric index in a and what of it in b
  * (enum prog_metric_of).
  * pops = -1 means "b indices" (PARAM, DELTA, DATA). For JFALSE and JTRUE
  * pops and pushes describe the jump taken; falling through pops 1, and the
@@ -124,8 +125,9 @@ struct prog {
 /* What a program may refer to, for validation. */
 struct prog_limits {
     uint32_t nvars, ndata, nparams;
-    /* PARAM/DELTA/DATA take exactly ndims indices; NNZ_*, CORR and COS need
-     * ndims 2. NULL: any count from 1 to PROG_MAX_INDICES, any data. */
+    /* PARAM/DELTA/DATA take exactly ndims indices; NNZ_* need ndims 2, CORR
+     * and COS take either. NULL: any count from 1 to PROG_MAX_INDICES, any
+     * data. */
     const uint8_t *param_ndims; /* per parameter: 1 or 2 */
     const uint8_t *data_ndims;  /* per data: 1 or 2 */
     uint32_t allowed_globals;   /* bit mask of 1u << enum prog_global */

@@ -236,8 +236,15 @@ static bool slice_arg(struct sem *s, const struct ectx *cx, struct prog *p,
     if (*data < 0)
         return false;
     if (!s->plan->data[*data].matrix) {
-        sem_error(s, e->u.call.args.head->loc, "'%s' is a vector; %s() needs a matrix",
-                  e->u.call.args.head->u.name, e->u.call.fn.name);
+        const char *vec = e->u.call.args.head->u.name;
+        if (*axis && (strcmp(fn, "corr") == 0 || strcmp(fn, "cos") == 0))
+            sem_error(s, e->u.call.args.head->loc,
+                      "'%s' is a vector; col() needs a matrix (a vector is itself a column: "
+                      "%s() takes '%s' as it is)",
+                      vec, fn, vec);
+        else
+            sem_error(s, e->u.call.args.head->loc, "'%s' is a vector; %s() needs a matrix", vec,
+                      e->u.call.fn.name);
         return false;
     }
     uint32_t before = p->ncode;
@@ -245,6 +252,46 @@ static bool slice_arg(struct sem *s, const struct ectx *cx, struct prog *p,
         return false;
     return const_index(s, p, before, e->u.call.args.head->next, *axis ? "column" : "row",
                        s->plan->data[*data].name, -1);
+}
+
+/* An argument of corr() or cos(): col(X, k), or the name of a vector,
+ * which is its own only column. Emits the column's index (1 for a
+ * vector); the data index and axis (1 col, 0 row) come back. */
+static bool column_arg(struct sem *s, const struct ectx *cx, struct prog *p,
+                       const struct ast_expr *e, const char *fn, int32_t *data, int *axis)
+{
+    if (e->kind == AST_CALL &&
+        (strcmp(e->u.call.fn.name, "col") == 0 || strcmp(e->u.call.fn.name, "row") == 0))
+        return slice_arg(s, cx, p, e, fn, data, axis);
+    if (e->kind == AST_NAME) {
+        const char *name = e->u.name;
+        struct sym *y = sem_lookup(s, name);
+        if (y && y->kind == SYM_DATA) {
+            if (s->plan->data[y->index].matrix) {
+                sem_error(s, e->loc, "'%s' is a matrix; %s() takes col(%s, k) or a vector", name,
+                          fn, name);
+                return false;
+            }
+            *data = y->index;
+            *axis = 1;
+            if (prog_emit_const(p, 1) != 0) {
+                s->oom = true;
+                return false;
+            }
+            return true;
+        }
+        if (y) {
+            sem_error(s, e->loc, "'%s' is %s; %s() takes col(DATA, k) or a vector", name,
+                      sym_kind_name(y->kind), fn);
+            return false;
+        }
+        if (var_slot(cx, name) < 0 && prog_global_lookup(name) < 0) {
+            sem_unknown(s, e->loc, "data source", name);
+            return false;
+        }
+    }
+    sem_error(s, e->loc, "%s() takes col(DATA, k) or a vector", fn);
+    return false;
 }
 
 static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p,
@@ -295,7 +342,8 @@ static enum etype call_expr(struct sem *s, const struct ectx *cx, struct prog *p
         int ax1, ax2;
         if (!nargs(s, e, 2, 2) || !need(s, cx, e, ECTX_DATA))
             return ETYPE_ERROR;
-        if (!slice_arg(s, cx, p, a, fn, &d1, &ax1) || !slice_arg(s, cx, p, a->next, fn, &d2, &ax2))
+        if (!column_arg(s, cx, p, a, fn, &d1, &ax1) ||
+            !column_arg(s, cx, p, a->next, fn, &d2, &ax2))
             return ETYPE_ERROR;
         if (!ax1 || !ax2) {
             sem_error(s, e->loc, "%s() compares two columns: col(X, i), col(X, j)", fn);

@@ -893,10 +893,8 @@ static const struct reject_row reject_rows[] = {
      "instruction 1 (nnz_row): data 2 is not a matrix"},
     {{I(VAR, 0, 0), I(VAR, 1, 0), I(CORR, D_X, 5)}, 3, 0, 2, 2, LIM_FULL,
      "instruction 2 (corr): data 5 out of range (3 data sources)"},
-    {{I(VAR, 0, 0), I(VAR, 1, 0), I(CORR, D_Y, D_X)}, 3, 0, 2, 2, LIM_FULL,
-     "instruction 2 (corr): data 2 is not a matrix"},
-    {{I(VAR, 0, 0), I(VAR, 1, 0), I(CORR, D_X, D_Y)}, 3, 0, 2, 2, LIM_FULL,
-     "instruction 2 (corr): data 2 is not a matrix"},
+    {{I(VAR, 0, 0), I(VAR, 1, 0), I(CORR, D_Y, -1)}, 3, 0, 2, 2, LIM_FULL,
+     "instruction 2 (corr): data -1 out of range (3 data sources)"},
     {{I(VAR, 0, 0), I(JFALSE, 0, 0), I(VAR, 1, 0), I(BOOL, 0, 0)}, 4, 0, 2, 1, LIM_FULL,
      "instruction 1 (jfalse): jump target 0 out of range (2 to 4)"},
     {{I(VAR, 0, 0), I(JTRUE, 1, 0), I(VAR, 1, 0), I(BOOL, 0, 0)}, 4, 0, 2, 1, LIM_FULL,
@@ -963,6 +961,9 @@ static const struct accept_row accept_rows[] = {
     {{I(VAR, 0, 0), I(PARAM, P_W, 1), I(VAR, 1, 0), I(VAR, 1, 0), I(DATA, D_Y, 2), I(ADD, 0, 0)},
      6, 0, 2, LIM_NODIMS},
     {{I(VAR, 0, 0), I(VAR, 1, 0), I(CORR, D_X, D_Z)}, 3, 0, 2, LIM_FULL},
+    /* a vector is a column of its own */
+    {{I(VAR, 0, 0), I(VAR, 1, 0), I(CORR, D_Y, D_X)}, 3, 0, 2, LIM_FULL},
+    {{I(VAR, 0, 0), I(CONST, 0, 0), I(COS, D_X, D_Y)}, 3, 1, 1, LIM_PRIO},
     {{I(VAR, 0, 0), I(NNZ_ROW, D_Z, 0), I(VAR, 0, 0), I(NNZ_COL, D_Z, 0), I(MAX, 0, 0)},
      5, 0, 1, LIM_FULL},
     {{I(VAR, 0, 0), I(JFALSE, 3, 0), I(VAR, 0, 0)}, 3, 0, 1, LIM_FULL}, /* a jump to the end */
@@ -1085,6 +1086,9 @@ static const struct env_row env_rows[] = {
      'c', D_Z, D_X, 2, {3, 1}, 0},
     {"corr(col(X, i), col(Z, j))", {VAR(0), VAR(1), OPAB(CORR, D_X, D_Z)}, 1, 3, NAN,
      'c', D_X, D_Z, 2, {1, 3}, 0},
+    /* a vector's index is the constant 1 */
+    {"corr(col(X, i), y)", {VAR(0), K(1), OPAB(CORR, D_X, D_Y)}, 2, 0, NAN,
+     'c', D_X, D_Y, 2, {2, 1}, 0},
     /* the Lasso depend predicate */
     {"abs(corr(col(Z, i), col(Z, j))) > 0.1",
      {VAR(0), VAR(1), OPAB(CORR, D_Z, D_Z), OP(ABS), K(0.1), OP(GT)}, 0, 2, 1,

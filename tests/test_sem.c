@@ -868,7 +868,7 @@ static const struct sem_row sem_rows[] = {
       "t.ptm:3:10: error: a vector comes from a csv file or from labels(DATA); libsvm data is a matrix\n"
       "    data X : sparse vector from \"x.svm\" format libsvm shard rows\n"
       "             ^^^^^^^^^^^^^\n"
-      "t.ptm:8:43: error: 'X' is a vector; col() needs a matrix\n"
+      "t.ptm:8:43: error: 'X' is a vector; col() needs a matrix (a vector is itself a column: corr() takes 'X' as it is)\n"
       "    depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.1\n"
       "                                              ^\n"
       "t.ptm:10:24: error: 'X' is a vector; col() needs a matrix\n"
@@ -1331,6 +1331,48 @@ static const struct sem_row sem_rows[] = {
       "    cost coef(j) = X[j, true]\n"
       "                        ^^^^\n"),
     R(LASSO, "cost", "cost coef(j) = nnz(col(X, j)) + rows(X) * cols(X) + X[1, j] + nnz(row(X, j)) + workers", ""),
+    /* corr() and cos(): col(X, k) or a vector */
+    R(LASSO, "cost", "cost coef(j) = cos(col(X, j), y) + corr(y, col(X, j)) + corr(y, y)", ""),
+    R(LASSO, "cost", "cost coef(j) = cos(X, y)",
+      "t.ptm:10:20: error: 'X' is a matrix; cos() takes col(X, k) or a vector\n"
+      "    cost coef(j) = cos(X, y)\n"
+      "                       ^\n"),
+    R(LASSO, "cost", "cost coef(j) = corr(col(X, j), 2)",
+      "t.ptm:10:32: error: corr() takes col(DATA, k) or a vector\n"
+      "    cost coef(j) = corr(col(X, j), 2)\n"
+      "                                   ^\n"),
+    R(LASSO, "cost", "cost coef(j) = corr(col(X, j), j)",
+      "t.ptm:10:32: error: corr() takes col(DATA, k) or a vector\n"
+      "    cost coef(j) = corr(col(X, j), j)\n"
+      "                                   ^\n"),
+    R(LASSO, "cost", "cost coef(j) = corr(beta, col(X, j))",
+      "t.ptm:10:21: error: 'beta' is a parameter; corr() takes col(DATA, k) or a vector\n"
+      "    cost coef(j) = corr(beta, col(X, j))\n"
+      "                        ^^^^\n"),
+    R(LASSO, "cost", "cost coef(j) = cos(col(X, j), Y)",
+      "t.ptm:10:31: error: unknown data source 'Y'\n"
+      "    cost coef(j) = cos(col(X, j), Y)\n"
+      "                                  ^\n"),
+    R(LASSO, "cost", "cost coef(j) = cos(col(X, j), col(y, 1))",
+      "t.ptm:10:35: error: 'y' is a vector; col() needs a matrix (a vector is itself a column: cos() takes 'y' as it is)\n"
+      "    cost coef(j) = cos(col(X, j), col(y, 1))\n"
+      "                                      ^\n"),
+    R(LASSO, "cost", "cost coef(j) = corr(row(y, 1), y)",
+      "t.ptm:10:25: error: 'y' is a vector; row() needs a matrix\n"
+      "    cost coef(j) = corr(row(y, 1), y)\n"
+      "                            ^\n"),
+    R(LASSO, "cost", "cost coef(j) = cos(row(X, j), y)",
+      "t.ptm:10:16: error: cos() compares two columns: col(X, i), col(X, j)\n"
+      "    cost coef(j) = cos(row(X, j), y)\n"
+      "                   ^^^^^^^^^^^^^^^^^\n"),
+    R(LASSO, "cost", "cost coef(j) = cos(col(X, j), y[1])",
+      "t.ptm:10:31: error: cos() takes col(DATA, k) or a vector\n"
+      "    cost coef(j) = cos(col(X, j), y[1])\n"
+      "                                  ^^^^\n"),
+    R(LASSO, "const", "const lambda = corr(y, y)",
+      "t.ptm:2:16: error: corr() cannot be used in a const\n"
+      "    const lambda = corr(y, y)\n"
+      "                   ^^^^^^^^^^\n"),
     /* ---- schedule ---- */
     R(LASSO, "schedule", "schedule dynamic { sample 256, sample 3 }",
       "t.ptm:11:32: error: option 'sample' is given twice\n"
@@ -3072,6 +3114,38 @@ static void chk_checkpoint_rounds(const struct ptm_plan *p)
     ck_assert_double_eq(p->checkpoint.seconds, 0);
 }
 
+/* corr() or cos() of column j of data 0 (X) and the vector y (data 1), in
+ * the order y_first says: y's index is the constant 1, pushed where y
+ * stands. */
+static void assert_col_vs_vector(const struct prog *p, enum prog_op op, bool y_first)
+{
+    ck_assert_uint_eq(p->ncode, 3);
+    const struct prog_insn *x = &p->code[y_first ? 1 : 0], *k = &p->code[y_first ? 0 : 1];
+    ck_assert_int_eq(x->op, PROG_VAR);
+    ck_assert_int_eq(x->a, 0);
+    ck_assert_int_eq(k->op, PROG_CONST);
+    ck_assert_double_eq(p->consts[k->a], 1);
+    ck_assert_int_eq(p->code[2].op, op);
+    ck_assert_int_eq(p->code[2].a, y_first ? 1 : 0);
+    ck_assert_int_eq(p->code[2].b, y_first ? 0 : 1);
+    /* the run gets (a, i, b, j) as the operands and indices say */
+    struct fake f = {0};
+    eval(p, NULL, 3, 0, &f);
+    ck_assert_int_eq(f.corr_calls, 1);
+    ck_assert_int_eq(f.corr_a, y_first ? 1 : 0);
+    ck_assert_int_eq(f.corr_i, y_first ? 1 : 3);
+    ck_assert_int_eq(f.corr_b, y_first ? 0 : 1);
+    ck_assert_int_eq(f.corr_j, y_first ? 3 : 1);
+}
+
+/* cost coef(j) = corr(y, col(X, j)) */
+static void chk_corr_vector(const struct ptm_plan *p)
+{
+    const struct plan_blockset *b = &p->blocksets[0];
+    ck_assert(b->has_cost);
+    assert_col_vs_vector(&b->cost, PROG_CORR, true);
+}
+
 static void chk_string_const(const struct ptm_plan *p)
 {
     ck_assert(p->consts[0].is_str && p->consts[1].is_str);
@@ -3166,6 +3240,7 @@ static const struct accept_row accept_rows[] = {
                            "objective lua \"state.lua\"", NULL, chk_lua_state_named},
     {NULL, MINI, "param", "const f = \"train.svm\"\nconst g = f\nparam p : vector[8]", NULL,
      chk_string_const},
+    {NULL, LASSO, "cost", "cost coef(j) = corr(y, col(X, j))", NULL, chk_corr_vector},
     {NULL, LASSO, NULL, "const period = 2m\ncheckpoint every period * 2 + 1s to \"ckpt\"", NULL,
      chk_checkpoint_seconds},
     {NULL, LASSO, NULL, "checkpoint every 10 sweeps to \"/tmp/c\"", NULL, chk_checkpoint_sweeps},
