@@ -873,15 +873,19 @@ static void check_depend(struct sem *s, const struct ast_stmt *st, const struct 
     }
 }
 
+/* priority|cost|order B(j) = EXPR */
 static void check_blockfn(struct sem *s, const struct ast_stmt *st, const struct ast_stmt **seen)
 {
     int32_t bs = blockset_of(s, &st->u.blockfn.set);
     if (bs < 0)
         return;
     struct plan_blockset *b = &s->plan->blocksets[bs];
-    const char *what = st->kind == AST_STMT_PRIORITY ? "priority" : "cost";
+    const char *what = st->kind == AST_STMT_PRIORITY ? "priority"
+                       : st->kind == AST_STMT_COST   ? "cost"
+                                                     : "order";
     if (seen[bs]) {
-        sem_error(s, st->loc, "block set '%s' already has a %s", b->name, what);
+        sem_error(s, st->loc, "block set '%s' already has %s %s", b->name,
+                  st->kind == AST_STMT_ORDER ? "an" : "a", what);
         sem_note(s, seen[bs]->loc, "given here");
         return;
     }
@@ -895,16 +899,23 @@ static void check_blockfn(struct sem *s, const struct ast_stmt *st, const struct
         cx.globals = 1u << PROG_G_ROUNDS | 1u << PROG_G_SWEEPS | 1u << PROG_G_WORKERS;
         b->has_priority = true;
         p = &b->priority;
-    } else {
+    } else if (st->kind == AST_STMT_COST) {
         cx.what = "a cost";
         cx.flags = ECTX_DIMS | ECTX_DATA;
         cx.globals = 1u << PROG_G_WORKERS;
         b->has_cost = true;
         p = &b->cost;
+    } else {
+        cx.what = "an order";
+        cx.flags = ECTX_DIMS | ECTX_DATA;
+        cx.globals = 1u << PROG_G_WORKERS;
+        b->has_order = true;
+        p = &b->order;
     }
+    /* Any number orders blocks; a priority or a cost is a weight. */
     double v;
-    if (sem_prog(s, &cx, p, st->u.blockfn.value, ETYPE_NUM) && prog_is_const(p, &v) &&
-        !(v >= 0 && isfinite(v)))
+    if (sem_prog(s, &cx, p, st->u.blockfn.value, ETYPE_NUM) && st->kind != AST_STMT_ORDER &&
+        prog_is_const(p, &v) && !(v >= 0 && isfinite(v)))
         sem_error(s, st->u.blockfn.value->loc, "a constant %s must be a finite number of at "
                   "least 0, not %s", what, num_text(v).s);
 }
@@ -2021,8 +2032,7 @@ static int build(struct sem *s, const struct ast_job *job)
     plan->blocksets = zalloc(s, count[AST_STMT_BLOCKS], sizeof(*plan->blocksets));
     plan->outputs = zalloc(s, count[AST_STMT_OUTPUT], sizeof(*plan->outputs));
     plan->metrics = zalloc(s, count[AST_STMT_METRIC], sizeof(*plan->metrics));
-    const struct ast_stmt **seen = zalloc(s, 3 * (size_t)count[AST_STMT_BLOCKS] + 1,
-                                          sizeof(*seen));
+    const struct ast_stmt **seen = zalloc(s, 4 * (size_t)count[AST_STMT_BLOCKS] + 1, sizeof(*seen));
     /* The symbol table: a power of two, at least twice the names. */
     size_t names = (size_t)count[AST_STMT_CONST] + count[AST_STMT_DATA] +
                    count[AST_STMT_PARAM] + count[AST_STMT_BLOCKS];
@@ -2035,7 +2045,8 @@ static int build(struct sem *s, const struct ast_job *job)
     if (s->oom)
         goto out;
     const struct ast_stmt **seen_depend = seen, **seen_priority = seen + count[AST_STMT_BLOCKS],
-                          **seen_cost = seen + 2 * count[AST_STMT_BLOCKS];
+                          **seen_cost = seen + 2 * count[AST_STMT_BLOCKS],
+                          **seen_order = seen + 3 * count[AST_STMT_BLOCKS];
 
     /* Pass 1: declare. */
     for (const struct ast_stmt *st = job->head; st && !s->oom; st = st->next) {
@@ -2124,6 +2135,7 @@ static int build(struct sem *s, const struct ast_job *job)
         case AST_STMT_DEPEND: check_depend(s, st, seen_depend); break;
         case AST_STMT_PRIORITY: check_blockfn(s, st, seen_priority); break;
         case AST_STMT_COST: check_blockfn(s, st, seen_cost); break;
+        case AST_STMT_ORDER: check_blockfn(s, st, seen_order); break;
         case AST_STMT_SCHEDULE:
             if (once(s, st, &one[st->kind]))
                 check_schedule(s, st);
@@ -2210,6 +2222,13 @@ static int build(struct sem *s, const struct ast_job *job)
                 diag_add(s->diags, PTM_SEV_WARNING, ignored[k]->loc,
                          "the %s policy ignores %s; only dynamic uses them",
                          plan_policy_name(pol), k == 0 ? "priorities" : "dependencies");
+        if (seen_order[b] && pol != PLAN_POLICY_DYNAMIC)
+            diag_add(s->diags, PTM_SEV_WARNING, seen_order[b]->loc,
+                     "the %s policy ignores the order; only dynamic's active passes use it",
+                     plan_policy_name(pol));
+        else if (seen_order[b] && !plan->schedule.active)
+            diag_add(s->diags, PTM_SEV_WARNING, seen_order[b]->loc,
+                     "dynamic without active ignores the order; it orders the first active pass");
     }
     /* objective and rel_change(objective) need an objective. */
     if (plan->has_stop && !plan->objective.present) {

@@ -511,11 +511,12 @@ static void same_plan(const struct ptm_plan *a, const struct ptm_plan *b)
         same_str(where, "edges", x->edges, y->edges);
         ck_assert(x->param == y->param && x->axis == y->axis && x->into == y->into &&
                   x->depend == y->depend && x->has_priority == y->has_priority &&
-                  x->has_cost == y->has_cost);
+                  x->has_cost == y->has_cost && x->has_order == y->has_order);
         same_prog("blockset count", &x->count, &y->count);
         same_prog("blockset pred", &x->pred, &y->pred);
         same_prog("blockset priority", &x->priority, &y->priority);
         same_prog("blockset cost", &x->cost, &y->cost);
+        same_prog("blockset order", &x->order, &y->order);
     }
     const struct plan_schedule *s = &a->schedule, *t = &b->schedule;
     ck_assert(s->policy == t->policy && s->over == t->over && s->sample == t->sample &&
@@ -699,6 +700,40 @@ START_TEST(test_roundtrip_shuffle)
 }
 END_TEST
 
+/* examples/lasso/lasso.ptm with an order after its cost: written after the
+ * cost, loaded back the same. */
+START_TEST(test_roundtrip_order)
+{
+    char *job = tu_read_file("examples/lasso/lasso.ptm", NULL);
+    ck_assert_msg(job != NULL, "cannot read examples/lasso/lasso.ptm (run from the root)");
+    const char *at = strstr(job, "\nschedule ");
+    ck_assert_ptr_nonnull(at);
+    size_t n = strlen(job) + 64, pre = (size_t)(at - job) + 1;
+    char *text = malloc(n);
+    ck_assert_ptr_nonnull(text);
+    snprintf(text, n, "%.*sorder coef(j) = -abs(cos(col(X, j), y))\n%s", (int)pre, job, at + 1);
+    free(job);
+    struct ptm_plan *plan = tu_compile("lasso.ptm", text, "examples/lasso", false);
+    free(text);
+    ck_assert(plan->blocksets[0].has_order);
+    char *yaml;
+    size_t len;
+    ck_assert_int_eq(ptm_plan_emit_buf(plan, &yaml, &len), 0);
+    const char *cost = strstr(yaml, "\n  cost:\n"), *order = strstr(yaml, "\n  order:\n");
+    ck_assert(cost && order && cost < order);
+    ck_assert_ptr_nonnull(strstr(order, "    text: \"-abs(cos(col(X, j), y))\"\n"));
+    struct loaded r = load_text(yaml, len);
+    tu_expect_text("order roundtrip", 0, r.diags, "", NULL);
+    ck_assert_int_eq(r.rc, 0);
+    same_plan(plan, r.plan);
+    ck_assert(r.plan->blocksets[0].has_order);
+    ck_assert_str_eq(r.yaml, yaml);
+    loaded_free(&r);
+    ptm_free(yaml);
+    plan_free(plan);
+}
+END_TEST
+
 /* ---- b. accepted plans ---------------------------------------------------- */
 
 /* A base plan with up to two edits that must load without a word and be
@@ -787,6 +822,18 @@ static const struct accept_row accept_rows[] = {
      "  cost:\n    max_stack: 1\n    nvars: 1\n    consts: []\n    code:\n    - [var, 0]\n"
      "    - [nnz_col, 0]\n",
      "", LASSO_PRED, "  depend: none\n"},
+    /* an order after the cost, or alone; corr() and cos() of a vector (y) */
+    {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
+     "    - [var, 0]\n    - [nnz_col, 0]\n"
+     "  order:\n    text: \"cos(col(X, j), y) - corr(y, col(X, j))\"\n    max_stack: 3\n"
+     "    nvars: 1\n    consts: [1]\n    code:\n    - [var, 0]\n    - [const, 0]\n"
+     "    - [cos, 0, 1]\n    - [const, 0]\n    - [var, 0]\n    - [corr, 1, 0]\n    - [sub]\n",
+     NULL, NULL},
+    {lasso_plan,
+     "  cost:\n    max_stack: 1\n    nvars: 1\n    consts: []\n    code:\n    - [var, 0]\n"
+     "    - [nnz_col, 0]\n",
+     "  order:\n    max_stack: 1\n    nvars: 1\n    consts: [-1]\n    code:\n    - [const, 0]\n",
+     NULL, NULL},
     /* a parameter from a file */
     {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n  init_path: \"beta.tsv\"\n",
      NULL, NULL},
@@ -1275,6 +1322,31 @@ static const struct reject_row reject_rows[] = {
     {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n", "    - [global, rounds]\n", NULL, NULL,
      "plan.yaml:91:7: error: invalid cost: instruction 0 (global): global 'rounds' not allowed here\n"
      "        - [global, rounds]\n"
+     "          ^\n"},
+    /* an order reads what a cost reads: data and workers, one block index */
+    {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
+     "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 1\n    nvars: 1\n"
+     "    consts: []\n    code:\n    - [var, 0]\n    - [delta, 0, 1]\n", NULL, NULL,
+     "plan.yaml:99:7: error: invalid order: instruction 1 (delta): parameter access not allowed here\n"
+     "        - [delta, 0, 1]\n"
+     "          ^\n"},
+    {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
+     "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 1\n    nvars: 1\n"
+     "    consts: []\n    code:\n    - [global, rounds]\n", NULL, NULL,
+     "plan.yaml:98:7: error: invalid order: instruction 0 (global): global 'rounds' not allowed here\n"
+     "        - [global, rounds]\n"
+     "          ^\n"},
+    {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
+     "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 2\n    nvars: 2\n"
+     "    consts: []\n    code:\n    - [var, 0]\n    - [var, 1]\n    - [add]\n", NULL, NULL,
+     "plan.yaml:95:12: error: 'nvars' of the order must be 1, not 2\n"
+     "        nvars: 2\n"
+     "               ^\n"},
+    {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
+     "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 2\n    nvars: 1\n"
+     "    consts: []\n    code:\n    - [var, 0]\n    - [var, 0]\n    - [cos, 0, 2]\n", NULL, NULL,
+     "plan.yaml:100:7: error: invalid order: instruction 2 (cos): data 2 out of range (2 data sources)\n"
+     "        - [cos, 0, 2]\n"
      "          ^\n"},
     {lasso_plan, "    max_stack: 2\n    nvars: 1\n", "    max_stack: 2\n    nvars: 2\n", NULL,
      NULL,
@@ -1958,6 +2030,7 @@ static Suite *plan_suite(void)
     tcase_set_timeout(tc, 30);
     add_rows(tc, test_roundtrip, examples);
     tcase_add_test(tc, test_roundtrip_shuffle);
+    tcase_add_test(tc, test_roundtrip_order);
     add_rows(tc, test_golden, examples);
     add_rows(tc, test_roundtrip_checkpoint, ckpt_rows);
     suite_add_tcase(s, tc);

@@ -1331,6 +1331,55 @@ static const struct sem_row sem_rows[] = {
       "    cost coef(j) = X[j, true]\n"
       "                        ^^^^\n"),
     R(LASSO, "cost", "cost coef(j) = nnz(col(X, j)) + rows(X) * cols(X) + X[1, j] + nnz(row(X, j)) + workers", ""),
+    /* order: data and workers like a cost, any number; used by dynamic's active passes */
+    R(LASSO, "schedule", "order coef(j) = abs(cos(col(X, j), y)) * workers\nschedule dynamic { active }", ""),
+    R(LASSO, "schedule", "order coef(j) = -1\nschedule dynamic { active }", ""),
+    R(LASSO, "schedule", "order coef(j) = 0 / 0\nschedule dynamic { active }", ""),
+    R(LASSO, "schedule", "order coef(j) = 1\norder coef(j) = 2\nschedule dynamic { active }",
+      "t.ptm:12:1: error: block set 'coef' already has an order\n"
+      "    order coef(j) = 2\n"
+      "    ^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:11:1: note: given here\n"
+      "    order coef(j) = 1\n"
+      "    ^^^^^^^^^^^^^^^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = beta[j]\nschedule dynamic { active }",
+      "t.ptm:11:17: error: an order cannot read parameters\n"
+      "    order coef(j) = beta[j]\n"
+      "                    ^^^^^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = delta(beta[j])\nschedule dynamic { active }",
+      "t.ptm:11:17: error: an order cannot read parameters\n"
+      "    order coef(j) = delta(beta[j])\n"
+      "                    ^^^^^^^^^^^^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = sweeps\nschedule dynamic { active }",
+      "t.ptm:11:17: error: 'sweeps' cannot be used in an order\n"
+      "    order coef(j) = sweeps\n"
+      "                    ^^^^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = j > 1\nschedule dynamic { active }",
+      "t.ptm:11:17: error: an order must be a number, not a condition\n"
+      "    order coef(j) = j > 1\n"
+      "                    ^^^^^\n"),
+    R(LASSO, "schedule", "order cof(j) = 1\nschedule dynamic { active }",
+      "t.ptm:11:7: error: unknown block set 'cof' (did you mean 'coef'?)\n"
+      "    order cof(j) = 1\n"
+      "          ^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = 1\nschedule dynamic { sample 256 }",
+      "t.ptm:11:1: warning: dynamic without active ignores the order; it orders the first active pass\n"
+      "    order coef(j) = 1\n"
+      "    ^^^^^^^^^^^^^^^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = 1\nschedule dynamic { active false }",
+      "t.ptm:11:1: warning: dynamic without active ignores the order; it orders the first active pass\n"
+      "    order coef(j) = 1\n"
+      "    ^^^^^^^^^^^^^^^^^\n"),
+    R(LASSO, "schedule", "order coef(j) = 1\nschedule round_robin",
+      "t.ptm:8:1: warning: the round_robin policy ignores dependencies; only dynamic uses them\n"
+      "    depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.1\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:9:1: warning: the round_robin policy ignores priorities; only dynamic uses them\n"
+      "    priority coef(j) = abs(delta(beta[j])) + 1e-4\n"
+      "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "t.ptm:11:1: warning: the round_robin policy ignores the order; only dynamic's active passes use it\n"
+      "    order coef(j) = 1\n"
+      "    ^^^^^^^^^^^^^^^^^\n"),
     /* corr() and cos(): col(X, k) or a vector */
     R(LASSO, "cost", "cost coef(j) = cos(col(X, j), y) + corr(y, col(X, j)) + corr(y, y)", ""),
     R(LASSO, "cost", "cost coef(j) = cos(X, y)",
@@ -2681,6 +2730,8 @@ static void chk_lasso(const struct ptm_plan *p)
     ck_assert(b->has_cost);
     ck_assert_double_eq(eval(&b->cost, NULL, 3, 0, NULL), 2);
     ck_assert_double_eq(eval(&b->cost, NULL, 4, 0, NULL), 4);
+    ck_assert(!b->has_order);
+    ck_assert_uint_eq(b->order.ncode, 0);
 
     const struct plan_schedule *s = &p->schedule;
     ck_assert_int_eq(s->policy, PLAN_POLICY_DYNAMIC);
@@ -3138,11 +3189,21 @@ static void assert_col_vs_vector(const struct prog *p, enum prog_op op, bool y_f
     ck_assert_int_eq(f.corr_j, y_first ? 3 : 1);
 }
 
+/* order coef(j) = cos(col(X, j), y) */
+static void chk_order_cos(const struct ptm_plan *p)
+{
+    const struct plan_blockset *b = &p->blocksets[0];
+    ck_assert(b->has_order && b->has_priority && b->has_cost);
+    ck_assert_uint_eq(b->order.nvars, 1);
+    assert_col_vs_vector(&b->order, PROG_COS, false);
+    ck_assert(p->schedule.active);
+}
+
 /* cost coef(j) = corr(y, col(X, j)) */
 static void chk_corr_vector(const struct ptm_plan *p)
 {
     const struct plan_blockset *b = &p->blocksets[0];
-    ck_assert(b->has_cost);
+    ck_assert(b->has_cost && !b->has_order);
     assert_col_vs_vector(&b->cost, PROG_CORR, true);
 }
 
@@ -3240,6 +3301,8 @@ static const struct accept_row accept_rows[] = {
                            "objective lua \"state.lua\"", NULL, chk_lua_state_named},
     {NULL, MINI, "param", "const f = \"train.svm\"\nconst g = f\nparam p : vector[8]", NULL,
      chk_string_const},
+    {NULL, LASSO, "schedule", "order coef(j) = cos(col(X, j), y)\nschedule dynamic { active }",
+     NULL, chk_order_cos},
     {NULL, LASSO, "cost", "cost coef(j) = corr(y, col(X, j))", NULL, chk_corr_vector},
     {NULL, LASSO, NULL, "const period = 2m\ncheckpoint every period * 2 + 1s to \"ckpt\"", NULL,
      chk_checkpoint_seconds},
@@ -3390,6 +3453,8 @@ static const struct fault_row fault_rows[] = {
      "output X to \"o.tsv\" format csv\n"
      "seed -1\n", "lamda=1\nX=2\nlambda=x"},
     {NULL, LASSO, "schedule", "schedule dynamic over cof { sample 0, keep some, sampl 2 }", "zzz=1"},
+    {NULL, LASSO, "schedule", "order coef(j) = abs(cos(col(X, j), y))\nschedule dynamic { active }",
+     NULL},
 };
 /* clang-format on */
 

@@ -926,6 +926,7 @@ static const struct pctx cx_pred = {"depend predicate", 2, G(WORKERS), true, fal
 static const struct pctx cx_priority = {"priority", 1, G(ROUNDS) | G(SWEEPS) | G(WORKERS),
                                         true, true, true};
 static const struct pctx cx_cost = {"cost", 1, G(WORKERS), true, false, true};
+static const struct pctx cx_order = {"order", 1, G(WORKERS), true, false, true};
 static const struct pctx cx_stop = {"stop rule", 0, (1u << PROG_NGLOBALS) - 1, false, false,
                                     false};
 #undef G
@@ -1355,13 +1356,25 @@ static bool load_param(struct load *L, const struct node *x, uint32_t i)
     return ok;
 }
 
-enum { B_NAME, B_PARAM, B_AXIS, B_SPLIT, B_COUNT, B_DEPEND, B_PRED, B_EDGES, B_PRIORITY, B_COST,
-       B_N };
-static const char *const bs_keys[] = {"name",  "param",  "axis", "split",    "count",
-                                      "depend", "pred", "edges", "priority", "cost"};
+enum {
+    B_NAME,
+    B_PARAM,
+    B_AXIS,
+    B_SPLIT,
+    B_COUNT,
+    B_DEPEND,
+    B_PRED,
+    B_EDGES,
+    B_PRIORITY,
+    B_COST,
+    B_ORDER,
+    B_N
+};
+static const char *const bs_keys[] = {"name", "param", "axis",     "split", "count", "depend",
+                                      "pred", "edges", "priority", "cost",  "order"};
 
 /* blockset := {name, param, axis, split, count: program, depend, pred | edges?,
- *              priority: program?, cost: program?} */
+ *              priority: program?, cost: program?, order: program?} */
 static void load_blockset(struct load *L, const struct node *x, uint32_t i)
 {
     struct plan_blockset *b = &L->plan->blocksets[i];
@@ -1422,6 +1435,10 @@ static void load_blockset(struct load *L, const struct node *x, uint32_t i)
     if (m.val[B_COST]) {
         b->has_cost = true;
         ok = load_prog(L, m.val[B_COST], "'cost'", &cx_cost, &b->cost) && ok;
+    }
+    if (m.val[B_ORDER]) {
+        b->has_order = true;
+        ok = load_prog(L, m.val[B_ORDER], "'order'", &cx_order, &b->order) && ok;
     }
     (void)ok;
 }

@@ -399,6 +399,8 @@ static void blocksets(struct emit *e, const struct ptm_plan *p)
             program(e, "priority", &b->priority);
         if (b->has_cost)
             program(e, "cost", &b->cost);
+        if (b->has_order)
+            program(e, "order", &b->order);
         map_end(e);
     }
     seq_end(e);
