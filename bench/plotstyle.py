@@ -19,6 +19,8 @@ COLOURS = {
     "round_robin seq": "#e69f00",      # orange
     "dynamic active seq": "#5d3a9b",   # dark purple (the Lasso example's schedule)
     "dynamic active moved": "#882255", # wine (the dependency filtered after the update)
+    "random seq": "#999933",           # olive green
+    "dynamic active seq order": "#44aa99", # teal (the first pass by an order)
     # ptm's other methods
     "sgd": "#56b4e9",                  # sky blue
     "svrg": "#b8860b",                 # dark gold

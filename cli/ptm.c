@@ -612,7 +612,7 @@ static char *dir_of(const char *path)
 /* Where a job declares its update and objective, for run-time messages:
  * "FILE:LINE:COL", or "" when it does not (or the input is a plan). */
 struct job_where {
-    char update[4200], objective[4200], depend[4200], priority[4200], cost[4200];
+    char update[4200], objective[4200], depend[4200], priority[4200], cost[4200], order[4200];
     char **param; /* each parameter's declaration, indexed as the plan's; NULL for a plan */
     uint32_t nparam;
 };
@@ -660,6 +660,7 @@ static void find_hooks(struct ptm_source *src, const struct ast_job *job, struct
                     : st->kind == AST_STMT_DEPEND    ? at->depend
                     : st->kind == AST_STMT_PRIORITY  ? at->priority
                     : st->kind == AST_STMT_COST      ? at->cost
+                    : st->kind == AST_STMT_ORDER     ? at->order
                                                      : NULL;
         if (!dst || dst[0])
             continue;
@@ -714,7 +715,8 @@ static int load_job(const char *path, const struct job_flags *f, struct ptm_plan
                     struct job_where *at)
 {
     if (at) {
-        at->update[0] = at->objective[0] = at->depend[0] = at->priority[0] = at->cost[0] = '\0';
+        at->update[0] = at->objective[0] = at->depend[0] = at->priority[0] = at->cost[0] =
+            at->order[0] = '\0';
         at->param = NULL;
         at->nparam = 0;
     }
@@ -1254,6 +1256,7 @@ static int cmd_run(int argc, char **argv)
         .depend_at = at.depend[0] ? at.depend : NULL,
         .priority_at = at.priority[0] ? at.priority : NULL,
         .cost_at = at.cost[0] ? at.cost : NULL,
+        .order_at = at.order[0] ? at.order : NULL,
         .stragglers = f.stragglers,
         .nstragglers = f.nstragglers,
         .memory_limit = f.memory_limit,

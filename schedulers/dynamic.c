@@ -74,6 +74,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -210,6 +211,10 @@ struct dyn {
      * co in it); drawn from seed and the pass number, so not saved */
     int64_t *chunk, nchunk, ci, co;
     bool shuffle; /* the chunks in a random order, else in number order */
+    /* `order`: the first pass (pass_no 1) goes over queue, which no full
+     * pass writes or reads: the N blocks of largest order from the largest
+     * down, then the others in number order */
+    bool by_order;
     uint64_t seed;
     unsigned char *inq; /* B: in queue[0 .. qn) or in rise */
     int64_t *rise;      /* B: blocks done() marked moved that the queue lacks */
@@ -790,6 +795,8 @@ static void chunk_order(struct dyn *s)
 static int next_pass(struct dyn *s, char *err, size_t errlen)
 {
     bool full = s->qn == 0; /* the first pass */
+    if (s->pass_no >= 1)    /* the first pass is over: the queue is the passes' again */
+        s->by_order = false;
     if (!full && s->full) {
         s->passes = 0;
     } else if (!full) {
@@ -914,7 +921,9 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
         return rc;
     if (k < N && s->qpos < s->qn) {
         size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
-        if (s->full) { /* the next blocks in number order, four a step */
+        if (s->full && s->by_order && s->pass_no == 1) { /* the first pass, by order */
+            memcpy(cand + k, s->queue + s->qpos, take * sizeof(int64_t));
+        } else if (s->full) { /* the next blocks in number order, four a step */
             int64_t *to = cand + k, b = s->qpos;
             size_t i = 0;
             v2i64 lo = {b, b + 1}, hi = {b + 2, b + 3};
@@ -942,7 +951,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     }
     int64_t evals = 0;
     /* the blocks qpos - k .. qpos - 1 of a full pass, all kept */
-    bool range = all && s->full && s->ndefer == 0;
+    bool range = all && s->full && s->ndefer == 0 && !(s->by_order && s->pass_no == 1);
     size_t nk = all ? k : sched_conflicts_filter(s->conf, cand, NULL, k, s->kept, &evals);
     s->ndefer = wait;
     if (nk < k) { /* the candidates not kept, in their order, after those waiting */
@@ -1055,6 +1064,73 @@ static int eval_costs(struct dyn *s, char *err, size_t errlen)
     return 0;
 }
 
+/* `order`, under `active`: the first pass's blocks into s->queue: the N
+ * (sample) of largest order, the largest first, then the others in number
+ * order. The orders come from info->order, else are evaluated; they are
+ * compared in single precision (0 and -0 equal), NaN below every number,
+ * equal ones in number order. Each block is a word, its order's key above
+ * its number, sorted by radix a byte of the key at a time in the queue and
+ * in perm (its identity restored after): fresh pages cost more than the
+ * sort on this machine (in doubles with arrays of its own, 28 ms for
+ * 200,000 blocks, most of it faults; so 2 ms).
+ *
+ * Why the N largest alone: the columns most like y first let the first
+ * round find most of a Lasso's support, but blocks out of number order
+ * read the columns out of storage order, which made a whole pass by order
+ * three times slower on the wide data (bench/RESULTS.md, "Schedulers"),
+ * for no fewer updates than the N largest first. */
+static void eval_order(struct dyn *s, const struct ptm_sched_info *info)
+{
+    size_t B = (size_t)s->B, N = s->N < B ? s->N : B;
+    /* int64_t and uint64_t may alias */
+    uint64_t *from = (uint64_t *)s->queue, *to = (uint64_t *)s->perm;
+    for (size_t b = 0; b < B; b++) {
+        float f; /* NaN stays NaN, beyond FLT_MAX is inf */
+        if (info->order) {
+            f = info->order[b];
+        } else {
+            s->var = (double)(b + 1);
+            f = (float)prog_eval(&s->bs->order, &s->env);
+        }
+        uint32_t u;
+        f = f == 0 ? 0 : f; /* -0 as 0 */
+        memcpy(&u, &f, sizeof(u));
+        /* keys ascending as the numbers, then reversed: the largest first */
+        u = u >> 31 ? ~u : u | UINT32_C(0x80000000);
+        uint32_t key = isnan(f) ? UINT32_MAX : ~u;
+        from[b] = (uint64_t)key << 32 | (uint64_t)b;
+    }
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t b = 0; b < B; b++)
+            count[(from[b] >> shift & 0xff) + 1]++;
+        if (count[(from[0] >> shift & 0xff) + 1] == B)
+            continue; /* every key has this byte */
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t b = 0; b < B; b++) /* stable: equal keys stay in number order */
+            to[count[from[b] >> shift & 0xff]++] = from[b];
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    /* the N first, marked (moved is all 0 until the first done()), then
+     * the others in number order */
+    unsigned char *mark = s->moved;
+    int64_t *q = s->queue;
+    for (size_t i = 0; i < N; i++)
+        mark[from[i] & UINT32_MAX] = 1;
+    for (size_t i = 0; i < N; i++) /* from may be the queue: its first N stay */
+        q[i] = (int64_t)(from[i] & UINT32_MAX);
+    for (size_t b = 0, n = N; b < B; b++)
+        if (!mark[b])
+            q[n++] = (int64_t)b;
+    memset(mark, 0, B);
+    for (size_t b = 0; b < B; b++)
+        s->perm[b] = (int64_t)b;
+    s->by_order = true;
+}
+
 static int dyn_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
 {
     const struct plan_schedule *sc = &info->plan->schedule;
@@ -1160,13 +1236,16 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
         need_env = true;
     if (bs->has_cost && !prog_is_const(&bs->cost, &v))
         need_env = true;
+    if (s->active && bs->has_order && !info->order && !prog_is_const(&bs->order, &v))
+        need_env = true;
     if (info->env) {
         s->env = *info->env;
     } else if (need_env) {
-        snprintf(err, errlen,
-                 "the priority or cost of '%s' reads data, parameters or run-time values, which "
-                 "this run does not provide",
-                 bs->name);
+        snprintf(
+            err, errlen,
+            "the priority, cost or order of '%s' reads data, parameters or run-time values, which "
+            "this run does not provide",
+            bs->name);
         rc = PTM_EINVAL;
         goto fail;
     } else {
@@ -1175,6 +1254,15 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     s->env.vars = &s->var;
     if (bs->has_cost && (rc = eval_costs(s, err, errlen)) != 0)
         goto fail;
+    if (s->active && bs->has_order) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        eval_order(s, info);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (info->order_seconds)
+            *info->order_seconds +=
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    }
     if (s->program) {
         classify(s, &bs->priority);
         if ((rc = evaluate_all(s, err, errlen)) != 0)

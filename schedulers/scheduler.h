@@ -66,6 +66,15 @@ struct ptm_sched_info {
      * first worker in the policy's order (order[i] = i), spending nothing
      * on dealing. NULL: never. Borrows for the scheduler's life. */
     const struct sched_alone *alone;
+    /* dynamic under `active`: the block set's order (bs->order) of every
+     * block, in single precision (as the policy compares them), computed
+     * by the caller where env cannot (under MPI, from every rank's rows)
+     * or faster. NULL: the policy evaluates it with env. Borrows for
+     * create() only. */
+    const float *order;
+    /* Where create() adds the seconds the order took (its evaluation and
+     * sort): the run's time (spec/runtime.md). NULL: not wanted. */
+    double *order_seconds;
 };
 
 /* alone(ud, blocks, n): whether the round of blocks[0 .. n) (the policy's

@@ -233,6 +233,49 @@ START_TEST(test_cos_matches_dense)
 }
 END_TEST
 
+/* A vector stands for a column in corr() and cos(), either side: against
+ * the labels y (1 .. 6), references from the dense copy; the empty
+ * column has no direction and no correlation (NaN). */
+START_TEST(test_vector_operand)
+{
+    struct fixture f;
+    setup(&f);
+    for (int a = 1; a <= NC; a++)
+        for (int k = 0; k < 4; k++) {
+            static const char *const form[] = {
+                "cost coef(j) = cos(col(X, %d), y) + 2", "cost coef(j) = cos(y, col(X, %d)) + 2",
+                "cost coef(j) = corr(col(X, %d), y) + 2", "cost coef(j) = corr(y, col(X, %d)) + 2"};
+            char line[256];
+            snprintf(line, sizeof(line), form[k], a);
+            struct prog c = job_prog(line, 1);
+            double got = eval2(&f, &c, 0, 1) - 2;
+            double mx = 0, my = 0;
+            for (int i = 0; i < NR; i++) {
+                mx += dense[i][a - 1] / NR;
+                my += (i + 1.0) / NR;
+            }
+            double ab = 0, aa = 0, bb = 0;
+            for (int i = 0; i < NR; i++) {
+                double x = dense[i][a - 1] - (k >= 2 ? mx : 0), y = i + 1 - (k >= 2 ? my : 0);
+                ab += x * y;
+                aa += x * x;
+                bb += y * y;
+            }
+            if (a == NC)
+                ck_assert_msg(isnan(got), "%s: %g, want NaN", line, got);
+            else
+                ck_assert_msg(fabs(got - ab / sqrt(aa * bb)) < 1e-12, "%s: %.17g, want %.17g", line,
+                              got, ab / sqrt(aa * bb));
+            prog_release(&c);
+        }
+    /* y with itself */
+    struct prog c = job_prog("cost coef(j) = cos(y, y) + corr(y, y)", 1);
+    ck_assert(fabs(eval2(&f, &c, 0, 1) - 2) < 1e-12);
+    prog_release(&c);
+    teardown(&f);
+}
+END_TEST
+
 /* A random sparse matrix as libsvm text: GR rows, GC columns; columns 1..4
  * dense and positive on fixed rows (uncentred: the corr() of two of them
  * that share no row is far from 0), column GC empty, the others sparse
@@ -461,13 +504,16 @@ START_TEST(test_sched_env_sums_what_is_read)
 {
     static const struct {
         const char *line;
-        int which; /* the program evaluated: 0 predicate, 1 cost, 2 priority */
+        int which; /* the program evaluated: 0 predicate, 1 cost, 2 priority, 3 order */
         bool sums;
     } cases[] = {
         {"depend coef(i), coef(j) when abs(corr(col(X, i), col(X, j))) > 0.5", 0, true},
         {"cost coef(j) = cos(col(X, 1), col(X, 3)) + 2", 1, true},
         {"priority coef(j) = corr(col(X, 1), col(X, 2)) + 2", 2, true},
         {"cost coef(j) = nnz(col(X, j)) + 2", 1, false},
+        /* an order of the common shape: its pass of its own (sched_setup.c) */
+        {"order coef(j) = abs(cos(col(X, j), y))", 3, false},
+        {"order coef(j) = abs(cos(col(X, j), y)) + 0", 3, true},
     };
     struct fixture f;
     setup(&f);
@@ -483,7 +529,8 @@ START_TEST(test_sched_env_sums_what_is_read)
         const struct plan_blockset *b = &plan->blocksets[0];
         const struct prog *p = cases[k].which == 0   ? &b->pred
                                : cases[k].which == 1 ? &b->cost
-                                                     : &b->priority;
+                               : cases[k].which == 2 ? &b->priority
+                                                     : &b->order;
         double vars[2] = {1, 3};
         struct prog_env env = e.env;
         env.vars = vars;
@@ -491,8 +538,20 @@ START_TEST(test_sched_env_sums_what_is_read)
         double want = k == 0   ? fabs(ref_corr(0, 2)) > 0.5
                       : k == 1 ? 1 + 2 /* column 3 is twice column 1 */
                       : k == 2 ? ref_corr(0, 1) + 2
-                               : 4 + 2; /* column 1 (j = 1) has 4 entries */
-        ck_assert_msg(fabs(got - want) < 1e-12, "%s: %.17g, want %.17g", cases[k].line, got, want);
+                      : k == 3 ? 4 + 2 /* column 1 (j = 1) has 4 entries */
+                               : NAN;
+        if (k >= 4) { /* |cos(x_1, y)|, y = 1 .. 6: read only without the order's own pass */
+            double ab = 0, aa = 0, bb = 0;
+            for (int i = 0; i < NR; i++) {
+                ab += dense[i][0] * (i + 1);
+                aa += dense[i][0] * dense[i][0];
+                bb += (i + 1.0) * (i + 1);
+            }
+            want = fabs(ab) / sqrt(aa * bb);
+        }
+        if (k != 4)
+            ck_assert_msg(fabs(got - want) < 1e-12, "%s: %.17g, want %.17g", cases[k].line, got,
+                          want);
         sched_env_release(&e);
         plan_free(plan);
     }
@@ -508,6 +567,7 @@ static Suite *env_suite(void)
     tcase_add_test(t, test_depend_predicate);
     tcase_add_test(t, test_counts_and_entries);
     tcase_add_test(t, test_cos_matches_dense);
+    tcase_add_test(t, test_vector_operand);
     tcase_add_test(t, test_sched_env_sums_what_is_read);
     tcase_add_loop_test(t, test_depgraph_is_the_predicate, 0, 3);
     tcase_add_loop_test(t, test_lazy_filter_is_the_predicate, 0, 3);

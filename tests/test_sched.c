@@ -86,6 +86,7 @@ struct fx {
     uint64_t gseed;
     int64_t evals;  /* corr() calls */
     uint8_t *seen;  /* B * B when small: pairs evaluated */
+    const float *order; /* ptm_sched_info.order, or NULL */
 };
 
 /* Does the pair (i, j) conflict in the test's graph? Symmetric. */
@@ -246,6 +247,7 @@ static void fx_free(struct fx *f)
     prog_release(&f->bs.pred);
     prog_release(&f->bs.priority);
     prog_release(&f->bs.cost);
+    prog_release(&f->bs.order);
     free(f->w);
     free(f->cost);
     free(f->seen);
@@ -262,6 +264,7 @@ static struct ptm_sched_info fx_info(const struct fx *f, int P, uint64_t seed)
         .per_round = f->plan.schedule.per_round,
         .seed = seed,
         .env = &f->env,
+        .order = f->order,
     };
 }
 
@@ -1053,6 +1056,89 @@ START_TEST(test_active_passes)
 }
 END_TEST
 
+/* Is order value a before b (a of the lower block): the larger in single
+ * precision first, NaN last, equal ones in number order? */
+static bool order_before(double a, double b)
+{
+    float x = (float)a, y = (float)b;
+    if (isnan(y))
+        return !isnan(x);
+    return !isnan(x) && x > y;
+}
+
+/* `order` under `active`: the first pass takes the N (sample) blocks of
+ * largest order from the largest down (equal ones in single precision, 0
+ * and -0 too, in number order; NaN below every number), then the others
+ * in number order, evaluated by the policy or handed over by the caller, the same
+ * on 1 and 3 workers; the active passes and the full passes after it go
+ * in number order. The reference is an insertion sort. */
+START_TEST(test_active_order)
+{
+    enum { B = 40 };
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.sample = 7;
+    f->plan.schedule.active = true;
+    for (int64_t b = 0; b < B; b++)
+        f->w[b] = (double)((b * 17) % 11) - 5; /* ties */
+    f->w[2] = NAN;
+    f->w[5] = INFINITY;
+    f->w[6] = -INFINITY;
+    f->w[7] = -0.0;
+    f->w[8] = 0.0;
+    f->w[9] = NAN;
+    f->w[30] = 1e300;    /* inf in single precision: after block 5 */
+    f->w[31] = 1 + 1e-9; /* 1 in single precision */
+    f->w[33] = 1 - 1e-3;
+    f->bs.has_order = true;
+    emit(&f->bs.order, PROG_VAR, 0, 0);
+    emit(&f->bs.order, PROG_DATA, 0, 1);
+    finish(&f->bs.order, "w[j]");
+    int64_t sorted[B], want[B];
+    for (int64_t b = 0; b < B; b++) { /* insertion: stable */
+        int64_t i = b;
+        for (; i > 0 && order_before(f->w[b], f->w[sorted[i - 1]]); i--)
+            sorted[i] = sorted[i - 1];
+        sorted[i] = b;
+    }
+    ck_assert(sorted[0] == 5 && sorted[1] == 30 && sorted[B - 2] == 2 && sorted[B - 1] == 9);
+    bool top[B] = {false};
+    int64_t m = 0;
+    for (int64_t i = 0; i < 7; i++) /* the first round: sample 7 */
+        top[want[m++] = sorted[i]] = true;
+    for (int64_t b = 0; b < B; b++)
+        if (!top[b])
+            want[m++] = b;
+    float given[B];
+    for (int64_t b = 0; b < B; b++)
+        given[b] = (float)f->w[b];
+    for (int k = 0; k < 3; k++) {
+        /* k = 2: the caller's values, and a program that would say otherwise */
+        f->order = k == 2 ? given : NULL;
+        if (k == 2)
+            for (int64_t b = 0; b < B; b++)
+                f->w[b] = (double)b;
+        struct sch s;
+        sch_new(&s, &ptm_sched_dynamic, f, k == 1 ? 3 : 1, 5);
+        int64_t seen[B], n;
+        active_pass(&s, seen, &n, moves_3_11_25);
+        ck_assert_int_eq(n, B);
+        for (int64_t i = 0; i < B; i++)
+            ck_assert_msg(seen[i] == want[i], "k %d: place %lld: block %lld, not %lld", k,
+                          (long long)i, (long long)seen[i], (long long)want[i]);
+        active_pass(&s, seen, &n, moves_half);
+        ck_assert(n == 3 && seen[0] == 3 && seen[1] == 11 && seen[2] == 25);
+        active_pass(&s, seen, &n, moves_little);
+        ck_assert_int_eq(n, 3);
+        active_pass(&s, seen, &n, moves_3_11_25); /* the next full pass */
+        ck_assert_int_eq(n, B);
+        for (int64_t i = 0; i < B; i++)
+            ck_assert_int_eq(seen[i], i);
+        sch_free(&s);
+    }
+    fx_free(f);
+}
+END_TEST
+
 /* The blocks of the pass under way on P workers, in the policy's order,
  * each told it changed by 1, into seq (B of them, each once). */
 static void chunk_pass(struct sch *s, int64_t *seq)
@@ -1718,10 +1804,11 @@ START_TEST(test_bad_values)
     f->cost[5] = 1;
     info.env = NULL;
     ck_assert_int_eq(ptm_sched_dynamic.create(&info, &st, err, sizeof(err)), PTM_EINVAL);
-    tu_expect_text("bad", 5, err,
-                   "the priority or cost of 'coef' reads data, parameters or run-time values, "
-                   "which this run does not provide",
-                   NULL);
+    tu_expect_text(
+        "bad", 5, err,
+        "the priority, cost or order of 'coef' reads data, parameters or run-time values, "
+        "which this run does not provide",
+        NULL);
     fx_free(f);
 }
 END_TEST
@@ -1895,42 +1982,48 @@ static const struct ck_row {
     bool steady; /* blocks 0, 4, 8, ... never move, the others always (else
                     about a third of the changes are 0, at random) */
     bool shuffle;
+    bool order; /* an order: nnz(col(X, j)), the fixture's costs */
 } ck_rows[] = {
     {"dynamic, the change as priority, a predicate", PLAN_POLICY_DYNAMIC, 60, 3, PRIO_NONE,
-     DEP_PRED, false, 12, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     DEP_PRED, false, 12, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"dynamic, abs(delta), uniform 0.5", PLAN_POLICY_DYNAMIC, 60, 2, PRIO_ABS_DELTA, DEP_NONE,
-     false, 10, 0, 0, false, 0.5, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     false, 10, 0, 0, false, 0.5, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"dynamic, param(j), costs, warmup 3 rounds", PLAN_POLICY_DYNAMIC, 50, 3, PRIO_LOCAL, DEP_NONE,
-     true, 16, 0, 0, false, 0, 3, PLAN_UNIT_ROUNDS, false, false, false},
+     true, 16, 0, 0, false, 0, 3, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"dynamic, a priority read elsewhere", PLAN_POLICY_DYNAMIC, 40, 2, PRIO_NONLOCAL, DEP_PRED,
-     false, 8, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     false, 8, 0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"dynamic, a priority that reads rounds, warmup 1 sweep", PLAN_POLICY_DYNAMIC, 45, 1,
-     PRIO_ROUNDS, DEP_NONE, false, 9, 0, 0, false, 0, 1, PLAN_UNIT_SWEEPS, false, false, false},
+     PRIO_ROUNDS, DEP_NONE, false, 9, 0, 0, false, 0, 1, PLAN_UNIT_SWEEPS, false, false, false,
+     false},
     {"dynamic, every block a candidate", PLAN_POLICY_DYNAMIC, 20, 2, PRIO_NONE, DEP_PRED, true, 20,
-     0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     0, 0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"dynamic, pipeline 2", PLAN_POLICY_DYNAMIC, 60, 3, PRIO_LOCAL, DEP_PRED, true, 10, 0, 2, false,
-     0, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     0, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"dynamic, active", PLAN_POLICY_DYNAMIC, 60, 2, PRIO_NONE, DEP_PRED, false, 7, 0, 0, true, 0, 0,
-     PLAN_UNIT_ROUNDS, true, false, false},
+     PLAN_UNIT_ROUNDS, true, false, false, false},
     {"dynamic, active, param(j), pipeline 3", PLAN_POLICY_DYNAMIC, 50, 3, PRIO_LOCAL, DEP_NONE,
-     false, 6, 0, 3, true, 0, 0, PLAN_UNIT_ROUNDS, true, false, false},
+     false, 6, 0, 3, true, 0, 0, PLAN_UNIT_ROUNDS, true, false, false, false},
     {"dynamic, active, a priority read elsewhere", PLAN_POLICY_DYNAMIC, 40, 1, PRIO_NONLOCAL,
-     DEP_NONE, false, 5, 0, 0, true, 0, 0, PLAN_UNIT_ROUNDS, true, false, false},
+     DEP_NONE, false, 5, 0, 0, true, 0, 0, PLAN_UNIT_ROUNDS, true, false, false, false},
     /* a full pass, then ACTIVE_PASSES active ones of a round each, then a
      * full one */
     {"dynamic, active, passes of a round, pipeline 1", PLAN_POLICY_DYNAMIC, 12, 2, PRIO_ABS_DELTA,
-     DEP_NONE, false, 12, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true, false},
+     DEP_NONE, false, 12, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true, false, false},
     {"random", PLAN_POLICY_RANDOM, 40, 2, PRIO_NONE, DEP_NONE, false, 0, 5, 0, false, 0, 0,
-     PLAN_UNIT_ROUNDS, false, false, false},
+     PLAN_UNIT_ROUNDS, false, false, false, false},
     {"random, a block a worker", PLAN_POLICY_RANDOM, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 0, 0,
-     false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"round_robin, per_round 7", PLAN_POLICY_ROUND_ROBIN, 40, 3, PRIO_NONE, DEP_NONE, false, 0, 7,
-     0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false},
+     0, false, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, false},
     {"rotation", PLAN_POLICY_ROTATION, 4, 4, PRIO_NONE, DEP_NONE, false, 0, 0, 0, false, 0, 0,
-     PLAN_UNIT_ROUNDS, false, false, false},
+     PLAN_UNIT_ROUNDS, false, false, false, false},
     /* active passes of several chunks of 256 (blocks 0, 4, 8, ... rest) */
     {"dynamic, active, shuffle, passes of 3 chunks, pipeline 1", PLAN_POLICY_DYNAMIC, 700, 2,
-     PRIO_ABS_DELTA, DEP_NONE, false, 64, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true, true},
+     PRIO_ABS_DELTA, DEP_NONE, false, 64, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, true, true,
+     false},
+    /* the first pass by the order, saved inside it and after it */
+    {"dynamic, active, an order, pipeline 1", PLAN_POLICY_DYNAMIC, 90, 2, PRIO_ABS_DELTA, DEP_NONE,
+     false, 8, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, true},
 };
 
 /* A run as the engine drives its scheduler: before each next() the
@@ -1960,6 +2053,12 @@ static void ckrun_new(struct ckrun *r, const struct ck_row *row, int64_t B, int 
     sc->uniform = row->uniform;
     sc->warmup = row->warmup;
     sc->warmup_unit = row->warmup_unit;
+    if (row->order) {
+        f->bs.has_order = true;
+        emit(&f->bs.order, PROG_VAR, 0, 0);
+        emit(&f->bs.order, PROG_NNZ_COL, 0, 0);
+        finish(&f->bs.order, "nnz(col(X, j))");
+    }
     r->f = f;
     r->t = r->updates = 0;
     r->decay = row->decay;
@@ -2426,6 +2525,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_default_priority);
     tcase_add_test(tc, test_active_passes);
     tcase_add_test(tc, test_active_chunks);
+    tcase_add_test(tc, test_active_order);
     tcase_add_test(tc, test_active_huge_changes);
     tcase_add_test(tc, test_active_late_changes);
     tcase_add_test(tc, test_active_pipeline_judges_its_pass);

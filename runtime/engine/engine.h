@@ -66,7 +66,7 @@ struct ptm_run_opts {
     const char *const *param_at;
     /* The same for the depend, priority and cost statements of the
      * scheduled blocks, for an index out of range in them. */
-    const char *depend_at, *priority_at, *cost_at;
+    const char *depend_at, *priority_at, *cost_at, *order_at;
     /* Limits of Lua hooks (lua_host.h); 0: the defaults. */
     size_t lua_mem;    /* bytes a worker's state may hold */
     long lua_budget;   /* instructions a call may run */

@@ -54,6 +54,22 @@ int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t 
         goto out_oom;
     for (uint32_t k = 0; k < nsrc; k++) {
         struct ptm_dataset *ds = src[k].ds;
+        int64_t len;
+        const double *v = expr_vector(d, (int32_t)k, &len);
+        if (v && !src[k].no_stats) { /* a vector's sum and sum of squares */
+            d->colsum[k] = ptm_malloc(sizeof(double));
+            d->colsumsq[k] = ptm_malloc(sizeof(double));
+            if (!d->colsum[k] || !d->colsumsq[k])
+                goto out_oom;
+            double s = 0, q = 0;
+            for (int64_t i = 0; i < len; i++) {
+                s += v[i];
+                q += v[i] * v[i];
+            }
+            d->colsum[k][0] = s;
+            d->colsumsq[k][0] = q;
+            continue;
+        }
         if (!ds || src[k].labels_of >= 0 || !ds->sparse)
             continue;
         const struct ptm_csc *c;
@@ -99,6 +115,32 @@ static double dot(const struct ptm_csc *a, int64_t i, const struct ptm_csc *b, i
         else
             q++;
     }
+    return ab;
+}
+
+const double *expr_vector(const struct expr_data *d, int32_t k, int64_t *len)
+{
+    const struct expr_source *s = &d->src[k];
+    if (s->labels_of >= 0) {
+        const struct ptm_dataset *of = d->src[s->labels_of].ds;
+        if (!of)
+            return NULL;
+        *len = of->labels.n;
+        return of->labels.val;
+    }
+    const struct ptm_dataset *ds = s->ds;
+    if (!ds || ds->sparse || ds->dense.ncols != 1)
+        return NULL;
+    *len = ds->dense.nrows;
+    return ds->dense.val;
+}
+
+/* Column i of a times the vector v (as long as a's columns). */
+static double dot_vec(const struct ptm_csc *a, int64_t i, const double *v)
+{
+    double ab = 0;
+    for (int64_t p = a->colptr[i]; p < a->colptr[i + 1]; p++)
+        ab += a->val[p] * v[a->rowind[p]];
     return ab;
 }
 
@@ -261,30 +303,70 @@ static double cb_data(void *ud, int32_t k, const int64_t *idx, int n)
     return lo < ds->csr.rowptr[i + 1] && ds->csr.colind[lo] == j ? ds->csr.val[lo] : 0;
 }
 
+/* One argument of corr() or cos(): column i (1-based) of a sparse matrix,
+ * or a vector (i is then 1); its sum and sum of squares. False (NaN) when
+ * the data is absent or i is out of range (recorded). */
+struct operand {
+    const struct ptm_csc *c; /* a column of c, or */
+    const double *v;         /* the vector v */
+    int64_t col, len;        /* c's column, 0-based; the length */
+    double sum, sq;
+};
+
+static bool operand(struct expr_data *d, int32_t k, int64_t i, bool need_sum, struct operand *o)
+{
+    memset(o, 0, sizeof(*o));
+    if (!d->colsumsq[k] || (need_sum && !d->colsum[k]))
+        return false;
+    if ((o->v = expr_vector(d, k, &o->len)) != NULL) {
+        if (checked(d, EXPR_FAULT_COL, k, i, 1) < 0)
+            return false;
+        o->sum = d->colsum[k] ? d->colsum[k][0] : 0;
+        o->sq = d->colsumsq[k][0];
+        return true;
+    }
+    if (!(o->c = csc_of(d, k)))
+        return false;
+    if ((o->col = checked(d, EXPR_FAULT_COL, k, i, o->c->ncols)) < 0)
+        return false;
+    o->len = o->c->nrows;
+    o->sum = d->colsum[k] ? d->colsum[k][o->col] : 0;
+    o->sq = d->colsumsq[k][o->col];
+    return true;
+}
+
+/* The sum of products of two operands of equal length. */
+static double product(const struct operand *a, const struct operand *b)
+{
+    if (a->c && b->c)
+        return dot(a->c, a->col, b->c, b->col);
+    if (a->c)
+        return dot_vec(a->c, a->col, b->v);
+    if (b->c)
+        return dot_vec(b->c, b->col, a->v);
+    double ab = 0;
+    for (int64_t r = 0; r < a->len; r++)
+        ab += a->v[r] * b->v[r];
+    return ab;
+}
+
 static double cb_corr(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
 {
     struct expr_data *d = ud;
-    const struct ptm_csc *a = csc_of(d, ka), *b = csc_of(d, kb);
-    if (!a || !b || !d->colsum[ka] || !d->colsum[kb])
+    struct operand a, b;
+    if (!operand(d, ka, i, true, &a) || !operand(d, kb, j, true, &b) || a.len != b.len ||
+        a.len == 0)
         return NAN;
-    int64_t i0 = checked(d, EXPR_FAULT_COL, ka, i, a->ncols);
-    int64_t j0 = i0 < 0 ? -1 : checked(d, EXPR_FAULT_COL, kb, j, b->ncols);
-    if (i0 < 0 || j0 < 0)
-        return NAN;
-    return expr_corr(a, d->colsum[ka], d->colsumsq[ka], i0, b, d->colsum[kb], d->colsumsq[kb], j0);
+    return expr_corr_of(product(&a, &b), (double)a.len, a.sum, a.sq, b.sum, b.sq);
 }
 
 static double cb_cos(void *ud, int32_t ka, int64_t i, int32_t kb, int64_t j)
 {
     struct expr_data *d = ud;
-    const struct ptm_csc *a = csc_of(d, ka), *b = csc_of(d, kb);
-    if (!a || !b || !d->colsumsq[ka] || !d->colsumsq[kb])
+    struct operand a, b;
+    if (!operand(d, ka, i, false, &a) || !operand(d, kb, j, false, &b) || a.len != b.len)
         return NAN;
-    int64_t i0 = checked(d, EXPR_FAULT_COL, ka, i, a->ncols);
-    int64_t j0 = i0 < 0 ? -1 : checked(d, EXPR_FAULT_COL, kb, j, b->ncols);
-    if (i0 < 0 || j0 < 0)
-        return NAN;
-    return expr_cos(a, d->colsumsq[ka], i0, b, d->colsumsq[kb], j0);
+    return expr_cos_of(product(&a, &b), a.sq, b.sq);
 }
 
 void expr_env_data(struct prog_env *env, struct expr_data *d)

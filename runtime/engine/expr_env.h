@@ -5,7 +5,8 @@
  * The scheduler evaluates depend predicates, priorities and costs with
  * prog_eval(); the callbacks here answer rows(X), cols(X), nnz(col(X, j)),
  * nnz(row(X, i)), X[i, j], y[i], corr(col(X, i), col(Y, j)) and
- * cos(col(X, i), col(Y, j)). Indices
+ * cos(col(X, i), col(Y, j)), where a vector y may stand for a column.
+ * Indices
  * in expressions count from 1 (spec/language.md); a bad index gives NaN
  * and is recorded (struct expr_fault) for the engine to report.
  * Parameter values and delta() belong to the engine, which fills in those
@@ -51,8 +52,9 @@ struct expr_data {
     struct expr_fault fault;
     const struct expr_source *src; /* borrows */
     uint32_t nsrc;
-    /* Column sums and sums of squares of each sparse matrix, for corr()
-     * and cos() (NULL where the source says no_stats); built by
+    /* Column sums and sums of squares of each sparse matrix, and the sum
+     * and sum of squares of each vector, for corr() and cos() (NULL where
+     * the source says no_stats); built by
      * expr_data_init. Owned. */
     double **colsum, **colsumsq;
 };
@@ -62,6 +64,10 @@ struct expr_data {
  * Returns 0 or PTM_ENOMEM (d is then released). */
 int expr_data_init(struct expr_data *d, const struct expr_source *src, uint32_t nsrc);
 void expr_data_release(struct expr_data *d);
+
+/* Data source k as a vector, a column of its own: the labels of another
+ * source, or a dense data set of one column; NULL for anything else. */
+const double *expr_vector(const struct expr_data *d, int32_t k, int64_t *len);
 
 /* Record a bad index (the first one wins); thread-safe. */
 void expr_fault_record(struct expr_data *d, enum expr_fault_kind kind, int32_t src, int axis,

@@ -63,12 +63,37 @@ static bool prog_reads_stats(const struct prog *p, int32_t k)
     return false;
 }
 
+bool sched_order_shape(const struct ptm_plan *plan, const struct prog *p, struct order_shape *out)
+{
+    const struct prog_insn *c = p->code;
+    uint32_t n = p->ncode;
+    if ((n != 3 && n != 4) || (n == 4 && c[3].op != PROG_ABS) ||
+        (c[2].op != PROG_COS && c[2].op != PROG_CORR))
+        return false;
+    /* the column's index is the block (var 0), the vector's the constant 1 */
+    bool var_first = c[0].op == PROG_VAR && c[0].a == 0 && c[1].op == PROG_CONST;
+    bool var_second = c[1].op == PROG_VAR && c[1].a == 0 && c[0].op == PROG_CONST;
+    const struct prog_insn *k = var_first ? &c[1] : &c[0];
+    if ((!var_first && !var_second) || k->a < 0 || (uint32_t)k->a >= p->nconsts ||
+        p->consts[k->a] != 1)
+        return false;
+    int32_t x = var_first ? c[2].a : c[2].b, v = var_first ? c[2].b : c[2].a;
+    if (x < 0 || v < 0 || (uint32_t)x >= plan->ndata || (uint32_t)v >= plan->ndata ||
+        !plan->data[x].matrix || !plan->data[x].sparse || plan->data[x].labels_of >= 0 ||
+        plan->data[v].matrix)
+        return false;
+    *out = (struct order_shape){.x = x, .v = v, .corr = c[2].op == PROG_CORR, .abs = n == 4};
+    return true;
+}
+
 static bool reads_stats(const struct ptm_plan *plan, int32_t k)
 {
     for (uint32_t i = 0; i < plan->nblocksets; i++) {
         const struct plan_blockset *bs = &plan->blocksets[i];
+        struct order_shape os;
         if (prog_reads_stats(&bs->pred, k) || prog_reads_stats(&bs->priority, k) ||
-            prog_reads_stats(&bs->cost, k))
+            prog_reads_stats(&bs->cost, k) ||
+            (prog_reads_stats(&bs->order, k) && !sched_order_shape(plan, &bs->order, &os)))
             return true;
     }
     return false;

@@ -29,6 +29,17 @@ struct sched_env {
     struct prog_env env;           /* the template handed to schedulers */
 };
 
+/* An order of the common shape: [abs](cos|corr)(col(X, j), v) or with
+ * the two swapped, X a sparse matrix and v a vector (5.7's example). Its
+ * values come from one pass over X's columns (sched_setup.c), which also
+ * gives the sums corr() and cos() need: X's column sums are then not
+ * computed for it. */
+struct order_shape {
+    int32_t x, v;   /* data sources: the matrix, the vector */
+    bool corr, abs; /* corr() else cos(); abs() around it */
+};
+bool sched_order_shape(const struct ptm_plan *plan, const struct prog *p, struct order_shape *out);
+
 /* Set e up for plan over its data sets (data[k] for data source k, NULL
  * for labels() sources, as the engine holds them). Builds the CSC views,
  * when missing, and the column statistics of the data sets that a block

@@ -15,17 +15,19 @@
  * it. The counters the expressions read are kept current by the round
  * loop (rt_sched_globals(), rounds.c).
  */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena.h"
 #include "engine_impl.h"
 #include "ptm.h"
 
 /* The expressions of the scheduled block set that the policy evaluates:
- * under dynamic its depend predicate, priority and cost; others ignore
- * them. */
+ * under dynamic its depend predicate, priority, cost and (with `active`)
+ * order; others ignore them. */
 static int sched_progs(const struct ptm_run *run, const struct prog **out)
 {
     const struct plan_blockset *bs = run->bs;
@@ -38,6 +40,8 @@ static int sched_progs(const struct ptm_run *run, const struct prog **out)
         out[n++] = &bs->priority;
     if (bs->has_cost)
         out[n++] = &bs->cost;
+    if (bs->has_order && run->plan->schedule.active)
+        out[n++] = &bs->order;
     return n;
 }
 
@@ -54,12 +58,13 @@ bool rt_sched_reads_entries(const struct ptm_plan *plan)
         (uint32_t)over >= plan->nblocksets)
         return false;
     const struct plan_blockset *bs = &plan->blocksets[over];
-    const struct prog *progs[3] = {
+    const struct prog *progs[4] = {
         bs->depend == PLAN_DEPEND_PRED ? &bs->pred : NULL,
         bs->has_priority ? &bs->priority : NULL,
         bs->has_cost ? &bs->cost : NULL,
+        bs->has_order && plan->schedule.active ? &bs->order : NULL,
     };
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         for (uint32_t i = 0; progs[k] && i < progs[k]->ncode; i++) {
             const struct prog_insn *in = &progs[k]->code[i];
             if (in->op == PROG_DATA && in->a >= 0 && (uint32_t)in->a < plan->ndata &&
@@ -79,15 +84,17 @@ struct gentry {
 };
 
 /* Under MPI, every rank's rows of data source k (sharded by rows) on rank
- * 0, as one data set in *out (NULL on the other ranks): the graph must
- * see all rows, as one process would. Every rank calls it. */
+ * 0, as one data set in *out (NULL on the other ranks), labels too: the
+ * graph and an order must see all rows, as one process would. Every rank
+ * calls it. A label travels as an entry of column -1. */
 static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
 {
     *out = NULL;
     struct ptm_dataset *mine = run->data[k];
     const struct ptm_csc *c;
     int rc = ptm_dataset_csc(mine, &c);
-    int64_t n = rc == 0 ? c->nnz : 0, ncols = ptm_comm_max_i64(rc == 0 ? c->ncols : 0);
+    int64_t nl = mine->has_labels ? mine->labels.n : 0;
+    int64_t n = rc == 0 ? c->nnz + nl : 0, ncols = ptm_comm_max_i64(rc == 0 ? c->ncols : 0);
     if (ptm_comm_max_i64(rc != 0) != 0)
         return PTM_ENOMEM;
     struct gentry *send = ptm_malloc((size_t)(n ? n : 1) * sizeof(*send));
@@ -101,6 +108,8 @@ static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
     for (int64_t j = 0, e = 0; j < c->ncols; j++)
         for (; e < c->colptr[j + 1]; e++)
             send[e] = (struct gentry){run->row0 + c->rowind[e], j, c->val[e]};
+    for (int64_t i = 0; i < nl; i++)
+        send[c->nnz + i] = (struct gentry){run->row0 + i, -1, mine->labels.val[i]};
     at[0] = 0;
     for (int r = 1; r <= run->nranks; r++)
         at[r] = n;
@@ -128,17 +137,27 @@ static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
     a->rowptr = rt_zalloc((size_t)a->nrows + 1, sizeof(int64_t));
     a->colind = ptm_malloc((size_t)(nrecv ? nrecv : 1) * sizeof(int32_t));
     a->val = ptm_malloc((size_t)(nrecv ? nrecv : 1) * sizeof(double));
-    if (!a->rowptr || !a->colind || !a->val) {
+    ds->has_labels = mine->has_labels;
+    ds->labels.n = mine->has_labels ? a->nrows : 0;
+    ds->labels.val = rt_zalloc((size_t)ds->labels.n, sizeof(double));
+    if (!a->rowptr || !a->colind || !a->val || !ds->labels.val) {
         ptm_free(recv);
         ptm_dataset_free(ds);
         return PTM_ENOMEM;
     }
     /* by row, stably: each row's entries come from one rank, by column */
-    for (int64_t e = 0; e < nrecv; e++)
-        a->rowptr[g[e].row + 1]++;
+    for (int64_t e = 0; e < nrecv; e++) {
+        if (g[e].col < 0)
+            ds->labels.val[g[e].row] = g[e].v;
+        else
+            a->rowptr[g[e].row + 1]++;
+    }
     for (int64_t i = 0; i < a->nrows; i++)
         a->rowptr[i + 1] += a->rowptr[i];
+    a->nnz = a->rowptr[a->nrows];
     for (int64_t e = 0; e < nrecv; e++) {
+        if (g[e].col < 0)
+            continue;
         int64_t to = a->rowptr[g[e].row]++;
         a->colind[to] = (int32_t)g[e].col;
         a->val[to] = g[e].v;
@@ -270,7 +289,7 @@ static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
 static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
 {
     const struct ptm_plan *plan = run->plan;
-    const struct prog *progs[3];
+    const struct prog *progs[4];
     int np = sched_progs(run, progs);
     double v;
     bool need = false;
@@ -289,6 +308,7 @@ static int make_sched_env(struct ptm_run *run, char *err, size_t errlen)
                      "only parameters with one copy",
                      progs[k] == &run->bs->priority ? "priority"
                      : progs[k] == &run->bs->cost   ? "cost"
+                     : progs[k] == &run->bs->order  ? "order"
                                                     : "dependency",
                      run->bs->name, plan->params[in->a].name,
                      plan->data[run->params[in->a].shard_like].name);
@@ -410,12 +430,14 @@ int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen)
     const char *stmt = "an expression of the scheduler", *text = NULL, *at = NULL;
     int64_t j = -1;
     char who[160] = "";
-    /* priorities and costs have one variable: find the block again */
+    /* priorities, costs and orders have one variable: find the block again */
     if (bs && bs->has_priority && reads(&bs->priority, f) &&
         (j = block_of(run, &bs->priority, f)) >= 0)
         stmt = "the priority", text = bs->priority.text, at = run->opts.priority_at;
     else if (bs && bs->has_cost && reads(&bs->cost, f) && (j = block_of(run, &bs->cost, f)) >= 0)
         stmt = "the cost", text = bs->cost.text, at = run->opts.cost_at;
+    else if (bs && bs->has_order && reads(&bs->order, f) && (j = block_of(run, &bs->order, f)) >= 0)
+        stmt = "the order", text = bs->order.text, at = run->opts.order_at;
     else if (bs && bs->depend == PLAN_DEPEND_PRED && reads(&bs->pred, f))
         stmt = "the depend predicate", text = bs->pred.text, at = run->opts.depend_at;
     if (j >= 0)
@@ -442,6 +464,184 @@ int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen)
              text ? " '" : "", text ? text : "", text ? "'" : "", what, index, name, range,
              at ? "\n" : "", at ? at : "", at ? ": note: it is declared here" : "");
     return PTM_EINVAL;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Does p read data source k, or the labels of k? */
+static bool reads_source(const struct prog *p, const struct ptm_plan *plan, int32_t k)
+{
+    for (uint32_t i = 0; i < p->ncode; i++) {
+        const struct prog_insn *x = &p->code[i];
+        int32_t src[2] = {-1, -1};
+        switch (x->op) {
+        case PROG_DATA:
+        case PROG_NNZ_COL:
+        case PROG_NNZ_ROW:
+        case PROG_ROWS:
+        case PROG_COLS:
+            src[0] = x->a;
+            break;
+        case PROG_CORR:
+        case PROG_COS:
+            src[0] = x->a;
+            src[1] = x->b;
+            break;
+        default:
+            break;
+        }
+        for (int m = 0; m < 2; m++)
+            if (src[m] >= 0 && (uint32_t)src[m] < plan->ndata &&
+                (src[m] == k || plan->data[src[m]].labels_of == k))
+                return true;
+    }
+    return false;
+}
+
+/* An order of the common shape (sched_env.h): one pass over X's columns
+ * for the products with v and the columns' sums (across ranks summed:
+ * each holds its rows of both), then each block's value as expr_env.c's
+ * corr() and cos() give it (on one rank the same sums in the same order).
+ * Every rank calls it; the values land on every rank, in single precision
+ * (how the policy compares them: half the fresh pages, which cost more
+ * than the pass on this machine). */
+static int order_by_shape(struct ptm_run *run, const struct order_shape *os, float *out)
+{
+    int64_t B = run->nblocks, len = 0;
+    const double *v = expr_vector(&run->senv.data, os->v, &len);
+    const struct ptm_csc *c = NULL;
+    int rc = ptm_dataset_csc(run->data[os->x], &c);
+    if (ptm_comm_max_i64(rc != 0) != 0)
+        return PTM_ENOMEM;
+    int64_t n = B < c->ncols ? B : c->ncols;
+    bool many = run->nranks > 1;
+    /* v's sum and sum of squares, the rows, whether the lengths differ;
+     * across ranks also each column's product, sum and sum of squares */
+    double tail[4] = {0, 0, (double)c->nrows, 0}, *acc = NULL;
+    if (many && ptm_comm_max_i64((acc = ptm_malloc(3 * (size_t)(n ? n : 1) * sizeof(double))) ==
+                                 NULL) != 0) {
+        ptm_free(acc);
+        return PTM_ENOMEM;
+    }
+    bool fits = v && len == c->nrows;
+    for (int64_t i = 0; fits && i < len; i++) {
+        tail[0] += v[i];
+        tail[1] += v[i] * v[i];
+    }
+    tail[3] = !fits;
+    if (many)
+        ptm_comm_sum_all(tail, 4);
+    for (int64_t j = 0; j < n; j++) {
+        double d = 0, s1 = 0, q = 0;
+        for (int64_t e = c->colptr[j]; fits && e < c->colptr[j + 1]; e++) {
+            double x = c->val[e];
+            d += x * v[c->rowind[e]];
+            s1 += x;
+            q += x * x;
+        }
+        if (many) {
+            acc[3 * j] = d;
+            acc[3 * j + 1] = s1;
+            acc[3 * j + 2] = q;
+            continue;
+        }
+        double r = tail[3] != 0 ? NAN
+                   : os->corr   ? expr_corr_of(d, tail[2], s1, q, tail[0], tail[1])
+                                : expr_cos_of(d, q, tail[1]);
+        out[j] = (float)(os->abs ? fabs(r) : r);
+    }
+    if (many) {
+        ptm_comm_sum_all(acc, 3 * (size_t)n);
+        for (int64_t j = 0; j < n; j++) {
+            const double *a = acc + 3 * j;
+            double r = tail[3] != 0 ? NAN
+                       : os->corr   ? expr_corr_of(a[0], tail[2], a[1], a[2], tail[0], tail[1])
+                                    : expr_cos_of(a[0], a[2], tail[1]);
+            out[j] = (float)(os->abs ? fabs(r) : r);
+        }
+        ptm_free(acc);
+    }
+    for (int64_t j = n; j < B; j++) { /* as the evaluation would: the first index out of range */
+        expr_fault_record(&run->senv.data, EXPR_FAULT_COL, os->x, 0, j + 1, c->ncols);
+        out[j] = NAN;
+    }
+    return 0;
+}
+
+/* The order of every block (dynamic, `active`) where the engine computes
+ * it: of the common shape, from one pass over the data (order_by_shape);
+ * else under MPI, when it reads the data sharded by rows, evaluated on
+ * rank 0 over every rank's rows (gather_rows), as one process would,
+ * where the scheduler's environment holds rank 0's rows alone. *out
+ * stays NULL when the scheduler evaluates it itself; on ranks other than
+ * 0, whose schedulers hand out no round, it may hold zeros. Every rank
+ * calls it. */
+static int order_values(struct ptm_run *run, float **out)
+{
+    const struct ptm_plan *plan = run->plan;
+    const struct plan_blockset *bs = run->bs;
+    int32_t k = run->rowdata;
+    struct order_shape os;
+    *out = NULL;
+    if (plan->schedule.policy != PLAN_POLICY_DYNAMIC || !plan->schedule.active || !bs->has_order ||
+        !run->has_senv)
+        return 0;
+    bool shape = sched_order_shape(plan, &bs->order, &os);
+    if (!shape && (run->nranks == 1 || k < 0 || !reads_source(&bs->order, plan, k)))
+        return 0;
+    float *v = rt_zalloc((size_t)run->nblocks, sizeof(float));
+    if (ptm_comm_max_i64(v == NULL) != 0) {
+        ptm_free(v);
+        return PTM_ENOMEM;
+    }
+    int rc;
+    if (shape) {
+        if ((rc = order_by_shape(run, &os, v)) != 0)
+            ptm_free(v);
+        else
+            *out = v;
+        return rc;
+    }
+    struct ptm_dataset *all = NULL;
+    if ((rc = gather_rows(run, k, &all)) != 0 || run->rank != 0) {
+        *out = rc == 0 ? v : NULL;
+        if (rc != 0)
+            ptm_free(v);
+        return rc;
+    }
+    struct expr_source *src = rt_zalloc(run->senv.data.nsrc, sizeof(*src));
+    struct expr_data data;
+    if (src) {
+        memcpy(src, run->senv.data.src, run->senv.data.nsrc * sizeof(*src));
+        src[k].ds = all;
+    }
+    if (!src || (rc = expr_data_init(&data, src, run->senv.data.nsrc)) != 0) {
+        ptm_free(src);
+        ptm_free(v);
+        ptm_dataset_free(all);
+        return PTM_ENOMEM;
+    }
+    struct prog_env env = run->senv.env; /* an order reads no parameter */
+    double var;
+    env.ud = &data;
+    env.vars = &var;
+    for (int64_t b = 0; b < run->nblocks; b++) {
+        var = (double)(b + 1);
+        v[b] = (float)prog_eval(&bs->order, &env);
+    }
+    const struct expr_fault *f = expr_fault_get(&data);
+    if (f) /* reported as any expression's (rt_expr_fault) */
+        expr_fault_record_again(&run->senv.data, f);
+    expr_data_release(&data);
+    ptm_free(src);
+    ptm_dataset_free(all);
+    *out = v;
+    return 0;
 }
 
 static bool sched_alone(void *ud, const int64_t *blocks, size_t n)
@@ -507,7 +707,20 @@ int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, 
         run->sched_alone = (struct sched_alone){.ud = run, .alone = sched_alone};
         info.alone = &run->sched_alone;
     }
+    /* an order costs a pass over the data and a sort: the run's time, as
+     * the dependency graph's (spec/runtime.md) */
+    double t0 = now_seconds(), order_seconds = 0;
+    float *order = NULL;
+    if ((rc = order_values(run, &order)) != 0)
+        return rc;
+    if (order) /* gathered and evaluated here */
+        order_seconds = now_seconds() - t0;
+    info.order = order;
+    info.order_seconds = &order_seconds;
     rc = run->sched->create(&info, &run->sched_state, err, errlen);
+    ptm_free(order);
+    run->setup_sched_seconds += order_seconds;
+    run->seconds += order_seconds;
     /* an index out of range says more than the NaN it gave */
     if (rc == 0 && (rc = rt_expr_fault(run, err, errlen)) != 0) {
         run->sched->destroy(run->sched_state);
