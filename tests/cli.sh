@@ -3540,6 +3540,32 @@ rel_ok "$(objectives "$T/err" | head -n 1)" "$e_first" 1e-9 || no "starts at $(o
 rel_ok "$(objectives "$T/err" | tail -n 1)" "$e_first" 1e-6 && no "the second run did not move"
 end
 
+# An order in a dry run: ptm plan's first round is the blocks of largest
+# order, as ptm run's (the columns most like y, computed here).
+mkdir -p "$T/w/ord"
+"$PTM" gen lasso --seed 3 --out "$T/w/ord" --rows 200 --cols 50 --density 0.2 --group 3 >/dev/null 2>&1
+printf '%s\n' "job o" "data X : sparse matrix from \"$T/w/ord/lasso.svm\" format libsvm shard rows" \
+    "data y : vector from labels(X)" "param beta : vector[cols(X)] = 0" \
+    "param r : vector[rows(X)] = y shard like X" "blocks coef = beta each 1" \
+    "priority coef(j) = abs(delta(beta[j]))" "order coef(j) = abs(corr(col(X, j), y))" \
+    "schedule dynamic { sample 8, active }" "update builtin lasso_cd { lambda = 0.01, within = sequential }" \
+    "stop when sweeps >= 2" >"$T/w/ord/o.ptm"
+begin "ptm plan and ptm run: an order's first round is the 8 columns most like y (|corr|)"
+awk '{ for (i = 2; i <= NF; i++) { split($i, a, ":"); j = a[1]; d[j] += a[2] * $1; s[j] += a[2]; q[j] += a[2] * a[2] }
+       n++; sy += $1; yy += $1 * $1 }
+     END { for (j in d) { c = (d[j] - s[j] * sy / n) / sqrt((q[j] - s[j] * s[j] / n) * (yy - sy * sy / n))
+                          if (c < 0) c = -c; printf "%.17g %d\n", c, j } }' "$T/w/ord/lasso.svm" |
+    sort -k1,1gr -k2,2n | head -n 8 | awk '{ print $2 }' | sort -n | tr '\n' ' ' >"$T/w/ord/top"
+run plan --workers 1 "$T/w/ord/o.ptm"
+want_rc 0
+got=$(awk '$1 == 1 && $2 == 1 { for (i = 6; i <= NF; i++) print $i }' "$T/out" | sort -n | tr '\n' ' ')
+[ "$got" = "$(cat "$T/w/ord/top")" ] || no "ptm plan's first round is $got, not $(cat "$T/w/ord/top")"
+run run --quiet --workers 1 --trace "$T/w/ord/t.jsonl" --trace-blocks "$T/w/ord/o.ptm"
+want_rc 0
+got=$(head -n 1 "$T/w/ord/t.jsonl" | sed 's/.*"blocks": \[//; s/\].*//' | tr -d ',' | tr ' ' '\n' | sort -n | tr '\n' ' ')
+[ "$got" = "$(cat "$T/w/ord/top")" ] || no "ptm run's first round is $got, not $(cat "$T/w/ord/top")"
+end
+
 # ---- ptm run under Open MPI: 1, 2 and 4 ranks on this machine ----------
 
 # Ranks run the plain build only: the sanitizers' runtimes and Open MPI's
@@ -3687,6 +3713,43 @@ schedule dynamic { sample 16 }/' "$T/mpi/builtin.ptm" >"$T/mpi/dyn.ptm"
     paste "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv" |
         awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-12) bad = 1 } END { exit bad }' ||
         no "beta differs from the threads' by more than 1e-12"
+    end
+
+    # an order: its common shape summed across ranks, any other form
+    # evaluated on rank 0 over every rank's rows; either way the first
+    # round is the 16 columns most like y (|cos|, computed here from the
+    # file), and the rounds and beta are the threads'
+    awk '{ for (i = 2; i <= NF; i++) { split($i, a, ":"); d[a[1]] += a[2] * $1; q[a[1]] += a[2] * a[2] }
+           yy += $1 * $1 }
+         END { for (j in d) { c = d[j] / sqrt(q[j] * yy); if (c < 0) c = -c; printf "%.17g %d\n", c, j } }' \
+        "$T/mpi/lasso.svm" | sort -k1,1gr -k2,2n | head -n 16 | awk '{ print $2 }' | sort -n |
+        tr '\n' ' ' >"$T/mpi/top16"
+    k=0
+    for form in "abs(cos(col(X, j), y))" "abs(cos(col(X, j), y)) + 0"; do
+        k=$((k + 1))
+        sed -e "s/^schedule random.*/priority coef(j) = abs(delta(beta[j]))\\
+order coef(j) = $form\\
+schedule dynamic { sample 16, active }/" "$T/mpi/builtin.ptm" >"$T/mpi/ord$k.ptm"
+        begin "mpirun -np 2, dynamic { active } with order $form: the first round the 16 columns most like y, the rounds and beta (1e-12) of 2 threads"
+        run run --quiet --workers 2 --trace "$T/mpi/ord$k-threads.jsonl" --trace-blocks "$T/mpi/ord$k.ptm"
+        want_rc 0
+        cp "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv"
+        mpirun_ptm 2 run --quiet --workers 1 --trace "$T/mpi/ord$k-mpi.jsonl" --trace-blocks "$T/mpi/ord$k.ptm"
+        want_rc 0
+        for f in threads mpi; do
+            round_sets "$T/mpi/ord$k-$f.jsonl" >"$T/mpi/ord$k-$f.rounds"
+        done
+        cmp -s "$T/mpi/ord$k-threads.rounds" "$T/mpi/ord$k-mpi.rounds" || no "the rounds differ from the threads'"
+        first=$(head -n 1 "$T/mpi/ord$k-mpi.rounds" | awk '{ for (i = 1; i <= 16; i++) printf "%d ", $i }')
+        top=$(cat "$T/mpi/top16")
+        [ "$first" = "$top" ] || no "the first round is $first, not the 16 columns most like y: $top"
+        paste "$T/mpi/beta.tsv" "$T/mpi/beta-threads.tsv" |
+            awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-12) bad = 1 } END { exit bad }' ||
+            no "beta differs from the threads' by more than 1e-12"
+        end
+    done
+    begin "dynamic { active }: an order of the common shape and the same order evaluated term by term give the same rounds"
+    cmp -s "$T/mpi/ord1-threads.rounds" "$T/mpi/ord2-threads.rounds" || no "the two forms' rounds differ"
     end
 
     # the Lasso example's intercept with the rows sharded over the ranks

@@ -580,7 +580,23 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         d.has_graph = rc == 0;
         info.graph = d.has_graph ? &d.graph : NULL;
     }
-    if ((rc = d.ops->create(&info, &d.state, err, errlen)) != 0) {
+    /* an order of the common shape: from its pass, as ptm run computes it
+     * (the environment has no column sums for it) */
+    struct order_shape os;
+    float *order = NULL;
+    if (plan->schedule.policy == PLAN_POLICY_DYNAMIC && plan->schedule.active &&
+        run->bs->has_order && sched_order_shape(plan, &run->bs->order, &os)) {
+        order = rt_zalloc((size_t)B, sizeof(float));
+        if (!order || (rc = rt_order_by_shape(&d.env.data, &os, B, 1, order)) != 0) {
+            ptm_free(order);
+            rc = PTM_ENOMEM;
+            goto fail;
+        }
+        info.order = order;
+    }
+    rc = d.ops->create(&info, &d.state, err, errlen);
+    ptm_free(order);
+    if (rc != 0) {
         d.state = NULL;
         goto fail;
     }

@@ -613,6 +613,17 @@ void rt_block_units(const struct ptm_run *run, int64_t b, int64_t *u0, int64_t *
  * columns only (columns_only) gives up. Looks at the plan's schedule, so
  * it may be called before the blocks exist. */
 bool rt_sched_reads_entries(const struct ptm_plan *plan);
+/* An order of the common shape (sched_env.h) for blocks 1 .. B over the
+ * data of d: one pass over X's columns for the products with v and the
+ * columns' sums (on nranks > 1 summed across ranks, each holding its rows
+ * of both; every rank calls it), then each block's value as expr_env.c's
+ * corr() and cos() give it (on one rank the same sums in the same order),
+ * into out in single precision (how the policy compares them: half the
+ * fresh pages, which cost more than the pass on this machine). A column
+ * out of range is recorded in d and gives NaN. Returns 0 or
+ * PTM_ENOMEM. */
+int rt_order_by_shape(struct expr_data *d, const struct order_shape *os, int64_t B, int nranks,
+                      float *out);
 /* For ptm_run_new(), after the rule's and the objective's setup: the
  * scheduler (none under data_parallel) with the environment its
  * expressions read, and the buffers of the round loop, sized by the most

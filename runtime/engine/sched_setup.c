@@ -503,23 +503,17 @@ static bool reads_source(const struct prog *p, const struct ptm_plan *plan, int3
     return false;
 }
 
-/* An order of the common shape (sched_env.h): one pass over X's columns
- * for the products with v and the columns' sums (across ranks summed:
- * each holds its rows of both), then each block's value as expr_env.c's
- * corr() and cos() give it (on one rank the same sums in the same order).
- * Every rank calls it; the values land on every rank, in single precision
- * (how the policy compares them: half the fresh pages, which cost more
- * than the pass on this machine). */
-static int order_by_shape(struct ptm_run *run, const struct order_shape *os, float *out)
+int rt_order_by_shape(struct expr_data *d, const struct order_shape *os, int64_t B, int nranks,
+                      float *out)
 {
-    int64_t B = run->nblocks, len = 0;
-    const double *v = expr_vector(&run->senv.data, os->v, &len);
+    int64_t len = 0;
+    const double *v = expr_vector(d, os->v, &len);
     const struct ptm_csc *c = NULL;
-    int rc = ptm_dataset_csc(run->data[os->x], &c);
+    int rc = ptm_dataset_csc(d->src[os->x].ds, &c);
     if (ptm_comm_max_i64(rc != 0) != 0)
         return PTM_ENOMEM;
     int64_t n = B < c->ncols ? B : c->ncols;
-    bool many = run->nranks > 1;
+    bool many = nranks > 1;
     /* v's sum and sum of squares, the rows, whether the lengths differ;
      * across ranks also each column's product, sum and sum of squares */
     double tail[4] = {0, 0, (double)c->nrows, 0}, *acc = NULL;
@@ -537,22 +531,22 @@ static int order_by_shape(struct ptm_run *run, const struct order_shape *os, flo
     if (many)
         ptm_comm_sum_all(tail, 4);
     for (int64_t j = 0; j < n; j++) {
-        double d = 0, s1 = 0, q = 0;
+        double xv = 0, s1 = 0, q = 0;
         for (int64_t e = c->colptr[j]; fits && e < c->colptr[j + 1]; e++) {
             double x = c->val[e];
-            d += x * v[c->rowind[e]];
+            xv += x * v[c->rowind[e]];
             s1 += x;
             q += x * x;
         }
         if (many) {
-            acc[3 * j] = d;
+            acc[3 * j] = xv;
             acc[3 * j + 1] = s1;
             acc[3 * j + 2] = q;
             continue;
         }
         double r = tail[3] != 0 ? NAN
-                   : os->corr   ? expr_corr_of(d, tail[2], s1, q, tail[0], tail[1])
-                                : expr_cos_of(d, q, tail[1]);
+                   : os->corr   ? expr_corr_of(xv, tail[2], s1, q, tail[0], tail[1])
+                                : expr_cos_of(xv, q, tail[1]);
         out[j] = (float)(os->abs ? fabs(r) : r);
     }
     if (many) {
@@ -567,7 +561,7 @@ static int order_by_shape(struct ptm_run *run, const struct order_shape *os, flo
         ptm_free(acc);
     }
     for (int64_t j = n; j < B; j++) { /* as the evaluation would: the first index out of range */
-        expr_fault_record(&run->senv.data, EXPR_FAULT_COL, os->x, 0, j + 1, c->ncols);
+        expr_fault_record(d, EXPR_FAULT_COL, os->x, 0, j + 1, c->ncols);
         out[j] = NAN;
     }
     return 0;
@@ -601,7 +595,7 @@ static int order_values(struct ptm_run *run, float **out)
     }
     int rc;
     if (shape) {
-        if ((rc = order_by_shape(run, &os, v)) != 0)
+        if ((rc = rt_order_by_shape(&run->senv.data, &os, run->nblocks, run->nranks, v)) != 0)
             ptm_free(v);
         else
             *out = v;
