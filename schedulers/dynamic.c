@@ -211,10 +211,12 @@ struct dyn {
      * co in it); drawn from seed and the pass number, so not saved */
     int64_t *chunk, nchunk, ci, co;
     bool shuffle; /* the chunks in a random order, else in number order */
-    /* `order`: the first pass (pass_no 1) goes over queue, which no full
-     * pass writes or reads: the N blocks of largest order from the largest
-     * down, then the others in number order */
+    /* `order`: the first pass (pass_no 1) goes over top[0 .. ntop), the
+     * blocks of largest order from the largest down, then over the others
+     * in number order: the next is rest_b, skipping bytop (top ascending),
+     * rest_t of which lie below rest_b */
     bool by_order;
+    int64_t *top, *bytop, ntop, rest_b, rest_t;
     uint64_t seed;
     unsigned char *inq; /* B: in queue[0 .. qn) or in rise */
     int64_t *rise;      /* B: blocks done() marked moved that the queue lacks */
@@ -898,6 +900,26 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
     return 0;
 }
 
+/* `order`: the next block of the first pass after its top ones, in
+ * number order. */
+static int64_t rest_next(struct dyn *s)
+{
+    while (s->rest_t < s->ntop && s->bytop[s->rest_t] == s->rest_b) {
+        s->rest_b++;
+        s->rest_t++;
+    }
+    return s->rest_b++;
+}
+
+/* `order`: rest_b and rest_t for the place qpos of the first pass (after
+ * a checkpoint is loaded). */
+static void rest_seek(struct dyn *s)
+{
+    s->rest_b = s->rest_t = 0;
+    for (int64_t p = s->ntop; p < s->qpos; p++)
+        (void)rest_next(s);
+}
+
 /* `active`: the next round: the candidates the filter left out last
  * round, then the pass's next blocks in order, N in all; the kept ones are
  * dealt as under sampling, the others wait for the next round. */
@@ -922,7 +944,9 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     if (k < N && s->qpos < s->qn) {
         size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
         if (s->full && s->by_order && s->pass_no == 1) { /* the first pass, by order */
-            memcpy(cand + k, s->queue + s->qpos, take * sizeof(int64_t));
+            for (size_t i = 0; i < take; i++)
+                cand[k + i] =
+                    s->qpos + (int64_t)i < s->ntop ? s->top[s->qpos + (int64_t)i] : rest_next(s);
         } else if (s->full) { /* the next blocks in number order, four a step */
             int64_t *to = cand + k, b = s->qpos;
             size_t i = 0;
@@ -1006,6 +1030,8 @@ static void dyn_destroy(void *state)
         return;
     ptm_free(s->tree);
     ptm_free(s->cost);
+    ptm_free(s->top);
+    ptm_free(s->bytop);
     ptm_free(s->perm);
     ptm_free(s->drawn);
     ptm_free(s->cand);
@@ -1064,26 +1090,38 @@ static int eval_costs(struct dyn *s, char *err, size_t errlen)
     return 0;
 }
 
-/* `order`, under `active`: the first pass's blocks into s->queue: the N
- * (sample) of largest order, the largest first, then the others in number
+/* qsort: packed keys ascending */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* `order`, under `active`: the first pass's top blocks, the N (sample)
+ * of largest order, the largest first, into s->top (and in number order
+ * into s->bytop); the first pass takes the others after them in number
  * order. The orders come from info->order, else are evaluated; they are
  * compared in single precision (0 and -0 equal), NaN below every number,
- * equal ones in number order. Each block is a word, its order's key above
- * its number, sorted by radix a byte of the key at a time in the queue and
- * in perm (its identity restored after): fresh pages cost more than the
- * sort on this machine (in doubles with arrays of its own, 28 ms for
- * 200,000 blocks, most of it faults; so 2 ms).
+ * equal ones in number order. Each block is a word of perm (its identity
+ * restored after), its order's key above its number; the N smallest words
+ * are found a byte of the key at a time (counting, then counting among
+ * those whose bytes so far are the boundary's), then sorted. Fresh pages
+ * cost more than the passes on this machine: with a whole sort over four
+ * arrays of B of its own, 28 ms for 200,000 blocks, most of it faults.
  *
  * Why the N largest alone: the columns most like y first let the first
  * round find most of a Lasso's support, but blocks out of number order
  * read the columns out of storage order, which made a whole pass by order
  * three times slower on the wide data (bench/RESULTS.md, "Schedulers"),
  * for no fewer updates than the N largest first. */
-static void eval_order(struct dyn *s, const struct ptm_sched_info *info)
+static int eval_order(struct dyn *s, const struct ptm_sched_info *info)
 {
     size_t B = (size_t)s->B, N = s->N < B ? s->N : B;
-    /* int64_t and uint64_t may alias */
-    uint64_t *from = (uint64_t *)s->queue, *to = (uint64_t *)s->perm;
+    uint64_t *w = (uint64_t *)s->perm; /* int64_t and uint64_t may alias */
+    s->top = alloc(N, sizeof(int64_t));
+    s->bytop = alloc(N, sizeof(int64_t));
+    if (!s->top || !s->bytop)
+        return PTM_ENOMEM;
     for (size_t b = 0; b < B; b++) {
         float f; /* NaN stays NaN, beyond FLT_MAX is inf */
         if (info->order) {
@@ -1098,37 +1136,43 @@ static void eval_order(struct dyn *s, const struct ptm_sched_info *info)
         /* keys ascending as the numbers, then reversed: the largest first */
         u = u >> 31 ? ~u : u | UINT32_C(0x80000000);
         uint32_t key = isnan(f) ? UINT32_MAX : ~u;
-        from[b] = (uint64_t)key << 32 | (uint64_t)b;
+        w[b] = (uint64_t)key << 32 | (uint64_t)b;
     }
-    for (int shift = 32; shift < 64; shift += 8) {
-        size_t count[257] = {0};
-        for (size_t b = 0; b < B; b++)
-            count[(from[b] >> shift & 0xff) + 1]++;
-        if (count[(from[0] >> shift & 0xff) + 1] == B)
-            continue; /* every key has this byte */
-        for (int d = 0; d < 256; d++)
-            count[d + 1] += count[d];
-        for (size_t b = 0; b < B; b++) /* stable: equal keys stay in number order */
-            to[count[from[b] >> shift & 0xff]++] = from[b];
-        uint64_t *t = from;
-        from = to;
-        to = t;
+    /* the boundary key: fewer than N keys below it, N or more at most it */
+    uint32_t prefix = 0, below = 0;
+    size_t less = 0; /* keys below the boundary */
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        size_t count[256] = {0};
+        uint32_t hi = shift == 24 ? 0 : ~UINT32_C(0) << (shift + 8);
+        for (size_t b = 0; b < B; b++) {
+            uint32_t key = (uint32_t)(w[b] >> 32);
+            if ((key & hi) == (prefix & hi))
+                count[key >> shift & 0xff]++;
+        }
+        int d = 0;
+        for (; less + count[d] < N; d++)
+            less += count[d];
+        prefix |= (uint32_t)d << shift;
     }
-    /* the N first, marked (moved is all 0 until the first done()), then
-     * the others in number order */
-    unsigned char *mark = s->moved;
-    int64_t *q = s->queue;
+    below = prefix;
+    /* the keys below it, then those at it in number order, N in all */
+    size_t n = 0;
+    for (size_t b = 0; b < B; b++)
+        if ((uint32_t)(w[b] >> 32) < below)
+            s->top[n++] = (int64_t)w[b];
+    for (size_t b = 0; b < B && n < N; b++)
+        if ((uint32_t)(w[b] >> 32) == below)
+            s->top[n++] = (int64_t)w[b];
+    qsort(s->top, N, sizeof(*s->top), cmp_u64);
     for (size_t i = 0; i < N; i++)
-        mark[from[i] & UINT32_MAX] = 1;
-    for (size_t i = 0; i < N; i++) /* from may be the queue: its first N stay */
-        q[i] = (int64_t)(from[i] & UINT32_MAX);
-    for (size_t b = 0, n = N; b < B; b++)
-        if (!mark[b])
-            q[n++] = (int64_t)b;
-    memset(mark, 0, B);
+        s->bytop[i] = s->top[i] = (int64_t)((uint64_t)s->top[i] & UINT32_MAX);
+    sort_blocks(s->bytop, N);
     for (size_t b = 0; b < B; b++)
         s->perm[b] = (int64_t)b;
+    s->ntop = (int64_t)N;
+    s->rest_b = s->rest_t = 0;
     s->by_order = true;
+    return 0;
 }
 
 static int dyn_create(const struct ptm_sched_info *info, void **state, char *err, size_t errlen)
@@ -1257,7 +1301,8 @@ static int dyn_create(const struct ptm_sched_info *info, void **state, char *err
     if (s->active && bs->has_order) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        eval_order(s, info);
+        if ((rc = eval_order(s, info)) != 0)
+            goto fail;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (info->order_seconds)
             *info->order_seconds +=
@@ -1669,6 +1714,8 @@ static void ck_active(struct dyn *s, struct ptm_ckpt *ck)
     PTM_CK(ck, s->full_change);
     if (ck->load && !ck->err && !s->full) /* the pass's order, and the place in it */
         chunk_order(s);
+    if (ck->load && !ck->err && s->by_order && s->pass_no == 1 && s->full)
+        rest_seek(s); /* the first pass by order: the place after its top blocks */
     if (ck->load && !ck->err && !active_holds(s))
         ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's active pass does not hold together");
 }

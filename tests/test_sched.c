@@ -1139,6 +1139,68 @@ START_TEST(test_active_order)
 }
 END_TEST
 
+/* The same over 3000 blocks whose orders take 40 values (many ties),
+ * some NaN and some beyond single precision, for several round sizes:
+ * the first round the N first of a stable insertion sort, the rest of the
+ * first pass the others in number order. */
+START_TEST(test_active_order_many)
+{
+    enum { B = 3000 };
+    static const size_t sizes[] = {1, 7, 100, 1499, 2999, 3000};
+    struct fx *f = fx_new(B, PRIO_NONE, DEP_NONE, false);
+    f->plan.schedule.active = true;
+    struct ptm_rng g;
+    ptm_rng_seed(&g, 11);
+    for (int64_t b = 0; b < B; b++) {
+        uint64_t x = ptm_rng_next(&g) % 44;
+        f->w[b] = x == 40 ? NAN : x == 41 ? 1e300 : x == 42 ? -1e300 : (double)x - 20.5;
+    }
+    f->bs.has_order = true;
+    emit(&f->bs.order, PROG_VAR, 0, 0);
+    emit(&f->bs.order, PROG_DATA, 0, 1);
+    finish(&f->bs.order, "w[j]");
+    static int64_t sorted[B], want[B], got[B];
+    for (int64_t b = 0; b < B; b++) {
+        int64_t i = b;
+        for (; i > 0 && order_before(f->w[b], f->w[sorted[i - 1]]); i--)
+            sorted[i] = sorted[i - 1];
+        sorted[i] = b;
+    }
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+        size_t N = sizes[z];
+        static bool top[B];
+        memset(top, 0, sizeof(top));
+        int64_t m = 0;
+        for (size_t i = 0; i < N; i++)
+            top[want[m++] = sorted[i]] = true;
+        for (int64_t b = 0; b < B; b++)
+            if (!top[b])
+                want[m++] = b;
+        f->plan.schedule.sample = (int64_t)N;
+        struct sch sc;
+        sch_new(&sc, &ptm_sched_dynamic, f, 2, 3);
+        int64_t n = 0;
+        while (n < B) { /* the first pass, each block told it moved */
+            const struct ptm_sched_round *r = sch_next(&sc);
+            double *c = malloc(r->n * sizeof(double));
+            ck_assert_ptr_nonnull(c);
+            policy_order(r, got + n);
+            for (size_t i = 0; i < r->n; i++)
+                c[i] = 1;
+            ptm_sched_dynamic.done(sc.st, r->blocks, c, r->n);
+            n += (int64_t)r->n;
+            free(c);
+        }
+        ck_assert_int_eq(n, B);
+        for (int64_t i = 0; i < B; i++)
+            ck_assert_msg(got[i] == want[i], "sample %zu: place %lld: block %lld, not %lld", N,
+                          (long long)i, (long long)got[i], (long long)want[i]);
+        sch_free(&sc);
+    }
+    fx_free(f);
+}
+END_TEST
+
 /* The blocks of the pass under way on P workers, in the policy's order,
  * each told it changed by 1, into seq (B of them, each once). */
 static void chunk_pass(struct sch *s, int64_t *seq)
@@ -2526,6 +2588,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_active_passes);
     tcase_add_test(tc, test_active_chunks);
     tcase_add_test(tc, test_active_order);
+    tcase_add_test(tc, test_active_order_many);
     tcase_add_test(tc, test_active_huge_changes);
     tcase_add_test(tc, test_active_late_changes);
     tcase_add_test(tc, test_active_pipeline_judges_its_pass);
