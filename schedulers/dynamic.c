@@ -797,7 +797,7 @@ static void chunk_order(struct dyn *s)
 static int next_pass(struct dyn *s, char *err, size_t errlen)
 {
     bool full = s->qn == 0; /* the first pass */
-    if (s->pass_no >= 1)    /* the first pass is over: the queue is the passes' again */
+    if (s->pass_no >= 1)    /* the first pass is over, and its order with it */
         s->by_order = false;
     if (!full && s->full) {
         s->passes = 0;
@@ -1099,9 +1099,9 @@ static int eval_costs(struct dyn *s, char *err, size_t errlen)
  * restored after), its order's key above its number; the N smallest words
  * are found a byte of the key at a time (counting, then counting among
  * those whose bytes so far are the boundary's), then sorted by radix too.
- * Fresh pages
- * cost more than the passes on this machine: with a whole sort over four
- * arrays of B of its own, 28 ms for 200,000 blocks, most of it faults.
+ * Fresh pages cost more than the passes on this machine: a whole sort
+ * over four arrays of B of its own took 28 ms for 200,000 blocks, most of
+ * it faults.
  *
  * Why the N largest alone: the columns most like y first let the first
  * round find most of a Lasso's support, but blocks out of number order
@@ -1133,7 +1133,7 @@ static int eval_order(struct dyn *s, const struct ptm_sched_info *info)
         w[b] = (uint64_t)key << 32 | (uint64_t)b;
     }
     /* the boundary key: fewer than N keys below it, N or more at most it */
-    uint32_t prefix = 0, below = 0;
+    uint32_t prefix = 0;
     size_t less = 0; /* keys below the boundary */
     for (int shift = 24; shift >= 0; shift -= 8) {
         size_t count[256] = {0};
@@ -1148,7 +1148,7 @@ static int eval_order(struct dyn *s, const struct ptm_sched_info *info)
             less += count[d];
         prefix |= (uint32_t)d << shift;
     }
-    below = prefix;
+    const uint32_t below = prefix;
     /* the keys below it, then those at it in number order, N in all */
     size_t n = 0;
     for (size_t b = 0; b < B; b++)
