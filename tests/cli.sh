@@ -3558,6 +3558,8 @@ awk '{ for (i = 2; i <= NF; i++) { split($i, a, ":"); j = a[1]; d[j] += a[2] * $
     sort -k1,1gr -k2,2n | head -n 8 | awk '{ print $2 }' | sort -n | tr '\n' ' ' >"$T/w/ord/top"
 run plan --workers 1 "$T/w/ord/o.ptm"
 want_rc 0
+grep -q "^# note: order: the first round takes the 8 blocks of largest 'abs(corr(col(X, j), y))'" "$T/out" ||
+    no "ptm plan does not say what the order does"
 got=$(awk '$1 == 1 && $2 == 1 { for (i = 6; i <= NF; i++) print $i }' "$T/out" | sort -n | tr '\n' ' ')
 [ "$got" = "$(cat "$T/w/ord/top")" ] || no "ptm plan's first round is $got, not $(cat "$T/w/ord/top")"
 run run --quiet --workers 1 --trace "$T/w/ord/t.jsonl" --trace-blocks "$T/w/ord/o.ptm"

@@ -600,6 +600,18 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         d.state = NULL;
         goto fail;
     }
+    if (plan->schedule.policy == PLAN_POLICY_DYNAMIC && plan->schedule.active &&
+        run->bs->has_order) {
+        char note[400];
+        int64_t n = plan->schedule.sample > 0 ? plan->schedule.sample : 256;
+        snprintf(note, sizeof(note),
+                 "order: the first round takes the %lld blocks of largest '%s', from the "
+                 "largest down; the rest of the first pass goes in number order",
+                 (long long)(n < B ? n : B), run->bs->order.text ? run->bs->order.text : "order");
+        rc = PTM_ENOMEM;
+        if (add_note(&t->note, note) != 0)
+            goto fail;
+    }
     size_t cap = d.ops->cap(d.state);
     rc = PTM_ENOMEM;
     if (cap > PTM_TRACE_MAX_ENTRIES || (size_t)run->bvars > SIZE_MAX / 8 / (cap ? cap : 1))
