@@ -3568,6 +3568,16 @@ got=$(head -n 1 "$T/w/ord/t.jsonl" | sed 's/.*"blocks": \[//; s/\].*//' | tr -d 
 [ "$got" = "$(cat "$T/w/ord/top")" ] || no "ptm run's first round is $got, not $(cat "$T/w/ord/top")"
 end
 
+begin "ptm plan: an order that reads a column out of range names the block, the column and the range, either form"
+for form in "abs(corr(col(X, j), y))" "abs(corr(col(X, j), y)) + 0"; do
+    sed -e 's/^param beta : vector\[cols(X)\] = 0/param beta : vector[60] = 0/' \
+        -e "s/^order .*/order coef(j) = $form/" "$T/w/ord/o.ptm" >"$T/w/ord/wide.ptm"
+    run plan --workers 1 "$T/w/ord/wide.ptm"
+    want_rc 1
+    err_has "the order of coef(51) '$form' reads column 51 of 'X', out of range (1..50)"
+done
+end
+
 # ---- ptm run under Open MPI: 1, 2 and 4 ranks on this machine ----------
 
 # Ranks run the plain build only: the sanitizers' runtimes and Open MPI's

@@ -596,10 +596,14 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
     }
     rc = d.ops->create(&info, &d.state, err, errlen);
     ptm_free(order);
+    if (rc != 0 && rt_expr_fault_in(run, &d.env, err, errlen) != 0)
+        rc = PTM_EINVAL; /* an index out of range says more than the NaN it gave */
     if (rc != 0) {
         d.state = NULL;
         goto fail;
     }
+    if ((rc = rt_expr_fault_in(run, &d.env, err, errlen)) != 0)
+        goto fail;
     if (plan->schedule.policy == PLAN_POLICY_DYNAMIC && plan->schedule.active &&
         run->bs->has_order) {
         char note[400];

@@ -631,8 +631,11 @@ int rt_order_by_shape(struct expr_data *d, const struct order_shape *os, int64_t
  * the policy reads goes to dg. */
 int rt_make_schedule(struct ptm_run *run, struct ptm_data_diags *dg, char *err, size_t errlen);
 /* PTM_EINVAL with a message in err when an expression of the scheduler
- * (depend, priority, cost) met an index out of range (expr_env.h); else 0. */
+ * (depend, priority, cost, order) met an index out of range (expr_env.h);
+ * else 0. */
 int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen);
+/* The same for the expressions evaluated in e (the dry run's own). */
+int rt_expr_fault_in(const struct ptm_run *run, struct sched_env *e, char *err, size_t errlen);
 /* Move diagnostics rendered as text, one a line ("WHERE: error: MESSAGE"
  * or "WHERE: note: MESSAGE": a scheduler's create about a file it reads,
  * the data's rows split among the ranks), to dg, as ptm_run_new() does. */

@@ -316,22 +316,21 @@ struct operand {
 static bool operand(struct expr_data *d, int32_t k, int64_t i, bool need_sum, struct operand *o)
 {
     memset(o, 0, sizeof(*o));
-    if (!d->colsumsq[k] || (need_sum && !d->colsum[k]))
-        return false;
+    /* the index first: out of range is recorded even where no sums were
+     * taken (an order of the shape sched_setup.c computes itself) */
     if ((o->v = expr_vector(d, k, &o->len)) != NULL) {
         if (checked(d, EXPR_FAULT_COL, k, i, 1) < 0)
             return false;
-        o->sum = d->colsum[k] ? d->colsum[k][0] : 0;
-        o->sq = d->colsumsq[k][0];
-        return true;
+    } else if (!(o->c = csc_of(d, k)) ||
+               (o->col = checked(d, EXPR_FAULT_COL, k, i, o->c->ncols)) < 0) {
+        return false;
+    } else {
+        o->len = o->c->nrows;
     }
-    if (!(o->c = csc_of(d, k)))
+    if (!d->colsumsq[k] || (need_sum && !d->colsum[k]))
         return false;
-    if ((o->col = checked(d, EXPR_FAULT_COL, k, i, o->c->ncols)) < 0)
-        return false;
-    o->len = o->c->nrows;
-    o->sum = d->colsum[k] ? d->colsum[k][o->col] : 0;
-    o->sq = d->colsumsq[k][o->col];
+    o->sum = d->colsum[k] ? d->colsum[k][o->c ? o->col : 0] : 0;
+    o->sq = d->colsumsq[k][o->c ? o->col : 0];
     return true;
 }
 

@@ -399,12 +399,13 @@ static bool reads(const struct prog *p, const struct expr_fault *f)
 
 /* The first block j (0-based) for which p(j) meets the index of fault f,
  * evaluated again now; -1 when none does. The fault stays as it was. */
-static int64_t block_of(struct ptm_run *run, const struct prog *p, const struct expr_fault *f)
+static int64_t block_of(const struct ptm_run *run, struct sched_env *e, const struct prog *p,
+                        const struct expr_fault *f)
 {
-    struct expr_fault *rec = &run->senv.data.fault;
+    struct expr_fault *rec = &e->data.fault;
     struct expr_fault saved = {.kind = f->kind, .src = f->src, .axis = f->axis,
                                .index = f->index, .range = f->range};
-    struct prog_env env = run->senv.env;
+    struct prog_env env = e->env;
     double vars[PROG_MAX_VARS] = {0};
     env.vars = vars;
     int64_t found = -1;
@@ -412,17 +413,22 @@ static int64_t block_of(struct ptm_run *run, const struct prog *p, const struct 
         atomic_store(&rec->state, 0);
         vars[0] = (double)(j + 1);
         (void)prog_eval(p, &env);
-        const struct expr_fault *g = expr_fault_get(&run->senv.data);
+        const struct expr_fault *g = expr_fault_get(&e->data);
         if (g && g->kind == saved.kind && g->src == saved.src && g->index == saved.index)
             found = j;
     }
-    expr_fault_record_again(&run->senv.data, &saved);
+    expr_fault_record_again(&e->data, &saved);
     return found;
 }
 
 int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen)
 {
-    const struct expr_fault *f = run->has_senv ? expr_fault_get(&run->senv.data) : NULL;
+    return run->has_senv ? rt_expr_fault_in(run, &run->senv, err, errlen) : 0;
+}
+
+int rt_expr_fault_in(const struct ptm_run *run, struct sched_env *e, char *err, size_t errlen)
+{
+    const struct expr_fault *f = expr_fault_get(&e->data);
     if (!f)
         return 0;
     const struct ptm_plan *plan = run->plan;
@@ -432,11 +438,12 @@ int rt_expr_fault(struct ptm_run *run, char *err, size_t errlen)
     char who[160] = "";
     /* priorities, costs and orders have one variable: find the block again */
     if (bs && bs->has_priority && reads(&bs->priority, f) &&
-        (j = block_of(run, &bs->priority, f)) >= 0)
+        (j = block_of(run, e, &bs->priority, f)) >= 0)
         stmt = "the priority", text = bs->priority.text, at = run->opts.priority_at;
-    else if (bs && bs->has_cost && reads(&bs->cost, f) && (j = block_of(run, &bs->cost, f)) >= 0)
+    else if (bs && bs->has_cost && reads(&bs->cost, f) && (j = block_of(run, e, &bs->cost, f)) >= 0)
         stmt = "the cost", text = bs->cost.text, at = run->opts.cost_at;
-    else if (bs && bs->has_order && reads(&bs->order, f) && (j = block_of(run, &bs->order, f)) >= 0)
+    else if (bs && bs->has_order && reads(&bs->order, f) &&
+             (j = block_of(run, e, &bs->order, f)) >= 0)
         stmt = "the order", text = bs->order.text, at = run->opts.order_at;
     else if (bs && bs->depend == PLAN_DEPEND_PRED && reads(&bs->pred, f))
         stmt = "the depend predicate", text = bs->pred.text, at = run->opts.depend_at;
