@@ -170,6 +170,42 @@ static int gather_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **out)
     return 0;
 }
 
+/* Under MPI, on rank 0, the data the scheduler's expressions read with
+ * source k (sharded by rows) replaced by every rank's rows (gather_rows):
+ * *data over *src, both with *all the caller's (all_rows_release). Every
+ * rank calls it; on the others *all stays NULL. */
+static int all_rows(struct ptm_run *run, int32_t k, struct ptm_dataset **all,
+                    struct expr_source **src, struct expr_data *data)
+{
+    *src = NULL;
+    int rc = gather_rows(run, k, all);
+    if (rc != 0 || run->rank != 0)
+        return rc;
+    uint32_t n = run->senv.data.nsrc;
+    if ((*src = rt_zalloc(n, sizeof(**src))) != NULL) {
+        memcpy(*src, run->senv.data.src, n * sizeof(**src));
+        (*src)[k].ds = *all;
+    }
+    if (!*src || (rc = expr_data_init(data, *src, n)) != 0) { /* data released */
+        ptm_free(*src);
+        *src = NULL;
+        ptm_dataset_free(*all);
+        *all = NULL;
+        return rc ? rc : PTM_ENOMEM;
+    }
+    return 0;
+}
+
+static void all_rows_release(struct ptm_dataset *all, struct expr_source *src,
+                             struct expr_data *data)
+{
+    if (!all)
+        return;
+    expr_data_release(data);
+    ptm_free(src);
+    ptm_dataset_free(all);
+}
+
 /* The depend predicate's conflicts, when it reads data only (depgraph.h):
  * with every row on this rank, computed for each round's candidates (and
  * the graph once that costs less); across ranks, the graph of all rows,
@@ -241,30 +277,12 @@ static int make_depgraph(struct ptm_run *run, char *err, size_t errlen)
     }
     if (k >= 0 && run->nranks > 1 && k == run->rowdata) {
         /* the graph of all ranks' rows, on rank 0, which schedules */
-        if ((rc = gather_rows(run, k, &all)) != 0)
+        if ((rc = all_rows(run, k, &all, &src, &data)) != 0 || run->rank != 0)
             return rc;
-        if (run->rank != 0)
-            return 0;
-        src = rt_zalloc(run->senv.data.nsrc, sizeof(*src));
-        if (!src) {
-            ptm_dataset_free(all);
-            return PTM_ENOMEM;
-        }
-        memcpy(src, run->senv.data.src, run->senv.data.nsrc * sizeof(*src));
-        src[k].ds = all;
-        if ((rc = expr_data_init(&data, src, run->senv.data.nsrc)) != 0) {
-            ptm_free(src);
-            ptm_dataset_free(all);
-            return rc;
-        }
     }
     rc = depgraph_build(&bs->pred, &data, &run->senv.env, run->nblocks, &run->depgraph,
                         &run->depgraph_info, why, sizeof(why));
-    if (all) {
-        expr_data_release(&data);
-        ptm_free(src);
-        ptm_dataset_free(all);
-    }
+    all_rows_release(all, src, &data);
     if (rc < 0) {
         snprintf(err, errlen, "cannot build the dependency graph of '%s': %s", bs->name,
                  ptm_strerror(rc));
@@ -510,6 +528,18 @@ static bool reads_source(const struct prog *p, const struct ptm_plan *plan, int3
     return false;
 }
 
+/* An order of the shape from its sums: v's (tail: sum, sum of squares,
+ * rows, lengths differ) and the column's (product with v, sum, sum of
+ * squares). */
+static float shape_value(const struct order_shape *os, const double *tail, double xv, double s1,
+                         double q)
+{
+    double r = tail[3] != 0 ? NAN
+               : os->corr   ? expr_corr_of(xv, tail[2], s1, q, tail[0], tail[1])
+                            : expr_cos_of(xv, q, tail[1]);
+    return (float)(os->abs ? fabs(r) : r);
+}
+
 int rt_order_by_shape(struct expr_data *d, const struct order_shape *os, int64_t B, int nranks,
                       float *out)
 {
@@ -551,19 +581,13 @@ int rt_order_by_shape(struct expr_data *d, const struct order_shape *os, int64_t
             acc[3 * j + 2] = q;
             continue;
         }
-        double r = tail[3] != 0 ? NAN
-                   : os->corr   ? expr_corr_of(xv, tail[2], s1, q, tail[0], tail[1])
-                                : expr_cos_of(xv, q, tail[1]);
-        out[j] = (float)(os->abs ? fabs(r) : r);
+        out[j] = shape_value(os, tail, xv, s1, q);
     }
     if (many) {
         ptm_comm_sum_all(acc, 3 * (size_t)n);
         for (int64_t j = 0; j < n; j++) {
             const double *a = acc + 3 * j;
-            double r = tail[3] != 0 ? NAN
-                       : os->corr   ? expr_corr_of(a[0], tail[2], a[1], a[2], tail[0], tail[1])
-                                    : expr_cos_of(a[0], a[2], tail[1]);
-            out[j] = (float)(os->abs ? fabs(r) : r);
+            out[j] = shape_value(os, tail, a[0], a[1], a[2]);
         }
         ptm_free(acc);
     }
@@ -609,23 +633,13 @@ static int order_values(struct ptm_run *run, float **out)
         return rc;
     }
     struct ptm_dataset *all = NULL;
-    if ((rc = gather_rows(run, k, &all)) != 0 || run->rank != 0) {
+    struct expr_source *src;
+    struct expr_data data;
+    if ((rc = all_rows(run, k, &all, &src, &data)) != 0 || run->rank != 0) {
         *out = rc == 0 ? v : NULL;
         if (rc != 0)
             ptm_free(v);
         return rc;
-    }
-    struct expr_source *src = rt_zalloc(run->senv.data.nsrc, sizeof(*src));
-    struct expr_data data;
-    if (src) {
-        memcpy(src, run->senv.data.src, run->senv.data.nsrc * sizeof(*src));
-        src[k].ds = all;
-    }
-    if (!src || (rc = expr_data_init(&data, src, run->senv.data.nsrc)) != 0) {
-        ptm_free(src);
-        ptm_free(v);
-        ptm_dataset_free(all);
-        return PTM_ENOMEM;
     }
     struct prog_env env = run->senv.env; /* an order reads no parameter */
     double var;
@@ -638,9 +652,7 @@ static int order_values(struct ptm_run *run, float **out)
     const struct expr_fault *f = expr_fault_get(&data);
     if (f) /* reported as any expression's (rt_expr_fault) */
         expr_fault_record_again(&run->senv.data, f);
-    expr_data_release(&data);
-    ptm_free(src);
-    ptm_dataset_free(all);
+    all_rows_release(all, src, &data);
     *out = v;
     return 0;
 }
