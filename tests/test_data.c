@@ -425,6 +425,30 @@ START_TEST(test_csc)
         EXPECT(ds2->csr.rowptr == rowptr && ds2->csr.nnz == c->nnz);
         ptm_dataset_free(ds2);
     }
+
+    /* and by 1 to 3 threads keeping the rows: the same CSC, the CSR's
+     * entries as read (compared with a second read) */
+    for (int threads = 1; ds->sparse && threads <= 3; threads++) {
+        struct ptm_dataset *ds2;
+        ck_assert_int_eq(read_input(&r->in, FROM_MEM, NULL, &ds2, msgs, sizeof(msgs)), 0);
+        const struct ptm_csc *c2, *c3;
+        ck_assert_int_eq(ptm_dataset_csc_threads(ds2, threads, &c2), 0);
+        ck_assert_int_eq(ptm_dataset_csc_threads(ds2, threads, &c3), 0);
+        ck_assert_ptr_eq(c2, c3);
+        ck_assert_int_eq(c2->nnz, c->nnz);
+        for (int64_t j = 0; j <= c->ncols; j++)
+            EXPECT(c2->colptr[j] == c->colptr[j]);
+        for (int64_t k = 0; k < c->nnz; k++) {
+            EXPECT(c2->rowind[k] == c->rowind[k]);
+            EXPECT(same_bits(c2->val[k], c->val[k]));
+        }
+        ck_assert_int_eq(ds2->csr.nnz, ds->csr.nnz);
+        for (int64_t k = 0; k < ds->csr.nnz; k++) {
+            EXPECT(ds2->csr.colind[k] == ds->csr.colind[k]);
+            EXPECT(same_bits(ds2->csr.val[k], ds->csr.val[k]));
+        }
+        ptm_dataset_free(ds2);
+    }
     ptm_dataset_free(ds);
 }
 END_TEST

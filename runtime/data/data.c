@@ -1124,17 +1124,11 @@ static void *csc_place(void *arg)
     return NULL;
 }
 
-int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
+/* The column view by T >= 2 threads (csc_count, csc_place), the rows'
+ * entries then freed unless keep. */
+static int csc_by_threads(struct ptm_dataset *ds, int T, bool keep, const struct ptm_csc **out)
 {
-    *out = NULL;
-    if (!ds->sparse)
-        return PTM_EINVAL;
     struct ptm_csr *a = &ds->csr;
-    int T = threads < PTM_CSC_THREADS_MAX ? threads : PTM_CSC_THREADS_MAX;
-    if (T > a->nrows)
-        T = (int)a->nrows;
-    if (ds->csc || !a->colind || T < 2)
-        return ptm_dataset_csc_only(ds, out);
     int64_t d = a->ncols, bounds[PTM_CSC_THREADS_MAX + 1];
     struct csc_part t[PTM_CSC_THREADS_MAX];
     struct ptm_csc *c = ptm_malloc(sizeof(*c));
@@ -1174,10 +1168,12 @@ int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_
         c->nrows = a->nrows;
         c->ncols = d;
         c->nnz = a->nnz;
-        ptm_free(a->colind);
-        ptm_free(a->val);
-        a->colind = NULL;
-        a->val = NULL;
+        if (!keep) {
+            ptm_free(a->colind);
+            ptm_free(a->val);
+            a->colind = NULL;
+            a->val = NULL;
+        }
         ds->csc = c;
         *out = c;
     } else if (c) {
@@ -1187,6 +1183,36 @@ int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_
     for (int k = 0; k < T; k++)
         ptm_free(t[k].pos);
     return rc;
+}
+
+/* How many of `threads` threads build a column view: at most
+ * PTM_CSC_THREADS_MAX, at most a thread a row. */
+static int csc_threads(const struct ptm_csr *a, int threads)
+{
+    int T = threads < PTM_CSC_THREADS_MAX ? threads : PTM_CSC_THREADS_MAX;
+    return T > a->nrows ? (int)a->nrows : T;
+}
+
+int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
+{
+    *out = NULL;
+    if (!ds->sparse)
+        return PTM_EINVAL;
+    int T = csc_threads(&ds->csr, threads);
+    if (ds->csc || !ds->csr.colind || T < 2)
+        return ptm_dataset_csc_only(ds, out);
+    return csc_by_threads(ds, T, false, out);
+}
+
+int ptm_dataset_csc_threads(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
+{
+    *out = NULL;
+    if (!ds->sparse)
+        return PTM_EINVAL;
+    int T = csc_threads(&ds->csr, threads);
+    if (ds->csc || !ds->csr.colind || T < 2)
+        return ptm_dataset_csc(ds, out);
+    return csc_by_threads(ds, T, true, out);
 }
 
 void ptm_dataset_free(struct ptm_dataset *ds)

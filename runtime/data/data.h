@@ -194,6 +194,10 @@ int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out);
  * ptm_dataset_csc_only(). */
 #define PTM_CSC_THREADS_MAX 64
 int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out);
+/* ptm_dataset_csc() by up to `threads` threads as ptm_dataset_csc_split()
+ * places the entries, the rows' entries kept (the same arrays as
+ * ptm_dataset_csc() makes); threads < 2: ptm_dataset_csc(). */
+int ptm_dataset_csc_threads(struct ptm_dataset *ds, int threads, const struct ptm_csc **out);
 void ptm_dataset_free(struct ptm_dataset *ds);
 
 /* ---- errors ------------------------------------------------------------- */

@@ -276,6 +276,15 @@ static int columns_only(struct ptm_run *run, struct ptm_dataset *ds, const struc
     return ptm_dataset_csc_split(ds, T, c);
 }
 
+/* The column view of data whose rows are read too (a dependency that
+ * compares columns, a metric on the training rows): the CSR and the CSC
+ * are both kept whoever builds it, so with a million non-zeros or more
+ * the workers' threads, idle yet, build it side by side. */
+static int columns_too(struct ptm_run *run, struct ptm_dataset *ds, const struct ptm_csc **c)
+{
+    return ptm_dataset_csc_threads(ds, ds->csr.nnz >= (1 << 20) ? run->P : 1, c);
+}
+
 /* Every worker's view of every data source. */
 static int make_shards(struct ptm_run *run, char *err, size_t errlen)
 {
@@ -340,7 +349,7 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
                 for (uint32_t q = 0; q < run->plan->nmetrics; q++)
                     scored |= run->plan->metrics[q].data == (int32_t)k;
                 rc = run->columns_only && !scored ? columns_only(run, ds, &c)
-                                                  : ptm_dataset_csc(ds, &c);
+                                                  : columns_too(run, ds, &c);
                 if (rc == 0)
                     s->csc = *c;
             }
