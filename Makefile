@@ -66,7 +66,8 @@ CLI_OBJ  = $(B)/cli/ptm.o $(B)/cli/plan.o $(B)/cli/predict.o $(B)/cli/report.o
 # The unit test programs, the slowest first: make test runs JOBS at a time.
 TESTS    = $(B)/tests/test_models $(B)/tests/test_mf $(B)/tests/test_lda $(B)/tests/test_logreg $(B)/tests/test_logreg_cd $(B)/tests/test_data \
 	$(B)/tests/test_sched $(B)/tests/test_lasso $(B)/tests/test_sem $(B)/tests/test_lua $(B)/tests/test_lang $(B)/tests/test_gen $(B)/tests/test_engine \
-	$(B)/tests/test_plan $(B)/tests/test_prog $(B)/tests/test_viz $(B)/tests/test_pstore $(B)/tests/test_ckpt_rules $(B)/tests/test_expr_env
+	$(B)/tests/test_plan $(B)/tests/test_prog $(B)/tests/test_viz $(B)/tests/test_pstore $(B)/tests/test_ckpt_rules $(B)/tests/test_expr_env \
+	$(B)/tests/test_xsum
 TESTS   += $(B)/tests/test_report
 
 ifeq ($(SANITIZE),)

@@ -80,6 +80,8 @@ static void run_state(struct ptm_run *run, struct ptm_ckpt *ck, bool with_rule)
             PTM_CK_ARRAY(ck, w->local[i], (w->hi - w->lo) * t->cols);
         }
     }
+    if (ck->load && !ck->err) /* as the engine's load does */
+        rt_l1_recount(run);
     PTM_CK(ck, run->round);
     PTM_CK(ck, run->updates);
     PTM_CK(ck, run->obj_mark);

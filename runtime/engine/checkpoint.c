@@ -246,6 +246,8 @@ static void engine_state(struct ptm_run *run, struct ptm_ckpt *ck)
                 PTM_CK_ARRAY(ck, w->local[p], (size_t)(w->hi - w->lo) * (size_t)t->cols);
         }
     }
+    if (ck->load && !ck->err) /* exact: counted again, the sum the commits kept */
+        rt_l1_recount(run);
     if (run->track_delta && run->last_delta)
         PTM_CK_ARRAY(ck, run->last_delta, run->params[run->sparam].len);
     if (run->holder)

@@ -264,6 +264,7 @@ void ptm_run_free(struct ptm_run *run)
         ptm_free(rd->order);
     }
     ptm_free(run->bchange);
+    ptm_free(run->l1);
     ptm_free(run->rk.pb);
     ptm_free(run->rk.flag);
     ptm_free(run->rk.keep);

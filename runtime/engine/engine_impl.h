@@ -48,6 +48,7 @@
 
 struct ptm_ckpt;
 struct ptm_model;
+struct xsum;
 
 /* The variables of one round and what was committed to them. */
 struct rt_round {
@@ -442,6 +443,7 @@ struct ptm_run {
     double *last_delta; /* every variable's last change (kept under track_delta; a
                            rotation without it has none: NULL) */
     double *bchange;    /* each of a round's blocks: the Euclidean norm of its changes */
+    struct xsum *l1;    /* P: the scheduled parameter's L1 norm (rt_l1_keep), or NULL */
     struct rt_round rounds[2];
     int cur; /* rounds[cur] is the round being scheduled */
     struct rt_round canon; /* a split round's blocks in the policy's order, for apply
@@ -645,7 +647,18 @@ void rt_diags_from_text(struct ptm_data_diags *dg, const char *text);
  * scheduled parameter; record the changes in rd->change (and
  * run->last_delta under track_delta), and each block's Euclidean norm of
  * them in run->bchange for the scheduler. */
-void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1);
+void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1, int wid);
+/* The L1 norm of the scheduled parameter, sum |v| over its values, kept
+ * exactly as rounds commit (in worker wid's accumulator, the
+ * coordinator's in the first's: xsum.h) once an objective asks for it at
+ * set-up (rt_l1_keep, counted from the values then), so that reading it
+ * costs no pass over them; rt_l1 rounds it once, the same bits however
+ * the commits were spread. A rule whose values change other than by
+ * rt_commit must not ask. rt_l1_recount counts it again (after a
+ * checkpoint's load). */
+int rt_l1_keep(struct ptm_run *run);
+double rt_l1(const struct ptm_run *run);
+void rt_l1_recount(struct ptm_run *run);
 /* Under run->recheck: round rd's blocks in the policy's order in rk.pb
  * (n of them), rk.flag[q] whether the block at place q changed; the
  * policy keeps those that conflict with no block kept before them that

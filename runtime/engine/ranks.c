@@ -102,7 +102,7 @@ void rt_tell_round(struct ptm_run *run, struct rt_round *rd, int64_t head[2], st
         return;
     if (owed) {
         memcpy(run->newval, m + vals, owed->nvars * sizeof(double));
-        rt_commit(run, owed, 0, owed->n);
+        rt_commit(run, owed, 0, owed->n, 0);
     }
     if (head[0])
         return;
@@ -120,5 +120,5 @@ void rt_settle(struct ptm_run *run, struct rt_round *owed)
 {
     ptm_comm_bcast(run->newval, owed->nvars * sizeof(double));
     if (run->rank != 0)
-        rt_commit(run, owed, 0, owed->n);
+        rt_commit(run, owed, 0, owed->n, 0);
 }

@@ -32,6 +32,7 @@
 #include "engine_impl.h"
 #include "ptm.h"
 #include "wfile.h"
+#include "xsum.h"
 
 static double now_seconds(void)
 {
@@ -42,7 +43,14 @@ static double now_seconds(void)
 
 /* Commit the new values of rd's blocks b0 .. b1-1; record the changes,
  * and each block's Euclidean norm of them for the scheduler. */
-void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
+/* The L1 norm follows a variable's move from old to new. */
+static inline void l1_move(struct xsum *l1, double old, double new)
+{
+    xsum_sub(l1, fabs(old));
+    xsum_add(l1, fabs(new));
+}
+
+void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1, int wid)
 {
     /* the last changes only when an expression of the scheduler reads them */
     double *restrict val = run->params[run->sparam].val,
@@ -50,6 +58,7 @@ void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
                      *restrict change = rd->change, *restrict bchange = run->bchange;
     const double *restrict newval = run->newval;
     const int64_t *restrict off = rd->off, *restrict vars = rd->vars;
+    struct xsum *l1 = run->l1 ? &run->l1[wid] : NULL;
     if (run->bvars == 1 && off[b1] - off[b0] == (int64_t)(b1 - b0)) {
         /* a variable a block: the change is the block's, and one pass
          * reads each array in order */
@@ -67,6 +76,8 @@ void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
             change[v] = d;
             if (last)
                 last[e] = d;
+            if (l1 && d != 0)
+                l1_move(l1, val[e], newval[v]);
             val[e] = newval[v];
             bchange[i] = fabs(d);
         }
@@ -83,6 +94,8 @@ void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
             change[v] = d;
             if (last)
                 last[e] = d;
+            if (l1 && d != 0)
+                l1_move(l1, val[e], newval[v]);
             val[e] = newval[v];
             if (fabs(d) > big || isnan(d))
                 big = fabs(d);
@@ -95,6 +108,33 @@ void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1)
         }
         bchange[i] = big;
     }
+}
+
+int rt_l1_keep(struct ptm_run *run)
+{
+    if (!run->l1 && !(run->l1 = rt_zalloc((size_t)run->P, sizeof(*run->l1))))
+        return PTM_ENOMEM;
+    rt_l1_recount(run);
+    return 0;
+}
+
+void rt_l1_recount(struct ptm_run *run)
+{
+    if (!run->l1)
+        return;
+    for (int p = 0; p < run->P; p++)
+        xsum_init(&run->l1[p]);
+    const struct rt_param *t = &run->params[run->sparam];
+    for (int64_t v = 0; v < t->len * t->cols; v++)
+        xsum_add(&run->l1[0], fabs(t->val[v]));
+}
+
+double rt_l1(const struct ptm_run *run)
+{
+    struct xsum s = run->l1[0];
+    for (int p = 1; p < run->P; p++)
+        xsum_merge(&s, &run->l1[p]);
+    return xsum_round(&s);
 }
 
 size_t rt_recheck(struct ptm_run *run, size_t n)
@@ -219,10 +259,10 @@ void rt_worker_phase(struct rt_worker *w)
          * damped, all of it */
         if (rc == 0 && run->split && run->nranks == 1 && !run->damps)
             rt_commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
-                      wk->push->part[w->id + 1]);
+                      wk->push->part[w->id + 1], w->id);
         else if (rc == 0 && run->split && run->nranks == 1 && wk->alone &&
                  run->rule->alone_undamped)
-            rt_commit(run, (struct rt_round *)wk->push, 0, wk->push->n);
+            rt_commit(run, (struct rt_round *)wk->push, 0, wk->push->n, w->id);
     }
     if (rc == 0 && wk->objective)
         rc = run->obj->part(w, &w->part);
@@ -753,7 +793,7 @@ static void damp_commit(struct ptm_run *run, struct rt_round *rd)
             run->newval[v] = val[rd->vars[v]] + t * (run->newval[v] - val[rd->vars[v]]);
         run->damped++;
     }
-    rt_commit(run, rd, 0, rd->n);
+    rt_commit(run, rd, 0, rd->n, 0);
 }
 
 /* The pull and the commit of a round whose sums are in run->zsum (this
@@ -786,7 +826,7 @@ static int pull_ranks(struct ptm_run *run, struct rt_round *rd, size_t zlen, cha
     /* the other ranks get the new values with the next round (rt_tell_round),
      * or before the objective (rt_settle) */
     if (run->rank == 0)
-        rt_commit(run, rd, 0, rd->n);
+        rt_commit(run, rd, 0, rd->n, 0);
     return 0;
 }
 

@@ -1378,15 +1378,27 @@ static int obj_setup(struct ptm_run *run, char *err, size_t errlen)
     const struct lasso_state *k = run->rule == &rule_ops ? run->rule_state : NULL;
     s->kernel_r =
         k && k->o.x == s->o.x && k->o.y == s->o.y && k->o.beta == s->o.beta && k->o.b == s->o.b;
+    /* lasso_cd changes beta only through the engine's commits */
+    if (rc == 0 && k && run->sparam == s->o.beta)
+        rc = rt_l1_keep(run);
     return rc;
 }
 
-/* With one rank and a rule that splits by blocks, each worker adds the
- * penalty of its share of beta (of P nearly equal runs) to its part:
- * beta has a coefficient a column, far more than rows(X) may have. */
+/* beta has a coefficient a column, far more than rows(X) may have: where
+ * beta is the scheduled parameter of a rule that splits by blocks (every
+ * change is committed by the engine), the engine keeps its L1 norm as the
+ * rounds commit (rt_l1_keep), and an evaluation costs no pass over it;
+ * else, with one rank, each worker adds the penalty of its share of beta
+ * (of P nearly equal runs) to its part. */
+static bool penalty_kept(const struct ptm_run *run)
+{
+    const struct lasso_obj *s = run->obj_state;
+    return run->l1 && run->sparam == s->o.beta;
+}
+
 static bool penalty_split(const struct ptm_run *run)
 {
-    return run->split && run->nranks == 1;
+    return run->split && run->nranks == 1 && !penalty_kept(run);
 }
 
 static double penalty_part(const struct rt_worker *w)
@@ -1447,6 +1459,8 @@ static double obj_finish(const struct ptm_run *run, double sum)
 {
     const struct lasso_obj *s = run->obj_state;
     const struct rt_param *b = &run->params[s->o.beta];
+    if (penalty_kept(run))
+        return sum + s->o.lambda * rt_l1(run);
     return penalty_split(run) ? sum : sum + lasso_penalty(b->val, b->len, s->o.lambda);
 }
 
