@@ -558,7 +558,12 @@ static void assign(struct dyn *s, const int64_t *kept, size_t nk, struct ptm_sch
     out->n = nk;
     size_t *order = s->want_order ? out->order : NULL;
     out->alone = false;
-    if (ptm_sched_alone(s->alone, s->P, kept, nk)) {
+    bool alone = ptm_sched_alone(s->alone, s->P, kept, nk);
+    if (!alone && P > 1 && kept == out->blocks) { /* dealt from a copy */
+        memcpy(s->cand, kept, nk * sizeof(int64_t));
+        kept = s->cand;
+    }
+    if (alone) {
         /* the caller runs it on the first worker alone: nothing to deal */
         ptm_sched_deal_first(out, kept, nk, s->P);
     } else if (P == 1 || !(s->balance && s->cost)) {
@@ -926,10 +931,11 @@ static void rest_seek(struct dyn *s)
 static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err, size_t errlen)
 {
     size_t N = s->limit, k = 0;
-    /* without a filter every candidate is kept: with one worker the
-     * candidates are written as the round's blocks, else dealt from cand */
+    /* without a filter every candidate is kept: the candidates are
+     * written as the round's blocks, which one worker, or the first alone,
+     * takes as they are (assign deals the others' from a copy) */
     bool all = s->keep_moved || sched_conflicts_none(s->conf);
-    int64_t *cand = all && s->P == 1 ? out->blocks : s->cand;
+    int64_t *cand = all ? out->blocks : s->cand;
     /* the candidates left out last round first; under a lower limit
      * (offer) than then, those beyond it wait for the next round */
     k = s->ndefer < N ? s->ndefer : N;
