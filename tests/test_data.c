@@ -371,6 +371,18 @@ START_TEST(test_accept)
 }
 END_TEST
 
+/* c2 is c: the same offsets, rows and bits. */
+static void expect_same_csc(const struct ptm_csc *c2, const struct ptm_csc *c)
+{
+    ck_assert_int_eq(c2->nnz, c->nnz);
+    for (int64_t j = 0; j <= c->ncols; j++)
+        EXPECT(c2->colptr[j] == c->colptr[j]);
+    for (int64_t k = 0; k < c->nnz; k++) {
+        EXPECT(c2->rowind[k] == c->rowind[k]);
+        EXPECT(same_bits(c2->val[k], c->val[k]));
+    }
+}
+
 /* The CSC view, transposed densely here, is the matrix; rows increase in
  * each column. */
 START_TEST(test_csc)
@@ -414,13 +426,7 @@ START_TEST(test_csc)
         ck_assert_int_eq(threads == 1 ? ptm_dataset_csc_only(ds2, &c2)
                                       : ptm_dataset_csc_split(ds2, threads, &c2),
                          0);
-        ck_assert_int_eq(c2->nnz, c->nnz);
-        for (int64_t j = 0; j <= c->ncols; j++)
-            EXPECT(c2->colptr[j] == c->colptr[j]);
-        for (int64_t k = 0; k < c->nnz; k++) {
-            EXPECT(c2->rowind[k] == c->rowind[k]);
-            EXPECT(same_bits(c2->val[k], c->val[k]));
-        }
+        expect_same_csc(c2, c);
         EXPECT(c->nnz == 0 || (ds2->csr.colind == NULL && ds2->csr.val == NULL));
         EXPECT(ds2->csr.rowptr == rowptr && ds2->csr.nnz == c->nnz);
         ptm_dataset_free(ds2);
@@ -435,13 +441,7 @@ START_TEST(test_csc)
         ck_assert_int_eq(ptm_dataset_csc_threads(ds2, threads, &c2), 0);
         ck_assert_int_eq(ptm_dataset_csc_threads(ds2, threads, &c3), 0);
         ck_assert_ptr_eq(c2, c3);
-        ck_assert_int_eq(c2->nnz, c->nnz);
-        for (int64_t j = 0; j <= c->ncols; j++)
-            EXPECT(c2->colptr[j] == c->colptr[j]);
-        for (int64_t k = 0; k < c->nnz; k++) {
-            EXPECT(c2->rowind[k] == c->rowind[k]);
-            EXPECT(same_bits(c2->val[k], c->val[k]));
-        }
+        expect_same_csc(c2, c);
         ck_assert_int_eq(ds2->csr.nnz, ds->csr.nnz);
         for (int64_t k = 0; k < ds->csr.nnz; k++) {
             EXPECT(ds2->csr.colind[k] == ds->csr.colind[k]);

@@ -1185,34 +1185,30 @@ static int csc_by_threads(struct ptm_dataset *ds, int T, bool keep, const struct
     return rc;
 }
 
-/* How many of `threads` threads build a column view: at most
- * PTM_CSC_THREADS_MAX, at most a thread a row. */
-static int csc_threads(const struct ptm_csr *a, int threads)
+/* The column view by up to `threads` threads (at most
+ * PTM_CSC_THREADS_MAX, at most a thread a row), the rows' entries kept or
+ * not; by one thread as ptm_dataset_csc() or ptm_dataset_csc_only(). */
+static int csc_build(struct ptm_dataset *ds, int threads, bool keep, const struct ptm_csc **out)
 {
+    *out = NULL;
+    if (!ds->sparse)
+        return PTM_EINVAL;
     int T = threads < PTM_CSC_THREADS_MAX ? threads : PTM_CSC_THREADS_MAX;
-    return T > a->nrows ? (int)a->nrows : T;
+    if (T > ds->csr.nrows)
+        T = (int)ds->csr.nrows;
+    if (ds->csc || !ds->csr.colind || T < 2)
+        return keep ? ptm_dataset_csc(ds, out) : ptm_dataset_csc_only(ds, out);
+    return csc_by_threads(ds, T, keep, out);
 }
 
 int ptm_dataset_csc_split(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
 {
-    *out = NULL;
-    if (!ds->sparse)
-        return PTM_EINVAL;
-    int T = csc_threads(&ds->csr, threads);
-    if (ds->csc || !ds->csr.colind || T < 2)
-        return ptm_dataset_csc_only(ds, out);
-    return csc_by_threads(ds, T, false, out);
+    return csc_build(ds, threads, false, out);
 }
 
 int ptm_dataset_csc_threads(struct ptm_dataset *ds, int threads, const struct ptm_csc **out)
 {
-    *out = NULL;
-    if (!ds->sparse)
-        return PTM_EINVAL;
-    int T = csc_threads(&ds->csr, threads);
-    if (ds->csc || !ds->csr.colind || T < 2)
-        return ptm_dataset_csc(ds, out);
-    return csc_by_threads(ds, T, true, out);
+    return csc_build(ds, threads, true, out);
 }
 
 void ptm_dataset_free(struct ptm_dataset *ds)
