@@ -171,23 +171,34 @@ static int threads_start(struct ptm_run *run, char *err, size_t errlen)
     atomic_init(&g->arrived, 0);
     atomic_init(&g->passed, 0);
     g->spin = own_cores(run) ? SPIN_OWN_CORE : SPIN_SHARED_CORE;
+    g->started = 0;
     if (pthread_mutex_init(&g->mu, NULL) != 0)
         goto fail;
     if (pthread_cond_init(&g->cv, NULL) != 0) {
         pthread_mutex_destroy(&g->mu);
         goto fail;
     }
-    for (int p = 1; p < run->P; p++)
-        if (pthread_create(&run->w[p].thread, NULL, worker_main, &run->w[p]) != 0) {
-            stop_threads(run, p - 1);
-            pthread_cond_destroy(&g->cv);
-            pthread_mutex_destroy(&g->mu);
-            goto fail;
-        }
     return 0;
 fail:
     snprintf(err, errlen, "cannot start %d worker threads", run->P - 1);
     return PTM_ENOMEM;
+}
+
+/* The workers' threads start before the first phase that wakes them, not
+ * with the run: where every round runs on the first worker alone (the
+ * Lasso example's rounds of few non-zeros), 2 workers started a thread
+ * that never worked, whose start (its stack mapped while the first rounds
+ * faulted their pages in) made those rounds slower than on 1 worker. */
+static int threads_ready(struct ptm_run *run, char *err, size_t errlen)
+{
+    struct rt_gate *g = &run->gate;
+    for (; g->started < run->P - 1; g->started++)
+        if (pthread_create(&run->w[g->started + 1].thread, NULL, worker_main,
+                           &run->w[g->started + 1]) != 0) {
+            snprintf(err, errlen, "cannot start %d worker threads", run->P - 1);
+            return PTM_ENOMEM;
+        }
+    return 0;
 }
 
 /* The last of the P workers to arrive resets the count and lets the
@@ -242,7 +253,8 @@ static double threads_reduce_part(struct ptm_run *run)
 
 static void threads_stop(struct ptm_run *run)
 {
-    stop_threads(run, run->P - 1);
+    if (run->gate.started > 0)
+        stop_threads(run, run->gate.started);
     pthread_cond_destroy(&run->gate.cv);
     pthread_mutex_destroy(&run->gate.mu);
 }
@@ -250,6 +262,7 @@ static void threads_stop(struct ptm_run *run)
 const struct rt_backend rt_backend_threads = {
     .name = "threads",
     .start = threads_start,
+    .ready = threads_ready,
     .phase = threads_phase,
     .reduce_z = threads_reduce_z,
     .reduce_part = threads_reduce_part,

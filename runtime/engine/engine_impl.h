@@ -318,6 +318,11 @@ struct rt_backend {
     const char *name;
     /* Start the workers. Returns 0, or PTM_ENOMEM with a message. */
     int (*start)(struct ptm_run *run, char *err, size_t errlen);
+    /* Before a phase that wakes every worker (not run->work.alone): make
+     * sure they are running. A run whose every phase is the first
+     * worker's alone never starts the others. Returns 0, or PTM_ENOMEM
+     * with a message. */
+    int (*ready)(struct ptm_run *run, char *err, size_t errlen);
     /* Run rt_worker_phase() on every worker; return when all are done. */
     void (*phase)(struct ptm_run *run);
     /* sum[i] = the sum over workers p = 0, 1, ... of w[p].z[i], i < n. */
@@ -351,6 +356,7 @@ struct rt_gate {
     atomic_int arrived;  /* workers at the barrier (rt_barrier) */
     atomic_uint passed;  /* barriers passed */
     double spin;         /* seconds a wait spins before it sleeps */
+    int started;         /* worker threads running (rt_backend.ready) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };

@@ -310,6 +310,11 @@ static double tnow(const struct ptm_run *run)
 static int phase(struct ptm_run *run, const struct rt_work *wk, char *err, size_t errlen)
 {
     double t = tnow(run);
+    if (run->P > 1 && !wk->alone) {
+        int rc = run->backend->ready(run, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
     run->work = *wk;
     run->backend->phase(run);
     if (!wk->objective || wk->push) /* evaluate() counts its own */
