@@ -351,6 +351,11 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         k->hi[p] = c * CHUNK < x->nrows ? c * CHUNK : x->nrows;
     }
     ptm_free(cnz);
+    /* SEQP: before the first round no split round is pending, as after
+     * one alone: the first objective evaluation runs on the first worker
+     * alone too, and a run whose rounds all do never wakes the others */
+    for (int p = 0; k->mode == SEQP && p < run->P; p++)
+        k->wk[p].solo = true;
     size_t B = (size_t)(run->nblocks > 0 ? run->nblocks : 1);
     k->cut = rt_zalloc(P + 1, sizeof(int32_t *));
     if (!k->cut || (k->mode == ROWS && !(k->mark = rt_zalloc(m, 1)))) /* SEQP merges all rows */
@@ -361,8 +366,11 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
     size_t nv = B;
     if (k->mode == ROWS && (size_t)run->params[k->o.beta].len > nv)
         nv = (size_t)run->params[k->o.beta].len;
-    if (!(k->pvars = rt_zalloc(nv, sizeof(int64_t))) ||
-        !(k->pdelta = rt_zalloc(nv, sizeof(double))))
+    /* written by each round before it reads them: not zeroed, so that
+     * their pages are touched only where a round uses them (SEQP's rounds
+     * alone in the policy's order never do) */
+    if (!(k->pvars = ptm_malloc(nv * sizeof(int64_t))) ||
+        !(k->pdelta = ptm_malloc(nv * sizeof(double))))
         return PTM_ENOMEM;
     /* ROWS: the cut tables while they stay within 64 MiB */
     if (k->mode == ROWS &&
@@ -536,9 +544,9 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
         return PTM_ENOMEM;
     if (!(k->rw = rt_zalloc((size_t)run->P, sizeof(double *))))
         return PTM_ENOMEM;
-    for (int p = 0; p < run->P; p++)
+    for (int p = 0; p < run->P; p++) /* copies of r, taken whole before they are read */
         if (k->mode == SEQP || (k->mode == ROWS && run->P > 1) || (k->mode == RANKS && p > 0))
-            if (!(k->rw[p] = rt_zalloc(m, sizeof(double))))
+            if (!(k->rw[p] = ptm_malloc(m * sizeof(double))))
                 return PTM_ENOMEM;
     /* the columns' squares, and their sums for an intercept, in one pass */
     if (k->o.b >= 0 && !(k->csum = rt_zalloc((size_t)k->x->ncols, sizeof(double))))
