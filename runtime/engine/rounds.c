@@ -41,8 +41,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Commit the new values of rd's blocks b0 .. b1-1; record the changes,
- * and each block's Euclidean norm of them for the scheduler. */
 /* The L1 norm follows a variable's move from old to new. */
 static inline void l1_move(struct xsum *l1, double old, double new)
 {
@@ -50,6 +48,9 @@ static inline void l1_move(struct xsum *l1, double old, double new)
     xsum_add(l1, fabs(new));
 }
 
+/* Commit the new values of rd's blocks b0 .. b1-1; record the changes,
+ * and each block's Euclidean norm of them for the scheduler (and the L1
+ * norm kept, in worker wid's accumulator). */
 void rt_commit(struct ptm_run *run, struct rt_round *rd, size_t b0, size_t b1, int wid)
 {
     /* the last changes only when an expression of the scheduler reads them */
