@@ -256,9 +256,13 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
     return 0;
 }
 
-/* The column view of data read by columns only. With a million non-zeros
- * or more (fewer take a few milliseconds, less than starting threads and
- * faulting their pages) and memory to spare (the matrix's 12 bytes a
+/* The fewest non-zeros for the workers' threads to build a column view
+ * side by side: fewer take a few milliseconds on one, less than starting
+ * threads and faulting their pages. */
+#define CSC_THREADS_MIN_NNZ ((int64_t)1 << 20)
+
+/* The column view of data read by columns only. With CSC_THREADS_MIN_NNZ
+ * non-zeros or more and memory to spare (the matrix's 12 bytes a
  * non-zero under a quarter of --memory-limit, or of what the machine has
  * available), the workers' threads, idle yet, build it side by side, the
  * CSR and the CSC both held at the peak; else one thread builds it in
@@ -271,18 +275,20 @@ static int columns_only(struct ptm_run *run, struct ptm_dataset *ds, const struc
     }
     double need = 12.0 * (double)ds->csr.nnz;
     uint64_t limit = run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available();
-    int T = run->P > 1 && ds->csr.nnz >= (1 << 20) && limit > 0 && need < (double)limit / 4 ? run->P
-                                                                                            : 1;
+    int T =
+        run->P > 1 && ds->csr.nnz >= CSC_THREADS_MIN_NNZ && limit > 0 && need < (double)limit / 4
+            ? run->P
+            : 1;
     return ptm_dataset_csc_split(ds, T, c);
 }
 
 /* The column view of data whose rows are read too (a dependency that
  * compares columns, a metric on the training rows): the CSR and the CSC
- * are both kept whoever builds it, so with a million non-zeros or more
- * the workers' threads, idle yet, build it side by side. */
+ * are both kept whoever builds it, so with CSC_THREADS_MIN_NNZ non-zeros
+ * or more the workers' threads, idle yet, build it side by side. */
 static int columns_too(struct ptm_run *run, struct ptm_dataset *ds, const struct ptm_csc **c)
 {
-    return ptm_dataset_csc_threads(ds, ds->csr.nnz >= (1 << 20) ? run->P : 1, c);
+    return ptm_dataset_csc_threads(ds, ds->csr.nnz >= CSC_THREADS_MIN_NNZ ? run->P : 1, c);
 }
 
 /* Every worker's view of every data source. */
