@@ -228,9 +228,14 @@ static inline struct near near_of(const struct measure *ms, int64_t i)
                          ms->corr ? ms->sum[i] / ms->n : 0};
 }
 
+static inline bool far_below_of(struct near nr, double sumj, double invj, double ab)
+{
+    return fabs(ab - nr.mi * sumj) * invj < nr.lim;
+}
+
 static inline bool far_below(const struct measure *ms, struct near nr, int64_t j, double ab)
 {
-    return fabs(ab - nr.mi * ms->sum[j]) * ms->inv[j] < nr.lim;
+    return far_below_of(nr, ms->sum[j], ms->inv[j], ab);
 }
 
 /* The most edges a graph of the columns of c may keep (depgraph.h). */
@@ -547,7 +552,7 @@ out:
 #endif
 
 struct lazy_entry {
-    int64_t k;    /* the kept block (its column) */
+    int64_t k;    /* the kept block: its place among the round's (bare[k]) */
     double v;     /* x_rk */
     int64_t next; /* the row's next entry, or -1 */
 };
@@ -568,6 +573,15 @@ struct depgraph_lazy {
     uint64_t *stamp; /* m: acc[k] belongs to the current candidate */
     uint64_t now;
     int64_t *touched; /* m */
+    /* the blocks kept this round without a row, by their place among them:
+     * a pass's sums go to arrays as short as the round, not as long as
+     * the columns (the products of a pass land in cache) */
+    int64_t *bare;    /* the blocks */
+    double (*bsi)[2]; /* their sums and inv (measure), at hand */
+    double *bacc;     /* a pass's sum with each */
+    uint64_t *bstamp; /* bacc[t] belongs to the current candidate */
+    int64_t *btouched;
+    size_t capbare;
     /* the blocks' rows of the graph */
     double *spent; /* m: what passes have cost the block; < 0 once it has its row */
     double *price; /* m: what its row costs */
@@ -659,8 +673,7 @@ static int lazy_row(struct depgraph_lazy *z, int64_t b, int64_t *evals)
 
 /* Does candidate b (< m, no row) conflict with a block kept this round
  * without a row (in the lists)? Counts the pass against b. */
-static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, size_t nk,
-                      int64_t *evals)
+static bool lazy_pass(struct depgraph_lazy *z, int64_t b, size_t nbare, int64_t *evals)
 {
     const struct ptm_csc *c = z->c;
     uint64_t now = ++z->now;
@@ -670,19 +683,22 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
     const int32_t *rowind = c->rowind;
     const int64_t *head = z->head;
     const struct lazy_entry *pool = z->pool;
+    uint64_t *bstamp = z->bstamp;
+    double *bacc = z->bacc;
+    int64_t *btouched = z->btouched;
     for (int64_t e = e0; e < e1; e++) {
         int64_t q = head[rowind[e]];
         if (q < 0) /* most rows under `keep moved`: no kept block there */
             continue;
         double xb = c->val[e];
         for (; q >= 0; q = pool[q].next) {
-            int64_t k = pool[q].k;
-            if (z->stamp[k] != now) {
-                z->stamp[k] = now;
-                z->acc[k] = 0;
-                z->touched[nt++] = k;
+            int64_t t = pool[q].k;
+            if (bstamp[t] != now) {
+                bstamp[t] = now;
+                bacc[t] = 0;
+                btouched[nt++] = t;
             }
-            z->acc[k] += xb * pool[q].v;
+            bacc[t] += xb * pool[q].v;
             products++;
         }
     }
@@ -692,18 +708,18 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
     z->spent[b] += (double)products;
     z->spent_all += PASS_WEIGHT * (double)products;
     struct near nr = near_of(&z->ms, b);
-    for (size_t t = 0; t < nt; t++) {
-        int64_t k = z->touched[t];
+    for (size_t i = 0; i < nt; i++) {
+        int64_t t = btouched[i], k = z->bare[t];
         (*evals)++;
-        if (!far_below(&z->ms, nr, k, z->acc[k]) &&
-            measure_pair(&z->ms, b < k ? b : k, b < k ? k : b, z->acc[k]))
+        if (!far_below_of(nr, z->bsi[t][0], z->bsi[t][1], bacc[t]) &&
+            measure_pair(&z->ms, b < k ? b : k, b < k ? k : b, bacc[t]))
             return true;
     }
     if (!z->bycc || !(z->ms.cc[b] * z->ccmax >= z->ms.ev.s.t * (1 - 1e-12)))
         return false;
-    for (size_t t = 0; t < nk; t++) { /* kept without a row that share no row with b */
-        int64_t k = kept[t];
-        if (k >= z->m || z->kept_bare[k] != z->round || z->stamp[k] == now)
+    for (size_t t = 0; t < nbare; t++) { /* kept without a row that share no row with b */
+        int64_t k = z->bare[t];
+        if (bstamp[t] == now)
             continue;
         (*evals)++;
         if (measure_apart(&z->ms, b, k))
@@ -712,11 +728,12 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, const int64_t *kept, s
     return false;
 }
 
-static bool lazy_conflicts(struct depgraph_lazy *z, int64_t b, const int64_t *kept, size_t nk,
-                           int64_t *evals)
+static bool lazy_conflicts(struct depgraph_lazy *z, int64_t b, size_t nbare, int64_t *evals)
 {
     if (z->blocked[b] == z->round) /* a kept block's row names it */
         return true;
+    if (nbare == 0) /* every block kept so far that counts has its row */
+        return false;
     if (z->spent[b] < 0) { /* its row against the blocks kept without one */
         const int64_t *a = z->adj + z->off[b];
         for (int64_t q = 0; q < z->deg[b]; q++)
@@ -724,7 +741,7 @@ static bool lazy_conflicts(struct depgraph_lazy *z, int64_t b, const int64_t *ke
                 return true;
         return false;
     }
-    bool hit = lazy_pass(z, b, kept, nk, evals);
+    bool hit = lazy_pass(z, b, nbare, evals);
     if (z->spent[b] >= z->price[b] && lazy_row(z, b, evals) != 0)
         z->spent[b] = 0; /* no room for the row: passes go on */
     return hit;
@@ -741,6 +758,30 @@ static size_t lazy_filter(void *ud, const int64_t *cand, const unsigned char *mo
     for (size_t i = 0; i + 1 < n; i++)
         if (cand[i] < z->m && z->spent[cand[i]] >= 0)
             need += (size_t)(c->colptr[cand[i] + 1] - c->colptr[cand[i]]);
+    if (n > z->capbare) { /* the same */
+        size_t cap = n;
+        int64_t *bare = ptm_realloc(z->bare, cap * sizeof(int64_t));
+        if (bare)
+            z->bare = bare;
+        double *bacc = bare ? ptm_realloc(z->bacc, cap * sizeof(double)) : NULL;
+        if (bacc)
+            z->bacc = bacc;
+        uint64_t *bstamp = bacc ? ptm_realloc(z->bstamp, cap * sizeof(uint64_t)) : NULL;
+        if (bstamp) {
+            z->bstamp = bstamp;
+            memset(bstamp + z->capbare, 0, (cap - z->capbare) * sizeof(uint64_t));
+        }
+        int64_t *bt = bstamp ? ptm_realloc(z->btouched, cap * sizeof(int64_t)) : NULL;
+        if (bt)
+            z->btouched = bt;
+        double(*bsi)[2] = bt ? ptm_realloc(z->bsi, cap * sizeof(*bsi)) : NULL;
+        if (!bsi) { /* a round of one block conflicts with nothing */
+            kept[0] = cand[0];
+            return 1;
+        }
+        z->bsi = bsi;
+        z->capbare = cap;
+    }
     if (need > z->cappool) { /* a longer round than before: a few times a run */
         struct lazy_entry *p = ptm_realloc(z->pool, need * sizeof(*p));
         if (!p) { /* a round of one block conflicts with nothing */
@@ -756,9 +797,10 @@ static size_t lazy_filter(void *ud, const int64_t *cand, const unsigned char *mo
         z->round = 1;
     }
     bool any = false; /* a kept block counts: the others conflict with none */
+    size_t nbare = 0; /* kept blocks that count and have no row */
     for (size_t i = 0; i < n; i++) {
         int64_t b = cand[i];
-        if (any && b < z->m && lazy_conflicts(z, b, kept, nk, evals))
+        if (any && b < z->m && lazy_conflicts(z, b, nbare, evals))
             continue;
         kept[nk++] = b;
         if (b >= z->m || i + 1 == n || (moved && !moved[i]))
@@ -771,12 +813,16 @@ static size_t lazy_filter(void *ud, const int64_t *cand, const unsigned char *mo
             continue;
         }
         z->kept_bare[b] = z->round;
+        z->bare[nbare] = b;
+        z->bsi[nbare][0] = z->ms.sum[b];
+        z->bsi[nbare][1] = z->ms.inv[b];
         for (int64_t e = c->colptr[b]; e < c->colptr[b + 1]; e++) {
             int64_t r = c->rowind[e];
             PTM_ASSERT(np < z->cappool);
-            z->pool[np] = (struct lazy_entry){b, c->val[e], z->head[r]};
+            z->pool[np] = (struct lazy_entry){(int64_t)nbare, c->val[e], z->head[r]};
             z->head[r] = (int64_t)np++;
         }
+        nbare++;
     }
     for (size_t t = 0; t < nk; t++) /* empty lists for the next round */
         if (kept[t] < z->m && z->kept_bare[kept[t]] == z->round)
@@ -912,6 +958,11 @@ void depgraph_lazy_free(struct depgraph_lazy *z)
     ptm_free(z->touched);
     ptm_free(z->head);
     ptm_free(z->pool);
+    ptm_free(z->bare);
+    ptm_free(z->bacc);
+    ptm_free(z->bstamp);
+    ptm_free(z->btouched);
+    ptm_free(z->bsi);
     ptm_free(z->spent);
     ptm_free(z->price);
     ptm_free(z->off);
