@@ -506,6 +506,9 @@ sched_bench=${SCHED_BENCH:-build/default/bench/sched_bench}
 echo "== 2 workers against 1: the Lasso example's whole command (reading, set-up, rounds)"
 "$py" bench/whole_bench.py "$ptm" >> "$out"
 
+echo "== 2 workers against 1 under within = parallel: rounds split, or on the first worker alone"
+"$py" bench/rows_bench.py "$ptm" >> "$out"
+
 echo "== the Lasso's intercept on rows like text's (beside glmnet)"
 "$py" bench/icpt_bench.py "$ptm" >> "$out"
 

@@ -66,8 +66,9 @@ struct builtin {
 };
 
 /* The check of a coordinate-descent rule with options `within` and
- * `split_min` (lasso_cd, logreg_cd): split_min is about splitting
- * sequential rounds, and given with within = parallel would do nothing. */
+ * `split_min` (logreg_cd): split_min is about splitting sequential
+ * rounds, and given with within = parallel would do nothing (lasso_cd's
+ * decides for both). */
 const char *builtin_check_split_min(const struct plan_hook *h, const bool *given);
 
 /* Rows of a model's table (builtins_NAME.c): options, numbers with their

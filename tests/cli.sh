@@ -1276,7 +1276,7 @@ end
 sed -e '/pipeline 1/d' -e 's/^    active .*/    active\n    keep moved/' \
     -e "s|beta-lua.tsv|beta-km-lua.tsv|" "$T/run-lua.ptm" >"$T/run-km-lua.ptm"
 sed -e '/pipeline 1/d' -e 's/^    active .*/    active\n    keep moved/' \
-    -e 's/within = sequential/within = parallel/' -e "s|beta-noi.tsv|beta-km.tsv|" \
+    -e 's/within = sequential/within = parallel, split_min = 0/' -e "s|beta-noi.tsv|beta-km.tsv|" \
     -e '/^priority/i depend coef(i), coef(j) when abs(cos(col(X, i), col(X, j))) > 0.3' \
     "$T/run-noi.ptm" >"$T/run-km.ptm"
 
@@ -1295,6 +1295,11 @@ paste "$T/rd/beta-noi.tsv" "$T/rd/beta-km.tsv" |
 run run --quiet --workers 1 "$T/run-km.ptm"
 want_rc 0
 cmp -s "$T/rd/beta-km.tsv" "$T/rd/beta-km2.tsv" || no "1 and 2 workers give different bits"
+# rounds this small run on the first worker alone by default: the same bits
+sed 's/, split_min = 0//' "$T/run-km.ptm" >"$T/run-km-alone.ptm"
+run run --quiet --workers 2 "$T/run-km-alone.ptm"
+want_rc 0
+cmp -s "$T/rd/beta-km.tsv" "$T/rd/beta-km2.tsv" || no "2 workers alone and split give different bits"
 # rounds dropped changes (conflicts), and the filter computed fewer pairs
 # than the one before the update on the same job (data of 600 columns)
 "$PTM" gen lasso --seed 2 --out "$T/gd600" --rows 300 --cols 600 >/dev/null 2>&1
@@ -1315,13 +1320,15 @@ out_has "conflicts avoided"
 out_has "# note: keep moved: every simulated block changes, so each round's conflicts are the blocks whose changes ptm run would drop after the update"
 end
 
-begin "run: damped rounds computed together (within = parallel), blocks of 1 and 2 coefficients: the same bits on 1, 2 and 3 workers"
-for each in 1 2; do
+begin "run: damped rounds computed together (within = parallel), blocks of 1 and 2 coefficients: the same bits on 1, 2 and 3 workers, rounds split or on the first worker alone"
+for each in 1 2 "1, split_min = 0" "2, split_min = 0"; do
+    split=${each#?}
+    each=${each%%,*}
     printf '%s\n' "job dd" "const lambda = 0.001" \
         "data X : sparse matrix from \"$T/gd600/lasso.svm\" format libsvm shard rows" \
         "data y : vector from labels(X)" "param beta : vector[cols(X)] = 0" \
         "param r : vector[rows(X)] = y shard like X" "blocks coef = beta each $each" \
-        "schedule dynamic { sample 100, active }" "update builtin lasso_cd { lambda = lambda }" \
+        "schedule dynamic { sample 100, active }" "update builtin lasso_cd { lambda = lambda$split }" \
         "objective builtin lasso_objective { lambda = lambda } every 1 sweeps" \
         "stop when sweeps >= 10" "output beta to \"$T/rd/beta-dd.tsv\"" >"$T/dd.ptm"
     for P in 1 2 3; do
@@ -1329,9 +1336,9 @@ for each in 1 2; do
         want_rc 0
         cp "$T/rd/beta-dd.tsv" "$T/rd/beta-dd$P.tsv"
     done
-    grep -q '"step": ' "$T/rd/dd.json" || no "blocks of $each: no round was damped"
-    cmp -s "$T/rd/beta-dd1.tsv" "$T/rd/beta-dd2.tsv" || no "blocks of $each: 1 and 2 workers differ"
-    cmp -s "$T/rd/beta-dd1.tsv" "$T/rd/beta-dd3.tsv" || no "blocks of $each: 1 and 3 workers differ"
+    grep -q '"step": ' "$T/rd/dd.json" || no "blocks of $each$split: no round was damped"
+    cmp -s "$T/rd/beta-dd1.tsv" "$T/rd/beta-dd2.tsv" || no "blocks of $each$split: 1 and 2 workers differ"
+    cmp -s "$T/rd/beta-dd1.tsv" "$T/rd/beta-dd3.tsv" || no "blocks of $each$split: 1 and 3 workers differ"
 done
 end
 
@@ -2458,7 +2465,7 @@ param r : vector[rows(X)] = y shard like X
 blocks coef = beta each 1
 cost coef(j) = nnz(col(X, j))
 schedule round_robin { per_round 3 }
-update builtin lasso_cd { lambda = 0.1 }
+update builtin lasso_cd { lambda = 0.1, split_min = 0 }
 stop when rounds >= 10
 EOF
 sed 's/round_robin { per_round 3 }/random { per_round 3 }/' "$T/pl/rr.ptm" >"$T/pl/rnd.ptm"

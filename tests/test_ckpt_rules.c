@@ -229,10 +229,10 @@ static const struct {
     int64_t k, K;
     bool control; /* results need the rule's state at round k */
 } lasso_rows[] = {
-    /* ROWS */
+    /* ROWS (split_min = 0: rounds of these few non-zeros split) */
     {"parallel", 1, 20, false, false, "prob", 13, 40, true},
-    {"parallel", 2, 20, true, false, "prob", 17, 40, true},
-    {"parallel", 3, 30, true, true, "offset", 11, 30, true},
+    {"parallel, split_min = 0", 2, 20, true, false, "prob", 17, 40, true},
+    {"parallel, split_min = 0", 3, 30, true, true, "offset", 11, 30, true},
     /* SEQ1 */
     {"sequential", 1, 16, false, false, "prob", 9, 40, true},
     {"sequential", 1, 16, true, true, "offset", 15, 40, true},
@@ -251,6 +251,14 @@ static const struct {
      * wrong; not loaded at all, they are taken whole, which gives the
      * same values */
     {"sequential, split_min = 0", 2, 40, false, true, "prob", 14, 40, false},
+    /* ROWS on the first worker alone (rounds of these few non-zeros by
+     * default), and rounds of about 480 non-zeros, some alone and some
+     * split: a checkpoint after a round alone that the next, split,
+     * applies on every worker's rows, and the other way */
+    {"parallel", 2, 20, true, false, "prob", 17, 40, true},
+    {"parallel, split_min = 480", 2, 20, false, false, "prob", 12, 40, true},
+    {"parallel, split_min = 480", 3, 20, true, false, "offset", 9, 30, true},
+    {"parallel, split_min = 480", 2, 20, false, false, "prob", 13, 40, true},
 };
 
 static void lasso_job(char *buf, size_t len, int row)

@@ -65,12 +65,17 @@ static char example_lua[4096]; /* absolute path of examples/lasso/lasso.lua */
 /* The rules and schedules a job runs under. */
 enum rule { BUILTIN, LUA, SEQUENTIAL }; /* SEQUENTIAL: lasso_cd with within = sequential */
 
+/* lasso_cd's options under within = parallel (BUILTIN): its rounds
+ * split among the workers (split_min = 0), on the first alone (the default
+ * on these few non-zeros), or both (split_min between). */
+static const char *rows_split = ", split_min = 0";
+
 static void make_job_with(enum rule rule, const char *schedule, const char *lua)
 {
     char update[4200], objective[4200];
     if (rule != LUA) {
         snprintf(update, sizeof(update), "update builtin lasso_cd { lambda = lambda%s }",
-                 rule == SEQUENTIAL ? ", within = sequential, split_min = 0" : "");
+                 rule == SEQUENTIAL ? ", within = sequential, split_min = 0" : rows_split);
         snprintf(objective, sizeof(objective), "objective builtin lasso_objective { lambda = lambda }");
     } else {
         snprintf(update, sizeof(update), "update lua \"%s\"", lua);
@@ -354,7 +359,8 @@ static void make_intercept_job(const char *schedule, bool sequential, double b0)
              "update builtin lasso_cd { lambda = lambda, intercept = b%s }\n"
              "objective builtin lasso_objective { lambda = lambda, intercept = b } every 1 sweeps\n"
              "stop when sweeps >= 999 or rel_change(objective) < 1e-13\n",
-             offset_lambda, b0, schedule, sequential ? ", within = sequential, split_min = 0" : "");
+             offset_lambda, b0, schedule,
+             sequential ? ", within = sequential, split_min = 0" : rows_split);
 }
 
 START_TEST(test_intercept)
@@ -412,31 +418,54 @@ START_TEST(test_intercept)
 }
 END_TEST
 
-/* With an intercept too, rounds split by rows give the same bits on one,
- * two and three workers. */
+/* The non-zeros of the columns of c in a round of k: about the median,
+ * so that about half of such rounds hold fewer (split_min). */
+static char *split_between(const struct ptm_csc *c, int k, char *buf, size_t len)
+{
+    int64_t mid = k * c->colptr[c->ncols] / c->ncols, lo = INT64_MAX, hi = 0;
+    for (int64_t j = 0; j < c->ncols; j++) {
+        int64_t n = c->colptr[j + 1] - c->colptr[j];
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+    }
+    ck_assert(k * lo < mid && mid < k * hi); /* rounds of both kinds can occur */
+    snprintf(buf, len, ", split_min = %lld", (long long)mid);
+    return buf;
+}
+
+/* Rounds split by rows give the same bits on one, two and three workers,
+ * with an intercept too, and so do rounds that run on the first worker
+ * alone (lasso_cd's split_min) and runs that do both. */
 START_TEST(test_intercept_deterministic)
 {
     int64_t d = offset_csc->ncols;
-    make_intercept_job("random { per_round 40 }", false, 0);
-    stop_after(20);
-    struct ptm_plan *plan = compile_job();
+    char mid[64];
+    const char *splits[] = {", split_min = 0", "", split_between(offset_csc, 40, mid, sizeof(mid))};
+    for (size_t s = 0; s < PTM_ARRAY_LEN(splits); s++) {
+        rows_split = splits[s];
+        make_intercept_job("random { per_round 40 }", false, 0);
+        stop_after(20);
+        struct ptm_plan *plan = compile_job();
+        double *beta[3], b[3];
+        for (int P = 1; P <= 3; P++) {
+            struct ptm_run *run;
+            ck_assert_ptr_nonnull(beta[P - 1] = calloc((size_t)d, sizeof(double)));
+            run_plan(plan, P, beta[P - 1], &run);
+            ck_assert_int_eq(ptm_run_param(run, 1, &b[P - 1], 1), 1);
+            ptm_run_free(run);
+        }
+        for (int P = 2; P <= 3; P++) {
+            ck_assert_msg(b[P - 1] == b[0], "'%s' P=%d: b %.17g, on 1 worker %.17g", splits[s], P,
+                          b[P - 1], b[0]);
+            ck_assert_msg(memcmp(beta[P - 1], beta[0], (size_t)d * sizeof(double)) == 0,
+                          "'%s' P=%d: beta differs from 1 worker's", splits[s], P);
+        }
+        for (int P = 0; P < 3; P++)
+            free(beta[P]);
+        plan_free(plan);
+    }
+    rows_split = ", split_min = 0";
     make_job();
-    double *beta[3], b[3];
-    for (int P = 1; P <= 3; P++) {
-        struct ptm_run *run;
-        ck_assert_ptr_nonnull(beta[P - 1] = calloc((size_t)d, sizeof(double)));
-        run_plan(plan, P, beta[P - 1], &run);
-        ck_assert_int_eq(ptm_run_param(run, 1, &b[P - 1], 1), 1);
-        ptm_run_free(run);
-    }
-    for (int P = 2; P <= 3; P++) {
-        ck_assert_msg(b[P - 1] == b[0], "P=%d: b %.17g, on 1 worker %.17g", P, b[P - 1], b[0]);
-        ck_assert_msg(memcmp(beta[P - 1], beta[0], (size_t)d * sizeof(double)) == 0,
-                      "P=%d: beta differs from 1 worker's", P);
-    }
-    for (int P = 0; P < 3; P++)
-        free(beta[P]);
-    plan_free(plan);
 }
 END_TEST
 
@@ -479,19 +508,24 @@ START_TEST(test_deterministic)
      * and with it when rel_change stops a run: stop after a fixed number
      * of sweeps instead; per_round is given, as its default is P */
     static const char *const scheds[] = {"round_robin { per_round 3 }", "random { per_round 4 }"};
-    for (size_t k = 0; k < PTM_ARRAY_LEN(scheds); k++) {
-        make_job_with(BUILTIN, scheds[k], NULL);
-        stop_after(40);
-        struct ptm_plan *fixed = compile_job();
-        make_job();
-        run_plan(fixed, 1, a, NULL);
-        for (int P = 2; P <= 3; P++) {
-            run_plan(fixed, P, b, NULL);
-            ck_assert_msg(memcmp(a, b, (size_t)d * sizeof(double)) == 0, "%s: P=1 and P=%d differ",
-                          scheds[k], P);
+    char mid[64];
+    const char *splits[] = {", split_min = 0", "", split_between(prob_csc, 4, mid, sizeof(mid))};
+    for (size_t k = 0; k < PTM_ARRAY_LEN(scheds); k++)
+        for (size_t s = 0; s < PTM_ARRAY_LEN(splits); s++) {
+            rows_split = splits[s];
+            make_job_with(BUILTIN, scheds[k], NULL);
+            stop_after(40);
+            struct ptm_plan *fixed = compile_job();
+            run_plan(fixed, 1, a, NULL);
+            for (int P = 2; P <= 3; P++) {
+                run_plan(fixed, P, b, NULL);
+                ck_assert_msg(memcmp(a, b, (size_t)d * sizeof(double)) == 0,
+                              "%s '%s': P=1 and P=%d differ", scheds[k], splits[s], P);
+            }
+            plan_free(fixed);
         }
-        plan_free(fixed);
-    }
+    rows_split = ", split_min = 0";
+    make_job();
     plan_free(loaded);
     arena_release(&arena);
     ptm_source_release(&src);
@@ -597,12 +631,12 @@ END_TEST
 static const struct {
     const char *from, *to, *msg;
 } unsupported[] = {
-    {"update builtin lasso_cd { lambda = lambda }\n",
-     "update builtin lasso_cd { lambda = lambda }\n", NULL},
+    {"update builtin lasso_cd { lambda = lambda", "update builtin lasso_cd { lambda = lambda",
+     NULL},
     {"param beta : vector[cols(X)] = 0\n", "param beta : vector[cols(X) + 1] = 0\n",
      "beta ('beta') must be a vector of cols(X) = 150 values with one copy"},
-    {"update builtin lasso_cd { lambda = lambda }\n",
-     "update builtin lasso_cd { lambda = lambda, beta = r }\n",
+    {"update builtin lasso_cd { lambda = lambda",
+     "update builtin lasso_cd { lambda = lambda, beta = r",
      "beta ('r') must be a vector of cols(X) = 150 values with one copy"},
 };
 

@@ -48,6 +48,10 @@ static const int64_t edges[][2] = {{0, 1}, {1, 2}, {3, 6}};
 
 static char job_text[4096];
 
+/* lasso_cd's split_min: 0 splits every round among the workers (rounds
+ * of these few non-zeros run on the first worker alone by default). */
+static const char *split_opt = ", split_min = 0";
+
 static void make_job(const char *schedule, const char *extra)
 {
     snprintf(job_text, sizeof(job_text),
@@ -60,9 +64,9 @@ static void make_job(const char *schedule, const char *extra)
              "cost coef(j) = nnz(col(X, j))\n"
              "%s\n"
              "schedule %s\n"
-             "update builtin lasso_cd { lambda = 0.1 }\n"
+             "update builtin lasso_cd { lambda = 0.1%s }\n"
              "stop when rounds >= 10\n",
-             extra, schedule);
+             extra, schedule, split_opt);
 }
 
 static struct ptm_plan *compile_job(void)
@@ -657,6 +661,45 @@ START_TEST(test_dry_round_robin)
 }
 END_TEST
 
+/* Rounds whose columns hold fewer non-zeros than lasso_cd's split_min
+ * (by default, on these few) run on the first worker alone: the dry run
+ * deals each whole to worker 1, in the policy's order, as ptm run does;
+ * with split_min at a round's non-zeros, only the rounds of fewer. */
+START_TEST(test_dry_alone)
+{
+    for (int k = 0; k < 2; k++) {
+        char opt[64];
+        int64_t least = col_nnz[0] + col_nnz[1] + col_nnz[2];
+        snprintf(opt, sizeof(opt), ", split_min = %lld", (long long)least);
+        split_opt = k == 0 ? "" : opt;
+        make_job("round_robin { per_round 3 }", "");
+        struct ptm_plan *plan = compile_job();
+        struct ptm_trace *t = dry(plan, 2, 5, false);
+        int64_t next = 0, alone = 0;
+        for (size_t r = 0; r < t->nrounds; r++) {
+            int64_t nnz = 0;
+            for (int i = 0; i < 3; i++)
+                nnz += col_nnz[(next + i) % 7];
+            size_t n0, n1;
+            const int64_t *b = ptm_trace_blocks(t, r, 0, &n0);
+            ptm_trace_blocks(t, r, 1, &n1);
+            bool want = k == 0 || nnz < least;
+            ck_assert_msg((n1 == 0) == want, "split_min '%s', round %zu: %zu and %zu blocks",
+                          split_opt, r + 1, n0, n1);
+            for (size_t i = 0; want && i < 3; i++)
+                ck_assert_int_eq(b[i], (next + (int64_t)i) % 7);
+            alone += want;
+            next = (next + 3) % 7;
+        }
+        ck_assert(k == 0 ? alone == 5 : alone < 5); /* round 1 holds exactly least */
+        ptm_trace_free(t);
+        plan_free(plan);
+    }
+    split_opt = ", split_min = 0";
+    make_job("round_robin { per_round 3 }", "");
+}
+END_TEST
+
 /* random: the same seed gives the same rounds; distinct blocks in range. */
 START_TEST(test_dry_random)
 {
@@ -1155,6 +1198,7 @@ static Suite *viz_suite(void)
     tc = tcase_create("dryrun");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_dry_round_robin);
+    tcase_add_test(tc, test_dry_alone);
     tcase_add_test(tc, test_dry_random);
     tcase_add_test(tc, test_dry_dynamic);
     tcase_add_test(tc, test_dry_graph_cut);

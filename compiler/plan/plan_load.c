@@ -1635,14 +1635,15 @@ static void builtin_options(struct load *L, const struct builtin *bi, struct pla
         if (!ok[i])
             continue; /* its value is reported */
         const struct builtin_opt *bo = &bi->opts[k];
-        /* An optional data source or parameter ("" or "?name" in the
-         * table) is the string "" when the job has none. */
+        /* An optional data source, parameter or number ("" or "?name" in
+         * the table) is the string "" when the job has none. */
         bool optional = bo->dflt && (bo->dflt[0] == '\0' || bo->dflt[0] == '?');
         bool none = optional && o->kind == PLAN_VALUE_STR && o->str[0] == '\0';
         switch (bo->kind) {
-        case BOPT_NUM:
-            if (o->kind != PLAN_VALUE_NUM)
-                error(L, kn->loc, "option '%s' of %s takes a number ('num')", o->key, bi->name);
+        case BOPT_NUM: /* optional (""): a default the rule chooses */
+            if (o->kind != PLAN_VALUE_NUM && !none)
+                error(L, kn->loc, "option '%s' of %s takes a number ('num')%s", o->key, bi->name,
+                      optional ? " or \"\" ('str')" : "");
             break;
         case BOPT_PARAM:
             if (o->kind != PLAN_VALUE_PARAM && !none)

@@ -80,17 +80,21 @@ int64_t rt_cols_nnz(const struct ptm_csc *x, const int64_t *cols, size_t n)
     return nnz;
 }
 
-bool rt_seq_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t split_min)
+bool rt_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t seq_min,
+                  int64_t par_min)
 {
     const struct plan_hook *u = &run->plan->update;
     const struct plan_option *ox = rt_option(u, "X");
     const struct ptm_csc *x = NULL;
-    if (run->P < 2 || !rt_within_sequential(u) || !ox || ox->kind != PLAN_VALUE_DATA ||
-        ox->ref < 0 || (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
+    bool seq = rt_within_sequential(u);
+    if (run->P < 2 || (!seq && par_min < 0) || !ox || ox->kind != PLAN_VALUE_DATA || ox->ref < 0 ||
+        (uint32_t)ox->ref >= run->plan->ndata || !run->data[ox->ref] ||
         !run->data[ox->ref]->sparse || ptm_dataset_csc(run->data[ox->ref], &x) != 0)
         return false;
-    int64_t least = (int64_t)rt_option_num(u, "split_min", (double)split_min);
-    return rt_cols_nnz(x, blocks, n) < (x->nrows > least ? x->nrows : least);
+    int64_t least = (int64_t)rt_option_num(u, "split_min", (double)(seq ? seq_min : par_min));
+    if (seq && x->nrows > least)
+        least = x->nrows;
+    return rt_cols_nnz(x, blocks, n) < least;
 }
 
 void rt_fail(struct rt_worker *w, int rc, const char *fmt, ...)

@@ -255,12 +255,12 @@ struct rt_rule {
      * with rd NULL: the first worker's part then covers every row (the
      * others' are 0). NULL: never. */
     bool (*alone)(const struct ptm_run *run, const struct rt_round *rd);
-    /* With damps: a round alone says so is never damped, so the first
-     * worker commits it in its phase (as without damps), and damp is
+    /* With damps: whether a round alone is never damped; the first
+     * worker then commits it in its phase (as without damps), and damp is
      * still called after it, for what the rule keeps (it must return 1),
      * with run->committed set: the tables hold the new values and
-     * rd->change the changes. */
-    bool alone_undamped;
+     * rd->change the changes. NULL: a round alone is damped as any. */
+    bool (*alone_undamped)(const struct ptm_run *run);
     /* Split rules with a variable a block (run->expand_late): whether a
      * round of these blocks runs on the first worker alone by its blocks
      * and the data only (alone above says so for it too): the scheduler
@@ -570,11 +570,13 @@ bool rt_within_sequential(const struct plan_hook *h);
 /* The non-zeros of columns cols[0 .. n) of x. */
 int64_t rt_cols_nnz(const struct ptm_csc *x, const int64_t *cols, size_t n);
 /* A dry run's rt_rule.alone_dry for a coordinate-descent rule with options
- * X, within and split_min (default split_min): with within = sequential
- * on several workers, whether the columns blocks[0 .. n) (a variable a
- * block) hold fewer non-zeros than split_min and than X has rows, so that
- * the round runs on the first worker alone. */
-bool rt_seq_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t split_min);
+ * X, within and split_min: on several workers, whether the columns
+ * blocks[0 .. n) (a variable a block) hold fewer non-zeros than split_min
+ * (by default seq_min under within = sequential, and then never fewer
+ * than X has rows; par_min under parallel, < 0 for never), so that the
+ * round runs on the first worker alone. */
+bool rt_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n, int64_t seq_min,
+                  int64_t par_min);
 /* calloc through ptm_malloc; n == 0 gives one zeroed element. */
 void *rt_zalloc(size_t n, size_t size);
 /* For a rule's setup that has taken what it needs of data k (sparse, by

@@ -262,7 +262,7 @@ void rt_worker_phase(struct rt_worker *w)
             rt_commit(run, (struct rt_round *)wk->push, wk->push->part[w->id],
                       wk->push->part[w->id + 1], w->id);
         else if (rc == 0 && run->split && run->nranks == 1 && wk->alone &&
-                 run->rule->alone_undamped)
+                 run->rule->alone_undamped && run->rule->alone_undamped(run))
             rt_commit(run, (struct rt_round *)wk->push, 0, wk->push->n, w->id);
     }
     if (rc == 0 && wk->objective)
@@ -1045,7 +1045,8 @@ static int rounds(struct ptm_run *run, FILE *trace, char *err, size_t errlen)
             if ((rc = phase(run, &wp, err, errlen)) != 0)
                 return rc;
             double tc = tnow(run);
-            if (run->damps && run->nranks == 1 && wp.alone && run->rule->alone_undamped) {
+            if (run->damps && run->nranks == 1 && wp.alone && run->rule->alone_undamped &&
+                run->rule->alone_undamped(run)) {
                 double rise = 0; /* committed in the phase */
                 run->committed = true;
                 run->step = run->rule->damp(run, rd, &rise);

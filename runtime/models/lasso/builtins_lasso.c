@@ -22,9 +22,10 @@ static const struct builtin_opt lasso_opts[] = {
 static const struct builtin_opt lasso_cd_opts[] = {
     OPT_NUM("lambda", NULL, 0, HUGE_VAL),
     OPT_WORD("within", "parallel", "parallel|sequential"),
-    /* within = sequential on several workers: the fewest non-zeros of a
-     * round's columns for it to be split among them (rule_lasso.c) */
-    OPT_WHOLE("split_min", "16777216", 0, 1e15),
+    /* on several workers: the fewest non-zeros of a round's columns for
+     * it to be split among them; absent, a default for each `within`
+     * (rule_lasso.c) */
+    OPT_WHOLE("split_min", "", 0, 1e15),
     OPT_REF("X", BOPT_DATA, "X"),
     OPT_REF("y", BOPT_DATA, "y"),
     OPT_REF("beta", BOPT_PARAM, "beta"),
@@ -34,7 +35,10 @@ static const struct builtin_opt lasso_cd_opts[] = {
 };
 
 const struct builtin ptm_builtins_lasso[] = {
-    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts, BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2", builtin_check_split_min},
-    {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta - b|^2 + lambda |beta|_1", lasso_opts, 0, NULL, NULL},
+    {"lasso_cd", BUILTIN_UPDATE, "Lasso by coordinate descent", lasso_cd_opts,
+     BUILTIN_POLICY(DYNAMIC) | BUILTIN_POLICY(ROUND_ROBIN) | BUILTIN_POLICY(RANDOM), "rmse|mae|r2",
+     NULL},
+    {"lasso_objective", BUILTIN_OBJECTIVE, "1/(2n) |y - X beta - b|^2 + lambda |beta|_1",
+     lasso_opts, 0, NULL, NULL},
     BUILTIN_END,
 };

@@ -28,6 +28,11 @@
  *   X delta is summed in the policy's order and the step's sums by chunk
  *   (each chunk's rows in the order that order first touches them, then
  *   the chunks in order), so the results are the same bits for any P.
+ *   A round of fewer non-zeros than split_min() runs on the first worker
+ *   alone (the meetings would cost more than the shares save): it pushes
+ *   every share and sums X delta on every row, listing the rows in one
+ *   list (allrows, in the order one worker lists them), from which the
+ *   next apply, alone or split, takes each worker's rows (all_gen).
  * - SEQ1 (within = sequential, one worker): cyclic coordinate descent on
  *   r, nothing to combine.
  * - SEQP (within = sequential, P > 1 workers, one rank): each worker
@@ -123,6 +128,7 @@ struct lasso_w {
     int32_t *rows; /* ROWS: the rows of its own that X delta touches, nr of them
                       (SEQP: room for a list a checkpoint's form may hold) */
     size_t nr;
+    uint64_t all_seen; /* ROWS: the last list of a round alone applied (all_gen) */
     bool solo;     /* SEQP: the last round ran on the first worker alone */
     double dec;    /* SEQP: how much its share lowered f on its copy */
     int64_t nnz;   /* SEQP: the non-zeros of its share's columns */
@@ -167,6 +173,10 @@ struct lasso_state {
     int64_t ups, due;    /* the updates so far, and when the next step of b is due */
     struct lasso_rk *rk; /* RANKS: each worker's */
     int32_t *drows;      /* RANKS: the rank's rows X delta touches (xd, mark) */
+    int32_t *allrows;    /* ROWS, P > 1: the rows X delta of a round alone touches, */
+    size_t nall;         /* nall of them, in the order it touched them; */
+    uint64_t all_gen;    /* counts rounds alone: a worker applied its rows of the
+                            list when its all_seen equals it */
 };
 
 /* RANKS, with an intercept: what each worker keeps, the same on every
@@ -204,6 +214,37 @@ struct lasso_rk {
  * of work alone), splits only rounds so large that a run has few of them;
  * split_min = 0 or a lower value splits more. */
 #define SPLIT_MIN_NNZ ((int64_t)1 << 24)
+/* ROWS: the same for a round computed together. Split or alone, it gives
+ * the same results (the same sums in the same order), so only the time
+ * decides. Split, each worker pushes its share and sums X delta on its
+ * rows, and the workers meet three times; under `keep moved` the filter
+ * between runs on the first worker while the others wait. On the bench's
+ * two virtual cores (bench/rows_bench.py; rounds' seconds, 1 worker / 2
+ * workers split): rounds of 20,000 to 25,000 non-zeros 0.53 to 0.73
+ * (round_robin, random and dynamic rounds of 1000 columns on data A, B and
+ * wide), 40,000 to 50,000 0.58 to 1.33, 80,000 to 100,000 0.75 to 1.55
+ * (random rounds of 4000 columns on data B and wide, of 1000 on the tall
+ * data; the second core gave more in some minutes than in others);
+ * under `keep moved` 0.63 to 0.91 up to 82,000 non-zeros. Alone, rounds
+ * run as fast as on one worker (0.97 to 1.07). So only rounds that may
+ * pay are split. */
+#define ROWS_SPLIT_MIN_NNZ ((int64_t)1 << 16)
+#define ROWS_SPLIT_MIN_MOVED ((int64_t)1 << 18)
+/* ROWS: an objective evaluation (a pass over the rows, about a nanosecond
+ * a row) runs on the first worker alone below this many rows, where waking
+ * the others costs more than their share saves: on data B (5000 rows),
+ * rounds alone, 28 evaluations took 1.65 ms split, 0.13 alone. */
+#define ROWS_OBJECTIVE_ALONE ((int64_t)1 << 16)
+
+/* ROWS: split_min's default, higher when the policy filters the round
+ * between the push and X delta (`keep moved` with a dependency). */
+static int64_t rows_split_min(const struct ptm_run *run)
+{
+    const struct plan_schedule *sc = &run->plan->schedule;
+    bool moved = sc->policy == PLAN_POLICY_DYNAMIC && sc->keep_moved &&
+                 (!run->bs || run->bs->depend != PLAN_DEPEND_NONE);
+    return moved ? ROWS_SPLIT_MIN_MOVED : ROWS_SPLIT_MIN_NNZ;
+}
 
 /* What r owes the residual as the round being pushed reads it (RANKS: the
  * first worker's copy, the same on every worker). */
@@ -385,6 +426,9 @@ static int split_setup(struct ptm_run *run, struct lasso_state *k)
         if (!(k->wk[p].rows = rt_zalloc((size_t)(len > 0 ? len : 1), sizeof(int32_t))))
             return PTM_ENOMEM;
     }
+    if (k->mode == ROWS && run->P > 1 &&
+        !(k->allrows = rt_zalloc((size_t)(x->nrows > 0 ? x->nrows : 1), sizeof(int32_t))))
+        return PTM_ENOMEM;
     return 0;
 }
 
@@ -519,8 +563,9 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                 "ranks compute each round's updates together (within = parallel), damped\n",
                 run->nranks);
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
-    k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min", SPLIT_MIN_NNZ);
-    for (int64_t j = 0; k->mode == SEQP && j < k->x->ncols; j++)
+    k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min",
+                                          k->mode == ROWS ? rows_split_min(run) : SPLIT_MIN_NNZ);
+    for (int64_t j = 0; (k->mode == SEQP || k->mode == ROWS) && j < k->x->ncols; j++)
         if (k->x->colptr[j + 1] - k->x->colptr[j] > k->col_max)
             k->col_max = k->x->colptr[j + 1] - k->x->colptr[j];
     /* apply needs the policy's order only to sum X delta in it, which
@@ -598,6 +643,7 @@ static void lasso_release(struct ptm_run *run)
     ptm_free(k->sqc);
     ptm_free(k->cs);
     ptm_free(k->rk);
+    ptm_free(k->allrows);
     if (k->own_r)
         ptm_free(k->r);
     ptm_free(k);
@@ -635,16 +681,39 @@ static void scatter_own(const struct ptm_run *run, const struct lasso_state *k, 
  * rows it listed (all among lo .. hi-1), in the order it listed them. A
  * worker without rows (lo == hi, which may be rows(X) itself, inside the
  * last worker's chunk) has no chunk. */
-static void chunk_sums(const struct lasso_state *k, const struct lasso_w *d, int64_t lo, int64_t hi)
+static void chunk_sums(const struct lasso_state *k, const int32_t *rows, size_t nr, int64_t lo,
+                       int64_t hi)
 {
     for (int64_t c = lo / CHUNK; lo < hi && c * CHUNK < hi; c++)
         k->ca[c] = k->cb[c] = 0;
-    for (size_t q = 0; q < d->nr; q++) {
-        int32_t i = d->rows[q];
+    for (size_t q = 0; q < nr; q++) {
+        int32_t i = rows[q];
         double u = k->xd[i];
         k->ca[i / CHUNK] += u * u;
         k->cb[i / CHUNK] += k->r[i] * u;
     }
+}
+
+/* ROWS: r -= t X delta on the rows listed in rows[0 .. n) that lie in
+ * lo .. hi-1 (a round alone's list, each worker its own rows of it). */
+static void apply_listed(const struct lasso_state *k, const int32_t *rows, size_t n, int64_t lo,
+                         int64_t hi, double t)
+{
+    double *restrict r = k->r, *restrict xd = k->xd;
+    for (size_t q = 0; q < n; q++) {
+        int32_t i = rows[q];
+        if (i >= lo && i < hi) {
+            r[i] -= t * xd[i];
+            xd[i] = 0;
+            k->mark[i] = 0;
+        }
+    }
+}
+
+/* Block i of rd (as dealt): its place in the policy's order. */
+static inline size_t policy_place(const struct rt_round *rd, size_t i)
+{
+    return rd->alone ? i : rd->order[i]; /* alone: dealt in that order */
 }
 
 /* ROWS under `keep moved`, on the first worker once every share's
@@ -657,7 +726,7 @@ static void recheck_rows(struct ptm_run *run, const struct lasso_state *k,
     struct rt_recheck *c = &run->rk;
     const double *beta = run->params[k->o.beta].val;
     for (size_t i = 0; i < rd->n; i++)
-        c->pb[rd->order[i]] = rd->blocks[i];
+        c->pb[policy_place(rd, i)] = rd->blocks[i];
     for (size_t q = 0; q < rd->n; q++) {
         bool moved = false;
         if (one) {
@@ -672,10 +741,10 @@ static void recheck_rows(struct ptm_run *run, const struct lasso_state *k,
     if (rt_recheck(run, rd->n) == 0)
         return;
     for (size_t i = 0; i < rd->n; i++) {
-        if (!c->flag[rd->order[i]])
+        if (!c->flag[policy_place(rd, i)])
             continue;
         if (one)
-            k->pdelta[rd->order[i]] = 0;
+            k->pdelta[policy_place(rd, i)] = 0;
         for (int64_t v = rd->off[i]; v < rd->off[i + 1]; v++) {
             rd->change[v] = 0;
             run->newval[v] = beta[rd->vars[v]];
@@ -684,22 +753,27 @@ static void recheck_rows(struct ptm_run *run, const struct lasso_state *k,
 }
 
 /* ROWS: the worker's share against all of r, then X delta of the whole
- * round on its rows, in the policy's order, and its chunks' sums. */
+ * round on its rows, in the policy's order, and its chunks' sums. A round
+ * alone (lasso_alone): the first worker does all of it, every worker's
+ * rows in turn, the same sums in the same order. */
 static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0, size_t nv)
 {
     struct ptm_run *run = w->run;
-    const struct lasso_state *k = run->rule_state;
-    struct lasso_w *d = &k->wk[w->id];
-    /* the share's non-zeros: when they outnumber the rows, r is read from
-     * a copy taken in one sweep (the other workers' rows sit in their
-     * caches; fetched by the push's scattered reads, one line at a time,
-     * they cost more than the whole copy) */
-    int64_t nnz = rt_cols_nnz(k->x, rd->vars + v0, nv), n = k->x->nrows;
-    rt_barrier(w); /* every worker's rows of r hold the last round */
+    struct lasso_state *k = run->rule_state;
+    bool alone = run->work.alone;
+    int p0 = alone ? 0 : w->id, p1 = alone ? run->P : w->id + 1;
     const double *r = k->r;
-    if (run->P > 1 && nnz >= n) {
-        memcpy(k->rw[w->id], k->r, (size_t)n * sizeof(double));
-        r = k->rw[w->id];
+    if (!alone) {
+        /* the share's non-zeros: when they outnumber the rows, r is read
+         * from a copy taken in one sweep (the other workers' rows sit in
+         * their caches; fetched by the push's scattered reads, one line at
+         * a time, they cost more than the whole copy) */
+        int64_t nnz = rt_cols_nnz(k->x, rd->vars + v0, nv), n = k->x->nrows;
+        rt_barrier(w); /* every worker's rows of r hold the last round */
+        if (run->P > 1 && nnz >= n) {
+            memcpy(k->rw[w->id], k->r, (size_t)n * sizeof(double));
+            r = k->rw[w->id];
+        }
     }
     const double *beta = run->params[k->o.beta].val;
     lasso_push(k->x, k->sq, r, beta, rd->vars + v0, nv, w->z);
@@ -710,19 +784,41 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
     /* the round in the policy's order: with a variable a block, the
      * variables and changes themselves, else where each block was dealt */
     bool one = rd->nvars == rd->n;
-    for (size_t i = rd->part[w->id]; i < rd->part[w->id + 1]; i++)
+    for (size_t i = rd->part[p0]; i < rd->part[p1]; i++)
         if (one) {
-            k->pvars[rd->order[i]] = rd->vars[i];
-            k->pdelta[rd->order[i]] = rd->change[i];
+            k->pvars[policy_place(rd, i)] = rd->vars[i];
+            k->pdelta[policy_place(rd, i)] = rd->change[i];
         } else {
-            k->pos[rd->order[i]] = i;
+            k->pos[policy_place(rd, i)] = i;
         }
-    rt_barrier(w); /* every share's changes are in */
+    if (!alone)
+        rt_barrier(w);  /* every share's changes are in */
     if (run->recheck) { /* `keep moved`: the first worker filters, the others wait */
         if (w->id == 0)
             recheck_rows(run, k, rd, one);
-        rt_barrier(w);
+        if (!alone)
+            rt_barrier(w);
     }
+    if (alone) { /* every row at once, then each worker's listed as its own */
+        int64_t n = k->x->nrows;
+        size_t nall = 0;
+        if (one) {
+            lasso_scatter_rows(k->x, k->pvars, k->pdelta, rd->nvars, 0, n, NULL, NULL, k->xd,
+                               k->mark, k->allrows, &nall);
+        } else {
+            for (size_t q = 0; q < rd->n; q++) {
+                size_t i = k->pos[q];
+                int64_t a = rd->off[i], b = rd->off[i + 1];
+                lasso_scatter_rows(k->x, rd->vars + a, rd->change + a, (size_t)(b - a), 0, n, NULL,
+                                   NULL, k->xd, k->mark, k->allrows, &nall);
+            }
+        }
+        chunk_sums(k, k->allrows, nall, 0, n);
+        k->nall = nall;
+        k->all_gen++; /* for the next apply, every worker's rows in one list */
+        return;
+    }
+    struct lasso_w *d = &k->wk[w->id];
     if (one) {
         scatter_own(run, k, w->id, k->pvars, k->pdelta, rd->nvars);
     } else {
@@ -732,12 +828,14 @@ static void push_rows(struct rt_worker *w, const struct rt_round *rd, int64_t v0
             scatter_own(run, k, w->id, rd->vars + a, rd->change + a, (size_t)(b - a));
         }
     }
-    chunk_sums(k, d, k->lo[w->id], k->hi[w->id]);
+    chunk_sums(k, d->rows, d->nr, k->lo[w->id], k->hi[w->id]);
 }
 
 /* SEQP: the fewest non-zeros of a split round. */
 static int64_t split_min(const struct lasso_state *k)
 {
+    if (k->mode == ROWS)
+        return k->split_min;
     return k->x->nrows > k->split_min ? k->x->nrows : k->split_min;
 }
 
@@ -889,8 +987,11 @@ static int lasso_push_w(struct rt_worker *w, const struct rt_round *rd)
     size_t nv = (size_t)(v1 - v0);
     const double *beta = run->params[k->o.beta].val;
     switch (k->mode) {
-    case ROWS:
-        push_rows(w, rd, v0, nv);
+    case ROWS: /* alone: every share */
+        if (run->work.alone)
+            push_rows(w, rd, 0, rd->nvars);
+        else
+            push_rows(w, rd, v0, nv);
         break;
     case SEQP:
         push_seqp(w, rd, v0, nv);
@@ -958,15 +1059,31 @@ static void ranks_intercept(struct rt_worker *w, const struct rt_round *rd)
 static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
 {
     const struct ptm_run *run = w->run;
-    const struct lasso_state *k = run->rule_state;
+    struct lasso_state *k = run->rule_state;
     struct lasso_w *d = k->wk ? &k->wk[w->id] : NULL;
     double t = run->step;
     switch (k->mode) {
-    case ROWS:
-        lasso_scatter_apply(k->xd, k->mark, d->rows, &d->nr, t, k->r);
-        if (k->fresh)
+    case ROWS: { /* alone: every worker's rows */
+        int p0 = run->work.alone ? 0 : w->id, p1 = run->work.alone ? run->P : w->id + 1, seen = 0;
+        for (int p = p0; p < p1; p++) {
+            lasso_scatter_apply(k->xd, k->mark, k->wk[p].rows, &k->wk[p].nr, t, k->r);
+            seen += k->wk[p].all_seen == k->all_gen;
+        }
+        /* a round alone listed every row: the rows of p0 .. p1-1 not yet
+         * applied, in one pass when that is all of them */
+        for (int p = p0; seen < p1 - p0 && p < p1; p++)
+            if (seen == 0 && p == p0)
+                apply_listed(k, k->allrows, k->nall, k->lo[p0], k->hi[p1 - 1], t);
+            else if (seen > 0 && k->wk[p].all_seen != k->all_gen)
+                apply_listed(k, k->allrows, k->nall, k->lo[p], k->hi[p], t);
+        for (int p = p0; p < p1; p++)
+            k->wk[p].all_seen = k->all_gen;
+        if (k->fresh && run->work.alone)
+            shift_rows(k, k->shift, 0, k->x->nrows);
+        else if (k->fresh)
             shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
         break;
+    }
     case SEQP:
         for (int p = 0; p < run->P; p++) {
             /* its own rows of a split round, or alone every worker's */
@@ -1226,28 +1343,41 @@ static void lasso_row(const struct ptm_run *run, int32_t p, int64_t i, double *o
 static bool lasso_alone(const struct ptm_run *run, const struct rt_round *rd)
 {
     const struct lasso_state *k = run->rule_state;
+    const int64_t *vars = rd && run->expand_late ? rd->blocks : rd ? rd->vars : NULL;
+    if (k->mode == ROWS && !rd) /* an objective evaluation (and the apply before it) */
+        return run->P > 1 && k->x->nrows < ROWS_OBJECTIVE_ALONE;
+    if (k->mode == ROWS)
+        return run->P > 1 && (rd->alone || small_round(k, vars, rd->nvars));
     if (k->mode != SEQP)
         return false;
     if (!rd)
         return k->wk[0].solo;
     if (k->solo_left > 0 || rd->alone)
         return true;
-    return small_round(k, run->expand_late ? rd->blocks : rd->vars, rd->nvars);
+    return small_round(k, vars, rd->nvars);
 }
 
-/* SEQP with a variable a block: a round whose columns hold fewer
+/* SEQP, ROWS with a variable a block: a round whose columns hold fewer
  * non-zeros than split_min() runs alone (lasso_alone): the scheduler
  * need not deal it. */
 static bool lasso_alone_blocks(const struct ptm_run *run, const int64_t *blocks, size_t n)
 {
     const struct lasso_state *k = run->rule_state;
-    return k->mode == SEQP && small_round(k, blocks, n);
+    return (k->mode == SEQP || (k->mode == ROWS && run->P > 1)) && small_round(k, blocks, n);
+}
+
+/* A round alone is never damped under SEQP (exact steps one after the
+ * other); under ROWS it is the split round's combined change, damped. */
+static bool lasso_alone_undamped(const struct ptm_run *run)
+{
+    const struct lasso_state *k = run->rule_state;
+    return k->mode == SEQP;
 }
 
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
 static bool lasso_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
 {
-    return rt_seq_alone_dry(run, blocks, n, SPLIT_MIN_NNZ);
+    return rt_alone_dry(run, blocks, n, SPLIT_MIN_NNZ, rows_split_min(run));
 }
 
 /* Checkpoints (rt_rule's state), between rounds with every worker's
@@ -1300,8 +1430,8 @@ static void lasso_state(struct ptm_run *run, struct ptm_ckpt *ck)
         PTM_CK(ck, k->solo_left);
         PTM_CK(ck, k->backoff);
     } else if (k->mode == ROWS) {
-        for (int p = 0; p < run->P; p++)
-            PTM_ASSERT(ck->load || k->wk[p].nr == 0); /* no apply pending */
+        for (int p = 0; p < run->P; p++) /* no apply pending */
+            PTM_ASSERT(ck->load || (k->wk[p].nr == 0 && k->wk[p].all_seen == k->all_gen));
     } else if (k->mode == RANKS) {
         for (int p = 1; p < run->P; p++)
             PTM_CK_ARRAY(ck, k->rw[p], m);
@@ -1339,7 +1469,7 @@ static const struct rt_rule rule_ops = {
     .damp = lasso_damp,
     .damp_part = lasso_damp_part,
     .alone = lasso_alone,
-    .alone_undamped = true, /* exact steps one after the other (damp_step) */
+    .alone_undamped = lasso_alone_undamped,
     .alone_blocks = lasso_alone_blocks,
     .alone_dry = lasso_alone_dry,
     .state = lasso_state,

@@ -557,7 +557,7 @@ static bool lcd_alone_blocks(const struct ptm_run *run, const int64_t *blocks, s
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
 static bool lcd_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
 {
-    return rt_seq_alone_dry(run, blocks, n, SPLIT_MIN_NNZ);
+    return rt_alone_dry(run, blocks, n, SPLIT_MIN_NNZ, -1);
 }
 
 bool lcd_known_loss(const struct ptm_run *run, int32_t x, int32_t y, int32_t w, int32_t b,
