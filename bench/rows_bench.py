@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sched_bench  # noqa: E402
+
 # name, `ptm gen lasso` options, lambda
 SHAPES = [
     ("A", "--seed 4 --rows 5000 --cols 20000 --density 0.005 --group 10 --corr 0.9 "
@@ -50,16 +53,9 @@ def log(*a):
 
 
 def job(tmp, name, svm, lam, sched, extra, split):
-    text = "\n".join([
-        "job bench", "const lambda = %r" % lam,
-        'data X : sparse matrix from "%s" format libsvm shard rows' % svm,
-        "data y : vector from labels(X)", "param beta : vector[cols(X)] = 0",
-        "param r : vector[rows(X)] = y shard like X", "blocks coef = beta each 1", extra,
-        "schedule " + sched,
-        "update builtin lasso_cd { lambda = lambda%s }" % split,
-        "objective builtin lasso_objective { lambda = lambda } every 1 sweeps",
-        "stop when rounds >= %d" % ROUNDS,
-        'output beta to "%s"' % os.path.join(tmp, name + ".beta.tsv"), ""])
+    text = sched_bench.job_text(svm, lam, sched, extra, split, "every 1 sweeps",
+                                "rounds >= %d" % ROUNDS,
+                                'output beta to "%s"\n' % os.path.join(tmp, name + ".beta.tsv"))
     path = os.path.join(tmp, name + ".ptm")
     with open(path, "w") as f:
         f.write(text)

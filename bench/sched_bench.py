@@ -100,6 +100,21 @@ def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
 
+def job_text(svm, lam, sched, extra, update, every, stop, tail=""):
+    """A Lasso job on svm under sched: lasso_cd with the options update
+    (", within = sequential", ...) after lambda; extra lines before the
+    schedule, tail lines after the stop rule."""
+    return "\n".join([
+        "job bench", "const lambda = %r" % lam,
+        'data X : sparse matrix from "%s" format libsvm shard rows' % svm,
+        "data y : vector from labels(X)", "param beta : vector[cols(X)] = 0",
+        "param r : vector[rows(X)] = y shard like X", "blocks coef = beta each 1", extra,
+        "schedule " + sched,
+        "update builtin lasso_cd { lambda = lambda%s }" % update,
+        "objective builtin lasso_objective { lambda = lambda } " + every,
+        "stop when " + stop, tail])
+
+
 class Bench:
     def __init__(self, ptm, sb, svgdir):
         self.ptm, self.sb, self.svgdir = ptm, sb, svgdir
@@ -122,17 +137,8 @@ class Bench:
         return out
 
     def job(self, svm, sched, extra, stop, every, name="job.ptm", lam=LAMBDA, seq=False):
-        text = "\n".join([
-            "job bench", "const lambda = %r" % lam,
-            'data X : sparse matrix from "%s" format libsvm shard rows' % svm,
-            "data y : vector from labels(X)", "param beta : vector[cols(X)] = 0",
-            "param r : vector[rows(X)] = y shard like X", "blocks coef = beta each 1", extra,
-            "schedule " + sched,
-            "update builtin lasso_cd { lambda = lambda%s }" % (seq if isinstance(seq, str) else
-                                                                ", within = sequential" if seq
-                                                                else ""),
-            "objective builtin lasso_objective { lambda = lambda } " + every,
-            "stop when " + stop, ""])
+        text = job_text(svm, lam, sched, extra, seq if isinstance(seq, str) else
+                        ", within = sequential" if seq else "", every, stop)
         path = self.path(name)
         with open(path, "w") as f:
             f.write(text)

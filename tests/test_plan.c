@@ -797,6 +797,12 @@ static const struct accept_row accept_rows[] = {
      "  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n"
      "  - key: \"r\"\n    param: 1\nobjective:",
      NULL, NULL},
+    /* an optional number as "": the rule's default (split_min's depends on within) */
+    {lasso_plan, LASSO_UPDATE_OPTIONS,
+     "  - key: \"lambda\"\n    num: 0.001\n  - key: \"split_min\"\n    str: \"\"\n"
+     "  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n"
+     "  - key: \"r\"\n    param: 1\nobjective:",
+     NULL, NULL},
     /* Lua hooks */
     {lasso_plan, LASSO_UPDATE,
      "update:\n  kind: lua\n  file: \"hooks.lua\"\n  push: \"push\"\n  pull: \"pull\"\n"
@@ -841,10 +847,8 @@ static const struct accept_row accept_rows[] = {
      NULL, NULL},
     /* consistency */
     {lasso_plan, "consistency:\n  model: ssp\n  staleness: 0\nupdate:",
-     "consistency:\n  model: async\nupdate:",
-     NULL, NULL},
-    {lasso_plan,
-     "  shard_like: 0\n  consistency:\n    model: ssp\n    staleness: 0\n",
+     "consistency:\n  model: async\nupdate:", NULL, NULL},
+    {lasso_plan, "  shard_like: 0\n  consistency:\n    model: ssp\n    staleness: 0\n",
      "  shard_like: 0\n  consistency:\n    model: ssp\n    staleness: 1000000\n", NULL, NULL},
     /* other policies */
     {lasso_plan, LASSO_SCHEDULE, "schedule:\n  policy: round_robin\n  over: 0\n  per_round: 0\n",
@@ -863,7 +867,8 @@ static const struct accept_row accept_rows[] = {
      NULL, NULL},
     /* a string const; a seed at its limit */
     {lasso_plan, "- name: \"lambda\"\n  num: 0.001\n",
-     "- name: \"lambda\"\n  num: 0.001\n- name: \"greeting\"\n  str: \"h\xc3\xa9 \\\"x\\\" \\\\ y\"\n",
+     "- name: \"lambda\"\n  num: 0.001\n- name: \"greeting\"\n  str: \"h\xc3\xa9 \\\"x\\\" \\\\ "
+     "y\"\n",
      "seed: 1\n", "seed: 9007199254740991\n"},
     /* no objective (the mf stop rule does not read it); rmse without test data */
     {mf_plan, MF_OBJECTIVE, "", NULL, NULL},
@@ -882,12 +887,15 @@ static const struct accept_row accept_rows[] = {
     {lasso_plan, "    consts: []\n    code:\n    - [cols, 0]\n",
      "    consts: [2147483647]\n    code:\n    - [const, 0]\n", NULL, NULL},
     /* checkpoints: every N units, every so many seconds */
-    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 10\n"
-                            "  every_unit: sweeps\n", NULL, NULL},
-    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"/abs/c k\"\n"
-                            "  every: 9007199254740991\n  every_unit: rounds\n", NULL, NULL},
-    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n", NULL,
-     NULL},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 10\n"
+               "  every_unit: sweeps\n",
+     NULL, NULL},
+    {lasso_plan, LASSO_END,
+     LASSO_END "checkpoint:\n  dir: \"/abs/c k\"\n"
+               "  every: 9007199254740991\n  every_unit: rounds\n",
+     NULL, NULL},
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n", NULL, NULL},
     {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"c\"\n  seconds: 1.0000000000000002\n",
      NULL, NULL},
 };
@@ -928,19 +936,22 @@ static const struct reject_row reject_rows[] = {
      "      consts: [.nan, 1e-07, 600]\n"
      "               ^^^^\n"},
     /* a label column: only for the labels of csv data */
-    {lasso_plan, "  path: \"data/lasso.svm\"\n", "  path: \"data/lasso.svm\"\n  label_column: \"y\"\n",
-     NULL, NULL,
+    {lasso_plan, "  path: \"data/lasso.svm\"\n",
+     "  path: \"data/lasso.svm\"\n  label_column: \"y\"\n", NULL, NULL,
      "plan.yaml:12:3: error: 'label_column' goes with format labels\n"
      "      label_column: \"y\"\n"
      "      ^^^^^^^^^^^^\n"},
     {lasso_plan, "  labels_of: 0\n", "  labels_of: 0\n  label_column: \"price\"\n", NULL, NULL,
-     "plan.yaml:19:17: error: a label column is named in a csv header; data source 0 ('X') is libsvm\n"
+     "plan.yaml:19:17: error: a label column is named in a csv header; data source 0 ('X') is "
+     "libsvm\n"
      "      label_column: \"price\"\n"
      "                    ^^^^^^^\n"},
     /* metrics: the kinds the update computes, a matrix data source, unique
      * names, an objective; the stop rule names metrics there are */
-    {lasso_plan, "stop:\n", "metrics:\n- name: \"m\"\n  kind: auc\n  data: 1\n- name: \"m\"\n  kind: rmse\n  data: 7\n"
-     "- name: \"k\"\n  kind: rmsd\n  data: 0\nstop:\n", NULL, NULL,
+    {lasso_plan, "stop:\n",
+     "metrics:\n- name: \"m\"\n  kind: auc\n  data: 1\n- name: \"m\"\n  kind: rmse\n  data: 7\n"
+     "- name: \"k\"\n  kind: rmsd\n  data: 0\nstop:\n",
+     NULL, NULL,
      "plan.yaml:136:3: error: the update lasso_cd has no metric 'auc'\n"
      "    - name: \"m\"\n"
      "      ^\n"
@@ -957,18 +968,18 @@ static const struct reject_row reject_rows[] = {
      "      kind: rmsd\n"
      "            ^^^^\n"},
     {lasso_plan, "stop:\n", LASSO_METRICS, "  - [global, sweeps]\n", "  - [metric, 2, 0]\n",
-     "plan.yaml:147:5: error: invalid stop rule: instruction 0 (metric): metric 2 out of range (2 metrics)\n"
+     "plan.yaml:147:5: error: invalid stop rule: instruction 0 (metric): metric 2 out of range (2 "
+     "metrics)\n"
      "      - [metric, 2, 0]\n"
      "        ^\n"},
     {lasso_plan, "stop:\n", LASSO_METRICS, "  - [global, sweeps]\n", "  - [metric, 0, 3]\n",
-     "plan.yaml:147:5: error: invalid stop rule: instruction 0 (metric): metric operand b is 3, not 0 to 2\n"
+     "plan.yaml:147:5: error: invalid stop rule: instruction 0 (metric): metric operand b is 3, "
+     "not 0 to 2\n"
      "      - [metric, 0, 3]\n"
      "        ^\n"},
     /* 0 the file: empty, not a mapping, truncated, not YAML */
-    {NULL, NULL, "", NULL, NULL,
-     "plan.yaml: error: the plan is empty\n"},
-    {NULL, NULL, "# only a comment\n", NULL, NULL,
-     "plan.yaml: error: the plan is empty\n"},
+    {NULL, NULL, "", NULL, NULL, "plan.yaml: error: the plan is empty\n"},
+    {NULL, NULL, "# only a comment\n", NULL, NULL, "plan.yaml: error: the plan is empty\n"},
     {NULL, NULL, "- ptm_plan: 1\n", NULL, NULL,
      "plan.yaml:1:1: error: a plan is a mapping that starts with 'ptm_plan: 1', not a sequence\n"
      "    - ptm_plan: 1\n"
@@ -1029,7 +1040,8 @@ static const struct reject_row reject_rows[] = {
      "              ^\n"},
     /* the version */
     {lasso_plan, "ptm_plan: 1\n", "ptm_plan: 2\n", NULL, NULL,
-     "plan.yaml:1:11: error: the plan is format version 2, newer than this ptm reads (1): use a newer ptm\n"
+     "plan.yaml:1:11: error: the plan is format version 2, newer than this ptm reads (1): use a "
+     "newer ptm\n"
      "    ptm_plan: 2\n"
      "              ^\n"},
     {lasso_plan, "ptm_plan: 1\n", "ptm_plan: one\n", NULL, NULL,
@@ -1088,8 +1100,7 @@ static const struct reject_row reject_rows[] = {
      "    [seed]: 1\n"
      "    ^\n"},
     /* scalar types and ranges */
-    {lasso_plan, "  matrix: true\n  sparse: true\n", "  matrix: yes\n  sparse: true\n", NULL,
-     NULL,
+    {lasso_plan, "  matrix: true\n  sparse: true\n", "  matrix: yes\n  sparse: true\n", NULL, NULL,
      "plan.yaml:12:11: error: 'matrix' must be true or false, not 'yes'\n"
      "      matrix: yes\n"
      "              ^^^\n"},
@@ -1118,8 +1129,9 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:34:15: error: 'init_value' must be finite, not .inf\n"
      "      init_value: .inf\n"
      "                  ^^^^\n"},
-    {lasso_plan, "    num: 0.001\n  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n"
-                 "  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\nobjective:",
+    {lasso_plan,
+     "    num: 0.001\n  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n"
+     "  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\nobjective:",
      "    num: .nan\n  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n"
      "  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\nobjective:",
      NULL, NULL,
@@ -1152,7 +1164,8 @@ static const struct reject_row reject_rows[] = {
      "      format: libsv\n"
      "              ^^^^^\n"},
     {lasso_plan, "  policy: dynamic\n", "  policy: fifo\n", NULL, NULL,
-     "plan.yaml:94:11: error: unknown scheduling policy 'fifo' (use dynamic, rotation, round_robin, random or data_parallel)\n"
+     "plan.yaml:94:11: error: unknown scheduling policy 'fifo' (use dynamic, rotation, "
+     "round_robin, random or data_parallel)\n"
      "      policy: fifo\n"
      "              ^^^^\n"},
     /* 40 */
@@ -1186,12 +1199,14 @@ static const struct reject_row reject_rows[] = {
      "      labels_of: 1\n"
      "                 ^\n"},
     {lasso_plan, "  format: libsvm\n", "  format: mm\n", NULL, NULL,
-     "plan.yaml:18:14: error: data source 0 ('X') has no labels: labels come with libsvm or csv data\n"
+     "plan.yaml:18:14: error: data source 0 ('X') has no labels: labels come with libsvm or csv "
+     "data\n"
      "      labels_of: 0\n"
      "                 ^\n"},
     {lasso_plan, "  shard: rows\n- name: \"y\"", "  shard: none\n- name: \"y\"",
      "  shard: rows\nparams:", "  shard: none\nparams:",
-     "plan.yaml:49:15: error: 'shard_like' needs data sharded by rows; data source 0 ('X') is sharded 'none'\n"
+     "plan.yaml:49:15: error: 'shard_like' needs data sharded by rows; data source 0 ('X') is "
+     "sharded 'none'\n"
      "      shard_like: 0\n"
      "                  ^\n"},
     {lasso_plan, "  init_data: 1\n", "  init_data: 0\n", NULL, NULL,
@@ -1221,8 +1236,8 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:152:10: error: 'param' must be a parameter index from 0 to 1, not 7\n"
      "    - param: 7\n"
      "             ^\n"},
-    {lasso_plan, "  format: tsv\n", "  format: tsv\n- param: 1\n  path: \"beta.tsv\"\n  format: csv\n",
-     NULL, NULL,
+    {lasso_plan, "  format: tsv\n",
+     "  format: tsv\n- param: 1\n  path: \"beta.tsv\"\n  format: csv\n", NULL, NULL,
      "plan.yaml:156:9: error: another output already writes \"beta.tsv\"\n"
      "      path: \"beta.tsv\"\n"
      "            ^^^^^^^^^^\n"
@@ -1254,8 +1269,7 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:34:14: error: 'init_path' cannot be empty\n"
      "      init_path: \"\"\n"
      "                 ^^\n"},
-    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n  init_path: [a]\n", NULL,
-     NULL,
+    {lasso_plan, "  init: const\n  init_value: 0\n", "  init: file\n  init_path: [a]\n", NULL, NULL,
      "plan.yaml:34:14: error: 'init_path' must be a string, not a sequence\n"
      "      init_path: [a]\n"
      "                 ^\n"},
@@ -1280,7 +1294,8 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:56:9: error: parameter 'beta' is a matrix: its blocks are rows or cols, not elems\n"
      "      axis: elems\n"
      "            ^^^^^\n"
-     "plan.yaml:82:7: error: invalid priority: instruction 1 (delta): parameter 0 takes 2 indices, not 1\n"
+     "plan.yaml:82:7: error: invalid priority: instruction 1 (delta): parameter 0 takes 2 indices, "
+     "not 1\n"
      "        - [delta, 0, 1]\n"
      "          ^\n"},
     {lasso_plan, "    model: ssp\n    staleness: 0\n- name: \"r\"",
@@ -1295,15 +1310,18 @@ static const struct reject_row reject_rows[] = {
      "           ^^^^^^\n"},
     /* 60 */
     {lasso_plan, "    - [var, 1]\n    - [corr, 0, 0]\n", "    - [corr, 0, 0]\n", NULL, NULL,
-     "plan.yaml:71:7: error: invalid depend predicate: instruction 1 (corr): stack underflow (needs 2 values, has 1)\n"
+     "plan.yaml:71:7: error: invalid depend predicate: instruction 1 (corr): stack underflow "
+     "(needs 2 values, has 1)\n"
      "        - [corr, 0, 0]\n"
      "          ^\n"},
     {lasso_plan, "  - [jtrue, 7]\n", "  - [jtrue, 99]\n", NULL, NULL,
-     "plan.yaml:143:5: error: invalid stop rule: instruction 3 (jtrue): jump target 99 out of range (4 to 11)\n"
+     "plan.yaml:143:5: error: invalid stop rule: instruction 3 (jtrue): jump target 99 out of "
+     "range (4 to 11)\n"
      "      - [jtrue, 99]\n"
      "        ^\n"},
     {lasso_plan, "    - [delta, 0, 1]\n", "    - [delta, 0, 2]\n", NULL, NULL,
-     "plan.yaml:82:7: error: invalid priority: instruction 1 (delta): parameter 0 takes 1 index, not 2\n"
+     "plan.yaml:82:7: error: invalid priority: instruction 1 (delta): parameter 0 takes 1 index, "
+     "not 2\n"
      "        - [delta, 0, 2]\n"
      "          ^\n"},
     {lasso_plan, "    - [abs]\n    - [const, 0]\n    - [add]\n",
@@ -1312,50 +1330,59 @@ static const struct reject_row reject_rows[] = {
      "        - [abs, 1]\n"
      "          ^\n"},
     {lasso_plan, "    - [var, 1]\n    - [corr, 0, 0]\n", "    - [param, 0, 1]\n", NULL, NULL,
-     "plan.yaml:71:7: error: invalid depend predicate: instruction 1 (param): parameter access not allowed here\n"
+     "plan.yaml:71:7: error: invalid depend predicate: instruction 1 (param): parameter access not "
+     "allowed here\n"
      "        - [param, 0, 1]\n"
      "          ^\n"},
     {lasso_plan, "  - [global, seconds]\n", "  - [rows, 0]\n", NULL, NULL,
-     "plan.yaml:148:5: error: invalid stop rule: instruction 8 (rows): data sizes not allowed here\n"
+     "plan.yaml:148:5: error: invalid stop rule: instruction 8 (rows): data sizes not allowed "
+     "here\n"
      "      - [rows, 0]\n"
      "        ^\n"},
     {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n", "    - [global, rounds]\n", NULL, NULL,
-     "plan.yaml:91:7: error: invalid cost: instruction 0 (global): global 'rounds' not allowed here\n"
+     "plan.yaml:91:7: error: invalid cost: instruction 0 (global): global 'rounds' not allowed "
+     "here\n"
      "        - [global, rounds]\n"
      "          ^\n"},
     /* an order reads what a cost reads: data and workers, one block index */
     {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
      "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 1\n    nvars: 1\n"
-     "    consts: []\n    code:\n    - [var, 0]\n    - [delta, 0, 1]\n", NULL, NULL,
-     "plan.yaml:99:7: error: invalid order: instruction 1 (delta): parameter access not allowed here\n"
+     "    consts: []\n    code:\n    - [var, 0]\n    - [delta, 0, 1]\n",
+     NULL, NULL,
+     "plan.yaml:99:7: error: invalid order: instruction 1 (delta): parameter access not allowed "
+     "here\n"
      "        - [delta, 0, 1]\n"
      "          ^\n"},
     {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
      "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 1\n    nvars: 1\n"
-     "    consts: []\n    code:\n    - [global, rounds]\n", NULL, NULL,
-     "plan.yaml:98:7: error: invalid order: instruction 0 (global): global 'rounds' not allowed here\n"
+     "    consts: []\n    code:\n    - [global, rounds]\n",
+     NULL, NULL,
+     "plan.yaml:98:7: error: invalid order: instruction 0 (global): global 'rounds' not allowed "
+     "here\n"
      "        - [global, rounds]\n"
      "          ^\n"},
     {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
      "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 2\n    nvars: 2\n"
-     "    consts: []\n    code:\n    - [var, 0]\n    - [var, 1]\n    - [add]\n", NULL, NULL,
+     "    consts: []\n    code:\n    - [var, 0]\n    - [var, 1]\n    - [add]\n",
+     NULL, NULL,
      "plan.yaml:95:12: error: 'nvars' of the order must be 1, not 2\n"
      "        nvars: 2\n"
      "               ^\n"},
     {lasso_plan, "    - [var, 0]\n    - [nnz_col, 0]\n",
      "    - [var, 0]\n    - [nnz_col, 0]\n  order:\n    max_stack: 2\n    nvars: 1\n"
-     "    consts: []\n    code:\n    - [var, 0]\n    - [var, 0]\n    - [cos, 0, 2]\n", NULL, NULL,
-     "plan.yaml:100:7: error: invalid order: instruction 2 (cos): data 2 out of range (2 data sources)\n"
+     "    consts: []\n    code:\n    - [var, 0]\n    - [var, 0]\n    - [cos, 0, 2]\n",
+     NULL, NULL,
+     "plan.yaml:100:7: error: invalid order: instruction 2 (cos): data 2 out of range (2 data "
+     "sources)\n"
      "        - [cos, 0, 2]\n"
      "          ^\n"},
-    {lasso_plan, "    max_stack: 2\n    nvars: 1\n", "    max_stack: 2\n    nvars: 2\n", NULL,
-     NULL,
+    {lasso_plan, "    max_stack: 2\n    nvars: 1\n", "    max_stack: 2\n    nvars: 2\n", NULL, NULL,
      "plan.yaml:78:12: error: 'nvars' of the priority must be 1, not 2\n"
      "        nvars: 2\n"
      "               ^\n"},
-    {lasso_plan, "    max_stack: 2\n    nvars: 2\n", "    max_stack: 1\n    nvars: 2\n", NULL,
-     NULL,
-     "plan.yaml:66:5: error: invalid depend predicate: max_stack 1 is smaller than the 2 the program needs\n"
+    {lasso_plan, "    max_stack: 2\n    nvars: 2\n", "    max_stack: 1\n    nvars: 2\n", NULL, NULL,
+     "plan.yaml:66:5: error: invalid depend predicate: max_stack 1 is smaller than the 2 the "
+     "program needs\n"
      "        max_stack: 1\n"
      "        ^^^^^^^^^\n"},
     {lasso_plan, "  - [global, sweeps]\n", "  - [global, sweep]\n", NULL, NULL,
@@ -1365,7 +1392,8 @@ static const struct reject_row reject_rows[] = {
     /* 70 */
     {lasso_plan, "    consts: [0.1]\n    code:\n", "    consts: [0.1]\n    code: []\n",
      "    - [var, 0]\n    - [var, 1]\n    - [corr, 0, 0]\n    - [abs]\n    - [const, 0]\n"
-     "    - [gt]\n", "",
+     "    - [gt]\n",
+     "",
      "plan.yaml:69:11: error: 'code' cannot be empty\n"
      "        code: []\n"
      "              ^\n"},
@@ -1409,7 +1437,8 @@ static const struct reject_row reject_rows[] = {
      "      pipeline: 1\n"
      "      ^^^^^^^^\n"},
     {mf_plan, "  split: into\n", "  split: each\n", NULL, NULL,
-     "plan.yaml:77:9: error: rotation needs one block per worker (split into, count 'workers'); block set 0 ('hb') is not made that way\n"
+     "plan.yaml:77:9: error: rotation needs one block per worker (split into, count 'workers'); "
+     "block set 0 ('hb') is not made that way\n"
      "      over: 0\n"
      "            ^\n"},
     {lasso_plan, "  policy: dynamic\n", "  policy: data_parallel\n", NULL, NULL,
@@ -1451,7 +1480,8 @@ static const struct reject_row reject_rows[] = {
      "  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n"
      "  - key: \"r\"\n    param: 1\nobjective:",
      NULL, NULL,
-     "plan.yaml:111:10: error: option 'within' of lasso_cd takes one of parallel|sequential ('str')\n"
+     "plan.yaml:111:10: error: option 'within' of lasso_cd takes one of parallel|sequential "
+     "('str')\n"
      "      - key: \"within\"\n"
      "             ^^^^^^^^\n"},
     {lasso_plan, LASSO_UPDATE_OPTIONS,
@@ -1479,17 +1509,28 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:113:10: note: the first one is here\n"
      "      - key: \"y\"\n"
      "             ^^^\n"},
-    {lasso_plan, "  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\nobjective:",
-     "  - key: \"y\"\n    data: 1\n    str: \"y\"\n  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: 1\nobjective:",
+    {lasso_plan,
+     "  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n  - key: \"r\"\n    param: "
+     "1\nobjective:",
+     "  - key: \"y\"\n    data: 1\n    str: \"y\"\n  - key: \"beta\"\n    param: 0\n  - key: "
+     "\"r\"\n    param: 1\nobjective:",
      NULL, NULL,
      "plan.yaml:114:5: error: an option has one value ('str' or 'data'), not both\n"
      "        data: 1\n"
      "        ^^^^\n"},
-    {mf_plan, "  - key: \"test\"\n    data: 1\n", "  - key: \"test\"\n    str: \"T\"\n", NULL,
-     NULL,
+    {mf_plan, "  - key: \"test\"\n    data: 1\n", "  - key: \"test\"\n    str: \"T\"\n", NULL, NULL,
      "plan.yaml:101:10: error: option 'test' of rmse takes a data source ('data') or \"\" ('str')\n"
      "      - key: \"test\"\n"
      "             ^^^^^^\n"},
+    {lasso_plan, LASSO_UPDATE_OPTIONS,
+     "  - key: \"lambda\"\n    num: 0.001\n  - key: \"split_min\"\n    str: \"all\"\n"
+     "  - key: \"X\"\n    data: 0\n  - key: \"y\"\n    data: 1\n  - key: \"beta\"\n    param: 0\n"
+     "  - key: \"r\"\n    param: 1\nobjective:",
+     NULL, NULL,
+     "plan.yaml:111:10: error: option 'split_min' of lasso_cd takes a number ('num') or \"\" "
+     "('str')\n"
+     "      - key: \"split_min\"\n"
+     "             ^^^^^^^^^^^\n"},
     {lasso_plan, "  kind: builtin\n  builtin: \"lasso_cd\"\n",
      "  kind: lua\n  file: \"\"\n  function: \"f\"\n  builtin: \"lasso_cd\"\n", NULL, NULL,
      "plan.yaml:106:3: error: missing key 'push' in the update\n"
@@ -1547,7 +1588,8 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:102:27: error: unknown key 'été' in a consistency model\n"
      "    consistency: {model: ssp, \"été\": 1, stalenes: 0}\n"
      "                              ^^^^^\n"
-     "plan.yaml:102:37: error: unknown key 'stalenes' in a consistency model (did you mean 'staleness'?)\n"
+     "plan.yaml:102:37: error: unknown key 'stalenes' in a consistency model (did you mean "
+     "'staleness'?)\n"
      "    consistency: {model: ssp, \"été\": 1, stalenes: 0}\n"
      "                                        ^^^^^^^^\n"},
     /* 90 */
@@ -1560,7 +1602,9 @@ static const struct reject_row reject_rows[] = {
      "        - [gt, 0]\n"
      "          ^\n"},
     {lasso_plan, "base_dir: \"examples/lasso\"\nseed: 1\n",
-     "base_dir: \"a\xc2\x85" "b\"\nseed: -1\n", NULL, NULL,
+     "base_dir: \"a\xc2\x85"
+     "b\"\nseed: -1\n",
+     NULL, NULL,
      "plan.yaml:4:7: error: 'seed' must be from 0 to 9007199254740991, not -1\n"
      "    seed: -1\n"
      "          ^^\n"},
@@ -1594,7 +1638,8 @@ static const struct reject_row reject_rows[] = {
      "             ^\n"},
     {lasso_plan, LASSO_END,
      LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  every: 9007199254740992\n"
-               "  every_unit: rounds\n", NULL, NULL,
+               "  every_unit: rounds\n",
+     NULL, NULL,
      "plan.yaml:157:10: error: 'every' must be from 1 to 9007199254740991, not 9007199254740992\n"
      "      every: 9007199254740992\n"
      "             ^^^^^^^^^^^^^^^^\n"},
@@ -1628,14 +1673,15 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:157:12: error: 'seconds' must be finite, not .inf\n"
      "      seconds: .inf\n"
      "               ^^^^\n"},
-    {lasso_plan, LASSO_END,
-     LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: \"300\"\n", NULL, NULL,
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: \"300\"\n", NULL,
+     NULL,
      "plan.yaml:157:12: error: 'seconds' must be a number, not a string\n"
      "      seconds: \"300\"\n"
      "               ^^^^^\n"},
     {lasso_plan, LASSO_END,
      LASSO_END "checkpoint:\n  dir: \"ckpt\"\n  seconds: 300\n  every: 5\n"
-               "  every_unit: rounds\n", NULL, NULL,
+               "  every_unit: rounds\n",
+     NULL, NULL,
      "plan.yaml:157:3: error: 'seconds' goes without 'every' (a checkpoint is taken every N units "
      "or every so many seconds)\n"
      "      seconds: 300\n"
@@ -1668,8 +1714,8 @@ static const struct reject_row reject_rows[] = {
      "plan.yaml:157:3: error: unknown key 'secs' in the checkpoint\n"
      "      secs: 300\n"
      "      ^^^^\n"},
-    {lasso_plan, LASSO_END,
-     LASSO_END "checkpoint:\n  dir: \"a\"\n  dir: \"b\"\n  seconds: 300\n", NULL, NULL,
+    {lasso_plan, LASSO_END, LASSO_END "checkpoint:\n  dir: \"a\"\n  dir: \"b\"\n  seconds: 300\n",
+     NULL, NULL,
      "plan.yaml:157:3: error: duplicate key 'dir'\n"
      "      dir: \"b\"\n"
      "      ^^^\n"
