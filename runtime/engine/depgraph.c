@@ -557,6 +557,14 @@ struct lazy_entry {
     int64_t next; /* the row's next entry, or -1 */
 };
 
+/* A block kept in the round without a row. */
+struct lazy_bare {
+    int64_t b;       /* the block */
+    double sum, inv; /* its column's (measure), at hand */
+    double acc;      /* a pass's sum with it */
+    uint64_t stamp;  /* acc belongs to the current candidate */
+};
+
 struct depgraph_lazy {
     struct measure ms;
     double ccmax;       /* corr: the largest c */
@@ -574,13 +582,10 @@ struct depgraph_lazy {
     uint64_t now;
     int64_t *touched; /* m */
     /* the blocks kept this round without a row, by their place among them:
-     * a pass's sums go to arrays as short as the round, not as long as
-     * the columns (the products of a pass land in cache) */
-    int64_t *bare;    /* the blocks */
-    double (*bsi)[2]; /* their sums and inv (measure), at hand */
-    double *bacc;     /* a pass's sum with each */
-    uint64_t *bstamp; /* bacc[t] belongs to the current candidate */
-    int64_t *btouched;
+     * a pass's sums go to an array as short as the round, not to ones as
+     * long as the columns (the products of a pass land in cache) */
+    struct lazy_bare *bare;
+    int64_t *btouched; /* the places a pass met */
     size_t capbare;
     /* the blocks' rows of the graph */
     double *spent; /* m: what passes have cost the block; < 0 once it has its row */
@@ -683,8 +688,7 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, size_t nbare, int64_t 
     const int32_t *rowind = c->rowind;
     const int64_t *head = z->head;
     const struct lazy_entry *pool = z->pool;
-    uint64_t *bstamp = z->bstamp;
-    double *bacc = z->bacc;
+    struct lazy_bare *bare = z->bare;
     int64_t *btouched = z->btouched;
     for (int64_t e = e0; e < e1; e++) {
         int64_t q = head[rowind[e]];
@@ -692,13 +696,13 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, size_t nbare, int64_t 
             continue;
         double xb = c->val[e];
         for (; q >= 0; q = pool[q].next) {
-            int64_t t = pool[q].k;
-            if (bstamp[t] != now) {
-                bstamp[t] = now;
-                bacc[t] = 0;
-                btouched[nt++] = t;
+            struct lazy_bare *a = &bare[pool[q].k];
+            if (a->stamp != now) {
+                a->stamp = now;
+                a->acc = 0;
+                btouched[nt++] = pool[q].k;
             }
-            bacc[t] += xb * pool[q].v;
+            a->acc += xb * pool[q].v;
             products++;
         }
     }
@@ -709,17 +713,18 @@ static bool lazy_pass(struct depgraph_lazy *z, int64_t b, size_t nbare, int64_t 
     z->spent_all += PASS_WEIGHT * (double)products;
     struct near nr = near_of(&z->ms, b);
     for (size_t i = 0; i < nt; i++) {
-        int64_t t = btouched[i], k = z->bare[t];
+        const struct lazy_bare *a = &bare[btouched[i]];
+        int64_t k = a->b;
         (*evals)++;
-        if (!far_below_of(nr, z->bsi[t][0], z->bsi[t][1], bacc[t]) &&
-            measure_pair(&z->ms, b < k ? b : k, b < k ? k : b, bacc[t]))
+        if (!far_below_of(nr, a->sum, a->inv, a->acc) &&
+            measure_pair(&z->ms, b < k ? b : k, b < k ? k : b, a->acc))
             return true;
     }
     if (!z->bycc || !(z->ms.cc[b] * z->ccmax >= z->ms.ev.s.t * (1 - 1e-12)))
         return false;
     for (size_t t = 0; t < nbare; t++) { /* kept without a row that share no row with b */
-        int64_t k = z->bare[t];
-        if (bstamp[t] == now)
+        int64_t k = bare[t].b;
+        if (bare[t].stamp == now)
             continue;
         (*evals)++;
         if (measure_apart(&z->ms, b, k))
@@ -759,28 +764,17 @@ static size_t lazy_filter(void *ud, const int64_t *cand, const unsigned char *mo
         if (cand[i] < z->m && z->spent[cand[i]] >= 0)
             need += (size_t)(c->colptr[cand[i] + 1] - c->colptr[cand[i]]);
     if (n > z->capbare) { /* the same */
-        size_t cap = n;
-        int64_t *bare = ptm_realloc(z->bare, cap * sizeof(int64_t));
+        struct lazy_bare *bare = ptm_realloc(z->bare, n * sizeof(*bare));
         if (bare)
             z->bare = bare;
-        double *bacc = bare ? ptm_realloc(z->bacc, cap * sizeof(double)) : NULL;
-        if (bacc)
-            z->bacc = bacc;
-        uint64_t *bstamp = bacc ? ptm_realloc(z->bstamp, cap * sizeof(uint64_t)) : NULL;
-        if (bstamp) {
-            z->bstamp = bstamp;
-            memset(bstamp + z->capbare, 0, (cap - z->capbare) * sizeof(uint64_t));
-        }
-        int64_t *bt = bstamp ? ptm_realloc(z->btouched, cap * sizeof(int64_t)) : NULL;
-        if (bt)
-            z->btouched = bt;
-        double(*bsi)[2] = bt ? ptm_realloc(z->bsi, cap * sizeof(*bsi)) : NULL;
-        if (!bsi) { /* a round of one block conflicts with nothing */
+        int64_t *bt = bare ? ptm_realloc(z->btouched, n * sizeof(int64_t)) : NULL;
+        if (!bt) { /* a round of one block conflicts with nothing */
             kept[0] = cand[0];
             return 1;
         }
-        z->bsi = bsi;
-        z->capbare = cap;
+        z->btouched = bt;
+        memset(bare + z->capbare, 0, (n - z->capbare) * sizeof(*bare));
+        z->capbare = n;
     }
     if (need > z->cappool) { /* a longer round than before: a few times a run */
         struct lazy_entry *p = ptm_realloc(z->pool, need * sizeof(*p));
@@ -813,9 +807,7 @@ static size_t lazy_filter(void *ud, const int64_t *cand, const unsigned char *mo
             continue;
         }
         z->kept_bare[b] = z->round;
-        z->bare[nbare] = b;
-        z->bsi[nbare][0] = z->ms.sum[b];
-        z->bsi[nbare][1] = z->ms.inv[b];
+        z->bare[nbare] = (struct lazy_bare){.b = b, .sum = z->ms.sum[b], .inv = z->ms.inv[b]};
         for (int64_t e = c->colptr[b]; e < c->colptr[b + 1]; e++) {
             int64_t r = c->rowind[e];
             PTM_ASSERT(np < z->cappool);
@@ -959,10 +951,7 @@ void depgraph_lazy_free(struct depgraph_lazy *z)
     ptm_free(z->head);
     ptm_free(z->pool);
     ptm_free(z->bare);
-    ptm_free(z->bacc);
-    ptm_free(z->bstamp);
     ptm_free(z->btouched);
-    ptm_free(z->bsi);
     ptm_free(z->spent);
     ptm_free(z->price);
     ptm_free(z->off);

@@ -1071,10 +1071,10 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
         }
         /* a round alone listed every row: the rows of p0 .. p1-1 not yet
          * applied, in one pass when that is all of them */
-        for (int p = p0; seen < p1 - p0 && p < p1; p++)
-            if (seen == 0 && p == p0)
-                apply_listed(k, k->allrows, k->nall, k->lo[p0], k->hi[p1 - 1], t);
-            else if (seen > 0 && k->wk[p].all_seen != k->all_gen)
+        if (seen == 0)
+            apply_listed(k, k->allrows, k->nall, k->lo[p0], k->hi[p1 - 1], t);
+        for (int p = p0; seen > 0 && p < p1; p++)
+            if (k->wk[p].all_seen != k->all_gen)
                 apply_listed(k, k->allrows, k->nall, k->lo[p], k->hi[p], t);
         for (int p = p0; p < p1; p++)
             k->wk[p].all_seen = k->all_gen;
