@@ -21,6 +21,8 @@ COLOURS = {
     "dynamic active moved": "#882255", # wine (the dependency filtered after the update)
     "random seq": "#999933",           # olive green
     "dynamic active seq order": "#44aa99", # teal (the first pass by an order)
+    "dynamic active order": "#aa4499",     # purple
+    "dynamic active moved order": "#ddcc77", # sand
     # ptm's other methods
     "sgd": "#56b4e9",                  # sky blue
     "svrg": "#b8860b",                 # dark gold

@@ -211,12 +211,12 @@ struct dyn {
      * co in it); drawn from seed and the pass number, so not saved */
     int64_t *chunk, nchunk, ci, co;
     bool shuffle; /* the chunks in a random order, else in number order */
-    /* `order`: the first pass (pass_no 1) goes over top[0 .. ntop), the
-     * blocks of largest order from the largest down, then over the others
-     * in number order: the next is rest_b, skipping bytop (top ascending),
-     * rest_t of which lie below rest_b */
+    /* `order`: the first pass (pass_no 1) goes over top[0 .. ntop) alone,
+     * the blocks of largest order from the largest down; it counts as a
+     * full pass (the active passes after it go over those of them that
+     * moved), and a pass over every block comes when they settle */
     bool by_order;
-    int64_t *top, *bytop, ntop, rest_b, rest_t;
+    int64_t *top, ntop;
     uint64_t seed;
     unsigned char *inq; /* B: in queue[0 .. qn) or in rise */
     int64_t *rise;      /* B: blocks done() marked moved that the queue lacks */
@@ -886,7 +886,8 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
         full = n == 0;
     }
     if (full) { /* every block in order: the queue is not written */
-        s->qn = s->B;
+        /* the first pass by order: its top blocks alone */
+        s->qn = s->by_order && s->pass_no == 0 ? s->ntop : s->B;
         memset(s->inq, 1, (size_t)s->B);
         s->nrise = 0;
     } else {
@@ -903,26 +904,6 @@ static int next_pass(struct dyn *s, char *err, size_t errlen)
         s->full_change = 0;
     }
     return 0;
-}
-
-/* `order`: the next block of the first pass after its top ones, in
- * number order. */
-static int64_t rest_next(struct dyn *s)
-{
-    while (s->rest_t < s->ntop && s->bytop[s->rest_t] == s->rest_b) {
-        s->rest_b++;
-        s->rest_t++;
-    }
-    return s->rest_b++;
-}
-
-/* `order`: rest_b and rest_t for the place qpos of the first pass (after
- * a checkpoint is loaded). */
-static void rest_seek(struct dyn *s)
-{
-    s->rest_b = s->rest_t = 0;
-    for (int64_t p = s->ntop; p < s->qpos; p++)
-        (void)rest_next(s);
 }
 
 /* `active`: the next round: the candidates the filter left out last
@@ -950,9 +931,7 @@ static int compute_active(struct dyn *s, struct ptm_sched_round *out, char *err,
     if (k < N && s->qpos < s->qn) {
         size_t take = (size_t)(s->qn - s->qpos) < N - k ? (size_t)(s->qn - s->qpos) : N - k;
         if (s->full && s->by_order && s->pass_no == 1) { /* the first pass, by order */
-            for (size_t i = 0; i < take; i++)
-                cand[k + i] =
-                    s->qpos + (int64_t)i < s->ntop ? s->top[s->qpos + (int64_t)i] : rest_next(s);
+            memcpy(cand + k, s->top + s->qpos, take * sizeof(int64_t));
         } else if (s->full) { /* the next blocks in number order, four a step */
             int64_t *to = cand + k, b = s->qpos;
             size_t i = 0;
@@ -1037,7 +1016,6 @@ static void dyn_destroy(void *state)
     ptm_free(s->tree);
     ptm_free(s->cost);
     ptm_free(s->top);
-    ptm_free(s->bytop);
     ptm_free(s->perm);
     ptm_free(s->drawn);
     ptm_free(s->cand);
@@ -1096,31 +1074,32 @@ static int eval_costs(struct dyn *s, char *err, size_t errlen)
     return 0;
 }
 
-/* `order`, under `active`: the first pass's top blocks, the N (sample)
- * of largest order, the largest first, into s->top (and in number order
- * into s->bytop); the first pass takes the others after them in number
- * order. The orders come from info->order, else are evaluated; they are
- * compared in single precision (0 and -0 equal), NaN below every number,
- * equal ones in number order. Each block is a word of perm (its identity
- * restored after), its order's key above its number; the N smallest words
- * are found a byte of the key at a time (counting, then counting among
- * those whose bytes so far are the boundary's), then sorted by radix too.
- * Fresh pages cost more than the passes on this machine: a whole sort
- * over four arrays of B of its own took 28 ms for 200,000 blocks, most of
- * it faults.
+/* `order`, under `active`: the first pass's blocks, the N (sample) of
+ * largest order, the largest first, into s->top. The orders come from
+ * info->order, else are evaluated; they are compared in single precision
+ * (0 and -0 equal), NaN below every number, equal ones in number order.
+ * Each block is a word of perm (its identity restored after), its order's
+ * key above its number; the N smallest words are found a byte of the key
+ * at a time (counting, then counting among those whose bytes so far are
+ * the boundary's), then sorted by radix too. Fresh pages cost more than
+ * the passes on this machine: a whole sort over four arrays of B of its
+ * own took 28 ms for 200,000 blocks, most of it faults.
  *
- * Why the N largest alone: the columns most like y first let the first
- * round find most of a Lasso's support, but blocks out of number order
- * read the columns out of storage order, which made a whole pass by order
- * three times slower on the wide data (bench/RESULTS.md, "Schedulers"),
- * for no fewer updates than the N largest first. */
+ * Why a first pass of the N largest alone: the columns most like y find
+ * most of a Lasso's support, the active passes over those that moved
+ * settle it, and the pass over every block that follows finds the rest,
+ * as glmnet's strong rules screen and then check every coefficient.
+ * Going on over the other blocks in number order right after them spent
+ * B updates on blocks that mostly stay at 0 before the support had
+ * settled; a whole first pass by order read the columns out of storage
+ * order, three times slower on the wide data (bench/RESULTS.md,
+ * "Schedulers"). */
 static int eval_order(struct dyn *s, const struct ptm_sched_info *info)
 {
     size_t B = (size_t)s->B, N = s->N < B ? s->N : B;
     uint64_t *w = (uint64_t *)s->perm; /* int64_t and uint64_t may alias */
     s->top = alloc(N, sizeof(int64_t));
-    s->bytop = alloc(N, sizeof(int64_t));
-    if (!s->top || !s->bytop)
+    if (!s->top)
         return PTM_ENOMEM;
     for (size_t b = 0; b < B; b++) {
         float f; /* NaN stays NaN, beyond FLT_MAX is inf */
@@ -1163,10 +1142,10 @@ static int eval_order(struct dyn *s, const struct ptm_sched_info *info)
     for (size_t b = 0; b < B && n < N; b++)
         if ((uint32_t)(w[b] >> 32) == below)
             s->top[n++] = (int64_t)w[b];
-    /* sorted by key, a byte at a time (bytop the scratch): stable, and
+    /* sorted by key, a byte at a time (w, read, the scratch): stable, and
      * equal keys came in number order (all below the boundary, or all at
      * it); qsort took a millisecond for 4000 */
-    uint64_t *from = (uint64_t *)s->top, *to = (uint64_t *)s->bytop;
+    uint64_t *from = (uint64_t *)s->top, *to = w;
     for (int shift = 32; shift < 64; shift += 8) {
         size_t count[257] = {0};
         for (size_t i = 0; i < N; i++)
@@ -1184,12 +1163,14 @@ static int eval_order(struct dyn *s, const struct ptm_sched_info *info)
     if (from != (uint64_t *)s->top)
         memcpy(s->top, from, N * sizeof(*s->top));
     for (size_t i = 0; i < N; i++)
-        s->bytop[i] = s->top[i] = (int64_t)((uint64_t)s->top[i] & UINT32_MAX);
-    sort_blocks(s->bytop, N);
+        s->top[i] = (int64_t)((uint64_t)s->top[i] & UINT32_MAX);
     for (size_t b = 0; b < B; b++)
         s->perm[b] = (int64_t)b;
+    /* moving until told otherwise: the active pass after the first, made
+     * before done() has told its last rounds (pipeline), takes them */
+    for (size_t i = 0; i < N; i++)
+        s->moved[s->top[i]] = 1;
     s->ntop = (int64_t)N;
-    s->rest_b = s->rest_t = 0;
     s->by_order = true;
     return 0;
 }
@@ -1665,9 +1646,22 @@ static bool active_holds(struct dyn *s)
     new_stamp(s);
     uint32_t *mark = s->drawn, st = s->stamp;
     if (s->full) {
-        ok = s->nrise == 0 && s->qn == s->B;
+        /* the first pass by order: the top blocks; else every block */
+        bool top = s->by_order && s->pass_no == 1;
+        ok = s->nrise == 0 && s->qn == (top ? s->ntop : s->B);
         for (int64_t b = 0; b < s->B; b++)
             ok &= s->inq[b] == 1;
+        /* the candidates left out: distinct, among the pass's blocks
+         * drawn (a mark of 0 is no stamp's) */
+        if (top) {
+            for (int64_t i = 0; i < s->qpos; i++)
+                mark[s->top[i]] = st;
+            for (size_t i = 0; i < s->ndefer; i++) {
+                ok &= mark[defer[i]] == st;
+                mark[defer[i]] = 0;
+            }
+            return ok;
+        }
         for (size_t i = 0; i < s->ndefer; i++) {
             ok &= defer[i] < s->qpos && mark[defer[i]] != st;
             mark[defer[i]] = st;
@@ -1733,8 +1727,6 @@ static void ck_active(struct dyn *s, struct ptm_ckpt *ck)
     PTM_CK(ck, s->full_change);
     if (ck->load && !ck->err && !s->full) /* the pass's order, and the place in it */
         chunk_order(s);
-    if (ck->load && !ck->err && s->by_order && s->pass_no == 1 && s->full)
-        rest_seek(s); /* the first pass by order: the place after its top blocks */
     if (ck->load && !ck->err && !active_holds(s))
         ptm_ck_fail(ck, PTM_EDATA, "the checkpoint's active pass does not hold together");
 }

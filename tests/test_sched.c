@@ -1066,12 +1066,58 @@ static bool order_before(double a, double b)
     return !isnan(x) && x > y;
 }
 
-/* `order` under `active`: the first pass takes the N (sample) blocks of
+/* The movers of test_active_order: three of the first pass's blocks. */
+static int64_t order_movers[3];
+static double moves_of(int64_t b, double c)
+{
+    return b == order_movers[0] || b == order_movers[1] || b == order_movers[2] ? c : 0;
+}
+static double order_moves(int64_t b)
+{
+    return moves_of(b, 1.0);
+}
+static double moves_one(int64_t b)
+{
+    return b >= 0 ? 1.0 : 0;
+}
+static double order_moves_half(int64_t b)
+{
+    return moves_of(b, 0.5);
+}
+static double order_moves_little(int64_t b)
+{
+    return moves_of(b, 1e-3);
+}
+
+/* The first round of the first pass under `active` with an order: the N
+ * (sample) blocks of largest order, from the largest down; their changes
+ * told. */
+static void order_round(struct sch *s, size_t N, const int64_t *sorted, double (*change)(int64_t))
+{
+    const struct ptm_sched_round *r = sch_next(s);
+    ck_assert_uint_eq(r->n, N);
+    int64_t *seq = malloc(N * sizeof(int64_t));
+    double *c = malloc(N * sizeof(double));
+    ck_assert(seq && c);
+    policy_order(r, seq);
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_msg(seq[i] == sorted[i], "place %zu: block %lld, not %lld", i, (long long)seq[i],
+                      (long long)sorted[i]);
+        c[i] = change(r->blocks[i]);
+    }
+    ptm_sched_dynamic.done(s->st, r->blocks, c, N);
+    free(seq);
+    free(c);
+}
+
+/* `order` under `active`: the first pass is the N (sample) blocks of
  * largest order from the largest down (equal ones in single precision, 0
- * and -0 too, in number order; NaN below every number), then the others
- * in number order, evaluated by the policy or handed over by the caller, the same
- * on 1 and 3 workers; the active passes and the full passes after it go
- * in number order. The reference is an insertion sort. */
+ * and -0 too, in number order; NaN below every number), evaluated by the
+ * policy or handed over by the caller, the same on 1 and 3 workers; it
+ * counts as a full pass: the active passes after it go over those of its
+ * blocks that moved, in number order, while they move by more than 1% of
+ * it, and then comes a pass over every block in number order. The
+ * reference is an insertion sort. */
 START_TEST(test_active_order)
 {
     enum { B = 40 };
@@ -1093,7 +1139,7 @@ START_TEST(test_active_order)
     emit(&f->bs.order, PROG_VAR, 0, 0);
     emit(&f->bs.order, PROG_DATA, 0, 1);
     finish(&f->bs.order, "w[j]");
-    int64_t sorted[B], want[B];
+    int64_t sorted[B];
     for (int64_t b = 0; b < B; b++) { /* insertion: stable */
         int64_t i = b;
         for (; i > 0 && order_before(f->w[b], f->w[sorted[i - 1]]); i--)
@@ -1101,13 +1147,17 @@ START_TEST(test_active_order)
         sorted[i] = b;
     }
     ck_assert(sorted[0] == 5 && sorted[1] == 30 && sorted[B - 2] == 2 && sorted[B - 1] == 9);
-    bool top[B] = {false};
-    int64_t m = 0;
-    for (int64_t i = 0; i < 7; i++) /* the first round: sample 7 */
-        top[want[m++] = sorted[i]] = true;
-    for (int64_t b = 0; b < B; b++)
-        if (!top[b])
-            want[m++] = b;
+    /* three of the first round's blocks move: the 2nd, 4th and 7th */
+    order_movers[0] = sorted[1];
+    order_movers[1] = sorted[3];
+    order_movers[2] = sorted[6];
+    int64_t movers[3] = {sorted[1], sorted[3], sorted[6]};
+    for (int i = 1; i < 3; i++) /* in number order */
+        for (int j = i; j > 0 && movers[j - 1] > movers[j]; j--) {
+            int64_t t = movers[j];
+            movers[j] = movers[j - 1];
+            movers[j - 1] = t;
+        }
     float given[B];
     for (int64_t b = 0; b < B; b++)
         given[b] = (float)f->w[b];
@@ -1120,19 +1170,22 @@ START_TEST(test_active_order)
         struct sch s;
         sch_new(&s, &ptm_sched_dynamic, f, k == 1 ? 3 : 1, 5);
         int64_t seen[B], n;
-        active_pass(&s, seen, &n, moves_3_11_25);
-        ck_assert_int_eq(n, B);
-        for (int64_t i = 0; i < B; i++)
-            ck_assert_msg(seen[i] == want[i], "k %d: place %lld: block %lld, not %lld", k,
-                          (long long)i, (long long)seen[i], (long long)want[i]);
-        active_pass(&s, seen, &n, moves_half);
-        ck_assert(n == 3 && seen[0] == 3 && seen[1] == 11 && seen[2] == 25);
-        active_pass(&s, seen, &n, moves_little);
+        order_round(&s, 7, sorted, order_moves);
+        /* 1.5 is more than 1% of 3, 0.003 is not */
+        active_pass(&s, seen, &n, order_moves_half);
         ck_assert_int_eq(n, 3);
-        active_pass(&s, seen, &n, moves_3_11_25); /* the next full pass */
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(seen[i], movers[i]);
+        active_pass(&s, seen, &n, order_moves_little);
+        ck_assert_int_eq(n, 3);
+        active_pass(&s, seen, &n, order_moves); /* the pass over every block */
         ck_assert_int_eq(n, B);
         for (int64_t i = 0; i < B; i++)
             ck_assert_int_eq(seen[i], i);
+        active_pass(&s, seen, &n, order_moves_half); /* movers of the full pass */
+        ck_assert_int_eq(n, 3);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(seen[i], movers[i]);
         sch_free(&s);
     }
     fx_free(f);
@@ -1141,8 +1194,8 @@ END_TEST
 
 /* The same over 3000 blocks whose orders take 40 values (many ties),
  * some NaN and some beyond single precision, for several round sizes:
- * the first round the N first of a stable insertion sort, the rest of the
- * first pass the others in number order. */
+ * the first pass the N first of a stable insertion sort; then, each told
+ * it moved, the active pass over them in number order. */
 START_TEST(test_active_order_many)
 {
     enum { B = 3000 };
@@ -1170,20 +1223,22 @@ START_TEST(test_active_order_many)
         size_t N = sizes[z];
         static bool top[B];
         memset(top, 0, sizeof(top));
-        int64_t m = 0;
         for (size_t i = 0; i < N; i++)
-            top[want[m++] = sorted[i]] = true;
+            top[sorted[i]] = true;
+        int64_t m = 0;
         for (int64_t b = 0; b < B; b++)
-            if (!top[b])
+            if (top[b])
                 want[m++] = b;
         f->plan.schedule.sample = (int64_t)N;
         struct sch sc;
         sch_new(&sc, &ptm_sched_dynamic, f, 2, 3);
+        order_round(&sc, N, sorted, moves_one);
         int64_t n = 0;
-        while (n < B) { /* the first pass, each block told it moved */
+        while (n < (int64_t)N) { /* the active pass, each block told it moved */
             const struct ptm_sched_round *r = sch_next(&sc);
             double *c = malloc(r->n * sizeof(double));
             ck_assert_ptr_nonnull(c);
+            ck_assert(n + (int64_t)r->n <= (int64_t)N);
             policy_order(r, got + n);
             for (size_t i = 0; i < r->n; i++)
                 c[i] = 1;
@@ -1191,8 +1246,7 @@ START_TEST(test_active_order_many)
             n += (int64_t)r->n;
             free(c);
         }
-        ck_assert_int_eq(n, B);
-        for (int64_t i = 0; i < B; i++)
+        for (int64_t i = 0; i < (int64_t)N; i++)
             ck_assert_msg(got[i] == want[i], "sample %zu: place %lld: block %lld, not %lld", N,
                           (long long)i, (long long)got[i], (long long)want[i]);
         sch_free(&sc);
@@ -2086,6 +2140,9 @@ static const struct ck_row {
     /* the first pass by the order, saved inside it and after it */
     {"dynamic, active, an order, pipeline 1", PLAN_POLICY_DYNAMIC, 90, 2, PRIO_ABS_DELTA, DEP_NONE,
      false, 8, 0, 1, true, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, true},
+    /* with a predicate: the first pass's blocks left out wait (saved then) */
+    {"dynamic, active, an order, a predicate", PLAN_POLICY_DYNAMIC, 90, 2, PRIO_ABS_DELTA, DEP_PRED,
+     false, 16, 0, 0, true, 0, 0, PLAN_UNIT_ROUNDS, false, false, false, true},
 };
 
 /* A run as the engine drives its scheduler: before each next() the
