@@ -82,13 +82,13 @@ ORDER = "order coef(j) = abs(cos(col(X, j), y))"
 JOBS = [
     ("round_robin", "round_robin { per_round %d }" % K, "", False),
     ("random", "random { per_round %d }" % K, "", False),
-    ("dynamic", "dynamic { sample %d }" % K,
+    ("dynamic", "dynamic { sample %d, keep independent }" % K,
      "%s\npriority coef(j) = abs(delta(beta[j])) + 1e-4\n%s" % (COS, COST), False),
-    ("dynamic active", "dynamic { sample %d, active }" % K,
+    ("dynamic active", "dynamic { sample %d, active, keep independent }" % K,
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
     ("dynamic active moved", "dynamic { sample %d, active, keep moved }" % K,
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
-    ("dynamic active order", "dynamic { sample %d, active }" % K,
+    ("dynamic active order", "dynamic { sample %d, active, keep independent }" % K,
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s\n%s" % (COS, COST, ORDER), False),
     ("dynamic active moved order", "dynamic { sample %d, active, keep moved }" % K,
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s\n%s" % (COS, COST, ORDER), False),
@@ -400,7 +400,7 @@ def charts_only(b, replot=None):
 SHARE_SAMPLES = (256, 4096)
 SHARE_RUNS = 3
 SHARE_JOBS = [
-    ("dynamic active", "dynamic { sample %d, active }",
+    ("dynamic active", "dynamic { sample %d, active, keep independent }",
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
     ("dynamic active moved", "dynamic { sample %d, active, keep moved }",
      "%s\npriority coef(j) = abs(delta(beta[j]))\n%s" % (COS, COST), False),
@@ -571,9 +571,9 @@ def claims(b, md):
            "Written by bench/sched_bench.py (from bench/run.sh): `ptm run --trace --trace-blocks` on data from "
            "`ptm gen lasso` (correlated columns spread over X), lambda = %g (1e-4 on the wide "
            "data). K = %d blocks a round. round_robin and random: `per_round K`, updated together (damped when their "
-           "sum would raise the objective, spec/runtime.md); dynamic: `dynamic { sample K }` "
+           "sum would raise the objective, spec/runtime.md); dynamic: `dynamic { sample K, keep independent }` "
            "with `%s`, `priority coef(j) = abs(delta(beta[j])) + 1e-4`, `%s`; dynamic active: "
-           "`dynamic { sample K, active }` with the same dependency and `priority coef(j) = "
+           "`dynamic { sample K, active, keep independent }` with the same dependency and `priority coef(j) = "
            "abs(delta(beta[j]))` (STRADS' schedule; the Lasso example's until it ran "
            "sequentially); dynamic active moved: the same with `keep moved` (the dependency "
            "filtered after the update, over the blocks that changed); dynamic active order and dynamic "

@@ -1020,6 +1020,7 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
         else
             ok = false;
     } else if (strcmp(def->name, "keep") == 0) {
+        s->keep_given = true;
         if (n == 1 && (opt_word(v, "independent") || opt_word(v, "all") || opt_word(v, "moved"))) {
             sc->keep_all = opt_word(v, "all");
             sc->keep_moved = opt_word(v, "moved");
@@ -1045,6 +1046,7 @@ static void check_sched_option(struct sem *s, struct plan_schedule *sc, const st
     } else if (strcmp(def->name, "sample") == 0) {
         opt_int(s, o, v, 1, 100000000, &sc->sample);
     } else if (strcmp(def->name, "pipeline") == 0) {
+        s->pipeline_given = true;
         opt_int(s, o, v, 0, 64, &sc->pipeline);
     } else if (strcmp(def->name, "uniform") == 0) {
         double u;
@@ -1698,6 +1700,33 @@ static const struct ast_expr *find_objective(const struct ast_expr *e)
     }
 }
 
+/* `keep` when the job gives neither it nor `pipeline`: `moved` for
+ * lasso_cd computing a round together (within = parallel, its default)
+ * under dynamic with a dependency, `independent` otherwise. Filtered
+ * after the update, a round's conflicts are found among the blocks that
+ * changed only, where most candidates of a Lasso's full passes stay at 0:
+ * on the bench's data the same schedule reached each gap 2 to 7 times
+ * sooner so (bench/RESULTS.md, "Schedulers"). Rules that apply each change
+ * as they compute it cannot drop one afterwards; a Lua rule's changes may
+ * cost more than the filter, so it keeps what it says. */
+static void default_keep(struct sem *s)
+{
+    struct plan_schedule *sc = &s->plan->schedule;
+    const struct plan_hook *h = &s->plan->update;
+    if (s->keep_given || s->pipeline_given || sc->policy != PLAN_POLICY_DYNAMIC || h->lua ||
+        !h->builtin || strcmp(h->builtin, "lasso_cd") != 0 || sc->over < 0 ||
+        (uint32_t)sc->over >= s->plan->nblocksets ||
+        s->plan->blocksets[sc->over].depend == PLAN_DEPEND_NONE)
+        return;
+    for (uint32_t k = 0; k < h->noptions; k++)
+        if (h->options[k].key && strcmp(h->options[k].key, "within") == 0 &&
+            h->options[k].kind == PLAN_VALUE_STR && h->options[k].str &&
+            strcmp(h->options[k].str, "sequential") == 0)
+            return;
+    sc->keep_moved = true;
+    sc->pipeline = 0;
+}
+
 /* Does the update rule fit the scheduling policy? */
 static void check_update_policy(struct sem *s, const struct ast_stmt *st)
 {
@@ -2195,8 +2224,10 @@ static int build(struct sem *s, const struct ast_job *job)
         sem_error(s, job->name.loc, "the job has no 'stop' rule: say when it ends");
     if (plan->nparams == 0)
         sem_error(s, job->name.loc, "the job has no parameters ('param')");
-    if (one[AST_STMT_UPDATE] && s->policy_known && plan->update.present)
+    if (one[AST_STMT_UPDATE] && s->policy_known && plan->update.present) {
+        default_keep(s);
         check_update_policy(s, one[AST_STMT_UPDATE]);
+    }
     check_metrics(s, job, one[AST_STMT_OBJECTIVE] != NULL);
     /* Warnings: declared structure the schedule will not use. */
     for (uint32_t b = 0; s->policy_known && b < plan->nblocksets; b++) {

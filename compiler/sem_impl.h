@@ -40,6 +40,7 @@ struct sem {
     struct sym **buckets; /* nbuckets chains, in the arena */
     unsigned nbuckets;    /* a power of two */
     bool policy_known; /* the schedule statement named a known policy */
+    bool keep_given, pipeline_given; /* schedule options the job or --set gives */
     bool hook_loaded;  /* the update's Lua file loaded (its functions are known) */
     /* what a Lua objective's file defines as save and load, and where the
      * objective names the file: its hooks unless the update's file is the

@@ -939,10 +939,15 @@ esac
 [ "$(wc -l <"$T/claim/dense-beta.tsv")" -eq 12000 ] || no "beta.tsv does not have 12000 lines"
 end
 
-begin "run: lasso_cd with a cos() dependency says what finding the conflicts may cost; under within = sequential, that it needs none"
+begin "run: lasso_cd with a cos() dependency and keep independent says what finding the conflicts may cost; under within = sequential, that it needs none"
 awk 'BEGIN { srand(2); for (i = 1; i <= 2; i++) { printf "%d", i; for (j = 1; j <= 400; j++) printf " %d:%.3f", j, rand(); printf "\n" } }' \
     >"$T/claim/wide2.svm"
 sed -e 's|"dense.svm"|"wide2.svm"|' -e '/^output /d' "$T/claim/dense.ptm" >"$T/claim/wide2.ptm"
+# lasso_cd's default, keep moved: no note
+run run --quiet --workers 1 "$T/claim/wide2.ptm"
+want_rc 0
+err_lacks "may cost up to"
+sed -i 's/^schedule dynamic { sample 100 }$/schedule dynamic { sample 100, keep independent }/' "$T/claim/wide2.ptm"
 run run --quiet --workers 1 "$T/claim/wide2.ptm"
 want_rc 0
 err_has "note: the dependencies of 'coef' may cost up to 1.6e+05 products of X'X, about 100 sweeps of lasso_cd's updates (two passes over X's 800 non-zeros a sweep); with updates this cheap, \`keep moved\` (the pairs of the blocks that changed only), or within = sequential and no depend, reaches the optimum sooner"
@@ -2470,7 +2475,7 @@ stop when rounds >= 10
 EOF
 sed 's/round_robin { per_round 3 }/random { per_round 3 }/' "$T/pl/rr.ptm" >"$T/pl/rnd.ptm"
 printf '1 2\n2 3\n4 7\n' >"$T/pl/edges.txt"
-sed -e 's/round_robin { per_round 3 }/dynamic { sample 7, warmup 0 }/' \
+sed -e 's/round_robin { per_round 3 }/dynamic { sample 7, warmup 0, keep independent }/' \
     -e 's/^cost /depend coef from "edges.txt"\ncost /' "$T/pl/rr.ptm" >"$T/pl/dyn.ptm"
 SIM="# simulation: no update runs; block b's change at its k-th update is s_b * 0.8^(k-1), with s_b log-uniform in [0.01, 1] from the seed; delta() and the parameter values follow these changes
 # cost: the sum of the costs of the worker's blocks (the block set's cost); idle: the share of the round it waits for the largest cost"

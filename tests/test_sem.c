@@ -3327,6 +3327,47 @@ START_TEST(test_accept)
 }
 END_TEST
 
+/* ---- keep's default ------------------------------------------------------- */
+
+/* Without `keep` or `pipeline`, a dynamic schedule with a dependency over
+ * lasso_cd computing a round together takes `keep moved` (and pipeline
+ * 0); every other job `keep independent` (and pipeline 1). */
+static const struct {
+    const char *key, *text, *sets;
+    bool moved;
+    int64_t pipeline;
+} keep_rows[] = {
+    {"schedule", "schedule dynamic { sample 256 }", NULL, true, 0},
+    {"update", "update builtin lasso_cd { lambda = lambda, within = parallel }", NULL, true, 0},
+    {"update", "update builtin lasso_cd { lambda = lambda, within = sequential }", NULL, false, 1},
+    {"schedule", "schedule dynamic { sample 256, keep independent }", NULL, false, 1},
+    {"schedule", "schedule dynamic { sample 256, pipeline 1 }", NULL, false, 1},
+    {"schedule", "schedule dynamic { sample 256, pipeline 0 }", NULL, false, 0},
+    {"schedule", "schedule dynamic { sample 256 }", "schedule.keep=independent", false, 1},
+    {"schedule", "schedule dynamic { sample 256 }", "schedule.pipeline=2", false, 2},
+    {"schedule", "schedule dynamic { sample 256, keep moved }", NULL, true, 0},
+    {"depend", "", NULL, false, 1},
+    {"schedule", "schedule dynamic { sample 256, keep all }", NULL, false, 1},
+};
+
+START_TEST(test_keep_default)
+{
+    for (size_t k = 0; k < PTM_ARRAY_LEN(keep_rows); k++) {
+        char *text = job_text(LASSO, keep_rows[k].key, keep_rows[k].text);
+        struct outcome o = run_job(text, keep_rows[k].sets, true, NULL);
+        ck_assert_msg(o.rc == 0, "row %zu: rc %d:\n%s", k, o.rc, o.diags);
+        ck_assert_msg(o.plan->schedule.keep_moved == keep_rows[k].moved &&
+                          o.plan->schedule.pipeline == keep_rows[k].pipeline,
+                      "row %zu (%s, %s): keep moved %d, pipeline %lld", k, keep_rows[k].text,
+                      keep_rows[k].sets ? keep_rows[k].sets : "", o.plan->schedule.keep_moved,
+                      (long long)o.plan->schedule.pipeline);
+        plan_free(o.plan);
+        free(o.diags);
+        free(text);
+    }
+}
+END_TEST
+
 /* ---- the parts of a stop rule -------------------------------------------- */
 
 /* The stop rule's program of `stop when text` in the Lasso skeleton (it
@@ -3547,6 +3588,7 @@ static Suite *sem_suite(void)
     tcase_set_timeout(tc, 30); /* Lua bombs under sanitizers */
     add_rows(tc, test_sem, sem_rows);
     tcase_add_test(tc, test_sem_nul_const);
+    tcase_add_test(tc, test_keep_default);
     tcase_add_loop_test(tc, test_stop_or_parts, 0, (int)PTM_ARRAY_LEN(or_rows));
     suite_add_tcase(s, tc);
 

@@ -738,7 +738,7 @@ static bool is_edge(int64_t i, int64_t j)
  * the graph is exactly the edge list. */
 START_TEST(test_dry_dynamic)
 {
-    make_job("dynamic { sample 7, warmup 0 }", "depend coef from \"edges.txt\"");
+    make_job("dynamic { sample 7, warmup 0, keep independent }", "depend coef from \"edges.txt\"");
     struct ptm_plan *plan = compile_job();
     struct ptm_trace *t = dry(plan, 2, 40, true);
     int64_t avoided = 0;
