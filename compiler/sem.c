@@ -1700,6 +1700,26 @@ static const struct ast_expr *find_objective(const struct ast_expr *e)
     }
 }
 
+/* Whether the schedule is dynamic over a block set with a dependency. */
+static bool dynamic_depends(const struct sem *s)
+{
+    const struct plan_schedule *sc = &s->plan->schedule;
+    return sc->policy == PLAN_POLICY_DYNAMIC && sc->over >= 0 &&
+           (uint32_t)sc->over < s->plan->nblocksets &&
+           s->plan->blocksets[sc->over].depend != PLAN_DEPEND_NONE;
+}
+
+/* Whether a built-in rule's `within` option says sequential. */
+static bool within_sequential(const struct plan_hook *h)
+{
+    const char *within = NULL;
+    for (uint32_t k = 0; k < h->noptions; k++)
+        if (h->options[k].key && strcmp(h->options[k].key, "within") == 0 &&
+            h->options[k].kind == PLAN_VALUE_STR)
+            within = h->options[k].str;
+    return within && strcmp(within, "sequential") == 0;
+}
+
 /* `keep` when the job gives neither it nor `pipeline`: `moved` for
  * lasso_cd computing a round together (within = parallel, its default)
  * under dynamic with a dependency, `independent` otherwise. Filtered
@@ -1713,18 +1733,11 @@ static void default_keep(struct sem *s)
 {
     struct plan_schedule *sc = &s->plan->schedule;
     const struct plan_hook *h = &s->plan->update;
-    if (s->keep_given || s->pipeline_given || sc->policy != PLAN_POLICY_DYNAMIC || h->lua ||
-        !h->builtin || strcmp(h->builtin, "lasso_cd") != 0 || sc->over < 0 ||
-        (uint32_t)sc->over >= s->plan->nblocksets ||
-        s->plan->blocksets[sc->over].depend == PLAN_DEPEND_NONE)
-        return;
-    for (uint32_t k = 0; k < h->noptions; k++)
-        if (h->options[k].key && strcmp(h->options[k].key, "within") == 0 &&
-            h->options[k].kind == PLAN_VALUE_STR && h->options[k].str &&
-            strcmp(h->options[k].str, "sequential") == 0)
-            return;
-    sc->keep_moved = true;
-    sc->pipeline = 0;
+    if (!s->keep_given && !s->pipeline_given && dynamic_depends(s) && !h->lua && h->builtin &&
+        strcmp(h->builtin, "lasso_cd") == 0 && !within_sequential(h)) {
+        sc->keep_moved = true;
+        sc->pipeline = 0;
+    }
 }
 
 /* Does the update rule fit the scheduling policy? */
@@ -1736,19 +1749,11 @@ static void check_update_policy(struct sem *s, const struct ast_stmt *st)
         if (!h->builtin)
             return; /* an unknown builtin, reported */
         const struct builtin *bi = builtin_lookup(h->builtin);
-        const struct plan_schedule *sc = &s->plan->schedule;
-        if (bi && pol == PLAN_POLICY_DYNAMIC && sc->keep_moved && sc->over >= 0 &&
-            (uint32_t)sc->over < s->plan->nblocksets &&
-            s->plan->blocksets[sc->over].depend != PLAN_DEPEND_NONE) {
+        if (bi && s->plan->schedule.keep_moved && dynamic_depends(s)) {
             /* the filter after the update drops changes before they are
              * applied: the built-in rules that apply each as they go
              * cannot (runtime/engine/sched_setup.c says so too) */
-            const char *within = NULL;
-            for (uint32_t k = 0; k < h->noptions; k++)
-                if (strcmp(h->options[k].key, "within") == 0 &&
-                    h->options[k].kind == PLAN_VALUE_STR)
-                    within = h->options[k].str;
-            bool seq = within && strcmp(within, "sequential") == 0;
+            bool seq = within_sequential(h);
             if (strcmp(bi->name, "logreg_cd") == 0 || (strcmp(bi->name, "lasso_cd") == 0 && seq))
                 sem_error(s, st->u.hook.builtin.loc,
                           "%s%s applies each change as it computes it, so 'keep moved' cannot "
