@@ -610,7 +610,7 @@ int ptm_dryrun(const struct ptm_plan *plan, const struct ptm_dryrun_opts *o,
         int64_t n = plan->schedule.sample > 0 ? plan->schedule.sample : 256;
         snprintf(note, sizeof(note),
                  "order: the first pass takes the %lld blocks of largest '%s', from the "
-                 "largest down; the next passes those of them that moved, then every block",
+                 "largest down; then passes over those of them that moved, then over every block",
                  (long long)(n < B ? n : B), run->bs->order.text ? run->bs->order.text : "order");
         rc = PTM_ENOMEM;
         if (add_note(&t->note, note) != 0)
