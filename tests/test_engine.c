@@ -268,6 +268,12 @@ static const struct {
     {NONNEG, "dynamic { sample 37, active }", 2, NULL},
     {NONNEG, "dynamic { sample 37, active, keep all }", 2, "sequential"},
     {NONNEG, "round_robin { per_round 37 }", 3, "sequential"},
+    /* an order: a first pass of the 37 columns most like y alone */
+    {GROUPED, "dynamic { sample 37, active }\norder coef(j) = abs(cos(col(X, j), y))", 2, NULL},
+    {NONNEG, "dynamic { sample 37, active }\norder coef(j) = abs(cos(col(X, j), y))", 1,
+     "sequential"},
+    {SPREAD, "dynamic { sample 37, active, shuffle }\norder coef(j) = abs(cos(col(X, j), y))", 2,
+     NULL},
 };
 static const char *const data_names[] = {"grouped", "spread", "non-negative"};
 
