@@ -1078,10 +1078,8 @@ static int lasso_apply_w(struct rt_worker *w, const struct rt_round *rd)
                 apply_listed(k, k->allrows, k->nall, k->lo[p], k->hi[p], t);
         for (int p = p0; p < p1; p++)
             k->wk[p].all_seen = k->all_gen;
-        if (k->fresh && run->work.alone)
-            shift_rows(k, k->shift, 0, k->x->nrows);
-        else if (k->fresh)
-            shift_rows(k, k->shift, k->lo[w->id], k->hi[w->id]);
+        if (k->fresh) /* alone: lo[0] .. hi[P-1], every row */
+            shift_rows(k, k->shift, k->lo[p0], k->hi[p1 - 1]);
         break;
     }
     case SEQP:
