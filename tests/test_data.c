@@ -99,9 +99,12 @@ struct input {
     int64_t max_dim;
 };
 
-/* Read in as in says; messages into msgs. */
-static int read_input(const struct input *in, enum how how, const struct ptm_byte_range *range,
-                      struct ptm_dataset **ds, char *msgs, size_t cap)
+/* Read in as in says; messages into msgs. FROM_PIECES with columns_mem
+ * > 0 asks for the column view of the pieces (columns_only), in at most
+ * that many bytes. */
+static int read_input_columns(const struct input *in, enum how how,
+                              const struct ptm_byte_range *range, uint64_t columns_mem,
+                              struct ptm_dataset **ds, char *msgs, size_t cap)
 {
     struct ptm_data_opts o;
     set_opts(&o, in->fmt, in->flags);
@@ -118,6 +121,8 @@ static int read_input(const struct input *in, enum how how, const struct ptm_byt
         if (how == FROM_PIECES) {
             o.threads = 3;
             o.piece_min = 1;
+            o.columns_only = columns_mem > 0;
+            o.columns_mem = columns_mem;
         }
         if (in->vocab) {
             write_file("in.vocab", in->vocab, in->vlen);
@@ -133,6 +138,12 @@ static int read_input(const struct input *in, enum how how, const struct ptm_byt
     ck_assert(!dg.oom);
     ptm_data_diags_release(&dg);
     return rc;
+}
+
+static int read_input(const struct input *in, enum how how, const struct ptm_byte_range *range,
+                      struct ptm_dataset **ds, char *msgs, size_t cap)
+{
+    return read_input_columns(in, how, range, 0, ds, msgs, cap);
 }
 
 /* Check the CSR invariants: row pointers, columns in range and strictly
@@ -383,6 +394,13 @@ static void expect_same_csc(const struct ptm_csc *c2, const struct ptm_csc *c)
     }
 }
 
+/* Whether in is read in pieces from a file (libsvm, sparse): FROM_PIECES
+ * then starts threads. */
+static bool in_pieces(const struct input *in)
+{
+    return in->fmt == PLAN_FORMAT_LIBSVM && !(in->flags & F_DENSE);
+}
+
 /* The CSC view, transposed densely here, is the matrix; rows increase in
  * each column. */
 START_TEST(test_csc)
@@ -430,6 +448,57 @@ START_TEST(test_csc)
         EXPECT(c->nnz == 0 || (ds2->csr.colind == NULL && ds2->csr.val == NULL));
         EXPECT(ds2->csr.rowptr == rowptr && ds2->csr.nnz == c->nnz);
         ptm_dataset_free(ds2);
+    }
+
+    /* a libsvm file read in pieces by 3 threads that build the column
+     * view of their pieces: the same CSC, and of the rows their offsets
+     * and labels as read whole; with too little memory for it, the rows
+     * as read whole and no column view */
+    for (int cap = 0; ds->sparse && in_pieces(&r->in) && cap < 2; cap++) {
+        struct ptm_dataset *ds2;
+        ck_assert_int_eq(read_input_columns(&r->in, FROM_PIECES, NULL, cap ? 1 : UINT64_MAX, &ds2,
+                                            msgs, sizeof(msgs)),
+                         0);
+        ck_assert_int_eq(ds2->csr.nrows, ds->csr.nrows);
+        ck_assert_int_eq(ds2->csr.ncols, ds->csr.ncols);
+        ck_assert_int_eq(ds2->csr.nnz, ds->csr.nnz);
+        for (int64_t i = 0; i <= ds->csr.nrows; i++)
+            EXPECT(ds2->csr.rowptr[i] == ds->csr.rowptr[i]);
+        for (int64_t i = 0; i < ds->labels.n; i++)
+            EXPECT(same_bits(ds2->labels.val[i], ds->labels.val[i]));
+        if (cap == 0) {
+            ck_assert_ptr_nonnull(ds2->csc);
+            expect_same_csc(ds2->csc, c);
+            EXPECT(ds2->csc->nrows == c->nrows && ds2->csc->ncols == c->ncols);
+            EXPECT(ds2->csr.colind == NULL && ds2->csr.val == NULL);
+        } else {
+            EXPECT(ds2->csc == NULL);
+            for (int64_t k = 0; k < ds->csr.nnz; k++) {
+                EXPECT(ds2->csr.colind[k] == ds->csr.colind[k]);
+                EXPECT(same_bits(ds2->csr.val[k], ds->csr.val[k]));
+            }
+        }
+        ptm_dataset_free(ds2);
+    }
+
+    /* its columns' sums and sums of squares by 1 and 3 threads: the same
+     * bits, each that of the column's values added in row order */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        int64_t m = c->ncols ? c->ncols : 1;
+        double *sq = calloc((size_t)m, sizeof(*sq)), *sum = calloc((size_t)m, sizeof(*sum));
+        ck_assert(sq && sum);
+        ptm_csc_colsums(c, threads, sq, sum);
+        for (int64_t j = 0; j < c->ncols; j++) {
+            double a = 0, b = 0;
+            for (int64_t i = 0; i < c->nrows; i++) {
+                double v = r->dense[i * r->cols + j];
+                a += v * v;
+                b += v;
+            }
+            EXPECT(same_bits(sq[j], a) && same_bits(sum[j], b));
+        }
+        free(sq);
+        free(sum);
     }
 
     /* and by 1 to 3 threads keeping the rows: the same CSC, the CSR's
@@ -1182,6 +1251,48 @@ START_TEST(test_put_num)
 }
 END_TEST
 
+/* A column view of 2^20 non-zeros and more, whose column sums
+ * ptm_csc_colsums() takes by threads: 1, 2 and 3 of them give the same
+ * bits, each a sum in row order computed here. */
+START_TEST(test_colsums_threads)
+{
+    int64_t n = 300, d = 4000; /* 1.2 M entries: every one */
+    struct ptm_csc c = {.nrows = n, .ncols = d, .nnz = n * d};
+    c.colptr = malloc((size_t)(d + 1) * sizeof(*c.colptr));
+    c.rowind = malloc((size_t)(n * d) * sizeof(*c.rowind));
+    c.val = malloc((size_t)(n * d) * sizeof(*c.val));
+    double *sq = malloc((size_t)d * sizeof(*sq)), *sum = malloc((size_t)d * sizeof(*sum));
+    ck_assert(c.colptr && c.rowind && c.val && sq && sum);
+    uint64_t x = 88172645463325252u;
+    for (int64_t j = 0; j <= d; j++)
+        c.colptr[j] = j * n;
+    for (int64_t k = 0; k < n * d; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        c.rowind[k] = (int32_t)(k % n);
+        c.val[k] = (double)(x >> 11) / 9007199254740992.0 - 0.3;
+    }
+    for (int threads = 1; threads <= 3; threads++) {
+        for (int64_t j = 0; j < d; j++)
+            sq[j] = sum[j] = NAN;
+        ptm_csc_colsums(&c, threads, sq, threads == 2 ? NULL : sum);
+        for (int64_t j = 0; j < d; j++) {
+            double a = 0, b = 0;
+            for (int64_t k = c.colptr[j]; k < c.colptr[j + 1]; k++) {
+                a += c.val[k] * c.val[k];
+                b += c.val[k];
+            }
+            EXPECT(same_bits(sq[j], a));
+            EXPECT(threads == 2 ? isnan(sum[j]) : same_bits(sum[j], b));
+        }
+    }
+    free(c.colptr);
+    free(c.rowind);
+    free(c.val);
+    free(sq);
+    free(sum);
+}
+END_TEST
+
 /* ---- conversions and sharding ------------------------------------------- */
 
 START_TEST(test_convert)
@@ -1492,6 +1603,7 @@ static Suite *data_suite(void)
     add_rows(tc, test_csc, accept_rows);
     tcase_add_test(tc, test_long_lines);
     tcase_add_test(tc, test_mm_random);
+    tcase_add_test(tc, test_colsums_threads);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("reject");

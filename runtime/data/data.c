@@ -1093,57 +1093,93 @@ int ptm_dataset_csc_only(struct ptm_dataset *ds, const struct ptm_csc **out)
     return 0;
 }
 
-/* A thread's rows of the column view: their entries counted by column,
- * then placed. */
-struct csc_part {
-    const struct ptm_csr *a;
-    int64_t r0, r1; /* rows */
-    int64_t *pos;   /* ncols: counts, then where each column's next entry goes */
-    struct ptm_csc *c;
-};
-
 static void *csc_count(void *arg)
 {
-    struct csc_part *t = arg;
-    const struct ptm_csr *a = t->a;
-    for (int64_t e = a->rowptr[t->r0]; e < a->rowptr[t->r1]; e++)
-        t->pos[a->colind[e]]++;
+    struct data_csc_part *t = arg;
+    for (int64_t e = t->rowptr[t->r0]; e < t->rowptr[t->r1]; e++)
+        t->pos[t->colind[e]]++;
     return NULL;
 }
 
 static void *csc_place(void *arg)
 {
-    struct csc_part *t = arg;
-    const struct ptm_csr *a = t->a;
+    struct data_csc_part *t = arg;
     for (int64_t i = t->r0; i < t->r1; i++)
-        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
-            int64_t k = t->pos[a->colind[e]]++;
-            t->c->rowind[k] = (int32_t)i;
-            t->c->val[k] = a->val[e];
+        for (int64_t e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) {
+            int64_t k = t->pos[t->colind[e]]++;
+            t->c->rowind[k] = (int32_t)(t->row0 + i);
+            t->c->val[k] = t->val[e];
         }
     return NULL;
 }
 
-/* The column view by T >= 2 threads (csc_count, csc_place), the rows'
- * entries then freed unless keep. */
-static int csc_by_threads(struct ptm_dataset *ds, int T, bool keep, const struct ptm_csc **out)
+/* Columns j0 .. j1-1 of ptm_csc_colsums(). */
+struct colsum_part {
+    const struct ptm_csc *x;
+    int64_t j0, j1;
+    double *sq, *sum;
+};
+
+static void *colsum_run(void *arg)
 {
-    struct ptm_csr *a = &ds->csr;
-    int64_t d = a->ncols, bounds[PTM_CSC_THREADS_MAX + 1];
-    struct csc_part t[PTM_CSC_THREADS_MAX];
+    const struct colsum_part *t = arg;
+    const struct ptm_csc *x = t->x;
+    for (int64_t j = t->j0; j < t->j1; j++) {
+        const double *v = x->val + x->colptr[j];
+        int64_t len = x->colptr[j + 1] - x->colptr[j];
+        double s = 0, u = 0;
+        for (int64_t k = 0; k < len; k++) {
+            s += v[k] * v[k];
+            u += v[k];
+        }
+        t->sq[j] = s;
+        if (t->sum)
+            t->sum[j] = u;
+    }
+    return NULL;
+}
+
+/* The fewest non-zeros for ptm_csc_colsums() to start threads: fewer take
+ * well under a millisecond on one. */
+#define COLSUMS_THREADS_MIN_NNZ ((int64_t)1 << 20)
+
+void ptm_csc_colsums(const struct ptm_csc *x, int threads, double *sq, double *sum)
+{
+    int T = threads < PTM_CSC_THREADS_MAX ? threads : PTM_CSC_THREADS_MAX;
+    if (T > x->ncols)
+        T = (int)x->ncols;
+    if (T < 2 || x->nnz < COLSUMS_THREADS_MIN_NNZ) {
+        struct colsum_part t = {.x = x, .j0 = 0, .j1 = x->ncols, .sq = sq, .sum = sum};
+        colsum_run(&t);
+        return;
+    }
+    int64_t bounds[PTM_CSC_THREADS_MAX + 1];
+    struct colsum_part t[PTM_CSC_THREADS_MAX];
+    ptm_shard_by_nnz(x->colptr, x->ncols, T, bounds);
+    for (int k = 0; k < T; k++)
+        t[k] = (struct colsum_part){
+            .x = x, .j0 = bounds[k], .j1 = bounds[k + 1], .sq = sq, .sum = sum};
+    data_run_parts(t, sizeof(*t), T, colsum_run);
+}
+
+int data_csc_parts(struct data_csc_part *t, int T, int64_t nrows, int64_t ncols, int64_t nnz,
+                   struct ptm_csc **out)
+{
+    int64_t d = ncols;
+    *out = NULL;
     struct ptm_csc *c = ptm_malloc(sizeof(*c));
     int rc = c ? 0 : PTM_ENOMEM;
     if (c) {
         memset(c, 0, sizeof(*c));
         rc = data_alloc((void **)&c->colptr, d + 1, sizeof(*c->colptr));
         if (!rc)
-            rc = data_alloc((void **)&c->rowind, a->nnz, sizeof(*c->rowind));
+            rc = data_alloc((void **)&c->rowind, nnz, sizeof(*c->rowind));
         if (!rc)
-            rc = data_alloc((void **)&c->val, a->nnz, sizeof(*c->val));
+            rc = data_alloc((void **)&c->val, nnz, sizeof(*c->val));
     }
-    ptm_shard_by_nnz(a->rowptr, a->nrows, T, bounds);
     for (int k = 0; k < T; k++) {
-        t[k] = (struct csc_part){.a = a, .r0 = bounds[k], .r1 = bounds[k + 1], .c = c};
+        t[k].c = c;
+        t[k].pos = NULL;
         if (!rc) {
             t[k].pos = ptm_calloc((size_t)(d ? d : 1), sizeof(*t[k].pos));
             if (!t[k].pos)
@@ -1165,24 +1201,48 @@ static int csc_by_threads(struct ptm_dataset *ds, int T, bool keep, const struct
         }
         c->colptr[d] = at;
         data_run_parts(t, sizeof(*t), T, csc_place);
-        c->nrows = a->nrows;
+        c->nrows = nrows;
         c->ncols = d;
-        c->nnz = a->nnz;
-        if (!keep) {
-            ptm_free(a->colind);
-            ptm_free(a->val);
-            a->colind = NULL;
-            a->val = NULL;
-        }
-        ds->csc = c;
+        c->nnz = nnz;
         *out = c;
     } else if (c) {
         ptm_csc_release(c);
         ptm_free(c);
     }
-    for (int k = 0; k < T; k++)
+    for (int k = 0; k < T; k++) {
         ptm_free(t[k].pos);
+        t[k].pos = NULL;
+    }
     return rc;
+}
+
+/* The column view by T >= 2 threads, each a share of the rows of about
+ * as many non-zeros, the rows' entries then freed unless keep. */
+static int csc_by_threads(struct ptm_dataset *ds, int T, bool keep, const struct ptm_csc **out)
+{
+    struct ptm_csr *a = &ds->csr;
+    int64_t bounds[PTM_CSC_THREADS_MAX + 1];
+    struct data_csc_part t[PTM_CSC_THREADS_MAX];
+    ptm_shard_by_nnz(a->rowptr, a->nrows, T, bounds);
+    for (int k = 0; k < T; k++)
+        t[k] = (struct data_csc_part){.rowptr = a->rowptr,
+                                      .colind = a->colind,
+                                      .val = a->val,
+                                      .r0 = bounds[k],
+                                      .r1 = bounds[k + 1]};
+    struct ptm_csc *c;
+    int rc = data_csc_parts(t, T, a->nrows, a->ncols, a->nnz, &c);
+    if (rc)
+        return rc;
+    if (!keep) {
+        ptm_free(a->colind);
+        ptm_free(a->val);
+        a->colind = NULL;
+        a->val = NULL;
+    }
+    ds->csc = c;
+    *out = c;
+    return 0;
 }
 
 /* The column view by up to `threads` threads (at most

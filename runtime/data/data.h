@@ -129,6 +129,11 @@ int ptm_csr_to_csc(const struct ptm_csr *a, struct ptm_csc *out);
  * 0 or PTM_ENOMEM (out is then empty). Caller frees with
  * ptm_csc_release(). */
 int ptm_csr_rows_csc(const struct ptm_csr *x, int64_t lo, int64_t hi, struct ptm_csc *out);
+/* sq[j] = the sum of the squares of column j of x and, when sum is not
+ * NULL, sum[j] = the sum of its values, both in row order, for every
+ * column; by up to `threads` threads (PTM_CSC_THREADS_MAX at most), each
+ * a range of columns, when x has 2^20 non-zeros or more: the same bits. */
+void ptm_csc_colsums(const struct ptm_csc *x, int threads, double *sq, double *sum);
 void ptm_csr_release(struct ptm_csr *a);
 void ptm_csc_release(struct ptm_csc *a);
 void ptm_dense_release(struct ptm_dense *a);
@@ -258,6 +263,14 @@ struct ptm_data_opts {
     size_t chunk;                       /* bytes per read; 0: 1 MiB (tests make it small) */
     int threads;      /* libsvm from a path: up to this many threads read pieces of a big file */
     size_t piece_min; /* bytes of such a piece at least; 0: 4 MiB (tests make it small) */
+    /* libsvm read in pieces, for a caller that would build the column view
+     * and drop the rows' entries (ptm_dataset_csc_split()): the pieces'
+     * threads build it from their pieces (ds->csc, the same arrays), and
+     * of the rows only their offsets and labels are kept (csr.colind and
+     * csr.val NULL), when the column view and the pieces' counts take at
+     * most columns_mem bytes; else the rows are read as without it */
+    bool columns_only;
+    uint64_t columns_mem;
 };
 
 /* Options for a data declaration (not LABELS: those come with their

@@ -108,6 +108,25 @@ bool data_read_whole(const struct data_rd *rd);
  * threads' handles) runs on the caller's thread after part 0. */
 void data_run_parts(void *parts, size_t size, int n, void *(*fn)(void *));
 
+/* A thread's part of a column view: rows r0 .. r1-1 of a matrix by rows
+ * (rowptr, colind, val), which are rows row0 + r0 .. of the whole. */
+struct data_csc_part {
+    const int64_t *rowptr;
+    const int32_t *colind;
+    const double *val;
+    int64_t r0, r1, row0;
+    int64_t *pos; /* ncols: counts, then where each column's next entry goes */
+    struct ptm_csc *c;
+};
+
+/* The column view (nrows x ncols, nnz entries) of T parts that hold the
+ * rows in order, the parts' entries counted by column, then placed, by T
+ * threads (data_run_parts): every column's rows ascend. Returns 0 and
+ * *out (ptm_csc_release() and ptm_free() it), or PTM_ENOMEM /
+ * PTM_ETOOBIG with nothing kept. The parts' arrays are only read. */
+int data_csc_parts(struct data_csc_part *t, int T, int64_t nrows, int64_t ncols, int64_t nnz,
+                   struct ptm_csc **out);
+
 /* ---- numbers ------------------------------------------------------------ */
 
 static inline bool data_isdigit(char c)

@@ -265,11 +265,71 @@ static void join_piece(struct rows *b, const struct rows *k)
         b->maxcol = k->maxcol;
 }
 
+/* The column view of the T pieces pc (nrows rows, nnz entries in all)
+ * into *csc by T threads, and their rows' offsets and labels into b
+ * (colind and val NULL): 0, or 1 when the column view would take more
+ * than rd->o->columns_mem bytes (b and *csc untouched), or PTM_ENOMEM. */
+static int columns_of_pieces(struct data_rd *rd, struct piece *pc, int T, int64_t nrows,
+                             int64_t nnz, struct rows *b, struct ptm_csc **csc)
+{
+    int32_t maxcol = 0;
+    for (int k = 0; k < T; k++)
+        if (pc[k].b.maxcol > maxcol)
+            maxcol = pc[k].b.maxcol;
+    double need = 12.0 * (double)nnz + 8.0 * T * (double)maxcol;
+    if (T > PTM_CSC_THREADS_MAX || need > (double)rd->o->columns_mem)
+        return 1;
+    struct data_csc_part t[PTM_CSC_THREADS_MAX];
+    int64_t row0 = 0;
+    for (int k = 0; k < T; k++) {
+        t[k] = (struct data_csc_part){.rowptr = pc[k].b.rowptr,
+                                      .colind = pc[k].b.colind,
+                                      .val = pc[k].b.val,
+                                      .r0 = 0,
+                                      .r1 = pc[k].b.nrows,
+                                      .row0 = row0};
+        row0 += pc[k].b.nrows;
+    }
+    int rc = data_csc_parts(t, T, nrows, maxcol, nnz, csc);
+    if (rc)
+        return rc;
+    /* the rows: piece 0's offsets and labels, grown to hold all */
+    *b = pc[0].b;
+    memset(&pc[0].b, 0, sizeof(pc[0].b));
+    ptm_free(b->colind);
+    ptm_free(b->val);
+    b->colind = NULL;
+    b->val = NULL;
+    b->ecap = 0;
+    if (data_grow((void **)&b->rowptr, &b->rcap, nrows + 1, sizeof(*b->rowptr)) ||
+        data_grow((void **)&b->labels, &b->lcap, nrows, sizeof(*b->labels))) {
+        rows_free(b);
+        ptm_csc_release(*csc);
+        ptm_free(*csc);
+        *csc = NULL;
+        return PTM_ENOMEM;
+    }
+    for (int k = 1; k < T; k++) {
+        const struct rows *p = &pc[k].b;
+        if (p->nrows > 0)
+            memcpy(b->labels + b->nrows, p->labels, (size_t)p->nrows * sizeof(*p->labels));
+        for (int64_t i = 1; i <= p->nrows; i++)
+            b->rowptr[b->nrows + i] = b->nnz + p->rowptr[i];
+        b->nrows += p->nrows;
+        b->nnz += p->nnz;
+    }
+    b->maxcol = maxcol;
+    return 0;
+}
+
 /* The range read in pieces into b: 0, or non-zero with b empty when it
- * must be read again by one thread. */
-static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b)
+ * must be read again by one thread. With rd->o->columns_only, *csc may
+ * come back too: the column view, b then without entries. */
+static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b,
+                       struct ptm_csc **csc)
 {
     memset(b, 0, sizeof(*b));
+    *csc = NULL;
     if (!rd->path || rd->threads < 2)
         return -1;
     int64_t lo = rd->begin, hi = rd->end < (int64_t)st->st_size ? rd->end : (int64_t)st->st_size;
@@ -296,7 +356,10 @@ static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b
     }
     if (!rc && nrows == 0)
         rc = -1; /* one thread says what is wrong with the file */
-    if (!rc) {
+    if (!rc && rd->o->columns_only && rd->o->sparse &&
+        (rc = columns_of_pieces(rd, pc, T, nrows, nnz, b, csc)) == 1)
+        rc = 0; /* too big: the pieces are joined */
+    if (!rc && !*csc) {
         *b = pc[0].b;
         memset(&pc[0].b, 0, sizeof(pc[0].b));
         if (grow_entries(b, nnz) ||
@@ -319,10 +382,11 @@ static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b
 int data_read_libsvm(struct data_rd *rd, struct ptm_dataset *ds)
 {
     struct rows b;
+    struct ptm_csc *csc = NULL;
     int rc = 0;
     struct stat st;
     bool file = rd->in.f && fstat(fileno(rd->in.f), &st) == 0 && S_ISREG(st.st_mode);
-    if (!file || read_pieces(rd, &st, &b) != 0) {
+    if (!file || read_pieces(rd, &st, &b, &csc) != 0) {
         int64_t bytes = 0;
         if (file && rd->begin < (int64_t)st.st_size)
             bytes = (rd->end < (int64_t)st.st_size ? rd->end : (int64_t)st.st_size) - rd->begin;
@@ -347,6 +411,7 @@ int data_read_libsvm(struct data_rd *rd, struct ptm_dataset *ds)
                                .val = b.val};
     ds->has_labels = true;
     ds->labels = (struct ptm_vec){.n = b.nrows, .val = b.labels};
+    ds->csc = csc;
     return 0;
 
 out_free:

@@ -47,6 +47,23 @@ void ptm_data_gen_hint(const struct ptm_plan *plan, const char *missing,
         ptm_data_diags_note(dg, missing, "%s", hint);
 }
 
+/* Whether a metric predicts the rows of data source k (and reads them). */
+static bool scored(const struct ptm_run *run, int32_t k)
+{
+    for (uint32_t q = 0; q < run->plan->nmetrics; q++)
+        if (run->plan->metrics[q].data == k)
+            return true;
+    return false;
+}
+
+/* The bytes a column view built side by side may take beside the rows it
+ * is built from: a quarter of --memory-limit, or of what the machine has
+ * available. */
+static uint64_t columns_mem(const struct ptm_run *run)
+{
+    return (run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available()) / 4;
+}
+
 /* Read every data file of the plan. */
 static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
 {
@@ -94,6 +111,12 @@ static int load_data(struct ptm_run *run, struct ptm_data_diags *dg)
             }
         }
         o.threads = run->P; /* the workers are idle yet */
+        /* their threads build the column view of the pieces they read,
+         * where columns_only() would build it side by side from the rows
+         * (a rank's columns are known once all ranks have read) */
+        o.columns_only = run->columns_only && !scored(run, (int32_t)k) && run->P > 1 &&
+                         run->nranks == 1 && dd->matrix;
+        o.columns_mem = columns_mem(run);
         int rc = ptm_data_read(path, &o, dg, &run->data[k]);
         if (rc == PTM_ENOENT && run->rank == 0)
             ptm_data_gen_hint(plan, access(path, F_OK) != 0 ? path : dd->vocab ? vocab : NULL, dg);
@@ -274,11 +297,9 @@ static int columns_only(struct ptm_run *run, struct ptm_dataset *ds, const struc
         return 0;
     }
     double need = 12.0 * (double)ds->csr.nnz;
-    uint64_t limit = run->opts.memory_limit ? run->opts.memory_limit : ptm_mem_available();
-    int T =
-        run->P > 1 && ds->csr.nnz >= CSC_THREADS_MIN_NNZ && limit > 0 && need < (double)limit / 4
-            ? run->P
-            : 1;
+    int T = run->P > 1 && ds->csr.nnz >= CSC_THREADS_MIN_NNZ && need < (double)columns_mem(run)
+                ? run->P
+                : 1;
     return ptm_dataset_csc_split(ds, T, c);
 }
 
@@ -351,11 +372,8 @@ static int make_shards(struct ptm_run *run, char *err, size_t errlen)
                 }
             } else {
                 const struct ptm_csc *c;
-                bool scored = false; /* a metric predicts its rows */
-                for (uint32_t q = 0; q < run->plan->nmetrics; q++)
-                    scored |= run->plan->metrics[q].data == (int32_t)k;
-                rc = run->columns_only && !scored ? columns_only(run, ds, &c)
-                                                  : columns_too(run, ds, &c);
+                rc = run->columns_only && !scored(run, (int32_t)k) ? columns_only(run, ds, &c)
+                                                                   : columns_too(run, ds, &c);
                 if (rc == 0)
                     s->csc = *c;
             }

@@ -78,18 +78,7 @@ void lasso_colsq(const struct ptm_csc *x, double *sq) { lasso_colsums(x, sq, NUL
 
 void lasso_colsums(const struct ptm_csc *x, double *sq, double *sum)
 {
-    for (int64_t j = 0; j < x->ncols; j++) {
-        const double *v = x->val + x->colptr[j];
-        int64_t len = x->colptr[j + 1] - x->colptr[j];
-        double s = 0, t = 0;
-        for (int64_t k = 0; k < len; k++) {
-            s += v[k] * v[k];
-            t += v[k];
-        }
-        sq[j] = s;
-        if (sum)
-            sum[j] = t;
-    }
+    ptm_csc_colsums(x, 1, sq, sum);
 }
 
 void lasso_residual(const struct ptm_csc *x, const double *y, const double *beta, double *r)

@@ -596,7 +596,8 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
     /* the columns' squares, and their sums for an intercept, in one pass */
     if (k->o.b >= 0 && !(k->csum = rt_zalloc((size_t)k->x->ncols, sizeof(double))))
         return PTM_ENOMEM;
-    lasso_colsums(k->x, k->sq, k->csum);
+    /* the workers' threads are idle yet */
+    ptm_csc_colsums(k->x, run->P, k->sq, k->csum);
     lasso_residual(k->x, run->w[0].shard[k->o.y].labels, run->params[k->o.beta].val, k->r);
     if (k->o.b >= 0 && (rc = intercept_setup(run, k)) != 0)
         return rc;
