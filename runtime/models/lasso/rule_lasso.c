@@ -226,25 +226,21 @@ struct lasso_rk {
  * (random rounds of 4000 columns on data B and wide, of 1000 on the tall
  * data; the second core gave more in some minutes than in others);
  * under `keep moved` 0.63 to 0.91 up to 82,000 non-zeros. Alone, rounds
- * run as fast as on one worker (0.97 to 1.07). So only rounds that may
- * pay are split. */
-#define ROWS_SPLIT_MIN_NNZ ((int64_t)1 << 16)
-#define ROWS_SPLIT_MIN_MOVED ((int64_t)1 << 18)
+ * run as fast as on one worker (0.97 to 1.07). Measured again with 7 to 9
+ * alternating runs, random rounds of 4000 columns split: data A and B
+ * (100,000 non-zeros) 0.72 and 0.74, wide (80,000) 0.91, alone 1.02 to
+ * 1.04; the tall data (320,000) 1.09 and 1.57 split. The split's
+ * meetings and the first worker's step and commit over every block (its
+ * share's changes sit in the other core's cache) cost about as much as
+ * half the push saves at 100,000 non-zeros, so a round is split from
+ * 2^18 of them: two workers are never slower than one on the bench's
+ * shapes, and only rounds that pay are split. */
+#define ROWS_SPLIT_MIN_NNZ ((int64_t)1 << 18)
 /* ROWS: an objective evaluation (a pass over the rows, about a nanosecond
  * a row) runs on the first worker alone below this many rows, where waking
  * the others costs more than their share saves: on data B (5000 rows),
  * rounds alone, 28 evaluations took 1.65 ms split, 0.13 alone. */
 #define ROWS_OBJECTIVE_ALONE ((int64_t)1 << 16)
-
-/* ROWS: split_min's default, higher when the policy filters the round
- * between the push and X delta (`keep moved` with a dependency). */
-static int64_t rows_split_min(const struct ptm_run *run)
-{
-    const struct plan_schedule *sc = &run->plan->schedule;
-    bool moved = sc->policy == PLAN_POLICY_DYNAMIC && sc->keep_moved &&
-                 (!run->bs || run->bs->depend != PLAN_DEPEND_NONE);
-    return moved ? ROWS_SPLIT_MIN_MOVED : ROWS_SPLIT_MIN_NNZ;
-}
 
 /* What r owes the residual as the round being pushed reads it (RANKS: the
  * first worker's copy, the same on every worker). */
@@ -564,7 +560,7 @@ static int lasso_setup(struct ptm_run *run, char *err, size_t errlen)
                 run->nranks);
     k->mode = run->nranks > 1 ? RANKS : !seq ? ROWS : run->P == 1 ? SEQ1 : SEQP;
     k->split_min = (int64_t)rt_option_num(&run->plan->update, "split_min",
-                                          k->mode == ROWS ? rows_split_min(run) : SPLIT_MIN_NNZ);
+                                          k->mode == ROWS ? ROWS_SPLIT_MIN_NNZ : SPLIT_MIN_NNZ);
     for (int64_t j = 0; (k->mode == SEQP || k->mode == ROWS) && j < k->x->ncols; j++)
         if (k->x->colptr[j + 1] - k->x->colptr[j] > k->col_max)
             k->col_max = k->x->colptr[j + 1] - k->x->colptr[j];
@@ -1376,7 +1372,7 @@ static bool lasso_alone_undamped(const struct ptm_run *run)
 /* The dry run's alone_blocks: from the plan's options and X's columns. */
 static bool lasso_alone_dry(struct ptm_run *run, const int64_t *blocks, size_t n)
 {
-    return rt_alone_dry(run, blocks, n, SPLIT_MIN_NNZ, rows_split_min(run));
+    return rt_alone_dry(run, blocks, n, SPLIT_MIN_NNZ, ROWS_SPLIT_MIN_NNZ);
 }
 
 /* Checkpoints (rt_rule's state), between rounds with every worker's
