@@ -282,6 +282,12 @@ static int columns_of_pieces(struct data_rd *rd, struct piece *pc, int T, int64_
     struct data_csc_part t[PTM_CSC_THREADS_MAX];
     int64_t row0 = 0;
     for (int k = 0; k < T; k++) {
+        /* the pieces' entries as long as they are: the pages past them,
+         * a huge page's part touched, go back before the columns take
+         * their own */
+        data_shrink((void **)&pc[k].b.colind, pc[k].b.nnz, sizeof(*pc[k].b.colind));
+        data_shrink((void **)&pc[k].b.val, pc[k].b.nnz, sizeof(*pc[k].b.val));
+        pc[k].b.ecap = pc[k].b.nnz;
         t[k] = (struct data_csc_part){.rowptr = pc[k].b.rowptr,
                                       .colind = pc[k].b.colind,
                                       .val = pc[k].b.val,
