@@ -248,10 +248,11 @@ static void *read_piece(void *arg)
 }
 
 /* Piece k's rows after those of the pieces before it in b (piece 0's,
- * grown to hold all). */
-static void join_piece(struct rows *b, const struct rows *k)
+ * grown to hold all): their entries too unless !entries, when only the
+ * rows' offsets and labels are kept. */
+static void join_piece(struct rows *b, const struct rows *k, bool entries)
 {
-    if (k->nnz > 0) { /* a piece of rows without entries has no arrays */
+    if (entries && k->nnz > 0) { /* a piece of rows without entries has no arrays */
         memcpy(b->colind + b->nnz, k->colind, (size_t)k->nnz * sizeof(*k->colind));
         memcpy(b->val + b->nnz, k->val, (size_t)k->nnz * sizeof(*k->val));
     }
@@ -315,16 +316,8 @@ static int columns_of_pieces(struct data_rd *rd, struct piece *pc, int T, int64_
         *csc = NULL;
         return PTM_ENOMEM;
     }
-    for (int k = 1; k < T; k++) {
-        const struct rows *p = &pc[k].b;
-        if (p->nrows > 0)
-            memcpy(b->labels + b->nrows, p->labels, (size_t)p->nrows * sizeof(*p->labels));
-        for (int64_t i = 1; i <= p->nrows; i++)
-            b->rowptr[b->nrows + i] = b->nnz + p->rowptr[i];
-        b->nrows += p->nrows;
-        b->nnz += p->nnz;
-    }
-    b->maxcol = maxcol;
+    for (int k = 1; k < T; k++)
+        join_piece(b, &pc[k].b, false);
     return 0;
 }
 
@@ -373,7 +366,7 @@ static int read_pieces(struct data_rd *rd, const struct stat *st, struct rows *b
             data_grow((void **)&b->labels, &b->lcap, nrows, sizeof(*b->labels)))
             rc = PTM_ENOMEM;
         for (int k = 1; k < T && !rc; k++) {
-            join_piece(b, &pc[k].b);
+            join_piece(b, &pc[k].b, true);
             rows_free(&pc[k].b);
         }
         if (rc)
