@@ -292,7 +292,7 @@ static int choose_rows(struct ptm_run *run, char *err, size_t errlen)
  * place, the CSR plus 4 bytes an entry. */
 static int columns_only(struct ptm_run *run, struct ptm_dataset *ds, const struct ptm_csc **c)
 {
-    if (ds->csc) { /* built for an earlier worker */
+    if (ds->csc) { /* built for an earlier worker, or by the reader from its pieces */
         *c = ds->csc;
         return 0;
     }
