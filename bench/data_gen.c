@@ -1,7 +1,7 @@
 /*
  * data_gen.c - random sparse data files for the data reader benchmark.
  *
- * Usage: data_gen FORMAT ROWS COLS DENSITY SEED > FILE
+ * Usage: data_gen FORMAT ROWS COLS DENSITY SEED [DIGITS] > FILE
  *   FORMAT  libsvm: rows in order, "label idx:val ...", labels +1/-1;
  *           mm: MatrixMarket coordinate real general, written column by
  *               column (as most MatrixMarket writers do), so the reader
@@ -10,7 +10,9 @@
  * Each cell is non-zero with probability DENSITY (positions drawn by
  * geometric skips, so the cost is per non-zero, not per cell). Real
  * values are uniform in (-1, 1) times 10^k, k uniform in -2..2, written
- * with %.6g. The same SEED gives the same file.
+ * with DIGITS significant digits (%.6g by default; 17, as %.17g and
+ * Python's repr write them, takes the reader's long path for most). The
+ * same SEED gives the same file.
  */
 #include <math.h>
 #include <stdint.h>
@@ -50,8 +52,13 @@ static double value(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: data_gen libsvm|mm|uci ROWS COLS DENSITY SEED > FILE\n");
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: data_gen libsvm|mm|uci ROWS COLS DENSITY SEED [DIGITS] > FILE\n");
+        return 2;
+    }
+    int digits = argc == 7 ? atoi(argv[6]) : 6;
+    if (digits < 1 || digits > 17) {
+        fprintf(stderr, "data_gen: DIGITS must be 1 to 17\n");
         return 2;
     }
     const char *fmt = argv[1];
@@ -66,7 +73,7 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < rows; i++) {
             fputs(next() & 1 ? "+1" : "-1", stdout);
             for (int64_t j = skip(p); j <= cols; j += skip(p))
-                printf(" %lld:%.6g", (long long)j, value());
+                printf(" %lld:%.*g", (long long)j, digits, value());
             putchar('\n');
         }
         return ferror(stdout) ? 1 : 0;
@@ -90,8 +97,8 @@ int main(int argc, char **argv)
                "%lld %lld %lld\n",
                argv[2], argv[3], argv[4], argv[5], (long long)rows, (long long)cols, (long long)n);
         for (int64_t k = 0; k < n; k++)
-            printf("%lld %lld %.6g\n", (long long)(at[k] % rows + 1), (long long)(at[k] / rows + 1),
-                   value());
+            printf("%lld %lld %.*g\n", (long long)(at[k] % rows + 1), (long long)(at[k] / rows + 1),
+                   digits, value());
     } else if (!strcmp(fmt, "uci")) {
         printf("%lld\n%lld\n%lld\n", (long long)rows, (long long)cols, (long long)n);
         for (int64_t k = 0; k < n; k++)

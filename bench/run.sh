@@ -145,9 +145,11 @@ data_gen=${DATA_GEN:-build/default/bench/data_gen}
 data_bench=${DATA_BENCH:-build/default/bench/data_bench}
 [ -x "$data_gen" ] || make --no-print-directory "$data_gen" > /dev/null
 [ -x "$data_bench" ] || make --no-print-directory "$data_bench" > /dev/null
-# FORMAT ROWS COLS DENSITY SEED: about 100 MB each.
+# FORMAT ROWS COLS DENSITY SEED DIGITS: about 100 MB each (the values of
+# 17 digits, as %.17g and Python's repr write them, about 170 MB).
 : > "$tmp/data.txt"
-for spec in "libsvm 32000 200000 0.001 1" "mm 32000 200000 0.0008 2" "uci 32000 200000 0.0012 3"; do
+for spec in "libsvm 32000 200000 0.001 1 6" "libsvm 32000 200000 0.001 4 17" \
+    "mm 32000 200000 0.0008 2 6" "uci 32000 200000 0.0012 3 6"; do
     set -- $spec
     "$data_gen" "$@" > "$tmp/data.$1"
     threads=1
@@ -162,20 +164,20 @@ done
     echo
     echo "## Data readers"
     echo
-    echo "Command: \`data_gen FORMAT ROWS COLS DENSITY SEED > FILE; data_bench FORMAT FILE 5\`"
+    echo "Command: \`data_gen FORMAT ROWS COLS DENSITY SEED DIGITS > FILE; data_bench FORMAT FILE 5\`"
     echo "(bench/data_gen.c, bench/data_bench.c, -O2; libsvm also \`data_bench libsvm FILE 5 2\`: two threads,"
     echo "as \`ptm run --workers 2\` reads it, in pieces side by side). Random sparse matrices,"
-    echo "values uniform in (-1, 1) times 10^k (k in -2..2) written with %.6g (uci: counts"
-    echo "1..9); libsvm in row order, mm column by column, uci document by document."
+    echo "values uniform in (-1, 1) times 10^k (k in -2..2) written with DIGITS significant digits"
+    echo "(uci: counts 1..9); libsvm in row order, mm column by column, uci document by document."
     echo "Wall time of ptm_data_read() into CSR, the file in the page cache;"
     echo "5 runs after one warm-up, median; MB = 10^6 bytes of the file. Goal: at least"
     echo "150 MB/s for libsvm. CSC: building the column view of the result once."
     echo
-    echo "| format | rows x cols, density | threads | bytes | nnz | median s | MB/s | CSC s | runs (s) |"
-    echo "|---|---|---|---|---|---|---|---|---|"
-    while read -r fmt bytes rows cols nnz med mbs r1 r2 r3 r4 r5 _csc csc gfmt grows gcols gdens gseed thr; do
-        printf '| %s | %s x %s, %s | %s | %s | %s | %.3f | %.0f | %.3f | %s %s %s %s %s |\n' "$fmt" \
-            "$rows" "$cols" "$gdens" "$thr" "$bytes" "$nnz" "$med" "$mbs" "$csc" "$r1" "$r2" "$r3" "$r4" "$r5"
+    echo "| format | rows x cols, density | digits | threads | bytes | nnz | median s | MB/s | CSC s | runs (s) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    while read -r fmt bytes rows cols nnz med mbs r1 r2 r3 r4 r5 _csc csc gfmt grows gcols gdens gseed gdig thr; do
+        printf '| %s | %s x %s, %s | %s | %s | %s | %s | %.3f | %.0f | %.3f | %s %s %s %s %s |\n' "$fmt" \
+            "$rows" "$cols" "$gdens" "$gdig" "$thr" "$bytes" "$nnz" "$med" "$mbs" "$csc" "$r1" "$r2" "$r3" "$r4" "$r5"
         printf 'data %s, %s thread(s): %s bytes, median %.3f s (%.0f MB/s); CSC %.3f s\n' "$fmt" \
             "$thr" "$bytes" "$med" "$mbs" "$csc" >&2
     done < "$tmp/data.txt"

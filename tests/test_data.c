@@ -1207,6 +1207,103 @@ START_TEST(test_numbers_random)
 }
 END_TEST
 
+/* Decimals of up to 19 digits that the Clinger path refuses go through
+ * data_eisel_lemire(): it must give strtod's bits whenever it answers,
+ * and answer for nearly all of them. Checked on mantissas of 15 to 19
+ * digits at every exponent of its table and past it, on the text of
+ * "%.17g" of random doubles, and on numbers exactly halfway between two
+ * doubles (w 5^q of 54 bits, odd: to even) and next to them. */
+static void expect_el(const char *text, uint64_t w, long q, int64_t *answered)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%s", text);
+    double ref = strtod(buf, NULL), v, el;
+    char *e = data_scan_double(buf, &v);
+    ck_assert_msg(*e == '\0' && same_bits(v, ref), "%s: %.17g, strtod %.17g", text, v, ref);
+    if (data_eisel_lemire(w, q, &el)) {
+        ck_assert_msg(same_bits(el, fabs(ref)), "%s (w %" PRIu64 ", q %ld): %.17g, strtod %.17g",
+                      text, w, q, el, ref);
+        (*answered)++;
+    }
+}
+
+START_TEST(test_eisel_lemire)
+{
+    uint64_t s = 0x243f6a8885a308d3u;
+    int64_t answered = 0, tried = 0;
+    char buf[64];
+    for (int t = 0; t < 300000; t++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        int digits = 15 + (int)(s % 5);
+        uint64_t w = 1 + (s >> 8) % 9;
+        for (int k = 1; k < digits; k++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            w = w * 10 + s % 10;
+        }
+        long q = (long)((s >> 20) % 141) - 70;
+        snprintf(buf, sizeof(buf), "%" PRIu64 "e%ld", w, q);
+        expect_el(buf, w, q, &answered);
+        tried += q >= -64 && q <= 64;
+    }
+    /* the rare cases it leaves to strtod are rare */
+    ck_assert_msg(answered > tried * 99 / 100, "answered %lld of %lld", (long long)answered,
+                  (long long)tried);
+    for (int t = 0; t < 200000; t++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        /* a double between about 1e-40 and 1e40, every bit of its
+         * mantissa random */
+        double d = ldexp(1.0 + (double)(s >> 12) / 4503599627370496.0, (int)(s % 260) - 130);
+        snprintf(buf, sizeof(buf), "%.17e", d); /* 18 digits: d.ddddddddddddddddde+X */
+        uint64_t w = 0;
+        long q = 0, frac = 0;
+        bool dot = false;
+        const char *c = buf;
+        for (; *c && *c != 'e'; c++)
+            if (*c == '.')
+                dot = true;
+            else {
+                w = w * 10 + (uint64_t)(*c - '0');
+                frac += dot;
+            }
+        q = strtol(c + 1, NULL, 10) - frac;
+        expect_el(buf, w, q, &answered);
+        ck_assert(same_bits(strtod(buf, NULL), d)); /* 17 digits after the point: exact */
+    }
+    for (long q = 0; q <= 23; q++) {
+        uint64_t p5 = 1;
+        for (long k = 0; k < q; k++)
+            p5 *= 5;
+        for (int t = 0; t < 2000; t++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            /* a odd, a 5^q of exactly 54 bits: halfway between two doubles */
+            uint64_t lo = ((UINT64_C(1) << 53) + p5 - 1) / p5, hi = (UINT64_C(1) << 54) / p5;
+            if (hi <= lo)
+                continue;
+            uint64_t a = (lo + s % (hi - lo)) | 1;
+            if ((unsigned __int128)a * p5 >= (unsigned __int128)1 << 54)
+                continue;
+            for (int d = -1; d <= 1; d++) {
+                uint64_t w = a + (uint64_t)(int64_t)d;
+                snprintf(buf, sizeof(buf), "%" PRIu64 "e%ld", w, q);
+                expect_el(buf, w, q, &answered);
+            }
+        }
+    }
+    /* the ends of its table, 19 nines, and past them */
+    const uint64_t ws[] = {1,
+                           9,
+                           UINT64_C(9999999999999999999),
+                           UINT64_C(9007199254740993),
+                           UINT64_C(18014398509481985),
+                           UINT64_C(1234567890123456789)};
+    for (size_t i = 0; i < PTM_ARRAY_LEN(ws); i++)
+        for (long q = -66; q <= 66; q++) {
+            snprintf(buf, sizeof(buf), "%" PRIu64 "e%ld", ws[i], q);
+            expect_el(buf, ws[i], q, &answered);
+        }
+}
+END_TEST
+
 START_TEST(test_put_num)
 {
     /* Outputs write numbers with ptm_fput_num: the text of "%.17g" for
@@ -1604,6 +1701,7 @@ static Suite *data_suite(void)
     tcase_add_test(tc, test_long_lines);
     tcase_add_test(tc, test_mm_random);
     tcase_add_test(tc, test_colsums_threads);
+    tcase_add_test(tc, test_eisel_lemire);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("reject");

@@ -391,6 +391,56 @@ const double data_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+#include "pow5.h"
+
+bool data_eisel_lemire(uint64_t w, long q, double *out)
+{
+#ifdef __SIZEOF_INT128__
+    if (w == 0 || q < DATA_POW5_MIN || q > DATA_POW5_MAX)
+        return false;
+    const uint64_t *c = data_pow5[q - DATA_POW5_MIN];
+    int lz = __builtin_clzll(w);
+    w <<= lz;
+    /* w times the top 64 bits of 5^q; its lower 128 bits too when the
+     * bits below the 55 that count are all ones (they could carry) */
+    unsigned __int128 pr = (unsigned __int128)w * c[0];
+    uint64_t hi = (uint64_t)(pr >> 64), lo = (uint64_t)pr;
+    if ((hi & 0x1FF) == 0x1FF) {
+        uint64_t add = (uint64_t)(((unsigned __int128)w * c[1]) >> 64);
+        lo += add;
+        hi += lo < add;
+    }
+    if (lo == UINT64_MAX)
+        return false; /* a carry the 128 bits cannot settle */
+    int upper = (int)(hi >> 63), shift = upper + 9;
+    uint64_t m = hi >> shift;
+    /* the biased binary exponent: floor(log2(10^q)) = (217706 q) >> 16 */
+    int64_t e2 = ((INT64_C(217706) * q) >> 16) + 63 + upper - lz + 1023;
+    if (e2 <= 0)
+        return false; /* subnormal, or 0: strtod says */
+    /* exactly halfway (possible only for -4 <= q <= 23, where the product
+     * can be exact): to even, not up */
+    if (lo <= 1 && q >= -4 && q <= 23 && (m & 3) == 1 && (m << shift) == hi)
+        m &= ~UINT64_C(1);
+    m += m & 1;
+    m >>= 1;
+    if (m >= UINT64_C(1) << 53) { /* rounded up to the next power of 2 */
+        m = UINT64_C(1) << 52;
+        e2++;
+    }
+    if (e2 >= 2047)
+        return false; /* infinite */
+    uint64_t bits = (m & ~(UINT64_C(1) << 52)) | (uint64_t)e2 << 52;
+    memcpy(out, &bits, sizeof(bits));
+    return true;
+#else
+    (void)w;
+    (void)q;
+    (void)out;
+    return false;
+#endif
+}
+
 double data_strtod(char *s, char *e)
 {
     char c = *e;

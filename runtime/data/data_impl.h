@@ -139,6 +139,11 @@ static inline bool data_isspace(char c)
 }
 
 double data_strtod(char *s, char *e);
+/* w * 10^q (w not 0) as the nearest double, by the Eisel-Lemire algorithm
+ * (128-bit approximations of the powers of 5, runtime/data/pow5.h): true
+ * with *out, or false where it cannot tell or the result is subnormal or
+ * infinite (then strtod() decides). */
+bool data_eisel_lemire(uint64_t w, long q, double *out);
 extern const double data_pow10[23];
 
 /* Scan a decimal number at p: [+-] (D+ [. D*] | . D+) [(e|E) [+-] D+].
@@ -199,6 +204,14 @@ static inline __attribute__((always_inline)) char *data_scan_double(char *p, dou
         }
     }
 #endif
+    /* up to 19 digits (w exact) and a moderate exponent: two or three
+     * 64-bit products in place of strtod's big numbers (a value written
+     * with 17 digits, as %.17g and Python's repr write, takes that path) */
+    if (ndig <= 19 && data_eisel_lemire(w, e10, v)) {
+        if (neg)
+            *v = -*v;
+        return p;
+    }
     *v = data_strtod(s, p);
     return p;
 }
