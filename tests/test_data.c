@@ -1213,6 +1213,7 @@ END_TEST
  * digits at every exponent of its table and past it, on the text of
  * "%.17g" of random doubles, and on numbers exactly halfway between two
  * doubles (w 5^q of 54 bits, odd: to even) and next to them. */
+#ifdef __SIZEOF_INT128__ /* else strtod converts them all */
 #include "pow5.h"
 
 static void expect_el(const char *text, uint64_t w, long q, int64_t *answered)
@@ -1229,9 +1230,11 @@ static void expect_el(const char *text, uint64_t w, long q, int64_t *answered)
     }
 }
 
+#endif
+
 START_TEST(test_eisel_lemire)
 {
-#ifdef __SIZEOF_INT128__ /* else strtod converts them all */
+#ifdef __SIZEOF_INT128__
     uint64_t s = 0x243f6a8885a308d3u;
     int64_t answered = 0, tried = 0;
     char buf[64];

@@ -28,6 +28,7 @@
 
 #include "arena.h"
 #include "data_impl.h"
+#include "pow5.h"
 #include "ptm.h"
 
 /* ---- the error sink ----------------------------------------------------- */
@@ -390,8 +391,6 @@ bool data_read_whole(const struct data_rd *rd)
 const double data_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-#include "pow5.h"
 
 bool data_eisel_lemire(uint64_t w, long q, double *out)
 {
